@@ -1,0 +1,344 @@
+"""Command line: launch the GUI, or run a headless command.
+
+    python -m explorer [--model SPEC] [--text TEXT] [--token N] [--view NAME] [--screenshot FILE.png]
+    python -m explorer models [--json]
+    python -m explorer inspect --model SPEC --text TEXT [--json]
+    python -m explorer bench [--open SPEC] [--json]
+    python -m explorer train [...]
+    python -m explorer build-default [--out DIR]
+
+Errors print one line ``error: ...`` and exit with status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+VIEWS = ("matrix", "lookup", "projection", "similarity", "training", "cost")
+
+
+class CliError(Exception):
+    """A user error: printed as ``error: ...``, exit status 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):  # argparse's own errors follow our one-line rule
+        raise CliError(message)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="embedding-explorer", description="See and understand token embedding matrices.")
+    p.add_argument("--model", default=None, help="model spec to open (default: the last one, or the bundled model)")
+    p.add_argument("--text", default=None, help="text to tokenize")
+    p.add_argument("--token", type=int, default=None, help="position of the token to select (from 0)")
+    p.add_argument("--view", default=None, help=f"view to bring to the front: {', '.join(VIEWS)}")
+    p.add_argument("--screenshot", default=None, metavar="FILE.png", help="save a screenshot once loaded, then exit")
+    p.add_argument("--size", default=None, metavar="WxH", help="window size, e.g. 1280x800")
+    p.add_argument("--train-steps", type=int, default=0, help="with --view training: steps to run first")
+    sub = p.add_subparsers(dest="command", parser_class=_Parser)
+
+    m = sub.add_parser("models", help="list the models this machine can open")
+    m.add_argument("--json", action="store_true")
+
+    i = sub.add_parser("inspect", help="tokenize a text and show its rows and neighbours")
+    i.add_argument("--model", default="default")
+    i.add_argument("--text", required=True)
+    i.add_argument("--k", type=int, default=5, help="neighbours per token")
+    i.add_argument("--json", action="store_true")
+
+    b = sub.add_parser("bench", help="measure speed")
+    b.add_argument("--open", dest="open_spec", default=None, metavar="SPEC",
+                   help="embedding-only opening versus a full transformers load")
+    b.add_argument("--big", action="store_true", help="also open a 128,256 x 8,192 bf16 table written to a temp file")
+    b.add_argument("--lookup", dest="lookup_spec", default=None, metavar="SPEC", help="gather vs one-hot on SPEC")
+    b.add_argument("--json", action="store_true")
+
+    t = sub.add_parser("train", help="train the toy model headless")
+    t.add_argument("--steps", type=int, default=500)
+    g = t.add_mutually_exclusive_group()
+    g.add_argument("--tied", dest="tied", action="store_true", default=False)
+    g.add_argument("--untied", dest="tied", action="store_false")
+    t.add_argument("--sparse", action="store_true")
+    t.add_argument("--optimizer", default="adam")
+    t.add_argument("--lr", type=float, default=0.01)
+    t.add_argument("--weight-decay", type=float, default=0.0)
+    t.add_argument("--dim", type=int, default=32)
+    t.add_argument("--batch-size", type=int, default=64)
+    t.add_argument("--seed", type=int, default=0)
+    t.add_argument("--save", default=None, metavar="DIR")
+    t.add_argument("--json", action="store_true")
+
+    d = sub.add_parser("build-default", help="regenerate the bundled default model bit for bit")
+    d.add_argument("--out", default=None, help="folder to write (default: the package's resources/default)")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    try:
+        args = build_parser().parse_args(argv)
+        if args.command == "models":
+            return cmd_models(args)
+        if args.command == "inspect":
+            return cmd_inspect(args)
+        if args.command == "bench":
+            return cmd_bench(args)
+        if args.command == "train":
+            return cmd_train(args)
+        if args.command == "build-default":
+            return cmd_build_default(args)
+        return cmd_gui(args)
+    except CliError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+def _fail_from(exc: Exception) -> CliError:
+    return CliError(str(exc))
+
+
+def _open(spec: str):
+    from .core.sources import SourceError, open_table
+
+    try:
+        return open_table(spec)
+    except SourceError as exc:
+        raise _fail_from(exc) from None
+
+
+# -- models ---------------------------------------------------------------------
+
+
+def cmd_models(args) -> int:
+    from .core import recent
+    from .core.sources import list_sources
+
+    infos = list_sources(recent.load())
+    if args.json:
+        print(json.dumps([i.as_dict() for i in infos], indent=1))
+        return 0
+    rows = [("spec", "V", "d", "dtype", "tied", "origin", "name")]
+    for i in infos:
+        rows.append((
+            i.spec,
+            f"{i.vocab_size:,}" if i.vocab_size else "?",
+            f"{i.dim:,}" if i.dim else "?",
+            i.dtype or "?",
+            {True: "yes", False: "no", None: "-"}[i.tied],
+            i.origin,
+            i.name if not i.error else f"cannot open: {i.error}",
+        ))
+    _print_table(rows, right=(1, 2))
+    return 0
+
+
+def _print_table(rows, right=()):
+    widths = [max(len(str(r[c])) for r in rows) for c in range(len(rows[0]))]
+    for n, r in enumerate(rows):
+        cells = [str(v).rjust(w) if c in right else str(v).ljust(w) for c, (v, w) in enumerate(zip(r, widths))]
+        print("  ".join(cells).rstrip())
+        if n == 0:
+            print("  ".join("-" * w for w in widths))
+
+
+# -- inspect ----------------------------------------------------------------------
+
+
+def inspect_data(spec: str, text: str, k: int = 5) -> dict:
+    """Everything `inspect --json` prints (also used by tests and the GUI)."""
+    from .core.geometry import mean_pool, nearest_neighbors
+    from .core.tokens import TokenizeError, words_of
+
+    table = _open(spec)
+    try:
+        tokens = table.tokenizer.encode(text)
+    except TokenizeError as exc:
+        raise CliError(str(exc)) from None
+    bad = [t for t in tokens if not 0 <= t.id < table.vocab_size]
+    if bad:
+        t = bad[0]
+        from .core.tokens import IdTokenizer
+
+        if isinstance(table.tokenizer, IdTokenizer):
+            raise CliError(f"id {t.id:,} is out of range: this table has rows 0 to {table.vocab_size - 1:,}")
+        raise CliError(
+            f"the tokenizer gave id {t.id:,} for {t.piece!r} but the table has only {table.vocab_size:,} rows "
+            f"(0 to {table.vocab_size - 1:,}); the tokenizer does not match this table"
+        )
+    ids = [t.id for t in tokens]
+    rows = table.rows(ids) if ids else []
+    out_tokens = []
+    neighbors = []
+    for t, row in zip(tokens, rows):
+        out_tokens.append({
+            "position": t.position,
+            "piece": t.piece,
+            "text": t.text_in(text),
+            "id": t.id,
+            "start": t.start,
+            "end": t.end,
+            "special": t.special,
+            "word": t.word,
+            "byte_offset": table.byte_offset(t.id),
+            "row": [float(x) for x in row],
+        })
+        nb = nearest_neighbors(table, row, k=k, exclude=[t.id])
+        neighbors.append([{"piece": table.piece(n.id), "id": n.id, "cosine": n.cosine} for n in nb])
+    words = []
+    for group in words_of(tokens):
+        if len(group) > 1:
+            vec = mean_pool(table.rows([g.id for g in group]))
+            words.append({
+                "text": text[group[0].start:group[-1].end],
+                "positions": [g.position for g in group],
+                "mean": [float(x) for x in vec],
+            })
+    return {
+        "model": table.spec,
+        "name": table.name,
+        "vocab_size": table.vocab_size,
+        "dim": table.dim,
+        "dtype": table.dtype,
+        "row_bytes": table.row_bytes,
+        "params": table.params,
+        "bytes": table.stored_bytes,
+        "tied": table.tied,
+        "model_params": table.model_params,
+        "tokens": out_tokens,
+        "neighbors": neighbors,
+        "words": words,
+        "notes": list(table.notes),
+    }
+
+
+def cmd_inspect(args) -> int:
+    if args.k < 1:
+        raise CliError("--k must be at least 1")
+    data = inspect_data(args.model, args.text, args.k)
+    if args.json:
+        print(json.dumps(data))
+        return 0
+    from .core.tokens import display_piece
+
+    tied = {True: "tied", False: "untied", None: "no output projection / unknown"}[data["tied"]]
+    print(f"{data['name']}  [{data['model']}]")
+    print(f"E: {data['vocab_size']:,} x {data['dim']:,} {data['dtype']}, {data['params']:,} parameters, "
+          f"{data['bytes']:,} bytes, row stride {data['row_bytes']:,} bytes, {tied}")
+    for note in data["notes"]:
+        print(f"note: {note}")
+    if not data["tokens"]:
+        print("(no tokens: the text is empty)")
+        return 0
+    rows = [("#", "piece", "id", "byte offset", "row (first values)", "nearest by cosine")]
+    for t, nb in zip(data["tokens"], data["neighbors"]):
+        vals = ", ".join(f"{x:+.3f}" for x in t["row"][:4]) + (", ..." if len(t["row"]) > 4 else "")
+        near = ", ".join(f"{display_piece(n['piece'])} {n['cosine']:.2f}" for n in nb[:3])
+        piece = display_piece(t["piece"]) + (" (special)" if t["special"] else "")
+        rows.append((t["position"], piece, f"{t['id']:,}", f"{t['byte_offset']:,} = 0x{t['byte_offset']:X}", f"[{vals}]", near))
+    _print_table(rows, right=(0, 2, 3))
+    for w in data["words"]:
+        print(f"word {w['text']!r} is split into {len(w['positions'])} pieces; their mean pooled row starts "
+              f"[{', '.join(f'{x:+.3f}' for x in w['mean'][:4])}, ...]")
+    return 0
+
+
+# -- bench --------------------------------------------------------------------------
+
+
+def cmd_bench(args) -> int:
+    from .core import bench
+
+    results = {}
+    if args.open_spec:
+        try:
+            results["open"] = bench.bench_open(args.open_spec)
+        except bench.BenchError as exc:
+            raise CliError(str(exc)) from None
+    if args.big:
+        results["big_table"] = bench.bench_big_table()
+    if args.lookup_spec:
+        table = _open(args.lookup_spec)
+        results["lookup"] = bench.bench_lookup(table)
+    if not results:
+        results = bench.bench_default()
+    if args.json:
+        print(json.dumps(results, indent=1))
+    else:
+        print(bench.format_results(results))
+    return 0
+
+
+# -- train ---------------------------------------------------------------------------
+
+
+def cmd_train(args) -> int:
+    from .core.corpus import make_corpus
+    from .core.training import ConfigError, ToyLM, TrainConfig, save_model_folder, train
+
+    cfg = TrainConfig(
+        steps=args.steps, dim=args.dim, batch_size=args.batch_size, lr=args.lr,
+        optimizer=args.optimizer, weight_decay=args.weight_decay, tied=args.tied,
+        sparse=args.sparse, seed=args.seed,
+    )
+    try:
+        cfg.validate()
+    except ConfigError as exc:
+        raise CliError(str(exc)) from None
+    corpus = make_corpus()
+    import torch
+
+    torch.manual_seed(cfg.seed)
+    model = ToyLM.build(corpus.vocab_size, cfg)
+    last = None
+    try:
+        for m in train(corpus.ids, corpus.vocab_size, cfg, model=model):
+            last = m
+            if args.json:
+                print(json.dumps(m.as_json()), flush=True)
+            elif m.step % max(1, cfg.steps // 20) == 0 or m.step == cfg.steps:
+                print(f"step {m.step:6d}  loss {m.loss:.4f}  rows with gradient {m.grad_rows:4d}/{m.vocab_size}  "
+                      f"rows changed {m.changed_rows:4d}", flush=True)
+    except FloatingPointError as exc:
+        raise CliError(str(exc)) from None
+    if args.save:
+        save_model_folder(model, cfg, corpus.words, corpus.classes, args.save)
+        if not args.json:
+            print(f"saved to {args.save}; open it with: python -m explorer --model {args.save}")
+    return 0 if last is not None or cfg.steps == 0 else 1
+
+
+def cmd_build_default(args) -> int:
+    from .core.bundled import build_default
+    from .core.sources import resources_dir
+
+    out = args.out or str(resources_dir() / "default")
+    build_default(out, progress=lambda f, loss: print(f"{f:4.0%}  loss {loss:.3f}", flush=True))
+    print(f"wrote {out}")
+    return 0
+
+
+# -- GUI ------------------------------------------------------------------------------
+
+
+def cmd_gui(args) -> int:
+    if args.view is not None and args.view not in VIEWS:
+        raise CliError(f"unknown view {args.view!r}; choose one of {', '.join(VIEWS)}")
+    if args.token is not None and args.token < 0:
+        raise CliError("--token is a position in the text, counting from 0")
+    size = None
+    if args.size:
+        try:
+            w, h = (int(x) for x in args.size.lower().split("x"))
+            size = (w, h)
+        except ValueError:
+            raise CliError(f"bad --size {args.size!r}; write WIDTHxHEIGHT, e.g. 1280x800") from None
+    from .app import run
+
+    return run(model=args.model, text=args.text, token=args.token, view=args.view,
+               screenshot=args.screenshot, size=size, train_steps=args.train_steps)

@@ -1,0 +1,1 @@
+"""Pure computation: numpy, torch, transformers, scikit-learn. No Qt here."""

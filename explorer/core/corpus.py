@@ -1,0 +1,154 @@
+"""A small synthetic language with semantic classes and Zipf frequencies.
+
+Sentences come from grammar templates whose slots each take words of one
+class, so words of a class share their contexts, and a next-token model
+trained on the corpus places them near each other. Within a class, word
+frequencies follow a Zipf law, so rare words exist. Everything is
+deterministic given the seed. No Qt here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = ["CLASSES", "FUNCTION_WORDS", "SPECIAL_TOKENS", "Corpus", "make_corpus", "vocabulary"]
+
+CLASSES: dict[str, list[str]] = {
+    "animal": (
+        "cat dog horse cow sheep goat pig rabbit fox wolf bear deer mouse lion tiger owl "
+        "duck goose frog snake otter badger camel zebra monkey"
+    ).split(),
+    "vehicle": (
+        "car bus truck train bike boat ship plane tram van taxi tractor scooter rocket ferry "
+        "canoe wagon jeep yacht sledge"
+    ).split(),
+    "colour": (
+        "red blue green yellow black white orange purple pink brown grey silver golden violet "
+        "crimson amber teal beige"
+    ).split(),
+    "number": (
+        "one two three four five six seven eight nine ten eleven twelve twenty thirty forty "
+        "fifty hundred"
+    ).split(),
+    "place": (
+        "park city village forest river market school garden beach harbour station farm "
+        "mountain valley museum island desert bridge castle library"
+    ).split(),
+    "food": (
+        "bread apple cheese soup rice cake fish egg milk honey pear carrot banana cherry "
+        "onion pasta butter grape lemon plum"
+    ).split(),
+    "person": (
+        "teacher doctor farmer pilot driver baker sailor student painter nurse singer "
+        "builder chef judge poet miner clerk tailor"
+    ).split(),
+    "verb": (
+        "sees finds likes watches follows chases feeds visits hears paints draws helps "
+        "meets calls carries pushes"
+    ).split(),
+    "adjective": (
+        "big small old young quick slow happy quiet tall tiny brave clever sleepy noisy "
+        "gentle proud lazy"
+    ).split(),
+}
+
+FUNCTION_WORDS = "the a in to with and near of on is was at by from ate drove were bought .".split()
+SPECIAL_TOKENS = ["<pad>", "<unk>", "<bos>"]
+
+# (weight, template); {class} is a slot filled from that class
+TEMPLATES = [
+    (6, "the {adjective} {animal} {verb} the {animal} in the {place} ."),
+    (5, "the {person} drove the {colour} {vehicle} to the {place} ."),
+    (4, "{number} {colour} {vehicle} were near the {place} ."),
+    (5, "the {animal} ate the {food} at the {place} ."),
+    (4, "a {person} {verb} a {adjective} {person} ."),
+    (3, "the {person} bought {number} {food} from the {place} ."),
+    (3, "a {colour} {vehicle} is by the {place} ."),
+    (3, "the {food} was {colour} and {adjective} ."),
+    (3, "{number} {animal} and {number} {animal} on the {vehicle} ."),
+    (2, "the {adjective} {person} ate {food} with {food} ."),
+    (2, "the {place} is {adjective} ."),
+    (2, "a {adjective} {animal} {verb} {number} {food} ."),
+]
+
+ZIPF_EXPONENT = 1.1
+
+
+def vocabulary() -> tuple[list[str], dict[str, str]]:
+    """All word types in id order and the class of each content word.
+
+    Returns
+    -------
+    words : list of str
+        Special tokens first, then function words, then the classes in order.
+    classes : dict str -> str
+        word -> class name ("function" for function words).
+    """
+    words = list(SPECIAL_TOKENS) + list(FUNCTION_WORDS)
+    classes = {w: "function" for w in FUNCTION_WORDS}
+    for cls, ws in CLASSES.items():
+        for w in ws:
+            words.append(w)
+            classes[w] = cls
+    return words, classes
+
+
+@dataclass
+class Corpus:
+    words: list[str]
+    classes: dict[str, str]
+    #: the corpus as one stream of token ids, sentences separated by <bos>
+    ids: np.ndarray
+    sentences: list[str]
+
+    @property
+    def vocab_size(self) -> int:
+        return len(self.words)
+
+    def counts(self) -> np.ndarray:
+        """Occurrences of each id in the corpus, shape (V,) int64."""
+        return np.bincount(self.ids, minlength=self.vocab_size)
+
+    def class_labels(self) -> np.ndarray:
+        """Class index of each id (-1 for special tokens), shape (V,)."""
+        names = list(CLASSES) + ["function"]
+        return np.array([names.index(self.classes[w]) if w in self.classes else -1 for w in self.words])
+
+
+def make_corpus(n_sentences: int = 20000, seed: int = 0) -> Corpus:
+    """Generate the corpus deterministically.
+
+    Words within a class are drawn with probability proportional to
+    1 / rank^1.1, the ranks shuffled by the seed, so each class has a few
+    frequent words and a tail of rare ones.
+    """
+    rng = np.random.default_rng(seed)
+    words, classes = vocabulary()
+    index = {w: i for i, w in enumerate(words)}
+    probs = {}
+    for cls, ws in CLASSES.items():
+        ranks = rng.permutation(len(ws)) + 1
+        p = 1.0 / ranks.astype(np.float64) ** ZIPF_EXPONENT
+        probs[cls] = p / p.sum()
+    weights = np.array([w for w, _ in TEMPLATES], dtype=np.float64)
+    weights /= weights.sum()
+    parsed = [t.split() for _, t in TEMPLATES]
+    bos = index["<bos>"]
+    ids: list[int] = []
+    sentences: list[str] = []
+    choice = rng.choice(len(TEMPLATES), size=n_sentences, p=weights)
+    for t in choice:
+        out = []
+        for part in parsed[t]:
+            if part.startswith("{"):
+                cls = part[1:-1]
+                ws = CLASSES[cls]
+                out.append(ws[rng.choice(len(ws), p=probs[cls])])
+            else:
+                out.append(part)
+        sentences.append(" ".join(out))
+        ids.append(bos)
+        ids.extend(index[w] for w in out)
+    return Corpus(words, classes, np.asarray(ids, dtype=np.int64), sentences)

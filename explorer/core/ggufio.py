@@ -1,0 +1,234 @@
+"""A fast, read-only view of a GGUF file's header.
+
+``gguf.GGUFReader`` builds Python objects for every metadata element (the
+tokenizer's ~100k strings included) and needs about 3 s for SmolLM2. We only
+need the scalar metadata, the tensor directory and a memory map of one
+tensor, which a direct parse gives in milliseconds. Dequantisation is still
+done by the ``gguf`` package.
+
+No Qt here.
+"""
+
+from __future__ import annotations
+
+import mmap
+import struct
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+__all__ = ["GGUFError", "GGUFTensorInfo", "GGUFHeader", "read_header"]
+
+GGUF_MAGIC = b"GGUF"
+
+# value types of the GGUF key/value section
+_SCALAR = {
+    0: ("<B", 1),
+    1: ("<b", 1),
+    2: ("<H", 2),
+    3: ("<h", 2),
+    4: ("<I", 4),
+    5: ("<i", 4),
+    6: ("<f", 4),
+    7: ("<?", 1),
+    10: ("<Q", 8),
+    11: ("<q", 8),
+    12: ("<d", 8),
+}
+_STRING = 8
+_ARRAY = 9
+
+
+class GGUFError(ValueError):
+    """The file is not a readable GGUF file."""
+
+
+@dataclass(frozen=True)
+class GGUFTensorInfo:
+    name: str
+    #: shape in PyTorch (row-major) order, e.g. (V, d) for token_embd.weight
+    shape: tuple[int, ...]
+    type_id: int
+    #: byte offset of the data from the start of the file
+    offset: int
+
+    @property
+    def n_elements(self) -> int:
+        n = 1
+        for s in self.shape:
+            n *= s
+        return n
+
+
+@dataclass
+class GGUFHeader:
+    path: Path
+    version: int
+    metadata: dict
+    #: length of each array-valued metadata key (arrays are not decoded)
+    array_lengths: dict[str, int]
+    #: byte position of each array in the file, to decode it on demand
+    array_positions: dict[str, tuple[int, int]]
+    tensors: dict[str, GGUFTensorInfo]
+
+    def decode_string_array(self, key: str) -> list[str]:
+        """Decode one array of strings (e.g. ``tokenizer.ggml.tokens``)."""
+        pos, _elem = self.array_positions[key]
+        n = self.array_lengths[key]
+        with open(self.path, "rb") as f:
+            mm = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+            try:
+                out = []
+                unpack = struct.unpack_from
+                for _ in range(n):
+                    (ln,) = unpack("<Q", mm, pos)
+                    pos += 8
+                    out.append(mm[pos : pos + ln].decode("utf-8", errors="replace"))
+                    pos += ln
+                return out
+            finally:
+                mm.close()
+
+
+def read_header(path: str | Path) -> GGUFHeader:
+    """Parse the header and tensor directory of a GGUF file.
+
+    Raises
+    ------
+    GGUFError
+        If the file is not GGUF, is truncated, or has a malformed header.
+    """
+    path = Path(path)
+    size = path.stat().st_size
+    if size < 24:
+        raise GGUFError("the file is too short to be GGUF")
+    with open(path, "rb") as f:
+        mm = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+        try:
+            return _parse(path, mm, size)
+        except (struct.error, IndexError, UnicodeDecodeError, OverflowError) as exc:
+            raise GGUFError(f"the GGUF header is truncated or corrupt ({exc})") from None
+        finally:
+            mm.close()
+
+
+def _parse(path: Path, mm, size: int) -> GGUFHeader:
+    unpack = struct.unpack_from
+    if mm[:4] != GGUF_MAGIC:
+        raise GGUFError("the file does not start with the GGUF magic bytes")
+    (version,) = unpack("<I", mm, 4)
+    if version not in (2, 3):
+        raise GGUFError(f"GGUF version {version} is not supported (versions 2 and 3 are)")
+    n_tensors, n_kv = unpack("<QQ", mm, 8)
+    if n_tensors > 1_000_000 or n_kv > 1_000_000:
+        raise GGUFError("the GGUF header announces an impossible number of entries")
+    pos = 24
+
+    def read_str(p: int) -> tuple[str, int]:
+        (ln,) = unpack("<Q", mm, p)
+        p += 8
+        if p + ln > size:
+            raise GGUFError("a string runs past the end of the file (truncated?)")
+        return mm[p : p + ln].decode("utf-8"), p + ln
+
+    def skip_value(vtype: int, p: int) -> int:
+        if vtype in _SCALAR:
+            return p + _SCALAR[vtype][1]
+        if vtype == _STRING:
+            (ln,) = unpack("<Q", mm, p)
+            return p + 8 + ln
+        raise GGUFError(f"unknown GGUF value type {vtype}")
+
+    metadata: dict = {}
+    array_lengths: dict[str, int] = {}
+    array_positions: dict[str, tuple[int, int]] = {}
+    for _ in range(n_kv):
+        key, pos = read_str(pos)
+        (vtype,) = unpack("<I", mm, pos)
+        pos += 4
+        if vtype in _SCALAR:
+            fmt, n = _SCALAR[vtype]
+            (metadata[key],) = unpack(fmt, mm, pos)
+            pos += n
+        elif vtype == _STRING:
+            metadata[key], pos = read_str(pos)
+        elif vtype == _ARRAY:
+            elem, n = unpack("<IQ", mm, pos)
+            pos += 12
+            array_lengths[key] = n
+            array_positions[key] = (pos, elem)
+            if elem in _SCALAR:
+                pos += n * _SCALAR[elem][1]
+            elif elem == _STRING:
+                for _i in range(n):
+                    (ln,) = unpack("<Q", mm, pos)
+                    pos += 8 + ln
+            else:
+                # nested arrays: walk them element by element
+                for _i in range(n):
+                    pos = skip_value(elem, pos)
+        else:
+            raise GGUFError(f"unknown GGUF value type {vtype} for key {key!r}")
+        if pos > size:
+            raise GGUFError("the metadata runs past the end of the file (truncated?)")
+
+    infos = []
+    for _ in range(n_tensors):
+        name, pos = read_str(pos)
+        (n_dims,) = unpack("<I", mm, pos)
+        pos += 4
+        if n_dims > 8:
+            raise GGUFError(f"tensor {name!r} has {n_dims} dimensions")
+        dims = unpack(f"<{n_dims}Q", mm, pos)
+        pos += 8 * n_dims
+        type_id, offset = unpack("<IQ", mm, pos)
+        pos += 12
+        infos.append((name, tuple(reversed(dims)), type_id, offset))
+
+    alignment = int(metadata.get("general.alignment", 32))
+    data_start = pos + (-pos % alignment)
+    tensors = {
+        name: GGUFTensorInfo(name, shape, type_id, data_start + off)
+        for name, shape, type_id, off in infos
+    }
+    return GGUFHeader(path, version, metadata, array_lengths, array_positions, tensors)
+
+
+def row_bytes(type_id: int, width: int) -> int:
+    """Bytes one row of ``width`` values takes in GGML type ``type_id``."""
+    import gguf
+
+    try:
+        qtype = gguf.GGMLQuantizationType(type_id)
+    except ValueError:
+        raise GGUFError(f"unknown GGML tensor type {type_id}") from None
+    block, type_size = gguf.GGML_QUANT_SIZES[qtype]
+    if width % block:
+        raise GGUFError(f"row width {width} is not a multiple of the {qtype.name} block of {block}")
+    return width // block * type_size
+
+
+def type_name(type_id: int) -> str:
+    import gguf
+
+    try:
+        return gguf.GGMLQuantizationType(type_id).name
+    except ValueError:
+        return f"type {type_id}"
+
+
+def memmap_rows(header: GGUFHeader, name: str) -> np.ndarray:
+    """Memory-map a 2-D tensor's raw bytes as uint8 of shape (rows, row_bytes)."""
+    info = header.tensors[name]
+    if len(info.shape) != 2:
+        raise GGUFError(f"tensor {name!r} is not 2-D (shape {info.shape})")
+    rows, width = info.shape
+    rb = row_bytes(info.type_id, width)
+    end = info.offset + rows * rb
+    if end > header.path.stat().st_size:
+        raise GGUFError(
+            f"tensor {name!r} needs bytes up to {end:,} but the file has only "
+            f"{header.path.stat().st_size:,} (truncated?)"
+        )
+    return np.memmap(header.path, dtype=np.uint8, mode="r", offset=info.offset, shape=(rows, rb))

@@ -1,0 +1,254 @@
+"""Tokenization with pieces, character spans, special tokens and word grouping.
+
+Three tokenizers share one small interface:
+
+* :class:`NameTokenizer` for the toy tables: whitespace-separated names.
+* :class:`IdTokenizer` for tables without a tokenizer: whitespace-separated
+  integer ids.
+* :class:`HFTokenizer` wraps a fast ``tokenizers.Tokenizer`` (tokenizer.json),
+  the same engine that transformers uses, with offsets and word ids.
+
+No Qt here.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable, Protocol, Sequence
+
+import numpy as np
+
+__all__ = [
+    "Token",
+    "Tokenizer",
+    "TokenizeError",
+    "NameTokenizer",
+    "IdTokenizer",
+    "HFTokenizer",
+    "words_of",
+    "display_piece",
+]
+
+#: Texts longer than this are cut before tokenizing so a pasted book never
+#: hangs the app; the caller is told through :attr:`Tokenization.truncated`.
+MAX_TEXT_CHARS = 20_000
+
+
+class TokenizeError(ValueError):
+    """The text cannot be turned into ids for this table (message is for users)."""
+
+
+@dataclass(frozen=True)
+class Token:
+    """One token of a text.
+
+    Attributes
+    ----------
+    position : int
+        Index of the token in the tokenized text (0-based).
+    id : int
+        Row of the embedding table; -1 when the piece is not in the vocabulary.
+    piece : str
+        The vocabulary entry as the tokenizer stores it (e.g. ``Ġbank``, ``##ness``).
+    start, end : int
+        Character span in the input text (``end`` exclusive); equal for
+        special tokens that have no text.
+    special : bool
+        Added by the tokenizer ([CLS], <s>, ...), not typed by the user.
+    word : int or None
+        Index of the word this piece belongs to; pieces of one word share it.
+    """
+
+    position: int
+    id: int
+    piece: str
+    start: int
+    end: int
+    special: bool = False
+    word: int | None = None
+
+    def text_in(self, text: str) -> str:
+        return text[self.start : self.end]
+
+
+class Tokenizer(Protocol):
+    """What every tokenizer offers."""
+
+    #: number of ids the tokenizer can produce
+    vocab_size: int
+    #: short description for the UI ("WordPiece, 30,522 entries")
+    description: str
+
+    def encode(self, text: str) -> list[Token]: ...
+
+    def piece(self, token_id: int) -> str: ...
+
+    def id_of(self, piece: str) -> int | None: ...
+
+
+def _split_words(text: str) -> Iterable[re.Match[str]]:
+    return re.finditer(r"\S+", text)
+
+
+def display_piece(piece: str) -> str:
+    """A readable form of a vocabulary piece.
+
+    Byte-level BPE marks a leading space with ``Ġ`` and a newline with ``Ċ``;
+    SentencePiece uses ``▁``. They are shown as a visible space mark.
+    """
+    if not piece:
+        return "∅"
+    out = piece.replace("Ġ", "␣").replace("▁", "␣").replace("Ċ", "↵").replace("ĉ", "⇥")
+    return out
+
+
+class NameTokenizer:
+    """Whitespace tokenizer over a fixed list of names (the toy tables)."""
+
+    def __init__(self, names: Sequence[str], special: Iterable[str] = ()):
+        self.names = list(names)
+        self._index = {n: i for i, n in enumerate(self.names)}
+        self._special = set(special)
+        self.vocab_size = len(self.names)
+        self.description = f"whitespace over {len(self.names)} names"
+
+    def encode(self, text: str) -> list[Token]:
+        text = text[:MAX_TEXT_CHARS]
+        tokens = []
+        for word, m in enumerate(_split_words(text)):
+            name = m.group(0)
+            tid = self._index.get(name)
+            if tid is None:
+                shown = ", ".join(self.names[:12])
+                raise TokenizeError(
+                    f"'{name}' is not in this table's vocabulary; use only these words: {shown}"
+                )
+            tokens.append(
+                Token(len(tokens), tid, name, m.start(), m.end(), name in self._special, word)
+            )
+        return tokens
+
+    def piece(self, token_id: int) -> str:
+        return self.names[token_id] if 0 <= token_id < len(self.names) else f"<{token_id}>"
+
+    def id_of(self, piece: str) -> int | None:
+        return self._index.get(piece)
+
+
+class IdTokenizer:
+    """For tables without a tokenizer: the text is whitespace-separated integer ids.
+
+    Ids may exceed the table (the token is then flagged out of range by the
+    caller); anything that is not a non-negative integer is refused.
+    """
+
+    def __init__(self, vocab_size: int):
+        self.vocab_size = int(vocab_size)
+        self.description = "integer ids separated by spaces"
+
+    def encode(self, text: str) -> list[Token]:
+        text = text[:MAX_TEXT_CHARS]
+        tokens = []
+        for word, m in enumerate(_split_words(text)):
+            s = m.group(0)
+            if not s.isdigit():
+                raise TokenizeError(
+                    f"'{s}' is not a token id; this table has no tokenizer, so type "
+                    f"whole numbers from 0 to {self.vocab_size - 1:,} separated by spaces"
+                )
+            tid = int(s)
+            tokens.append(Token(len(tokens), tid, str(tid), m.start(), m.end(), False, word))
+        return tokens
+
+    def piece(self, token_id: int) -> str:
+        return str(token_id)
+
+    def id_of(self, piece: str) -> int | None:
+        return int(piece) if piece.isdigit() else None
+
+
+class HFTokenizer:
+    """A fast Hugging Face tokenizer (``tokenizers`` library) with offsets.
+
+    Parameters
+    ----------
+    tokenizer : tokenizers.Tokenizer
+    kind : str
+        The tokenizer model's family, for display ("WordPiece", "BPE", ...).
+    """
+
+    def __init__(self, tokenizer, kind: str | None = None):
+        self._tok = tokenizer
+        self.vocab_size = int(tokenizer.get_vocab_size(with_added_tokens=True))
+        model = type(tokenizer.model).__name__
+        self.kind = kind or model
+        self.description = f"{self.kind}, {self.vocab_size:,} entries"
+        self._pieces: list[str] | None = None
+        # No padding or truncation: we show every piece of the text.
+        try:
+            tokenizer.no_padding()
+            tokenizer.no_truncation()
+        except Exception:  # pragma: no cover - older tokenizers
+            pass
+
+    @classmethod
+    def from_file(cls, path: str | Path) -> "HFTokenizer":
+        from tokenizers import Tokenizer as _T
+
+        return cls(_T.from_file(str(path)))
+
+    @property
+    def backend(self):
+        return self._tok
+
+    def encode(self, text: str) -> list[Token]:
+        text = text[:MAX_TEXT_CHARS]
+        enc = self._tok.encode(text)
+        words = enc.word_ids
+        special = enc.special_tokens_mask
+        tokens = []
+        for pos, (tid, piece, (s, e)) in enumerate(zip(enc.ids, enc.tokens, enc.offsets)):
+            sp = bool(special[pos])
+            tokens.append(Token(pos, int(tid), piece, int(s), int(e), sp, None if sp else words[pos]))
+        return tokens
+
+    def _all_pieces(self) -> list[str]:
+        if self._pieces is None:
+            vocab = self._tok.get_vocab(with_added_tokens=True)
+            pieces = [""] * (max(vocab.values()) + 1 if vocab else 0)
+            for p, i in vocab.items():
+                pieces[i] = p
+            self._pieces = pieces
+        return self._pieces
+
+    def piece(self, token_id: int) -> str:
+        pieces = self._all_pieces()
+        if 0 <= token_id < len(pieces) and pieces[token_id]:
+            return pieces[token_id]
+        return f"<{token_id}>"
+
+    def id_of(self, piece: str) -> int | None:
+        return self._tok.token_to_id(piece)
+
+
+def words_of(tokens: Sequence[Token]) -> list[list[Token]]:
+    """Group tokens by word, in order; special tokens form no word.
+
+    Returns
+    -------
+    list of lists of Token
+        One list per word, holding its pieces in order.
+    """
+    groups: dict[int, list[Token]] = {}
+    for t in tokens:
+        if t.word is None:
+            continue
+        groups.setdefault(t.word, []).append(t)
+    return [groups[k] for k in sorted(groups)]
+
+
+def ids_array(tokens: Sequence[Token]) -> np.ndarray:
+    """The ids of ``tokens`` as an int64 array of shape (n,)."""
+    return np.fromiter((t.id for t in tokens), dtype=np.int64, count=len(tokens))

@@ -1,0 +1,268 @@
+"""A toy next-token model and a generator of per-step metrics.
+
+The model: embedding table E (V x d) -> the concatenated rows of the previous
+``context`` tokens -> one tanh layer -> output projection to V logits (tied:
+E itself; untied: a separate V x d matrix). Small enough to train in seconds
+on a CPU, and enough to show the sparsity of the embedding gradient
+(FACTS.md, "Gradient sparsity"). No Qt here.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Iterator
+
+import numpy as np
+
+__all__ = ["TrainConfig", "ConfigError", "StepMetrics", "ToyLM", "train", "save_model_folder", "OPTIMIZERS"]
+
+OPTIMIZERS = ("sgd", "adam", "adamw", "sparse_adam")
+
+
+class ConfigError(ValueError):
+    """A combination of options that cannot work; the message explains why."""
+
+
+@dataclass
+class TrainConfig:
+    steps: int = 1000
+    dim: int = 32
+    context: int = 3
+    batch_size: int = 64
+    lr: float = 0.01
+    optimizer: str = "adam"
+    weight_decay: float = 0.0
+    tied: bool = False
+    sparse: bool = False
+    seed: int = 0
+    init_std: float = 0.02
+    #: yield a copy of E every this many steps (0: never)
+    snapshot_every: int = 0
+
+    def validate(self) -> None:
+        """Raise ConfigError for impossible combinations (explained)."""
+        if self.optimizer not in OPTIMIZERS:
+            raise ConfigError(f"unknown optimizer {self.optimizer!r}; choose one of {', '.join(OPTIMIZERS)}")
+        if self.steps < 0 or self.dim < 1 or self.context < 1 or self.batch_size < 1:
+            raise ConfigError("steps, d, context and batch size must be positive")
+        if not (self.lr > 0 and math.isfinite(self.lr)):
+            raise ConfigError("the learning rate must be a positive number")
+        if self.weight_decay < 0 or not math.isfinite(self.weight_decay):
+            raise ConfigError("weight decay must be zero or positive")
+        if self.sparse and self.tied:
+            raise ConfigError(
+                "sparse gradients cannot be used with tying: the tied output projection gives "
+                "every row a gradient each step, so the table's gradient is dense"
+            )
+        if self.optimizer == "sparse_adam" and not self.sparse:
+            raise ConfigError("SparseAdam needs sparse gradients: turn on sparse gradients (--sparse)")
+        if self.sparse and self.optimizer in ("adam", "adamw"):
+            raise ConfigError(
+                "dense Adam/AdamW cannot take sparse gradients: use SparseAdam with sparse gradients, "
+                "or turn sparse gradients off"
+            )
+        if self.sparse and self.weight_decay > 0:
+            raise ConfigError(
+                "weight decay is not supported with sparse gradients (it would have to touch every row); "
+                "set weight decay to 0 or turn sparse gradients off"
+            )
+
+
+@dataclass
+class StepMetrics:
+    """What one training step did to the embedding table."""
+
+    step: int
+    loss: float
+    vocab_size: int
+    #: distinct ids among the batch's inputs to the embedding
+    batch_distinct_ids: int
+    #: rows of the table with a non-zero gradient (with tying: of the shared table)
+    grad_rows: int
+    #: rows with a non-zero gradient through the input path alone
+    input_grad_rows: int
+    #: rows whose values changed in this step
+    changed_rows: int
+    #: ids that had gradient / that changed (int32 arrays, copies)
+    grad_ids: np.ndarray = field(repr=False, default=None)
+    changed_ids: np.ndarray = field(repr=False, default=None)
+    #: a copy of E after the step, when a snapshot was asked for
+    snapshot: np.ndarray | None = field(repr=False, default=None)
+
+    def as_json(self) -> dict:
+        return {
+            "step": self.step,
+            "loss": self.loss,
+            "vocab_size": self.vocab_size,
+            "batch_distinct_ids": self.batch_distinct_ids,
+            "grad_rows": self.grad_rows,
+            "input_grad_rows": self.input_grad_rows,
+            "changed_rows": self.changed_rows,
+        }
+
+
+def _torch():
+    import torch
+
+    return torch
+
+
+class ToyLM:
+    """Factory for the toy model (a torch nn.Module built lazily)."""
+
+    @staticmethod
+    def build(vocab_size: int, cfg: TrainConfig):
+        torch = _torch()
+        nn = torch.nn
+
+        class _ToyLM(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.embed_tokens = nn.Embedding(vocab_size, cfg.dim, sparse=cfg.sparse)
+                nn.init.normal_(self.embed_tokens.weight, std=cfg.init_std)
+                self.mixer = nn.Linear(cfg.context * cfg.dim, cfg.dim)
+                self.lm_head = None if cfg.tied else nn.Linear(cfg.dim, vocab_size, bias=False)
+
+            def forward(self, ctx):
+                e = self.embed_tokens(ctx)  # (B, T, d)
+                h = torch.tanh(self.mixer(e.reshape(e.shape[0], -1)))
+                w = self.embed_tokens.weight if self.lm_head is None else self.lm_head.weight
+                return h @ w.T
+
+        return _ToyLM()
+
+
+def _make_optimizers(model, cfg: TrainConfig):
+    torch = _torch()
+    emb = model.embed_tokens.weight
+    rest = [p for n, p in model.named_parameters() if not n.startswith("embed_tokens")]
+    if cfg.optimizer == "sparse_adam":
+        return [torch.optim.SparseAdam([emb], lr=cfg.lr), torch.optim.Adam(rest, lr=cfg.lr)]
+    params = list(model.parameters())
+    if cfg.optimizer == "sgd":
+        return [torch.optim.SGD(params, lr=cfg.lr, weight_decay=cfg.weight_decay)]
+    if cfg.optimizer == "adam":
+        return [torch.optim.Adam(params, lr=cfg.lr, weight_decay=cfg.weight_decay)]
+    return [torch.optim.AdamW(params, lr=cfg.lr, weight_decay=cfg.weight_decay)]
+
+
+def _grad_row_mask(grad, vocab_size: int) -> np.ndarray:
+    torch = _torch()
+    if grad is None:
+        return np.zeros(vocab_size, bool)
+    if grad.is_sparse:
+        g = grad.coalesce()
+        idx = g.indices()[0]
+        nz = (g.values() != 0).any(dim=1)
+        mask = torch.zeros(vocab_size, dtype=torch.bool)
+        mask[idx[nz]] = True
+        return mask.numpy()
+    return (grad != 0).any(dim=1).numpy()
+
+
+def train(corpus_ids: np.ndarray, vocab_size: int, cfg: TrainConfig, model=None) -> Iterator[StepMetrics]:
+    """Train the toy model, yielding :class:`StepMetrics` after every step.
+
+    The generator can be stopped at any yield. Pass ``model`` (from
+    :meth:`ToyLM.build`) to keep a handle on it or to continue a run.
+    Divergence (a non-finite loss) raises ``FloatingPointError``.
+    """
+    cfg.validate()
+    torch = _torch()
+    ids = torch.as_tensor(np.asarray(corpus_ids, dtype=np.int64))
+    if ids.numel() <= cfg.context:
+        raise ConfigError("the corpus is shorter than the context window")
+    if int(ids.max()) >= vocab_size or int(ids.min()) < 0:
+        raise ConfigError("the corpus holds ids outside the table")
+    gen = torch.Generator().manual_seed(cfg.seed)
+    torch.manual_seed(cfg.seed)
+    if model is None:
+        model = ToyLM.build(vocab_size, cfg)
+    optimizers = _make_optimizers(model, cfg)
+    emb = model.embed_tokens.weight
+    offsets = torch.arange(-cfg.context, 0)
+    n_pos = ids.numel() - cfg.context
+    for step in range(1, cfg.steps + 1):
+        pos = torch.randint(0, n_pos, (cfg.batch_size,), generator=gen) + cfg.context
+        ctx = ids[pos[:, None] + offsets]  # (B, context)
+        target = ids[pos]
+        logits = model(ctx)
+        loss = torch.nn.functional.cross_entropy(logits, target)
+        for opt in optimizers:
+            opt.zero_grad(set_to_none=True)
+        loss.backward()
+        loss_value = float(loss.detach())
+        if not math.isfinite(loss_value):
+            raise FloatingPointError(
+                f"training diverged at step {step}: the loss became {loss_value}; lower the learning rate"
+            )
+        grad_mask = _grad_row_mask(emb.grad, vocab_size)
+        batch_ids = torch.unique(ctx).numpy()
+        input_mask = np.zeros(vocab_size, bool)
+        input_mask[batch_ids] = True
+        before = emb.detach().clone()
+        for opt in optimizers:
+            opt.step()
+        changed = (emb.detach() != before).any(dim=1).numpy()
+        snap = None
+        if cfg.snapshot_every and (step % cfg.snapshot_every == 0 or step == 1):
+            snap = emb.detach().numpy().copy()
+        yield StepMetrics(
+            step=step,
+            loss=loss_value,
+            vocab_size=vocab_size,
+            batch_distinct_ids=int(len(batch_ids)),
+            grad_rows=int(grad_mask.sum()),
+            input_grad_rows=int((grad_mask & input_mask).sum()) if not cfg.tied else int(len(batch_ids)),
+            changed_rows=int(changed.sum()),
+            grad_ids=np.nonzero(grad_mask)[0].astype(np.int32),
+            changed_ids=np.nonzero(changed)[0].astype(np.int32),
+            snapshot=snap,
+        )
+
+
+def save_model_folder(model, cfg: TrainConfig, words: list[str], classes: dict[str, str], folder: str | Path,
+                      example_text: str = "") -> Path:
+    """Save a trained toy model in Hugging Face layout, openable by the explorer.
+
+    Writes config.json, model.safetensors, tokenizer.json (word level) and
+    classes.json (word -> class).
+    """
+    from safetensors.torch import save_file
+
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    tensors = {k: v.detach().contiguous().clone() for k, v in model.state_dict().items()}
+    # the toy model's embedding goes under the name Llama-style checkpoints use
+    tensors = {("model." + k if k.startswith("embed_tokens") else k): v for k, v in tensors.items()}
+    save_file(tensors, str(folder / "model.safetensors"), metadata={"format": "pt"})
+    config = {
+        "architectures": ["ExplorerToyLM"],
+        "model_type": "explorer-toy-lm",
+        "vocab_size": len(words),
+        "hidden_size": cfg.dim,
+        "context": cfg.context,
+        "tie_word_embeddings": bool(cfg.tied),
+        "training": {k: v for k, v in asdict(cfg).items() if k != "snapshot_every"},
+    }
+    if example_text:
+        config["explorer_example_text"] = example_text
+    (folder / "config.json").write_text(json.dumps(config, indent=2, sort_keys=True) + "\n")
+    word_tokenizer(words).save(str(folder / "tokenizer.json"))
+    (folder / "classes.json").write_text(json.dumps(classes, indent=1, sort_keys=True) + "\n")
+    return folder
+
+
+def word_tokenizer(words: list[str]):
+    """A word-level fast tokenizer over ``words`` (lower-cased, splits punctuation)."""
+    from tokenizers import Tokenizer, normalizers, pre_tokenizers
+    from tokenizers.models import WordLevel
+
+    tok = Tokenizer(WordLevel({w: i for i, w in enumerate(words)}, unk_token="<unk>"))
+    tok.normalizer = normalizers.Lowercase()
+    tok.pre_tokenizer = pre_tokenizers.Whitespace()
+    tok.add_special_tokens([w for w in words if w.startswith("<") and w.endswith(">")])
+    return tok
