@@ -57,6 +57,8 @@ PACKAGE_MODELS = {
 }
 
 RANDOM_STD = 0.02
+#: shown when a model with a real tokenizer is opened with no text
+DEFAULT_EXAMPLE = "The river bank was quiet, unlike the bank downtown."
 #: random tables are generated in blocks of rows so huge ones stay lazy
 _RANDOM_BLOCK = 4096
 #: below this many elements a table's float32 copy is kept in memory
@@ -767,6 +769,11 @@ def _table_from_checkpoint(ckpt, embed, config, tokenizer, spec, kind, path) -> 
     )
     if isinstance(tokenizer, IdTokenizer):
         t.notes.append("No tokenizer was found beside the weights; type token ids.")
+        t.example_text = " ".join(str(i) for i in (42, 7, 42) if i < v)
+    else:
+        t.example_text = DEFAULT_EXAMPLE
+    if isinstance(tokenizer, IdTokenizer):
+        pass
     elif tokenizer.vocab_size > v:
         t.notes.append(
             f"The tokenizer knows {tokenizer.vocab_size:,} ids but the table has only {v:,} rows: "
@@ -831,7 +838,9 @@ def _open_gguf(path: Path, spec: str) -> EmbeddingTable:
         notes.append(f"The tokenizer inside the GGUF file could not be built ({exc}); type token ids.")
     if tokenizer is None:
         tokenizer = IdTokenizer(v)
+    example = " ".join(str(i) for i in (42, 7, 42) if i < v) if isinstance(tokenizer, IdTokenizer) else DEFAULT_EXAMPLE
     t = EmbeddingTable(
+        example_text=example,
         spec=spec,
         name=header.metadata.get("general.name") or path.name,
         kind="gguf",

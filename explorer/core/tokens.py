@@ -205,6 +205,9 @@ class HFTokenizer:
 
     def encode(self, text: str) -> list[Token]:
         text = text[:MAX_TEXT_CHARS]
+        if not text:
+            # no text, no tokens: a post-processor would otherwise add [CLS] [SEP]
+            return []
         enc = self._tok.encode(text)
         words = enc.word_ids
         special = enc.special_tokens_mask

@@ -1,0 +1,278 @@
+"""Composition root: builds the QApplication, AppState, the main window and
+the workers, and wires them. The only module that knows everyone."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+
+from PySide6.QtCore import QByteArray, QObject, QSettings, QTimer, Signal  # noqa: E402
+from PySide6.QtWidgets import QApplication, QFileDialog  # noqa: E402
+
+from .core import recent  # noqa: E402
+from .state import AppState  # noqa: E402
+from .ui.main_window import MainWindow  # noqa: E402
+from .ui.model_picker import ModelPicker  # noqa: E402
+from .ui.style import STYLESHEET, configure_pyqtgraph  # noqa: E402
+from .workers import JobRunner, LoadedModel, await_all_workers, load_model_job, neighbors_job  # noqa: E402
+
+ORG, APP = "embedding-explorer", "Token Embedding Explorer"
+
+
+def _list_sources_job(recent_specs):
+    from .core.sources import list_sources
+
+    yield 0.0, "Looking for models…"
+    return list_sources(recent_specs)
+
+
+def _set_torch_threads() -> None:
+    # leave a core for the GUI on small machines; only once per process
+    try:
+        import torch
+
+        n = os.cpu_count() or 1
+        if n > 1 and torch.get_num_threads() >= n:
+            torch.set_num_threads(max(1, n - 1))
+    except Exception:
+        pass
+
+
+class Explorer(QObject):
+    """Owns the state, the window and the background jobs, and wires them.
+
+    Signals
+    -------
+    load_finished(bool)
+        A model load ended (True: installed; False: failed or cancelled).
+    """
+
+    load_finished = Signal(bool)
+
+    def __init__(self, settings: QSettings | None = None, parent=None):
+        super().__init__(parent)
+        self.settings = settings or QSettings(QSettings.IniFormat, QSettings.UserScope, ORG, "explorer")
+        self.state = AppState(self)
+        self.window = MainWindow(self.state)
+        self.loader = JobRunner(self)
+        self.neighbor_jobs = JobRunner(self)
+        self.listing = JobRunner(self)
+        self.picker: ModelPicker | None = None
+        self._loading_spec = ""
+        self._last_error = ""
+        self._closed = False
+        self._pending_token: int | None = None
+
+        w = self.window
+        w.token_strip.text_edited.connect(self.state.set_text)
+        w.token_strip.token_clicked.connect(self.state.select_position)
+        w.token_strip.step_requested.connect(self.state.step_selection)
+        w.matrix_view.row_clicked.connect(self.state.set_selected_token)
+        w.inspector.neighbor_clicked.connect(self._on_inspector_neighbor_clicked)
+        w.open_requested.connect(self.show_picker)
+        w.open_folder_requested.connect(self._on_window_open_folder_requested)
+        w.path_dropped.connect(self.open_spec)
+        w.cancel_requested.connect(self.cancel_load)
+        w.closing.connect(self._on_window_closing)
+
+        self.loader.progressed.connect(self._on_loader_progressed)
+        self.loader.succeeded.connect(self._on_loader_succeeded)
+        self.loader.failed.connect(self._on_loader_failed)
+        self.loader.cancelled.connect(self._on_loader_cancelled)
+        self.neighbor_jobs.succeeded.connect(self.window.inspector.set_neighbors)
+        self.listing.succeeded.connect(self._on_listing_succeeded)
+        self.state.selected_token_changed.connect(self._on_state_selected_token_changed)
+        self._refresh_recent()
+
+    # -- models ------------------------------------------------------------------------
+    @property
+    def loading(self) -> bool:
+        return self.loader.running
+
+    @property
+    def last_error(self) -> str:
+        return self._last_error
+
+    def open_spec(self, spec: str) -> None:
+        """Load ``spec`` in the background; the current model stays until it succeeds."""
+        spec = (spec or "").strip()
+        if not spec or self._closed:
+            return
+        self._loading_spec = spec
+        self._last_error = ""
+        self.window.set_progress(0.0, f"Opening {spec}…")
+        self.loader.start(load_model_job, spec)
+
+    def cancel_load(self) -> None:
+        if self.loader.running:
+            self.loader.cancel()
+
+    def _on_loader_progressed(self, fraction: float, message: str) -> None:
+        self.window.set_progress(fraction, message)
+
+    def _on_loader_succeeded(self, loaded: LoadedModel) -> None:
+        self.window.set_progress(None)
+        table = loaded.table
+        self.state.set_table(table)
+        self.window.matrix_view.set_overview(loaded.overview)
+        if not self.state.text and table.example_text:
+            self.state.set_text(table.example_text)
+        if self._pending_token is not None:
+            self.state.select_position(self._pending_token)
+            self._pending_token = None
+        if table.kind not in ("toy",) and table.spec != "default":
+            recent.add(table.spec)
+        self.settings.setValue("model", table.spec)
+        self._refresh_recent()
+        self.window.statusBar().showMessage(f"Opened in {loaded.seconds:.2f} s", 4000)
+        self.load_finished.emit(True)
+
+    def _on_loader_failed(self, message: str) -> None:
+        self.window.set_progress(None)
+        self._last_error = message
+        if self.state.table is None:
+            message += "\n\nChoose another model."
+        self.window.show_error("Could not open the model", message)
+        if self.state.table is None and self.picker is None:
+            QTimer.singleShot(0, self.show_picker)
+        self.load_finished.emit(False)
+
+    def _on_loader_cancelled(self) -> None:
+        self.window.set_progress(None)
+        self.window.statusBar().showMessage("Loading cancelled; the current model stays.", 5000)
+        self.load_finished.emit(False)
+
+    def show_picker(self) -> None:
+        if self.picker is None:
+            self.picker = ModelPicker(self.window)
+            self.picker.spec_chosen.connect(self.open_spec)
+            self.picker.finished.connect(self._on_picker_finished)
+        self.listing.start(_list_sources_job, recent.load())
+        self.picker.open()
+
+    def _on_picker_finished(self, _result: int) -> None:
+        self.listing.cancel(emit=False)
+
+    def _on_listing_succeeded(self, sources) -> None:
+        if self.picker is not None:
+            self.picker.set_sources(sources)
+
+    def _on_window_open_folder_requested(self) -> None:
+        path = QFileDialog.getExistingDirectory(self.window, "Open a model folder")
+        if path:
+            self.open_spec(path)
+
+    def _refresh_recent(self) -> None:
+        self.window.set_recent(recent.load(), self.open_spec)
+
+    # -- selection -----------------------------------------------------------------------
+    def _on_inspector_neighbor_clicked(self, token_id: int) -> None:
+        self.state.add_extra_token(token_id)
+        self.state.set_selected_token(token_id)
+
+    def _on_state_selected_token_changed(self, token_id: int) -> None:
+        table = self.state.table
+        if table is None or token_id < 0 or table.fits_in_memory:
+            return
+        # big tables: neighbours stream over the file in a worker
+        self.neighbor_jobs.start(neighbors_job, table, table.row(token_id), 10, [token_id])
+
+    # -- settings ------------------------------------------------------------------------
+    def restore_settings(self) -> None:
+        geo = self.settings.value("geometry")
+        if isinstance(geo, QByteArray) and not geo.isEmpty():
+            self.window.restoreGeometry(geo)
+        st = self.settings.value("windowState")
+        if isinstance(st, QByteArray) and not st.isEmpty():
+            self.window.restoreState(st)
+        sp = self.settings.value("splitter")
+        if isinstance(sp, QByteArray) and not sp.isEmpty():
+            self.window.splitter.restoreState(sp)
+
+    def save_settings(self) -> None:
+        self.settings.setValue("geometry", self.window.saveGeometry())
+        self.settings.setValue("windowState", self.window.saveState())
+        self.settings.setValue("splitter", self.window.splitter.saveState())
+        self.settings.setValue("text", self.state.text)
+        if self.state.table is not None:
+            self.settings.setValue("model", self.state.table.spec)
+        self.settings.sync()
+
+    def _on_window_closing(self) -> None:
+        self.shutdown()
+
+    def shutdown(self) -> None:
+        """Save settings, stop every job and wait for the threads (on close)."""
+        if self._closed:
+            return
+        self._closed = True
+        self.save_settings()
+        for runner in (self.loader, self.neighbor_jobs, self.listing):
+            runner.cancel(emit=False)
+        await_all_workers(15000)
+
+    def start(self, model: str | None = None, text: str | None = None, token: int | None = None) -> None:
+        """Open the initial model and text (from the command line or the last session)."""
+        spec = model or self.settings.value("model", "default") or "default"
+        saved_text = self.settings.value("text", "")
+        self.state.set_text(text if text is not None else (saved_text if model is None else ""))
+        self._pending_token = token
+        self.open_spec(str(spec))
+
+
+def make_app(argv=None) -> QApplication:
+    app = QApplication.instance() or QApplication(argv or sys.argv[:1])
+    app.setOrganizationName(ORG)
+    app.setApplicationName(APP)
+    app.setStyle("Fusion")
+    app.setStyleSheet(STYLESHEET)
+    configure_pyqtgraph()
+    return app
+
+
+def run(model=None, text=None, token=None, view=None, screenshot=None, size=None, train_steps=0) -> int:
+    """Launch the GUI. With ``screenshot`` save the window once loaded and exit."""
+    app = make_app()
+    _set_torch_threads()
+    ex = Explorer()
+    win = ex.window
+    if view is not None and not win.show_view(view):
+        print(f"error: the {view} view is not available yet (available: {', '.join(win.view_names())})",
+              file=sys.stderr)
+        return 2
+    if size:
+        win.resize(*size)
+    else:
+        win.resize(1440, 900)
+        ex.restore_settings()
+    if size:
+        win.resize(*size)
+    result = {"code": 0}
+
+    if screenshot:
+        def _on_loaded(ok: bool) -> None:
+            if not ok:
+                print(f"error: {ex.last_error or 'loading was cancelled'}", file=sys.stderr)
+                result["code"] = 2
+                app.quit()
+                return
+            QTimer.singleShot(600, _shoot)
+
+        def _shoot() -> None:
+            app.processEvents()
+            pix = win.grab()
+            if not pix.save(screenshot):
+                print(f"error: cannot write {screenshot}", file=sys.stderr)
+                result["code"] = 2
+            ex.shutdown()
+            app.quit()
+
+        ex.load_finished.connect(_on_loaded)
+    win.show()
+    QTimer.singleShot(0, lambda: ex.start(model=model, text=text, token=token))
+    code = app.exec()
+    ex.shutdown()
+    return result["code"] or code

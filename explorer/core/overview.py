@@ -1,0 +1,84 @@
+"""What the matrix view draws: an overview of the whole table and a band of
+rows around the selected token, at full resolution. No Qt here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = ["MatrixOverview", "matrix_overview", "RowBand", "row_band", "color_limit"]
+
+#: the overview never has more rows/columns than this
+MAX_OVERVIEW_ROWS = 2048
+MAX_OVERVIEW_COLS = 1024
+
+
+@dataclass
+class MatrixOverview:
+    """A picture of E small enough to draw at once.
+
+    Attributes
+    ----------
+    row_ids : ndarray (r,) int64
+        Which table rows the image rows show (every ``row_step``-th row when
+        the table is taller than :data:`MAX_OVERVIEW_ROWS`).
+    image : ndarray (r, c) float32
+        Values of those rows; columns are every ``col_step``-th column.
+    row_step, col_step : int
+    limit : float
+        Symmetric colour limit (a high percentile of |E|) so one outlier does
+        not wash the picture out.
+    """
+
+    row_ids: np.ndarray
+    image: np.ndarray
+    row_step: int
+    col_step: int
+    limit: float
+
+    def image_row_of(self, token_id: int) -> float:
+        """Where row ``token_id`` falls on the overview's vertical axis."""
+        return token_id / self.row_step
+
+
+def color_limit(values: np.ndarray, percentile: float = 99.5) -> float:
+    finite = np.abs(values[np.isfinite(values)])
+    if finite.size == 0:
+        return 1.0
+    lim = float(np.percentile(finite, percentile))
+    return lim if lim > 0 else float(finite.max() or 1.0)
+
+
+def matrix_overview(table) -> MatrixOverview:
+    """Sample rows (and columns) evenly so the whole table fits on screen."""
+    v, d = table.vocab_size, table.dim
+    row_step = max(1, -(-v // MAX_OVERVIEW_ROWS))
+    col_step = max(1, -(-d // MAX_OVERVIEW_COLS))
+    ids = np.arange(0, v, row_step, dtype=np.int64)
+    rows = table.rows(ids)[:, ::col_step]
+    return MatrixOverview(ids, np.ascontiguousarray(rows, np.float32), row_step, col_step, color_limit(rows))
+
+
+@dataclass
+class RowBand:
+    """Consecutive rows around a centre row, every column up to a limit."""
+
+    start: int
+    image: np.ndarray  # (n, c) float32
+    col_step: int
+
+    @property
+    def stop(self) -> int:
+        return self.start + self.image.shape[0]
+
+
+def row_band(table, centre: int, half: int = 24) -> RowBand:
+    """Rows centre-half .. centre+half (clipped to the table)."""
+    v = table.vocab_size
+    n = min(v, 2 * half + 1)
+    start = int(min(max(0, centre - half), v - n))
+    col_step = max(1, -(-table.dim // MAX_OVERVIEW_COLS))
+    rows = table.rows(np.arange(start, start + n))[:, ::col_step]
+    return RowBand(start, np.ascontiguousarray(rows, np.float32), col_step)

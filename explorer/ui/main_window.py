@@ -1,0 +1,251 @@
+"""The main window: layout, menus and status bar. No logic lives here."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import (
+    QLabel,
+    QMainWindow,
+    QMessageBox,
+    QProgressBar,
+    QPushButton,
+    QSplitter,
+    QTabWidget,
+    QToolBar,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from ..core.cost import format_bytes
+from ..state import AppState
+from .matrix_view import MatrixView
+from .row_inspector import RowInspector
+from .token_strip import TokenStrip
+
+SHORTCUTS = [
+    ("Ctrl+O", "Open a model (the model picker)"),
+    ("Ctrl+Shift+O", "Open a model folder"),
+    ("Ctrl+L", "Edit the text"),
+    ("← / →", "Previous / next token (when the tokens have focus)"),
+    ("Alt+← / Alt+→", "Previous / next token (anywhere)"),
+    ("Ctrl+1 … Ctrl+6", "Show a view"),
+    ("Ctrl+Shift+C", "Copy the selected row as CSV"),
+    ("Esc", "Cancel loading"),
+    ("F1", "This list"),
+    ("Ctrl+Q", "Quit"),
+]
+
+ABOUT = (
+    "<h3>Token Embedding Explorer</h3>"
+    "<p>See and understand token embedding matrices: each token id selects one row of E (V × d). "
+    "A lookup is a row gather: a pointer jump to base + i × d × sizeof(dtype), no arithmetic.</p>"
+    "<p>PySide6, pyqtgraph, torch, transformers, scikit-learn, numpy.</p>"
+)
+
+
+class MainWindow(QMainWindow):
+    """Workspace: model and text at the top, tokens under them, the views as
+    tabs with the row inspector beside them.
+
+    Signals
+    -------
+    open_requested()            the user wants the model picker
+    open_folder_requested()
+    path_dropped(str)           a file or folder was dropped on the window
+    cancel_requested()          cancel the running load
+    closing()                   the window is about to close
+    """
+
+    open_requested = Signal()
+    open_folder_requested = Signal()
+    path_dropped = Signal(str)
+    cancel_requested = Signal()
+    closing = Signal()
+
+    def __init__(self, state: AppState, parent=None):
+        super().__init__(parent)
+        self._state = state
+        self.setWindowTitle("Token Embedding Explorer")
+        self.setAcceptDrops(True)
+
+        tb = QToolBar("Model")
+        tb.setObjectName("ModelToolbar")
+        tb.setMovable(False)
+        self.model_button = QToolButton()
+        self.model_button.setText("Open model…")
+        self.model_button.setToolButtonStyle(Qt.ToolButtonTextOnly)
+        self.model_button.setToolTip("Choose a model: bundled, toy, installed, cache, random, a folder or a file (Ctrl+O)")
+        self.model_button.clicked.connect(self.open_requested)
+        tb.addWidget(self.model_button)
+        self.model_label = QLabel()
+        self.model_label.setContentsMargins(8, 0, 8, 0)
+        tb.addWidget(self.model_label)
+        self.addToolBar(Qt.TopToolBarArea, tb)
+
+        self.token_strip = TokenStrip(state)
+        self.matrix_view = MatrixView(state)
+        self.inspector = RowInspector(state)
+        self.tabs = QTabWidget()
+        self.tabs.setDocumentMode(True)
+        self.tabs.addTab(self.matrix_view, "Matrix")
+        self.tabs.setTabToolTip(0, "The embedding matrix E as a heatmap (Ctrl+1)")
+
+        split = QSplitter(Qt.Horizontal)
+        split.addWidget(self.tabs)
+        split.addWidget(self.inspector)
+        split.setStretchFactor(0, 3)
+        split.setStretchFactor(1, 1)
+        split.setSizes([900, 380])
+        self.splitter = split
+        central = QWidget()
+        cl = QVBoxLayout(central)
+        cl.setContentsMargins(0, 0, 0, 0)
+        cl.setSpacing(0)
+        cl.addWidget(self.token_strip)
+        cl.addWidget(split, 1)
+        self.setCentralWidget(central)
+
+        sb = self.statusBar()
+        self.status_model = QLabel()
+        self.status_model.setToolTip("The loaded table: rows × columns, stored dtype, parameters, memory, tying")
+        sb.addPermanentWidget(self.status_model)
+        self.progress = QProgressBar()
+        self.progress.setMaximumWidth(220)
+        self.progress.setRange(0, 1000)
+        self.progress.setTextVisible(False)
+        self.progress.hide()
+        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.setToolTip("Stop loading (Esc); the current model stays")
+        self.cancel_button.hide()
+        self.cancel_button.clicked.connect(self.cancel_requested)
+        sb.addWidget(self.progress)
+        sb.addWidget(self.cancel_button)
+
+        self._build_menus()
+        state.model_changed.connect(self._on_state_model_changed)
+
+    def add_view(self, widget: QWidget, title: str, tooltip: str) -> int:
+        i = self.tabs.addTab(widget, title)
+        self.tabs.setTabToolTip(i, tooltip)
+        return i
+
+    def show_view(self, name: str) -> bool:
+        for i in range(self.tabs.count()):
+            if self.tabs.tabText(i).lower() == name.lower():
+                self.tabs.setCurrentIndex(i)
+                return True
+        return False
+
+    def view_names(self) -> list[str]:
+        return [self.tabs.tabText(i).lower() for i in range(self.tabs.count())]
+
+    def _build_menus(self) -> None:
+        mb = self.menuBar()
+        file_menu = mb.addMenu("&File")
+        self.open_action = QAction("&Open model…", self, shortcut=QKeySequence("Ctrl+O"), triggered=self.open_requested)
+        self.open_folder_action = QAction("Open &folder…", self, shortcut=QKeySequence("Ctrl+Shift+O"),
+                                          triggered=self.open_folder_requested)
+        self.recent_menu = file_menu.addMenu("Open &recent")
+        file_menu.insertAction(self.recent_menu.menuAction(), self.open_action)
+        file_menu.insertAction(self.recent_menu.menuAction(), self.open_folder_action)
+        file_menu.addSeparator()
+        self.copy_action = QAction("&Copy row as CSV", self, shortcut=QKeySequence("Ctrl+Shift+C"),
+                                   triggered=self.inspector.copy_row_csv)
+        file_menu.addAction(self.copy_action)
+        file_menu.addSeparator()
+        file_menu.addAction(QAction("&Quit", self, shortcut=QKeySequence.Quit, triggered=self.close))
+
+        self.view_menu = mb.addMenu("&View")
+        focus = QAction("Edit the &text", self, shortcut=QKeySequence("Ctrl+L"), triggered=self._focus_text)
+        prev_t = QAction("&Previous token", self, shortcut=QKeySequence("Alt+Left"),
+                         triggered=lambda: self._state.step_selection(-1))
+        next_t = QAction("&Next token", self, shortcut=QKeySequence("Alt+Right"),
+                         triggered=lambda: self._state.step_selection(+1))
+        cancel = QAction("Cancel loading", self, shortcut=QKeySequence("Esc"), triggered=self.cancel_requested)
+        for a in (focus, prev_t, next_t, cancel):
+            self.view_menu.addAction(a)
+        self.view_menu.addSeparator()
+        self.tabs.currentChanged.connect(lambda _i: None)
+        for n in range(1, 7):
+            act = QAction(self, shortcut=QKeySequence(f"Ctrl+{n}"),
+                          triggered=lambda _=False, k=n - 1: self.tabs.setCurrentIndex(k) if k < self.tabs.count() else None)
+            self.addAction(act)
+
+        help_menu = mb.addMenu("&Help")
+        help_menu.addAction(QAction("&Keyboard shortcuts", self, shortcut=QKeySequence("F1"),
+                                    triggered=self.show_shortcuts))
+        help_menu.addAction(QAction("&About", self, triggered=self.show_about))
+
+    def set_recent(self, specs: list[str], on_chosen) -> None:
+        self.recent_menu.clear()
+        for spec in specs:
+            act = self.recent_menu.addAction(spec)
+            act.triggered.connect(lambda _=False, s=spec: on_chosen(s))
+        self.recent_menu.setEnabled(bool(specs))
+
+    def _focus_text(self) -> None:
+        self.token_strip.edit.setFocus()
+        self.token_strip.edit.selectAll()
+
+    def show_shortcuts(self) -> None:
+        rows = "".join(f"<tr><td><b>{k}</b>&nbsp;&nbsp;</td><td>{v}</td></tr>" for k, v in SHORTCUTS)
+        box = QMessageBox(QMessageBox.Information, "Keyboard shortcuts", f"<table>{rows}</table>", parent=self)
+        box.open()
+
+    def show_about(self) -> None:
+        box = QMessageBox(QMessageBox.Information, "About", ABOUT, parent=self)
+        box.open()
+
+    def show_error(self, title: str, message: str) -> QMessageBox:
+        """A non-blocking error box (the window keeps working)."""
+        self.statusBar().showMessage(message, 15000)
+        box = QMessageBox(QMessageBox.Warning, title, message, parent=self)
+        box.setAttribute(Qt.WA_DeleteOnClose)
+        box.open()
+        return box
+
+    def set_progress(self, fraction: float | None, message: str = "") -> None:
+        """Show (fraction in 0..1) or hide (None) the loading progress."""
+        if fraction is None:
+            self.progress.hide()
+            self.cancel_button.hide()
+            self.statusBar().clearMessage()
+            return
+        self.progress.show()
+        self.cancel_button.show()
+        self.progress.setValue(int(fraction * 1000))
+        self.statusBar().showMessage(message)
+
+    def _on_state_model_changed(self, table) -> None:
+        tied = {True: "tied", False: "untied", None: "no output layer"}[table.tied]
+        self.model_button.setText(table.name)
+        self.model_label.setText(f"{table.vocab_size:,} × {table.dim:,} · {table.dtype}")
+        params = f"{table.params:,} parameters"
+        if table.model_params:
+            params += f" ({table.params / table.model_params:.1%} of the model's {table.model_params:,})"
+        parts = [
+            f"V × d = {table.vocab_size:,} × {table.dim:,}",
+            table.dtype,
+            params,
+            format_bytes(table.stored_bytes),
+            tied,
+        ]
+        self.status_model.setText("  ·  ".join(parts))
+        self.setWindowTitle(f"{table.name} — Token Embedding Explorer")
+
+    # drag and drop of a folder or file
+    def dragEnterEvent(self, event):
+        if event.mimeData().hasUrls():
+            event.acceptProposedAction()
+
+    def dropEvent(self, event):
+        urls = [u for u in event.mimeData().urls() if u.isLocalFile()]
+        if urls:
+            self.path_dropped.emit(urls[0].toLocalFile())
+            event.acceptProposedAction()
+
+    def closeEvent(self, event):
+        self.closing.emit()
+        super().closeEvent(event)

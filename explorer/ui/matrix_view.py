@@ -1,0 +1,250 @@
+"""The embedding matrix as a heatmap: an overview of the whole table and a
+zoomed band of rows around the selected token, labelled with their pieces."""
+
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QRectF, Qt, Signal
+from PySide6.QtGui import QColor, QFont
+from PySide6.QtWidgets import QGraphicsRectItem, QLabel, QStackedLayout, QVBoxLayout, QWidget
+
+from ..core.overview import MatrixOverview, RowBand, row_band
+from ..core.tokens import display_piece
+from ..state import AppState
+from .style import ACCENT, DIVERGING, SPACING, TEXT_TOKENS, plot_colors, style_plot
+
+#: rows either side of the selected one in the zoomed band
+BAND_HALF = 16
+#: a table this small is shown whole, with its values written in the cells
+SMALL_CELLS = 400
+
+
+class MatrixView(QWidget):
+    """Heatmap of E.
+
+    Signals
+    -------
+    row_clicked(int)
+        The user clicked a row of the table (its token id).
+    """
+
+    row_clicked = Signal(int)
+
+    def __init__(self, state: AppState, parent=None):
+        super().__init__(parent)
+        self._state = state
+        self._overview: MatrixOverview | None = None
+        self._band: RowBand | None = None
+        self._cell_texts: list[pg.TextItem] = []
+        bg, fg = plot_colors()
+        lay = QStackedLayout(self)
+        self.empty = QLabel("Open a model to see its embedding matrix (Ctrl+O)")
+        self.empty.setObjectName("EmptyState")
+        self.empty.setAlignment(Qt.AlignCenter)
+        self.glw = pg.GraphicsLayoutWidget()
+        self.glw.setBackground(bg)
+        self.glw.ci.setContentsMargins(SPACING, SPACING, SPACING, SPACING)
+        self.glw.ci.setSpacing(SPACING * 2)
+        lay.addWidget(self.empty)
+        lay.addWidget(self.glw)
+        self._stack = lay
+
+        cmap = pg.colormap.get(DIVERGING)
+        # overview of the whole table
+        self.overview_plot = self.glw.addPlot(row=0, col=0)
+        self.overview_plot.setTitle("Whole table", color=fg, size="10pt")
+        self.overview_plot.invertY(True)
+        self.overview_plot.setLabel("left", "token id (row)")
+        self.overview_plot.setLabel("bottom", "dimension")
+        self.overview_plot.setMenuEnabled(False)
+        self.overview_img = pg.ImageItem()
+        self.overview_img.setColorMap(cmap)
+        self.overview_plot.addItem(self.overview_img)
+        self.overview_sel = pg.InfiniteLine(angle=0, movable=False, pen=pg.mkPen(ACCENT, width=2))
+        self.overview_plot.addItem(self.overview_sel)
+        self.overview_text = pg.ScatterPlotItem(symbol="t2", size=9, pen=None, brush=pg.mkBrush(TEXT_TOKENS))
+        self.overview_plot.addItem(self.overview_text)
+        self.band_region = pg.LinearRegionItem(orientation="horizontal", movable=False,
+                                               brush=pg.mkBrush(0, 163, 108, 40), pen=pg.mkPen(ACCENT, width=1))
+        self.overview_plot.addItem(self.band_region)
+        style_plot(self.overview_plot)
+
+        # zoomed band
+        self.band_plot = self.glw.addPlot(row=0, col=1)
+        self.band_plot.setTitle("Rows around the selected token", color=fg, size="10pt")
+        self.band_plot.invertY(True)
+        self.band_plot.setLabel("bottom", "dimension (column of E)")
+        self.band_plot.setMenuEnabled(False)
+        self.band_img = pg.ImageItem()
+        self.band_img.setColorMap(cmap)
+        self.band_plot.addItem(self.band_img)
+        self.band_sel = QGraphicsRectItem()
+        pen = pg.mkPen(ACCENT, width=3)
+        pen.setCosmetic(True)
+        self.band_sel.setPen(pen)
+        self.band_plot.addItem(self.band_sel)
+        self.band_label = pg.TextItem(color=ACCENT, anchor=(0, 0.5), fill=pg.mkBrush(bg))
+        self.band_label.setFont(QFont("", 10, QFont.Bold))
+        self.band_plot.addItem(self.band_label, ignoreBounds=True)
+        self.band_marks = pg.ScatterPlotItem(symbol="t2", size=9, pen=None, brush=pg.mkBrush(TEXT_TOKENS))
+        self.band_plot.addItem(self.band_marks)
+        style_plot(self.band_plot)
+        self.glw.ci.layout.setColumnStretchFactor(0, 1)
+        self.glw.ci.layout.setColumnStretchFactor(1, 3)
+
+        self.colorbar = pg.ColorBarItem(values=(-1, 1), colorMap=cmap, interactive=False, width=14)
+        self.colorbar.setImageItem([self.overview_img, self.band_img])
+        self.colorbar.axis.enableAutoSIPrefix(False)
+        self.glw.addItem(self.colorbar, row=0, col=2)
+
+        for plot in (self.overview_plot, self.band_plot):
+            plot.scene().sigMouseClicked.connect(self._on_scene_clicked)
+
+        state.model_changed.connect(self._on_state_model_changed)
+        state.selected_token_changed.connect(self._on_state_selected_token_changed)
+        state.tokens_changed.connect(self._on_state_tokens_changed)
+
+    # -- data in ------------------------------------------------------------------------
+    def set_overview(self, overview: MatrixOverview) -> None:
+        """The loader computed the overview off the GUI thread; draw it once."""
+        self._overview = overview
+        table = self._state.table
+        if table is None:
+            return
+        self._stack.setCurrentWidget(self.glw)
+        v, d = table.vocab_size, table.dim
+        lim = overview.limit
+        self.overview_img.setImage(overview.image, levels=(-lim, lim), autoLevels=False)
+        self.overview_img.setRect(QRectF(0, 0, d, v))
+        self.colorbar.setLevels((-lim, lim))
+        self.colorbar.setLabel("right", f"value of E (clipped at ±{lim:.3g})")
+        small = v <= 2 * BAND_HALF + 1
+        self.overview_plot.setVisible(not small)
+        step = ""
+        if overview.row_step > 1 or overview.col_step > 1:
+            step = f" (every {overview.row_step:,}th row" + (f", {overview.col_step}th column)" if overview.col_step > 1 else ")")
+        self.overview_plot.setTitle(f"Whole table: {v:,} × {d:,}{step}", size="10pt")
+        self.overview_plot.setLimits(xMin=-d * 0.05, xMax=d * 1.05, yMin=-v * 0.05, yMax=v * 1.05)
+        self.overview_plot.setRange(xRange=(0, d), yRange=(0, v), padding=0.02)
+        self._update_text_marks()
+        self._update_band()
+
+    # -- state --------------------------------------------------------------------------
+    def _on_state_model_changed(self, _table) -> None:
+        self._overview = None
+        self._band = None
+        self._stack.setCurrentWidget(self.empty)
+        self.empty.setText("Drawing the matrix…")
+
+    def _on_state_selected_token_changed(self, token_id: int) -> None:
+        self._update_band()
+
+    def _on_state_tokens_changed(self, _tokens) -> None:
+        self._update_text_marks()
+
+    # -- drawing --------------------------------------------------------------------------
+    def _update_text_marks(self) -> None:
+        table = self._state.table
+        if table is None or self._overview is None:
+            return
+        ids = sorted({t.id for t in self._state.tokens if self._state.in_range(t.id)})
+        self.overview_text.setData(x=[-table.dim * 0.02] * len(ids), y=[i + 0.5 for i in ids])
+        self._draw_band_marks()
+
+    def _update_band(self) -> None:
+        table = self._state.table
+        if table is None or self._overview is None:
+            return
+        sel = self._state.selected_id
+        centre = sel if sel >= 0 else 0
+        band = self._band
+        if band is None or not (band.start + 3 <= centre < band.stop - 3) or sel < 0:
+            band = row_band(table, centre, BAND_HALF)
+            self._band = band
+            lim = self._overview.limit
+            self.band_img.setImage(band.image, levels=(-lim, lim), autoLevels=False)
+            self.band_img.setRect(QRectF(0, band.start, table.dim, band.image.shape[0]))
+            self._label_band_rows(band)
+            self._label_columns(table.dim)
+            self.band_plot.setRange(xRange=(0, table.dim * 1.18), yRange=(band.start, band.stop), padding=0.01)
+            self._write_cells(band)
+        self.band_region.setRegion((band.start, band.stop))
+        if sel >= 0:
+            self.overview_sel.setPos(sel + 0.5)
+            self.overview_sel.show()
+            self.band_sel.setRect(QRectF(0, sel, table.dim, 1))
+            self.band_sel.show()
+            self.band_label.setText(f" {display_piece(table.piece(sel))[:12]} ")
+            self.band_label.setPos(table.dim * 1.01, sel + 0.5)
+            self.band_label.show()
+        else:
+            self.overview_sel.hide()
+            self.band_sel.hide()
+            self.band_label.hide()
+        self._draw_band_marks()
+
+    def _draw_band_marks(self) -> None:
+        band, table = self._band, self._state.table
+        if band is None or table is None:
+            return
+        ids = [t.id for t in self._state.tokens if band.start <= t.id < band.stop and t.id != self._state.selected_id]
+        ids = sorted(set(ids))
+        self.band_marks.setData(x=[-table.dim * 0.015] * len(ids), y=[i + 0.5 for i in ids])
+
+    def _label_band_rows(self, band: RowBand) -> None:
+        table = self._state.table
+        ticks = []
+        for i in range(band.start, band.stop):
+            piece = display_piece(table.piece(i))
+            if len(piece) > 14:
+                piece = piece[:13] + "…"
+            ticks.append((i + 0.5, f"{piece}  {i:,}"))
+        self.band_plot.getAxis("left").setTicks([ticks, []])
+
+    def _label_columns(self, dim: int) -> None:
+        """Integer column ticks at cell centres for narrow tables."""
+        axis = self.band_plot.getAxis("bottom")
+        if dim <= 40:
+            step = 1 if dim <= 16 else 5
+            axis.setTicks([[(j + 0.5, str(j)) for j in range(0, dim, step)], []])
+        else:
+            axis.setTicks(None)
+
+    def _write_cells(self, band: RowBand) -> None:
+        for t in self._cell_texts:
+            self.band_plot.removeItem(t)
+        self._cell_texts = []
+        if band.image.size > SMALL_CELLS:
+            return
+        _bg, fg = plot_colors()
+        lim = self._overview.limit if self._overview else 1.0
+        for r in range(band.image.shape[0]):
+            for c in range(band.image.shape[1]):
+                val = band.image[r, c]
+                color = "#ffffff" if abs(val) > 0.55 * lim else "#202020"
+                item = pg.TextItem(f"{val:+.2f}", color=color, anchor=(0.5, 0.5))
+                item.setPos(c + 0.5, band.start + r + 0.5)
+                self.band_plot.addItem(item)
+                self._cell_texts.append(item)
+
+    def _on_scene_clicked(self, event) -> None:
+        table = self._state.table
+        if table is None or event.button() != Qt.LeftButton:
+            return
+        for plot in (self.band_plot, self.overview_plot):
+            if not plot.isVisible():
+                continue
+            vb = plot.getViewBox()
+            if vb.sceneBoundingRect().contains(event.scenePos()):
+                p = vb.mapSceneToView(event.scenePos())
+                row = int(np.floor(p.y()))
+                if 0 <= row < table.vocab_size and 0 <= p.x() <= table.dim:
+                    self.row_clicked.emit(row)
+                return
+
+    # -- for tests and export ------------------------------------------------------------
+    def highlighted_row(self) -> int | None:
+        if not self.band_sel.isVisible():
+            return None
+        return int(round(self.band_sel.rect().top()))

@@ -1,0 +1,314 @@
+"""The selected row: its values, size, byte offset, neighbours and, for a word
+split into pieces, the mean-pooled vector."""
+
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, Signal
+from PySide6.QtGui import QGuiApplication
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QFormLayout,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QPushButton,
+    QSplitter,
+    QTableView,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from ..core.geometry import Neighbor, mean_pool, nearest_neighbors
+from ..core.tokens import display_piece, words_of
+from ..state import AppState
+from .style import ACCENT, SPACING, mono_font, plot_colors, style_plot
+
+N_NEIGHBORS = 10
+
+
+class RowValuesModel(QAbstractTableModel):
+    """Index and value of each column of the selected row."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self._values = np.zeros(0, np.float32)
+
+    def set_values(self, values: np.ndarray) -> None:
+        self.beginResetModel()
+        self._values = np.asarray(values, np.float32)
+        self.endResetModel()
+
+    def rowCount(self, parent=QModelIndex()):
+        return 0 if parent.isValid() else len(self._values)
+
+    def columnCount(self, parent=QModelIndex()):
+        return 2
+
+    def data(self, index, role=Qt.DisplayRole):
+        if not index.isValid():
+            return None
+        if role == Qt.DisplayRole:
+            if index.column() == 0:
+                return f"{index.row():,}"
+            return f"{self._values[index.row()]:+.6f}"
+        if role == Qt.TextAlignmentRole:
+            return int(Qt.AlignRight | Qt.AlignVCenter)
+        return None
+
+    def headerData(self, section, orientation, role=Qt.DisplayRole):
+        if role == Qt.DisplayRole and orientation == Qt.Horizontal:
+            return ("column j", "E[i, j]")[section]
+        return None
+
+
+class RowInspector(QWidget):
+    """Facts about the selected row.
+
+    Signals
+    -------
+    neighbor_clicked(int)
+        The user clicked a neighbour (its token id).
+    """
+
+    neighbor_clicked = Signal(int)
+
+    def __init__(self, state: AppState, parent=None):
+        super().__init__(parent)
+        self._state = state
+        self._row: np.ndarray | None = None
+        self._neighbors: list[Neighbor] = []
+        self._pooled: np.ndarray | None = None
+        self.setMinimumWidth(320)
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(SPACING, SPACING, SPACING, SPACING)
+        outer.setSpacing(SPACING)
+
+        self.title = QLabel("No token selected")
+        self.title.setObjectName("InspectorTitle")
+        self.title.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        self.subtitle = QLabel("Click a token to see its row of the embedding matrix")
+        self.subtitle.setObjectName("ChipId")
+        self.subtitle.setWordWrap(True)
+        outer.addWidget(self.title)
+        outer.addWidget(self.subtitle)
+
+        form = QFormLayout()
+        form.setHorizontalSpacing(SPACING * 2)
+        form.setVerticalSpacing(2)
+        form.setLabelAlignment(Qt.AlignLeft)
+        self.facts: dict[str, QLabel] = {}
+        tips = {
+            "id": "Row index i of E (the token id)",
+            "norm": "L2 norm ‖E[i]‖ = sqrt(Σ_j E[i,j]²)",
+            "range": "Smallest and largest value in the row",
+            "offset": "Byte offset of the row from the start of the table: i × d × sizeof(dtype)",
+            "stride": "Bytes from one row to the next: d × sizeof(dtype) as stored",
+            "address": "Address of the row in memory: base + offset",
+        }
+        labels = {"id": "Token id", "norm": "Norm", "range": "Min / max", "offset": "Byte offset",
+                  "stride": "Row stride", "address": "Formula"}
+        for key, text in labels.items():
+            lab = QLabel()
+            lab.setObjectName("FactValue")
+            lab.setFont(mono_font())
+            lab.setTextInteractionFlags(Qt.TextSelectableByMouse)
+            lab.setToolTip(tips[key])
+            name = QLabel(text)
+            name.setToolTip(tips[key])
+            form.addRow(name, lab)
+            self.facts[key] = lab
+        outer.addLayout(form)
+
+        split = QSplitter(Qt.Vertical)
+        split.setChildrenCollapsible(False)
+        bg, fg = plot_colors()
+        self.plot = pg.PlotWidget(background=bg)
+        self.plot.setMinimumHeight(110)
+        self.plot.setMenuEnabled(False)
+        pi = self.plot.getPlotItem()
+        pi.setTitle("Values of the row", color=fg, size="9pt")
+        pi.setLabel("bottom", "column j")
+        pi.setLabel("left", "E[i, j]")
+        style_plot(pi)
+        self.bars = pg.BarGraphItem(x=[], height=[], width=0.8, brush=pg.mkBrush(ACCENT), pen=None)
+        self.curve = pg.PlotDataItem(pen=pg.mkPen(ACCENT, width=1))
+        pi.addItem(self.bars)
+        pi.addItem(self.curve)
+        pi.addLine(y=0, pen=pg.mkPen(fg, width=0.5))
+        split.addWidget(self.plot)
+
+        nb_box = QWidget()
+        nb_lay = QVBoxLayout(nb_box)
+        nb_lay.setContentsMargins(0, 0, 0, 0)
+        nb_lay.setSpacing(4)
+        self.nb_title = QLabel("Nearest neighbours by cosine")
+        self.nb_title.setToolTip("cos(a, b) = a·b / (‖a‖‖b‖) over the whole vocabulary, the token itself excluded")
+        nb_lay.addWidget(self.nb_title)
+        self.neighbors = QTableWidget(0, 3)
+        self.neighbors.setHorizontalHeaderLabels(["piece", "id", "cosine"])
+        self.neighbors.verticalHeader().setVisible(False)
+        self.neighbors.setEditTriggers(QAbstractItemView.NoEditTriggers)
+        self.neighbors.setSelectionBehavior(QAbstractItemView.SelectRows)
+        self.neighbors.horizontalHeader().setSectionResizeMode(0, QHeaderView.Stretch)
+        self.neighbors.setToolTip("Click a neighbour to select it")
+        self.neighbors.cellClicked.connect(self._on_neighbors_cell_clicked)
+        nb_lay.addWidget(self.neighbors)
+        self.pooled = QLabel()
+        self.pooled.setWordWrap(True)
+        self.pooled.setToolTip("A word split into several pieces has no row of its own; "
+                               "the mean of its pieces' rows is a common single vector for it")
+        nb_lay.addWidget(self.pooled)
+        split.addWidget(nb_box)
+
+        tbl_box = QWidget()
+        tl = QVBoxLayout(tbl_box)
+        tl.setContentsMargins(0, 0, 0, 0)
+        head = QHBoxLayout()
+        head.addWidget(QLabel("Row values"))
+        head.addStretch(1)
+        self.copy_btn = QPushButton("Copy as CSV")
+        self.copy_btn.setToolTip("Copy the selected row as CSV (Ctrl+Shift+C)")
+        self.copy_btn.clicked.connect(self.copy_row_csv)
+        head.addWidget(self.copy_btn)
+        tl.addLayout(head)
+        self.values_model = RowValuesModel(self)
+        self.values = QTableView()
+        self.values.setModel(self.values_model)
+        self.values.verticalHeader().setVisible(False)
+        self.values.horizontalHeader().setSectionResizeMode(QHeaderView.Stretch)
+        self.values.setFont(mono_font())
+        tl.addWidget(self.values)
+        split.addWidget(tbl_box)
+        split.setSizes([160, 260, 200])
+        outer.addWidget(split, 1)
+
+        state.model_changed.connect(self._on_state_model_changed)
+        state.selected_token_changed.connect(self._on_state_selected_token_changed)
+        state.tokens_changed.connect(self._on_state_tokens_changed)
+
+    # -- state ---------------------------------------------------------------------------
+    def _on_state_model_changed(self, _table) -> None:
+        self._clear()
+
+    def _on_state_tokens_changed(self, _tokens) -> None:
+        self._update_pooled()
+
+    def _on_state_selected_token_changed(self, token_id: int) -> None:
+        table = self._state.table
+        if table is None or token_id < 0:
+            self._clear()
+            return
+        row = table.row(token_id)
+        self._row = row
+        piece = display_piece(table.piece(token_id))
+        self.title.setText(piece)
+        self.subtitle.setText(f"Row {token_id:,} of {table.vocab_size:,} · {table.dim:,} values · {table.dtype}")
+        finite = np.isfinite(row)
+        norm = float(np.linalg.norm(row[finite])) if finite.any() else float("nan")
+        self.facts["id"].setText(f"{token_id:,}")
+        self.facts["norm"].setText(f"{norm:.4f}" + ("" if finite.all() else f"  ({(~finite).sum()} non-finite)"))
+        self.facts["range"].setText(f"{np.nanmin(row):+.4f} / {np.nanmax(row):+.4f}" if finite.any() else "n/a")
+        off = table.byte_offset(token_id)
+        self.facts["offset"].setText(f"{off:,} B = 0x{off:X}")
+        item = table.row_bytes / table.dim
+        item_txt = f"{item:g}" if item == int(item) else f"{item:.4g}"
+        self.facts["stride"].setText(f"{table.row_bytes:,} B = {table.dim:,} × {item_txt} B ({table.dtype})")
+        self.facts["address"].setText(f"base + {token_id:,} × {table.row_bytes:,}")
+        self._draw_values(row)
+        self.values_model.set_values(row)
+        self.set_neighbors(nearest_neighbors(table, row, k=N_NEIGHBORS, exclude=[token_id])
+                           if table.fits_in_memory else [])
+        self._update_pooled()
+
+    def set_neighbors(self, neighbors: list[Neighbor]) -> None:
+        """Show neighbours (also called by the app when a worker found them)."""
+        table = self._state.table
+        self._neighbors = list(neighbors)
+        self.neighbors.setRowCount(len(neighbors))
+        for r, nb in enumerate(neighbors):
+            cells = [display_piece(table.piece(nb.id)), f"{nb.id:,}", f"{nb.cosine:+.3f}"]
+            for c, text in enumerate(cells):
+                it = QTableWidgetItem(text)
+                if c:
+                    it.setTextAlignment(Qt.AlignRight | Qt.AlignVCenter)
+                    it.setFont(mono_font())
+                self.neighbors.setItem(r, c, it)
+        if table is not None and not table.fits_in_memory and not neighbors:
+            self.nb_title.setText("Nearest neighbours by cosine (searching the table…)")
+        else:
+            self.nb_title.setText(f"Nearest neighbours by cosine ({table.trained_rows:,} rows searched)"
+                                  if table else "Nearest neighbours by cosine")
+
+    def neighbor_ids(self) -> list[int]:
+        return [n.id for n in self._neighbors]
+
+    def _on_neighbors_cell_clicked(self, row: int, _col: int) -> None:
+        if 0 <= row < len(self._neighbors):
+            self.neighbor_clicked.emit(self._neighbors[row].id)
+
+    # -- drawing ---------------------------------------------------------------------------
+    def _draw_values(self, row: np.ndarray) -> None:
+        x = np.arange(len(row))
+        clean = np.where(np.isfinite(row), row, 0.0)
+        if len(row) <= 256:
+            self.curve.setData([], [])
+            self.bars.setOpts(x=x, height=clean, width=0.8)
+        else:
+            self.bars.setOpts(x=[], height=[], width=0.8)
+            self.curve.setData(x, clean)
+        self.plot.getPlotItem().enableAutoRange()
+
+    def _update_pooled(self) -> None:
+        table = self._state.table
+        pos = self._state.selected_position
+        self._pooled = None
+        if table is None or pos < 0:
+            self.pooled.setText("")
+            return
+        tokens = self._state.tokens
+        word = tokens[pos].word if pos < len(tokens) else None
+        group = next((g for g in words_of(tokens) if g[0].word == word), None) if word is not None else None
+        if not group or len(group) < 2 or not all(self._state.in_range(t.id) for t in group):
+            self.pooled.setText("")
+            return
+        vec = mean_pool(table.rows([t.id for t in group]))
+        self._pooled = vec
+        text = self._state.text[group[0].start:group[-1].end]
+        pieces = " + ".join(display_piece(t.piece) for t in group)
+        first = ", ".join(f"{v:+.3f}" for v in vec[:4])
+        self.pooled.setText(
+            f"<b>“{text}”</b> is split into {len(group)} pieces ({pieces}); it has no row of its own. "
+            f"Mean of their rows: norm {np.linalg.norm(vec):.4f}, [{first}, …]"
+        )
+
+    def pooled_vector(self) -> np.ndarray | None:
+        return self._pooled
+
+    def _clear(self) -> None:
+        self._row = None
+        self.title.setText("No token selected")
+        self.subtitle.setText("Click a token to see its row of the embedding matrix")
+        for lab in self.facts.values():
+            lab.setText("–")
+        self.values_model.set_values(np.zeros(0, np.float32))
+        self.bars.setOpts(x=[], height=[], width=0.8)
+        self.curve.setData([], [])
+        self.neighbors.setRowCount(0)
+        self._neighbors = []
+        self.pooled.setText("")
+
+    def copy_row_csv(self) -> str:
+        """Copy the selected row as CSV (token id, piece, then the values)."""
+        table, tid = self._state.table, self._state.selected_id
+        if table is None or tid < 0 or self._row is None:
+            return ""
+        header = "id,piece," + ",".join(f"e{j}" for j in range(len(self._row)))
+        piece = table.piece(tid).replace('"', '""')
+        line = f'{tid},"{piece}",' + ",".join(repr(float(v)) for v in self._row)
+        text = header + "\n" + line + "\n"
+        QGuiApplication.clipboard().setText(text)
+        return text

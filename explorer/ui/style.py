@@ -1,0 +1,83 @@
+"""Colours, fonts and the application style shared by every view."""
+
+from __future__ import annotations
+
+import pyqtgraph as pg
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor, QFont, QFontDatabase, QGuiApplication, QPalette
+
+#: "the selected token", the same in every view
+ACCENT = "#00A36C"
+#: quieter: the other tokens of the text
+TEXT_TOKENS = "#C98A00"
+#: tokens the user added (neighbours, searches)
+EXTRA = "#8E6CC7"
+ERROR = "#D1495B"
+#: Okabe-Ito, colour-blind safe, for classes
+CLASS_COLORS = ["#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7", "#000000", "#999999"]
+DIVERGING = "CET-D1A"
+SEQUENTIAL = "viridis"
+
+SPACING = 8
+
+
+def configure_pyqtgraph() -> None:
+    pg.setConfigOptions(imageAxisOrder="row-major", antialias=True)
+
+
+def is_dark() -> bool:
+    app = QGuiApplication.instance()
+    if app is None:
+        return False
+    try:
+        return app.styleHints().colorScheme() == Qt.ColorScheme.Dark
+    except AttributeError:  # Qt < 6.5
+        return app.palette().color(QPalette.Window).lightness() < 128
+
+
+def plot_colors() -> tuple[str, str]:
+    """(background, foreground) for plots, following the window palette."""
+    app = QGuiApplication.instance()
+    if app is None:
+        return "#ffffff", "#202020"
+    pal = app.palette()
+    return pal.color(QPalette.Base).name(), pal.color(QPalette.Text).name()
+
+
+def style_plot(plot: pg.PlotItem) -> None:
+    """Axis fonts and colours for a plot, from the palette."""
+    bg, fg = plot_colors()
+    for name in ("left", "bottom", "right", "top"):
+        ax = plot.getAxis(name)
+        ax.setTextPen(fg)
+        ax.enableAutoSIPrefix(False)
+        ax.setPen(pg.mkPen(QColor(fg).lighter(160) if not is_dark() else QColor(fg).darker(160)))
+
+
+def mono_font(point_size: int | None = None) -> QFont:
+    f = QFontDatabase.systemFont(QFontDatabase.FixedFont)
+    if point_size:
+        f.setPointSize(point_size)
+    return f
+
+
+def class_color(index: int) -> str:
+    return CLASS_COLORS[index % len(CLASS_COLORS)]
+
+
+STYLESHEET = """
+QToolTip { padding: 4px; }
+#Chip { border: 1px solid palette(mid); border-radius: 6px; background: palette(base); }
+#Chip[wordStart="false"] { border-top-left-radius: 0; border-bottom-left-radius: 0; margin-left: 0; }
+#Chip[wordEnd="false"] { border-top-right-radius: 0; border-bottom-right-radius: 0; border-right: 1px dashed palette(mid); }
+#Chip[special="true"] { border-style: dashed; background: palette(window); }
+#Chip[sameRow="true"] { border: 2px solid %(accent)s; }
+#Chip[selected="true"] { border: 2px solid %(accent)s; background: %(accent_bg)s; }
+#Chip[outOfRange="true"] { border: 2px solid %(error)s; }
+#ChipPiece { font-size: 13pt; }
+#ChipId { color: palette(placeholder-text); font-size: 9pt; }
+#EmptyState { color: palette(placeholder-text); font-size: 11pt; padding: 16px; }
+#ErrorLine { color: %(error)s; }
+#InspectorTitle { font-size: 18pt; font-weight: 600; }
+#FactValue { font-family: monospace; }
+""" % {"accent": ACCENT, "accent_bg": "rgba(0,163,108,40)", "error": ERROR}

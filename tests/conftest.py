@@ -1,0 +1,15 @@
+"""Test-wide settings: offscreen Qt, offline hub, private config and cache folders."""
+
+import os
+import tempfile
+
+# Before anything imports Qt, transformers or platformdirs.
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+os.environ["HF_HUB_OFFLINE"] = "1"
+os.environ["TRANSFORMERS_OFFLINE"] = "1"
+_tmp = tempfile.mkdtemp(prefix="explorer-tests-")
+os.environ["XDG_CONFIG_HOME"] = os.path.join(_tmp, "config")
+os.environ["EXPLORER_CONFIG_DIR"] = os.path.join(_tmp, "config", "embedding-explorer")
+# The GGUF tokenizer cache survives between sessions of the same user so
+# the 5 s first build is paid once; tests may point it elsewhere.
+os.environ.setdefault("EXPLORER_CACHE_DIR", os.path.join(tempfile.gettempdir(), "explorer-test-cache"))
