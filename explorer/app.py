@@ -9,7 +9,7 @@ import sys
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
-from PySide6.QtCore import QByteArray, QObject, QSettings, QTimer, Signal  # noqa: E402
+from PySide6.QtCore import QByteArray, QObject, QSettings, QTimer, Signal, qInstallMessageHandler  # noqa: E402
 from PySide6.QtWidgets import QApplication, QFileDialog  # noqa: E402
 
 from .core import recent  # noqa: E402
@@ -223,7 +223,18 @@ class Explorer(QObject):
         self.open_spec(str(spec))
 
 
+_QT_NOISE = ("This plugin does not support propagateSizeHints",)
+
+
+def _on_qt_message(mode, context, message) -> None:
+    """Pass Qt's messages on to stderr, minus known platform-plugin noise."""
+    if not message.startswith(_QT_NOISE):
+        sys.stderr.write(message + "\n")
+
+
 def make_app(argv=None) -> QApplication:
+    if QApplication.instance() is None and "pytest" not in sys.modules:
+        qInstallMessageHandler(_on_qt_message)
     app = QApplication.instance() or QApplication(argv or sys.argv[:1])
     app.setOrganizationName(ORG)
     app.setApplicationName(APP)

@@ -1,0 +1,307 @@
+"""Drive the real main window through AppState and by clicks (pytest-qt, offscreen)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PySide6.QtCore import QSettings, Qt
+from PySide6.QtWidgets import QApplication
+
+from explorer.app import Explorer, make_app
+from explorer.core.sources import open_table
+
+ROOT = Path(__file__).resolve().parents[2]
+LOAD_TIMEOUT = 60_000
+
+
+@pytest.fixture
+def settings(tmp_path):
+    return QSettings(str(tmp_path / "settings.ini"), QSettings.IniFormat)
+
+
+@pytest.fixture
+def explorer(qtbot, settings):
+    make_app()
+    ex = Explorer(settings=settings)
+    qtbot.addWidget(ex.window)
+    ex.window.resize(1280, 800)
+    ex.window.show()
+    yield ex
+    ex.shutdown()
+
+
+def load(qtbot, ex: Explorer, spec: str, ok: bool = True):
+    with qtbot.waitSignal(ex.load_finished, timeout=LOAD_TIMEOUT) as blocker:
+        ex.open_spec(spec)
+    assert blocker.args == [ok], ex.last_error
+    return ex.state.table
+
+
+def brute_neighbors(matrix: np.ndarray, i: int, k: int) -> list[int]:
+    m = matrix.astype(np.float64)
+    n = np.linalg.norm(m, axis=1)
+    cos = m @ m[i] / np.maximum(n * n[i], 1e-12)
+    cos[i] = -np.inf
+    return list(np.argsort(-cos, kind="stable")[:k])
+
+
+def test_default_model_click_chip_shows_row(qtbot, explorer):
+    table = load(qtbot, explorer, "default")
+    assert table.spec == "default"
+    assert explorer.state.text == table.example_text
+    chips = explorer.window.token_strip.chips()
+    expected = table.tokenizer.encode(explorer.state.text)
+    assert [c.token_id for c in chips] == [t.id for t in expected]
+    target = chips[3]
+    qtbot.mouseClick(target, Qt.LeftButton)
+    tid = expected[3].id
+    assert explorer.state.selected_id == tid
+    assert explorer.state.selected_position == 3
+    assert explorer.window.matrix_view.highlighted_row() == tid
+    insp = explorer.window.inspector
+    assert insp.facts["offset"].text() == f"{tid * table.row_bytes:,} B = 0x{tid * table.row_bytes:X}"
+    assert insp.facts["id"].text() == f"{tid:,}"
+    assert float(insp.facts["norm"].text().split()[0]) == pytest.approx(np.linalg.norm(table.row(tid)), abs=1e-4)
+    want = brute_neighbors(table.matrix(), tid, 10)
+    assert insp.neighbor_ids()[:5] == want[:5]
+    np.testing.assert_array_equal(insp.values_model._values, table.matrix()[tid])
+    # the selected chip is styled, and only it
+    assert [c.property("selected") for c in chips].count(True) == 1
+    assert chips[3].property("selected") is True
+
+
+def test_repeated_tokens_share_one_row(qtbot, explorer):
+    load(qtbot, explorer, "toy:cat-sat")
+    explorer.state.set_text("the cat sat on the mat")
+    chips = explorer.window.token_strip.chips()
+    qtbot.mouseClick(chips[0], Qt.LeftButton)
+    assert chips[4].property("sameRow") is True  # the second "the" reads the same row
+    assert chips[1].property("sameRow") is False
+    assert "×2" in chips[0].id_label.text()
+
+
+def test_clicking_a_neighbour_selects_it_and_adds_it(qtbot, explorer):
+    table = load(qtbot, explorer, "default")
+    insp = explorer.window.inspector
+    first = insp.neighbor_ids()[0]
+    rect = insp.neighbors.visualItemRect(insp.neighbors.item(0, 0))
+    qtbot.mouseClick(insp.neighbors.viewport(), Qt.LeftButton, pos=rect.center())
+    assert explorer.state.selected_id == first
+    assert first in explorer.state.extra_ids
+    assert explorer.window.matrix_view.highlighted_row() == first
+    assert insp.title.text() == table.piece(first)
+
+
+def test_arrow_keys_move_the_selection(qtbot, explorer):
+    load(qtbot, explorer, "toy:robot")
+    explorer.state.select_position(0)
+    area = explorer.window.token_strip.area
+    area.setFocus()
+    qtbot.keyClick(area, Qt.Key_Right)
+    assert explorer.state.selected_position == 1
+    qtbot.keyClick(area, Qt.Key_Right)
+    qtbot.keyClick(area, Qt.Key_Left)
+    assert explorer.state.selected_position == 1
+    assert explorer.state.selected_id == 1
+
+
+def test_robot_neighbours_show_the_facts_cosines(qtbot, explorer):
+    load(qtbot, explorer, "toy:robot")
+    explorer.state.set_text("robot arm box tool")
+    explorer.state.select_position(0)
+    insp = explorer.window.inspector
+    got = {insp.neighbors.item(r, 0).text(): insp.neighbors.item(r, 2).text() for r in range(insp.neighbors.rowCount())}
+    assert got == {"arm": "+0.995", "box": "+0.000", "tool": "-0.316"}
+
+
+def test_random_table_offset_of_token_42(qtbot, explorer):
+    table = load(qtbot, explorer, "random:50257x768")
+    explorer.state.set_text("42")
+    assert explorer.state.selected_id == 42
+    assert explorer.window.inspector.facts["offset"].text() == "129,024 B = 0x1F800"
+    assert explorer.window.inspector.facts["stride"].text().startswith("3,072 B")
+    assert explorer.window.matrix_view.highlighted_row() == 42
+    assert table.vocab_size == 50257
+
+
+@pytest.mark.parametrize("spec", ["minilm", "smollm2"])
+def test_real_models_open_and_select(qtbot, explorer, spec):
+    table = load(qtbot, explorer, spec)
+    explorer.state.set_text("The river bank")
+    tokens = explorer.state.tokens
+    bank = next(t for t in tokens if "bank" in t.piece)
+    explorer.state.select_position(bank.position)
+    insp = explorer.window.inspector
+    assert explorer.window.matrix_view.highlighted_row() == bank.id
+    ref = open_table(spec)
+    np.testing.assert_array_equal(insp.values_model._values, ref.row(bank.id))
+    assert insp.facts["offset"].text().startswith(f"{bank.id * ref.row_bytes:,} B")
+    assert insp.neighbor_ids()[:3] == brute_neighbors(ref.matrix(), bank.id, 3)
+    status = explorer.window.status_model.text()
+    assert f"{table.vocab_size:,} × {table.dim:,}" in status and table.dtype in status
+
+
+def test_bad_path_shows_error_and_keeps_model(qtbot, explorer, tmp_path):
+    load(qtbot, explorer, "toy:robot")
+    bad = tmp_path / "broken.safetensors"
+    bad.write_bytes(b"\x00garbage" * 10)
+    load(qtbot, explorer, str(bad), ok=False)
+    assert "safetensors" in explorer.last_error
+    assert explorer.state.table.spec == "toy:robot"
+    load(qtbot, explorer, str(tmp_path / "missing"), ok=False)
+    assert "no such" in explorer.last_error
+    assert explorer.state.table.spec == "toy:robot"
+    # close the non-modal error boxes
+    for w in QApplication.topLevelWidgets():
+        if w.isVisible() and w is not explorer.window and w.inherits("QMessageBox"):
+            w.close()
+
+
+def test_tokenize_error_is_shown_not_raised(qtbot, explorer):
+    load(qtbot, explorer, "toy:cat-sat")
+    explorer.state.set_text("the dog")
+    strip = explorer.window.token_strip
+    assert not strip.error.isHidden()
+    assert "dog" in strip.error.text()
+    assert explorer.state.tokens == []
+    explorer.state.set_text("the cat")
+    assert strip.error.isHidden()
+    assert len(strip.chips()) == 2
+
+
+def test_out_of_range_ids_are_flagged(qtbot, explorer):
+    load(qtbot, explorer, "random:100x8")
+    explorer.state.set_text("5 300")
+    chips = explorer.window.token_strip.chips()
+    assert chips[1].property("outOfRange") is True
+    assert chips[0].property("outOfRange") is False
+    explorer.state.select_position(1)  # nothing to show for an id outside the table
+    assert explorer.state.selected_id == -1
+    assert explorer.window.inspector.title.text() == "No token selected"
+
+
+def test_typing_in_the_text_box_retokenizes(qtbot, explorer):
+    load(qtbot, explorer, "default")
+    edit = explorer.window.token_strip.edit
+    edit.clear()
+    qtbot.keyClicks(edit, "the red car")
+    qtbot.waitUntil(lambda: explorer.state.text == "the red car", timeout=3000)
+    assert [c.token_id for c in explorer.window.token_strip.chips()] == [
+        explorer.state.table.tokenizer.id_of(w) for w in ("the", "red", "car")
+    ]
+
+
+def test_closing_during_a_load_is_clean(qtbot, settings):
+    make_app()
+    ex = Explorer(settings=settings)
+    ex.window.show()
+    ex.open_spec("random:400000x512")  # the loader reads 200M values: still running at close
+    qtbot.wait(50)
+    assert ex.loading
+    ex.window.close()
+    assert not ex.loading
+    from PySide6.QtCore import QThreadPool
+
+    assert QThreadPool.globalInstance().activeThreadCount() == 0
+
+
+def test_cancel_keeps_the_previous_model(qtbot, explorer):
+    load(qtbot, explorer, "toy:robot")
+    with qtbot.waitSignal(explorer.load_finished, timeout=LOAD_TIMEOUT) as blocker:
+        explorer.open_spec("random:400000x512")
+        qtbot.wait(30)
+        explorer.window.cancel_button.click()
+    assert blocker.args == [False]
+    assert explorer.state.table.spec == "toy:robot"
+    assert explorer.window.progress.isHidden()
+
+
+def test_settings_are_restored(qtbot, settings):
+    make_app()
+    ex = Explorer(settings=settings)
+    ex.window.show()
+    ex.window.resize(760, 560)
+    saved = ex.window.size()
+    load(qtbot, ex, "toy:robot")
+    ex.state.set_text("box tool")
+    ex.window.close()
+    ex2 = Explorer(settings=QSettings(settings.fileName(), QSettings.IniFormat))
+    ex2.restore_settings()
+    with qtbot.waitSignal(ex2.load_finished, timeout=LOAD_TIMEOUT):
+        ex2.start()
+    assert ex2.state.table.spec == "toy:robot"
+    assert ex2.state.text == "box tool"
+    assert ex2.window.size().width() == saved.width()  # heights depend on the content's minimum
+    ex2.window.close()
+
+
+def test_picker_lists_sources_and_opens_one(qtbot, explorer):
+    load(qtbot, explorer, "toy:robot")
+    explorer.show_picker()
+    picker = explorer.picker
+    qtbot.waitUntil(lambda: "default" in picker.specs(), timeout=LOAD_TIMEOUT)
+    specs = picker.specs()
+    assert {"default", "toy:cat-sat", "minilm", "smollm2"} <= set(specs)
+    item = picker._items["minilm"]
+    assert item.text(1) == "30,522" and item.text(2) == "384" and item.text(3) == "float32"
+    assert picker._items["smollm2"].text(6) == "tied"
+    with qtbot.waitSignal(explorer.load_finished, timeout=LOAD_TIMEOUT):
+        picker.choose("toy:cat-sat")
+    assert explorer.state.table.spec == "toy:cat-sat"
+    picker.v_spin.setValue(1000)
+    picker.d_spin.setValue(16)
+    picker.seed_spin.setValue(3)
+    with qtbot.waitSignal(explorer.load_finished, timeout=LOAD_TIMEOUT):
+        picker.random_btn.click()
+    assert explorer.state.table.spec == "random:1000x16:3"
+
+
+def test_matrix_row_click_selects(qtbot, explorer):
+    table = load(qtbot, explorer, "default")
+    mv = explorer.window.matrix_view
+    with qtbot.waitSignal(mv.row_clicked) as blocker:
+        mv.row_clicked.emit(12)
+    assert blocker.args == [12]
+    assert explorer.state.selected_id == 12
+    assert mv.highlighted_row() == 12
+    assert explorer.state.selected_position == -1 or table.tokenizer.encode(explorer.state.text)[
+        explorer.state.selected_position].id == 12
+
+
+def test_copy_row_csv(qtbot, explorer):
+    table = load(qtbot, explorer, "toy:five-rows")
+    explorer.state.set_text("2")
+    text = explorer.window.inspector.copy_row_csv()
+    assert QApplication.clipboard().text() == text
+    values = [float(x) for x in text.splitlines()[1].split(",")[2:]]
+    np.testing.assert_allclose(values, table.row(2))
+    np.testing.assert_allclose(values, [-0.78, 0.22, 0.05], atol=1e-6)
+
+
+def _run_cli(*args, timeout=180):
+    env = dict(__import__("os").environ, QT_QPA_PLATFORM="offscreen")
+    return subprocess.run([sys.executable, "-m", "explorer", *args], capture_output=True, text=True,
+                          timeout=timeout, cwd=ROOT, env=env)
+
+
+def test_screenshot_command(tmp_path):
+    out = tmp_path / "shot.png"
+    r = _run_cli("--model", "toy:robot", "--text", "robot arm", "--token", "1", "--size", "1280x800",
+                 "--screenshot", str(out))
+    assert r.returncode == 0, r.stderr
+    from PySide6.QtGui import QImage
+
+    img = QImage(str(out))
+    assert (img.width(), img.height()) == (1280, 800)
+
+
+def test_screenshot_with_bad_model_exits_2(tmp_path):
+    r = _run_cli("--model", str(tmp_path / "nope"), "--screenshot", str(tmp_path / "x.png"))
+    assert r.returncode == 2
+    assert r.stderr.strip().startswith("error:") and "Traceback" not in r.stderr
+    r = _run_cli("--view", "nonsense", "--screenshot", str(tmp_path / "x.png"))
+    assert r.returncode == 2 and "unknown view" in r.stderr
