@@ -30,7 +30,10 @@ def _list_sources_job(recent_specs):
 
 
 def _set_torch_threads() -> None:
-    # leave a core for the GUI on small machines; only once per process
+    # leave a core for the GUI on small machines; only once per process.
+    # torch costs a second to import: only when something already loaded it.
+    if "torch" not in sys.modules:
+        return
     try:
         import torch
 

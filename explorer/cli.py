@@ -53,6 +53,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="embedding-only opening versus a full transformers load")
     b.add_argument("--big", action="store_true", help="also open a 128,256 x 8,192 bf16 table written to a temp file")
     b.add_argument("--lookup", dest="lookup_spec", default=None, metavar="SPEC", help="gather vs one-hot on SPEC")
+    b.add_argument("--gui", action="store_true", help="selection latency, start-up and model opening in the window")
     b.add_argument("--json", action="store_true")
 
     t = sub.add_parser("train", help="train the toy model headless")
@@ -265,12 +266,25 @@ def cmd_bench(args) -> int:
     if args.lookup_spec:
         table = _open(args.lookup_spec)
         results["lookup"] = bench.bench_lookup(table)
+    if args.gui:
+        from .gui_bench import bench_gui
+
+        results["gui"] = bench_gui()
     if not results:
         results = bench.bench_default()
+        from .gui_bench import bench_gui
+
+        results["gui"] = bench_gui()
     if args.json:
         print(json.dumps(results, indent=1))
-    else:
+        return 0
+    gui = results.pop("gui", None)
+    if results:
         print(bench.format_results(results))
+    if gui is not None:
+        from .gui_bench import format_gui
+
+        print(format_gui(gui))
     return 0
 
 

@@ -41,16 +41,31 @@ def load_model_job(spec: str) -> Iterator[tuple[float, str]]:
     t0 = time.perf_counter()
     yield 0.02, f"Opening {spec}…"
     table = open_table(spec)
+    _limit_torch_threads()
     yield 0.3, f"Reading {table.vocab_size:,} × {table.dim:,} table…"
     if table.fits_in_memory:
         blocks = max(1, table.vocab_size // 16384 + 1)
         for k, (start, _blk) in enumerate(table.iter_blocks()):
             yield 0.3 + 0.5 * k / blocks, "Reading rows…"
         table.matrix()
+        yield 0.8, "Normalising rows for neighbour search…"
+        table.unit_matrix()
     yield 0.85, "Drawing the overview…"
     overview = matrix_overview(table)
     yield 1.0, "Done"
     return LoadedModel(table, overview, time.perf_counter() - t0)
+
+
+def _limit_torch_threads() -> None:
+    """Leave a core for the GUI once torch is in use (it costs a second to
+    import, so it is never imported just for this)."""
+    import os
+    import sys
+
+    torch = sys.modules.get("torch")
+    n = os.cpu_count() or 1
+    if torch is not None and n > 1 and torch.get_num_threads() >= n:
+        torch.set_num_threads(n - 1)
 
 
 class JobRunner(QObject):

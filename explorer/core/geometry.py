@@ -94,6 +94,17 @@ def nearest_neighbors(
         return []
     q = q / qn
     excl = set(int(i) for i in exclude)
+    unit = table.unit_matrix() if hasattr(table, "unit_matrix") else None
+    if unit is not None:
+        # a cached unit-norm table: one mat-vec, no norms recomputed per query
+        with np.errstate(invalid="ignore"):
+            scores = unit @ q
+        scores[~np.isfinite(scores)] = -np.inf
+        for i in excl:
+            if 0 <= i < scores.size:
+                scores[i] = -np.inf
+        top = _topk(scores, k)
+        return [Neighbor(int(i), float(scores[i])) for i in top if np.isfinite(scores[i])]
     best_ids: list[np.ndarray] = []
     best_scores: list[np.ndarray] = []
     for start, blk in _blocks(table, block_rows):

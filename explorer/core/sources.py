@@ -161,15 +161,25 @@ class _RandomRows:
 
 
 class _SafetensorsRows:
-    def __init__(self, path: Path, name: str):
+    """Rows of one tensor of a safetensors file, through its memory map.
+
+    float32/float16 are read with numpy (no torch import, which costs a
+    second at start-up); bfloat16, which numpy cannot represent, with torch.
+    """
+
+    def __init__(self, path: Path, name: str, st_dtype: str = "F32"):
         from safetensors import safe_open
 
         self.path, self.name = path, name
-        self._file = safe_open(str(path), framework="pt")
+        self.framework = "pt" if st_dtype == "BF16" else "numpy"
+        self._file = safe_open(str(path), framework=self.framework)
         self._slice = self._file.get_slice(name)
 
     def read_range(self, start: int, stop: int) -> np.ndarray:
-        return self._slice[start:stop].float().numpy()
+        part = self._slice[start:stop]
+        if self.framework == "pt":
+            return part.float().numpy()
+        return np.asarray(part, dtype=np.float32)
 
     def read(self, ids: np.ndarray) -> np.ndarray:
         out = []
@@ -179,7 +189,11 @@ class _SafetensorsRows:
         return np.concatenate(out) if out else np.empty((0, self._slice.get_shape()[1]), np.float32)
 
     def tensor(self):
-        return self._file.get_tensor(self.name)
+        """The stored tensor as torch, in its stored dtype."""
+        from safetensors import safe_open
+
+        with safe_open(str(self.path), framework="pt") as f:
+            return f.get_tensor(self.name)
 
 
 class _GGUFRows:
@@ -270,6 +284,7 @@ class EmbeddingTable:
     notes: list = field(default_factory=list)
     example_text: str = ""
     _full: np.ndarray | None = field(default=None, repr=False)
+    _unit: np.ndarray | None = field(default=None, repr=False)
 
     # -- sizes ---------------------------------------------------------------
     @property
@@ -358,6 +373,25 @@ class EmbeddingTable:
         if self.fits_in_memory:
             self._full = out
         return out
+
+    def unit_matrix(self) -> np.ndarray | None:
+        """Trained rows scaled to unit L2 norm, float32 (trained_rows, d), cached.
+
+        None for tables too big to hold (searches then stream). Rows with
+        zero norm or non-finite values are NaN, so no search returns them.
+        """
+        if self._unit is not None:
+            return self._unit
+        if not self.fits_in_memory:
+            return None
+        m = self.matrix()[: self.trained_rows]
+        with np.errstate(invalid="ignore", over="ignore"):
+            norms = np.linalg.norm(m, axis=1)
+            bad = ~np.isfinite(norms) | (norms == 0)
+            unit = (m / np.where(bad, 1.0, norms)[:, None]).astype(np.float32)
+        unit[bad] = np.nan
+        self._unit = unit
+        return unit
 
     def sample_ids(self, n: int, seed: int = 0, include: Sequence[int] = ()) -> np.ndarray:
         """Sorted ids of ``n`` trained rows drawn without replacement, plus ``include``."""
@@ -555,7 +589,8 @@ def _read_checkpoint(paths: Sequence[Path], index: dict | None = None) -> _Check
     files, shapes, dtypes = {}, {}, {}
     for p in paths:
         try:
-            with safe_open(str(p), framework="pt") as f:
+            # headers only: numpy needs no torch import and reads bf16 headers too
+            with safe_open(str(p), framework="numpy") as f:
                 for k in f.keys():
                     sl = f.get_slice(k)
                     files[k] = p
@@ -639,7 +674,8 @@ def _tied(ckpt: _Checkpoint, config: dict, embed: str) -> bool | None:
     for n in _OUTPUT_NAMES:
         if n in ckpt.shapes and ckpt.shapes[n] == shape:
             return False
-    archs = " ".join(config.get("architectures") or [])
+    archs = config.get("architectures") or []
+    archs = " ".join(str(a) for a in archs) if isinstance(archs, list) else str(archs)
     has_head = any(k in archs for k in ("CausalLM", "LMHead", "MaskedLM", "ForConditionalGeneration", "ToyLM"))
     if has_head:
         return bool(config.get("tie_word_embeddings", True))
@@ -677,13 +713,15 @@ def _open_folder(folder: Path, spec: str, kind: str) -> EmbeddingTable:
             config = json.loads(cfg_path.read_text())
         except (ValueError, UnicodeDecodeError) as exc:
             raise SourceError(f"{cfg_path}: config.json is not valid JSON ({exc}); fix or replace it") from None
+        if not isinstance(config, dict):
+            raise SourceError(f"{cfg_path}: config.json is not a JSON object of settings; fix or replace it")
     index_path = folder / "model.safetensors.index.json"
     index = None
     if index_path.is_file():
         try:
             index = json.loads(index_path.read_text())
             shards = sorted({folder / s for s in index["weight_map"].values()})
-        except (ValueError, KeyError, TypeError) as exc:
+        except (ValueError, KeyError, TypeError, AttributeError) as exc:
             raise SourceError(f"{index_path}: the shard index is not valid ({exc}); fix or replace it") from None
     elif (folder / "model.safetensors").is_file():
         shards = [folder / "model.safetensors"]
@@ -747,7 +785,7 @@ def _table_from_checkpoint(ckpt, embed, config, tokenizer, spec, kind, path) -> 
             "(float32, float16, bfloat16 and float64 are); convert the checkpoint"
         )
     dtype, item = _ST_DTYPES[st_dtype]
-    reader = _SafetensorsRows(ckpt.files[embed], embed)
+    reader = _SafetensorsRows(ckpt.files[embed], embed, st_dtype)
     if tokenizer is None:
         tokenizer = IdTokenizer(v)
     files = sorted(set(ckpt.files.values()))
@@ -797,6 +835,8 @@ def _open_safetensors_file(path: Path, spec: str) -> EmbeddingTable:
         try:
             config = json.loads((path.parent / "config.json").read_text())
         except ValueError:
+            config = {}
+        if not isinstance(config, dict):
             config = {}
     embed = _find_embedding(ckpt, config)
     tok = _folder_tokenizer(path.parent) if (path.parent / "tokenizer.json").is_file() else None

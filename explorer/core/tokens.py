@@ -125,8 +125,10 @@ class NameTokenizer:
                 raise TokenizeError(
                     f"'{name}' is not in this table's vocabulary; use only these words: {shown}"
                 )
+            special = name in self._special
+            # like HFTokenizer: special tokens belong to no word
             tokens.append(
-                Token(len(tokens), tid, name, m.start(), m.end(), name in self._special, word)
+                Token(len(tokens), tid, name, m.start(), m.end(), special, None if special else word)
             )
         return tokens
 

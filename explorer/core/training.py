@@ -20,6 +20,8 @@ import numpy as np
 __all__ = ["TrainConfig", "ConfigError", "StepMetrics", "ToyLM", "train", "save_model_folder", "OPTIMIZERS"]
 
 OPTIMIZERS = ("sgd", "adam", "adamw", "sparse_adam")
+#: a loss above this many times ln V (a uniform guess) counts as divergence
+DIVERGED_FACTOR = 100.0
 
 
 class ConfigError(ValueError):
@@ -168,7 +170,8 @@ def train(corpus_ids: np.ndarray, vocab_size: int, cfg: TrainConfig, model=None)
 
     The generator can be stopped at any yield. Pass ``model`` (from
     :meth:`ToyLM.build`) to keep a handle on it or to continue a run.
-    Divergence (a non-finite loss) raises ``FloatingPointError``.
+    Divergence (a non-finite loss, or one above DIVERGED_FACTOR * ln V)
+    raises ``FloatingPointError``.
     """
     cfg.validate()
     torch = _torch()
@@ -185,6 +188,9 @@ def train(corpus_ids: np.ndarray, vocab_size: int, cfg: TrainConfig, model=None)
     emb = model.embed_tokens.weight
     offsets = torch.arange(-cfg.context, 0)
     n_pos = ids.numel() - cfg.context
+    # a uniform guess costs ln V; a loss 100 times that is divergence even
+    # while it is still finite (a huge learning rate can keep it finite for long)
+    diverged_above = DIVERGED_FACTOR * math.log(max(vocab_size, 2))
     for step in range(1, cfg.steps + 1):
         pos = torch.randint(0, n_pos, (cfg.batch_size,), generator=gen) + cfg.context
         ctx = ids[pos[:, None] + offsets]  # (B, context)
@@ -195,9 +201,9 @@ def train(corpus_ids: np.ndarray, vocab_size: int, cfg: TrainConfig, model=None)
             opt.zero_grad(set_to_none=True)
         loss.backward()
         loss_value = float(loss.detach())
-        if not math.isfinite(loss_value):
+        if not math.isfinite(loss_value) or loss_value > diverged_above:
             raise FloatingPointError(
-                f"training diverged at step {step}: the loss became {loss_value}; lower the learning rate"
+                f"training diverged at step {step}: the loss became {loss_value:.4g}; lower the learning rate"
             )
         grad_mask = _grad_row_mask(emb.grad, vocab_size)
         batch_ids = torch.unique(ctx).numpy()

@@ -1,0 +1,107 @@
+"""The benchmark helpers (explorer.core.bench), on small tables only.
+
+The 2 GB big-table write and the transformers loads are not run here; the
+safetensors writer is checked on a tiny table instead.
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+import torch
+from safetensors import safe_open
+
+from explorer.core import bench
+from explorer.core.sources import open_table
+
+
+def test_bench_lookup_on_a_small_random_table():
+    t = open_table("random:2000x32")
+    r = bench.bench_lookup(t, batch_sizes=(1, 16), repeats=2)
+    assert r["vocab_size"] == 2000 and r["dim"] == 32
+    assert r["finite"] is True
+    assert [b["batch"] for b in r["batches"]] == [1, 16]
+    for b in r["batches"]:
+        for key in ("gather_s", "onehot_s", "linear_s"):
+            assert b[key] > 0
+        assert b["ratio"] > 0
+        assert b["ratio"] == pytest.approx(b["onehot_s"] / b["gather_s"])
+        assert b["agree"] is True
+        assert b["onehot_flops"] == 2 * 2000 * 32 * b["batch"]
+    json.dumps(r)  # plain data, as the CLI's --json needs
+    text = bench.format_results({"lookup": r})
+    assert "2,000 x 32" in text and "gather" in text
+
+
+def test_iter_bench_lookup_yields_progress_then_the_result():
+    t = open_table("toy:gradient")
+    items = list(bench.iter_bench_lookup(t, batch_sizes=(3,), repeats=1))
+    *progress, result = items
+    assert all(isinstance(p, float) for p in progress)
+    assert progress == sorted(progress) and progress[0] == 0.0 and progress[-1] == pytest.approx(1.0)
+    assert isinstance(result, dict) and result["batches"][0]["agree"] is True
+    # cancelling between yields: closing the generator early is fine
+    gen = bench.iter_bench_lookup(t, batch_sizes=(3,), repeats=1)
+    assert next(gen) == 0.0
+    gen.close()
+
+
+def test_bench_lookup_on_a_bf16_safetensors_table(tmp_path):
+    folder = bench.write_bf16_table(tmp_path / "m", shape=(300, 16), chunk_rows=64, seed=3)
+    t = open_table(str(folder))
+    r = bench.bench_lookup(t, batch_sizes=(4,), repeats=1)
+    assert r["stored_dtype"] == "bfloat16"
+    assert r["batches"][0]["agree"] is True
+
+
+def test_bench_lookup_with_an_inf_disagrees():
+    t = open_table("random:500x8")
+    m = t.matrix()
+    m[7, 3] = np.inf  # the cached float32 copy is what torch_table() wraps
+    r = bench.bench_lookup(t, batch_sizes=(64,), repeats=1)
+    assert r["finite"] is False and r["notes"]
+
+
+def test_hand_written_bf16_safetensors_is_valid(tmp_path):
+    shape = (300, 16)
+    folder = bench.write_bf16_table(tmp_path / "m", shape=shape, chunk_rows=64, seed=3)
+    path = folder / "model.safetensors"
+    assert path.stat().st_size % 8 == 0
+    raw = path.read_bytes()
+    n = int.from_bytes(raw[:8], "little")
+    assert n % 8 == 0
+    header = json.loads(raw[8 : 8 + n])
+    assert header["model.embed_tokens.weight"] == {"dtype": "BF16", "shape": list(shape), "data_offsets": [0, 300 * 16 * 2]}
+    with safe_open(str(path), framework="pt") as f:
+        e = f.get_tensor("model.embed_tokens.weight")
+    assert e.dtype == torch.bfloat16 and tuple(e.shape) == shape
+    # the same generator gives the same stream: chunks are what was written
+    gen = torch.Generator().manual_seed(3)
+    first = torch.randn(64, 16, generator=gen).mul_(0.02).to(torch.bfloat16)
+    assert torch.equal(e[:64], first)
+    assert 0.015 < float(e.float().std()) < 0.025
+    cfg = json.loads((folder / "config.json").read_text())
+    assert (cfg["vocab_size"], cfg["hidden_size"], cfg["model_type"]) == (300, 16, "llama")
+    t = open_table(str(folder))
+    assert (t.vocab_size, t.dim, t.dtype, t.tensor_name) == (300, 16, "bfloat16", "model.embed_tokens.weight")
+    np.testing.assert_array_equal(t.rows([0, 42, 299]), e[[0, 42, 299]].float().numpy())
+
+
+def test_bench_open_of_a_toy_gives_only_embedding_figures():
+    r = bench.bench_open("toy:robot")
+    e = r["embedding"]
+    assert r["transformers"] is None and r["speedup"] is None
+    assert e["vocab_size"] == 4 and e["dim"] == 3
+    assert e["seconds"] >= e["import_s"] > 0
+    # a fresh interpreter's own peak: more than nothing, far less than torch
+    assert 5_000_000 < e["peak_rss_bytes"] < 1_000_000_000
+    assert any("transformers" in n for n in r["notes"])
+    text = bench.format_results({"open": r})
+    assert "toy:robot" in text and "MB" in text
+
+
+def test_bench_open_unknown_spec_raises():
+    with pytest.raises(bench.BenchError):
+        bench.bench_open("no/such-model-anywhere")

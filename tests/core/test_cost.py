@@ -1,0 +1,97 @@
+"""Parameters and memory of a table (explorer.core.cost) against FACTS.md."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from explorer.core import cost
+
+
+def test_gpt2_small_parameters_and_bytes():
+    v, d = 50_257, 768
+    assert cost.params(v, d) == 38_597_376
+    assert cost.table_bytes(v, d, "float32") == 154_389_504
+    assert cost.table_bytes(v, d, "float16") == 77_194_752
+    assert cost.table_bytes(v, d, "bfloat16") == 77_194_752
+    # against what torch allocates for the same tensor
+    assert torch.empty(v, d, dtype=torch.float32).nbytes == 154_389_504
+    assert torch.empty(v, d, dtype=torch.bfloat16).nbytes == 77_194_752
+    assert np.empty((v, d), np.float16).nbytes == 77_194_752
+
+
+def test_gpt2_small_share_of_the_model():
+    c = cost.table_cost(50_257, 768, model_params=124_000_000)
+    assert round(100 * c.model_share) == 31
+    ref = dict((n, (v, d, p)) for n, v, d, p in cost.REFERENCE_MODELS)
+    v, d, p = ref["GPT-2 small"]
+    assert round(100 * cost.table_cost(v, d, p).model_share) == 31
+    assert c.params == 38_597_376
+    assert c.row_bytes_float32 == 3_072
+    assert c.bytes_by_dtype["float32"] == 154_389_504
+    assert c.bytes_by_dtype["float16"] == 77_194_752
+    assert c.tying_saves == 38_597_376
+
+
+def test_format_bytes_gpt2_small():
+    assert cost.format_bytes(154_389_504) == "154.39 MB (147.24 MiB)"
+    assert cost.format_bytes(77_194_752) == "77.19 MB (73.62 MiB)"
+    assert cost.format_bytes(512) == "512 bytes"
+
+
+@pytest.mark.parametrize(
+    "name,millions",
+    [("GPT-2 XL", 80.4), ("BERT-base", 23.4), ("Llama 3 8B", 525.3)],
+)
+def test_reference_models_table_sizes(name, millions):
+    ref = {n: (v, d, p) for n, v, d, p in cost.REFERENCE_MODELS}
+    v, d, _ = ref[name]
+    assert round(cost.params(v, d) / 1e6, 1) == millions
+
+
+def test_llama_shares():
+    ref = {n: (v, d, p) for n, v, d, p in cost.REFERENCE_MODELS}
+    v, d, p = ref["Llama 3 8B"]
+    assert round(100 * cost.table_cost(v, d, p).model_share, 1) == 6.5
+    v, d, p = ref["Llama 3 70B"]
+    assert round(cost.params(v, d) / 1e9, 2) == 1.05
+    assert round(100 * cost.table_cost(v, d, p).model_share, 1) == 1.5
+    assert ref["Gemma 2B"][0] == 256_000
+
+
+def test_other_sizes_from_facts():
+    assert cost.params(32_000, 512) == 16_384_000
+    assert cost.params(50_000, 1_024) == 51_200_000
+    assert cost.table_bytes(50_000, 1_024, "float16") == 102_400_000
+
+
+def test_adam_keeps_four_copies():
+    v, d = 1000, 64
+    assert cost.adam_training_bytes(v, d) == 4 * v * d * 4
+    # what torch's Adam actually allocates: weights, grad, exp_avg, exp_avg_sq
+    w = torch.nn.Parameter(torch.zeros(v, d))
+    opt = torch.optim.Adam([w])
+    w.grad = torch.ones(v, d)
+    opt.step()
+    st = opt.state[w]
+    total = w.nbytes + w.grad.nbytes + st["exp_avg"].nbytes + st["exp_avg_sq"].nbytes
+    assert cost.adam_training_bytes(v, d) == total
+
+
+def test_factorised_params():
+    assert cost.factorised_params(50_257, 768, 128) == 50_257 * 128 + 128 * 768
+    a, b = torch.empty(50_257, 128), torch.empty(128, 768)
+    assert cost.factorised_params(50_257, 768, 128) == a.numel() + b.numel()
+
+
+def test_dtype_bytes_against_torch_and_errors():
+    for name, tdt in (("float32", torch.float32), ("float16", torch.float16), ("bfloat16", torch.bfloat16),
+                      ("float64", torch.float64), ("int8", torch.int8)):
+        assert cost.dtype_bytes(name) == torch.empty(0, dtype=tdt).element_size()
+    with pytest.raises(ValueError):
+        cost.dtype_bytes("float8")
+
+
+def test_sqrt_d_model_scale():
+    assert round(float(np.sqrt(512)), 1) == 22.6
