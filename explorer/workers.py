@@ -74,7 +74,9 @@ class JobRunner(QObject):
     Signals
     -------
     progressed(float, str)
-        Fraction done and a message.
+        Fraction done and a message (a job yielded ``(fraction, message)``).
+    produced(object)
+        Anything else the job yielded (e.g. training metrics), in order.
     succeeded(object)
         The job's return value (only for the newest job).
     failed(str)
@@ -84,6 +86,7 @@ class JobRunner(QObject):
     """
 
     progressed = Signal(float, str)
+    produced = Signal(object)
     succeeded = Signal(object)
     failed = Signal(str)
     cancelled = Signal()
@@ -117,6 +120,19 @@ class JobRunner(QObject):
         worker.start()
         return gen
 
+    def pause(self) -> None:
+        """Hold the job at its next yield (resume() continues it)."""
+        if self._worker is not None:
+            self._worker.pause()
+
+    def resume(self) -> None:
+        if self._worker is not None:
+            self._worker.resume()
+
+    @property
+    def paused(self) -> bool:
+        return self._worker is not None and self._worker.is_paused
+
     def cancel(self, emit: bool = True) -> None:
         """Ask the current job to stop at its next yield; its result is dropped."""
         if self._worker is None:
@@ -132,8 +148,10 @@ class JobRunner(QObject):
     def _on_worker_yielded(self, gen: int, value) -> None:
         if gen != self._generation:
             return
-        if isinstance(value, tuple) and len(value) == 2:
-            self.progressed.emit(float(value[0]), str(value[1]))
+        if isinstance(value, tuple) and len(value) == 2 and isinstance(value[1], str):
+            self.progressed.emit(float(value[0]), value[1])
+        else:
+            self.produced.emit(value)
 
     def _on_worker_returned(self, gen: int, value) -> None:
         if gen != self._generation:
