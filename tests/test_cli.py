@@ -1,0 +1,367 @@
+"""The headless command line: `models`, `inspect` and the one-line errors.
+
+Most checks call explorer.cli.main(argv) in-process (capsys); a few run
+`python -m explorer` in a subprocess to check the real entry point, exit
+status and streams.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(Path(__file__).resolve().parent / "core"))
+
+import model_factory as mf  # noqa: E402
+from explorer import cli  # noqa: E402
+from explorer.core import sources  # noqa: E402
+from explorer.core.sources import open_table  # noqa: E402
+
+
+# --------------------------------------------------------------------------
+# Fixtures
+# --------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module", autouse=True)
+def cli_env(tmp_path_factory):
+    """Temporary cache/config folders (shared with tests/core, so the GGUF
+    tokenizer of smollm2 is built once per session) and an HF cache holding
+    one tiny model. Returns the environment for subprocesses."""
+    cache, config = mf.explorer_dirs(tmp_path_factory)
+    hub = tmp_path_factory.mktemp("cli-hub")
+    snap = hub / "models--tiny--gpt" / "snapshots" / ("c" * 40)
+    mf.build_model(snap, "gpt2", "float16", tied=False, tokenizer=mf.train_bpe(150), seed=3)
+    (hub / "models--tiny--gpt" / "refs").mkdir()
+    (hub / "models--tiny--gpt" / "refs" / "main").write_text("c" * 40)
+    mp = pytest.MonkeyPatch()
+    mp.setenv("EXPLORER_CACHE_DIR", str(cache))
+    mp.setenv("EXPLORER_CONFIG_DIR", str(config))
+    mp.setattr(sources, "hf_cache_dir", lambda: hub)
+    env = dict(os.environ, HF_HUB_CACHE=str(hub), HF_HUB_OFFLINE="1", PYTHONPATH=str(REPO), QT_QPA_PLATFORM="offscreen")
+    env.pop("PYTHONWARNINGS", None)
+    yield {"env": env, "hub": hub, "config": config, "snap": snap}
+    mp.undo()
+
+
+@pytest.fixture(scope="module")
+def models(tmp_path_factory, cli_env):
+    base = tmp_path_factory.mktemp("cli-models")
+    tok = mf.train_wordlevel(extra_words=60)
+    mismatch = base / "mismatch"
+    mf.build_model(mismatch, "llama", "float32", tied=True, tokenizer=tok, vocab=tok.get_vocab_size() - 40)
+    return {
+        "gpt2": mf.build_model(base / "gpt2", "gpt2", "float32", tied=True, seed=1),
+        "sharded": mf.build_model(base / "sharded", "llama", "float32", tied=False, sharded=True, seed=2),
+        "gguf": mf.build_gguf(base / "q8.gguf", "Q8_0", tied=True).path,
+        "mismatch": mismatch,
+        "mismatch_word": tok.id_to_token(tok.get_vocab_size() - 1),
+    }
+
+
+def call(capsys, *argv):
+    rc = cli.main(list(argv))
+    out, err = capsys.readouterr()
+    return rc, out, err
+
+
+def run(cli_env, *argv, timeout=120):
+    return subprocess.run(
+        [sys.executable, "-m", "explorer", *argv],
+        cwd=REPO, env=cli_env["env"], capture_output=True, text=True, timeout=timeout,
+    )
+
+
+def assert_one_error_line(rc, out, err):
+    assert rc == 2
+    assert "Traceback" not in err and "Traceback" not in out
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    assert lines[0].startswith("error: ") and len(lines[0]) > len("error: ") + 10
+    assert out == ""
+
+
+# --------------------------------------------------------------------------
+# inspect --json, checked against the table and numpy
+# --------------------------------------------------------------------------
+
+
+_TABLES: dict = {}
+
+
+def _table(spec: str):
+    """Each table once per module, with its float64 rows and their norms."""
+    if spec not in _TABLES:
+        t = open_table(spec)
+        m = t.matrix()[: t.trained_rows].astype(np.float64)
+        _TABLES[spec] = (t, m, np.linalg.norm(m, axis=1))
+    return _TABLES[spec]
+
+
+def _cosines(m: np.ndarray, norms: np.ndarray, row: np.ndarray) -> np.ndarray:
+    q = row.astype(np.float64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        cos = m @ q / (norms * np.linalg.norm(q))
+    cos[~np.isfinite(cos) | (norms == 0)] = -np.inf
+    return cos
+
+
+def check_inspect(data: dict, spec: str, text: str, k: int = 5):
+    table, matrix, norms = _table(spec)
+    V, d = table.vocab_size, table.dim
+    assert data["model"] == table.spec
+    assert (data["vocab_size"], data["dim"], data["dtype"]) == (V, d, table.dtype)
+    assert data["params"] == V * d
+    assert data["row_bytes"] == table.row_bytes
+    assert data["bytes"] == V * table.row_bytes
+    assert data["tied"] is table.tied
+    toks = table.tokenizer.encode(text)
+    assert [t["id"] for t in data["tokens"]] == [t.id for t in toks]
+    assert len(data["neighbors"]) == len(data["tokens"])
+    for t, nbs in zip(data["tokens"], data["neighbors"]):
+        assert t["piece"] == table.piece(t["id"])
+        assert t["byte_offset"] == t["id"] * table.row_bytes
+        row = np.asarray(t["row"], dtype=np.float32)
+        np.testing.assert_array_equal(row, table.matrix()[t["id"]])
+        if not t["special"]:
+            assert t["text"] == text[t["start"] : t["end"]]
+        # top-k other tokens by cosine, from numpy over the whole table
+        cos = _cosines(matrix, norms, row)
+        cos[t["id"]] = -np.inf
+        eligible = int(np.isfinite(cos).sum())
+        assert len(nbs) == min(k, eligible)
+        ids = [n["id"] for n in nbs]
+        assert t["id"] not in ids and len(set(ids)) == len(ids)
+        want = np.sort(cos)[::-1][: len(nbs)]
+        got = np.asarray([n["cosine"] for n in nbs])
+        np.testing.assert_allclose(got, want, atol=1e-5)
+        np.testing.assert_allclose(got, cos[ids], atol=1e-5)
+        assert [n["piece"] for n in nbs] == [table.piece(i) for i in ids]
+    return table
+
+
+INSPECT_CASES = [
+    # spec, text, tied
+    ("default", "the quick fox chases the cat", False),  # stores its own lm_head
+    ("toy:cat-sat", "the cat sat on the mat", None),
+    ("toy:robot", "robot", None),
+    ("toy:five-rows", "2", None),
+    ("minilm", "Unhappiness at the river bank", None),  # BertModel: no output projection
+    ("smollm2", "The unhappiness of a bank", True),  # GGUF without output.weight
+    ("random:300x8:4", "42 7 42 299", None),
+]
+
+
+@pytest.mark.parametrize("spec, text, tied", INSPECT_CASES)
+def test_inspect_json(capsys, cli_env, spec, text, tied):
+    rc, out, err = call(capsys, "inspect", "--model", spec, "--text", text, "--json")
+    assert rc == 0 and err == ""
+    data = json.loads(out)
+    assert data["tied"] is tied
+    check_inspect(data, spec, text)
+
+
+def test_inspect_json_fixed_facts(capsys, cli_env):
+    rc, out, _ = call(capsys, "inspect", "--model", "toy:five-rows", "--text", "2", "--json")
+    data = json.loads(out)
+    assert data["tokens"][0]["row"] == pytest.approx([-0.78, 0.22, 0.05])
+    assert data["tied"] is None and data["params"] == 15
+    rc, out, _ = call(capsys, "inspect", "--model", "toy:gradient", "--text", "3 1 3", "--json")
+    data = json.loads(out)
+    assert [t["id"] for t in data["tokens"]] == [3, 1, 3]
+    assert data["tokens"][0]["row"] == data["tokens"][2]["row"]
+    rc, out, _ = call(capsys, "inspect", "--model", "random:50257x768", "--text", "42", "--json", "--k", "2")
+    data = json.loads(out)
+    assert data["tokens"][0]["byte_offset"] == 129_024
+    assert data["params"] == 38_597_376 and data["bytes"] == 154_389_504
+    assert len(data["neighbors"][0]) == 2
+
+
+def test_inspect_words_and_specials(capsys, cli_env):
+    text = "unhappiness"
+    rc, out, _ = call(capsys, "inspect", "--model", "minilm", "--text", text, "--json", "--k", "3")
+    data = json.loads(out)
+    toks = data["tokens"]
+    assert toks[0]["piece"] == "[CLS]" and toks[0]["special"] and toks[0]["word"] is None
+    assert toks[-1]["piece"] == "[SEP]" and toks[-1]["special"]
+    inner = toks[1:-1]
+    assert len(inner) > 1 and len({t["word"] for t in inner}) == 1
+    (word,) = data["words"]
+    assert word["text"] == text and word["positions"] == [t["position"] for t in inner]
+    np.testing.assert_allclose(word["mean"], np.mean([t["row"] for t in inner], axis=0), rtol=1e-5, atol=1e-7)
+    assert all(len(n) == 3 for n in data["neighbors"])
+
+
+def test_inspect_model_folder_and_cache(capsys, cli_env, models):
+    built = models["gpt2"]
+    rc, out, _ = call(capsys, "inspect", "--model", str(built.folder), "--text", mf.SAMPLE_TEXT, "--json")
+    data = json.loads(out)
+    assert data["dtype"] == "float32" and data["tied"] is True
+    rows = np.asarray([t["row"] for t in data["tokens"]], dtype=np.float32)
+    np.testing.assert_array_equal(rows, built.embedding[[t["id"] for t in data["tokens"]]])
+    assert data["model_params"] == built.n_params
+    rc, out, _ = call(capsys, "inspect", "--model", "hf:tiny/gpt", "--text", "the cat", "--json")
+    data = json.loads(out)
+    assert data["dtype"] == "float16" and data["tied"] is False and data["row_bytes"] == data["dim"] * 2
+    check_inspect(data, "tiny/gpt", "the cat")
+
+
+def test_inspect_empty_text(capsys, cli_env):
+    for spec in ("minilm", "toy:cat-sat"):
+        rc, out, _ = call(capsys, "inspect", "--model", spec, "--text", "", "--json")
+        data = json.loads(out)
+        assert rc == 0 and data["tokens"] == [] and data["neighbors"] == []
+        rc, out, _ = call(capsys, "inspect", "--model", spec, "--text", "")
+        assert rc == 0 and "no tokens" in out
+
+
+# --------------------------------------------------------------------------
+# inspect, readable form
+# --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("spec, text", [("toy:cat-sat", "cat sat"), ("minilm", "the bank"), ("default", "the cat")])
+def test_inspect_readable(capsys, cli_env, spec, text):
+    rc, out, err = call(capsys, "inspect", "--model", spec, "--text", text)
+    assert rc == 0 and err == ""
+    rc2, js, _ = call(capsys, "inspect", "--model", spec, "--text", text, "--json")
+    data = json.loads(js)
+    lines = out.splitlines()
+    assert f"[{data['model']}]" in lines[0]
+    assert f"{data['vocab_size']:,} x {data['dim']:,} {data['dtype']}" in out
+    assert f"{data['params']:,} parameters" in out
+    body = [ln for ln in lines if ln.lstrip()[:1].isdigit()]
+    assert len(body) == len(data["tokens"])
+    for ln, t, nbs in zip(body, data["tokens"], data["neighbors"]):
+        assert f"{t['id']:,}" in ln
+        assert f"{t['byte_offset']:,} = 0x{t['byte_offset']:X}" in ln
+        assert f"{t['row'][0]:+.3f}" in ln
+        if nbs:
+            assert f"{nbs[0]['cosine']:.2f}" in ln
+
+
+# --------------------------------------------------------------------------
+# models
+# --------------------------------------------------------------------------
+
+
+def test_models_json_in_process(capsys, cli_env, models):
+    recent = cli_env["config"] / "recent.json"
+    recent.write_text(json.dumps([str(models["sharded"].folder), "/no/such/model"]))
+    try:
+        rc, out, err = call(capsys, "models", "--json")
+        rc2, readable, _ = call(capsys, "models")
+    finally:
+        recent.unlink()
+    assert rc == 0 and err == ""
+    infos = {i["spec"]: i for i in json.loads(out)}
+    for spec in ["default"] + [f"toy:{n}" for n in sources.TOY_NAMES]:
+        t = open_table(spec)
+        assert (infos[spec]["vocab_size"], infos[spec]["dim"], infos[spec]["dtype"]) == (t.vocab_size, t.dim, t.dtype)
+        assert infos[spec]["error"] is None
+    assert (infos["minilm"]["vocab_size"], infos["minilm"]["dim"]) == (30_522, 384)
+    assert (infos["smollm2"]["vocab_size"], infos["smollm2"]["dim"], infos["smollm2"]["tied"]) == (49_152, 576, True)
+    assert infos["tiny/gpt"]["origin"] == "cache" and infos["tiny/gpt"]["dtype"] == "float16"
+    assert infos["random:50257x768"]["origin"] == "random"
+    sharded = infos[str(models["sharded"].folder)]
+    assert sharded["origin"] == "recent" and sharded["tied"] is False
+    assert infos["/no/such/model"]["error"]
+    assert rc2 == 0 and "minilm" in readable and "30,522" in readable and "cannot open" in readable
+
+
+# --------------------------------------------------------------------------
+# errors: one line, exit status 2
+# --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", list(mf.BAD_FILES))
+def test_bad_files_exit_2(capsys, cli_env, models, name, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    path = mf.make_bad_input(name, tmp_path, gpt2=models["gpt2"], sharded=models["sharded"], gguf_file=models["gguf"])
+    rc, out, err = call(capsys, "inspect", "--model", str(path), "--text", "1")
+    assert_one_error_line(rc, out, err)
+    assert not (tmp_path / "PWNED").exists()
+
+
+@pytest.mark.parametrize(
+    "argv, pattern",
+    [
+        (["inspect", "--model", "what is this?", "--text", "a"], "unknown model spec"),
+        (["inspect", "--model", "toy:nope", "--text", "a"], "unknown toy table"),
+        (["inspect", "--model", "random:0x5", "--text", "1"], "out of range"),
+        (["inspect", "--model", "random:axb", "--text", "1"], "bad random spec"),
+        (["inspect", "--model", "nobody/nothing", "--text", "1"], "Hugging Face cache"),
+        (["inspect", "--model", "random:100x8", "--text", "hello"], "'hello' is not a token id"),
+        (["inspect", "--model", "random:100x8", "--text", "3 100"], "id 100 is out of range"),
+        (["inspect", "--model", "toy:robot", "--text", "robot dog"], "'dog' is not in this table's vocabulary"),
+        (["inspect", "--model", "toy:robot", "--text", "robot", "--k", "0"], "--k must be at least 1"),
+        (["inspect", "--model", "toy:robot"], "--text"),
+        (["inspect", "--model", "", "--text", "a"], "no model given"),
+        (["no-such-command"], "invalid choice"),
+    ],
+)
+def test_bad_arguments_exit_2(capsys, cli_env, argv, pattern):
+    rc, out, err = call(capsys, *argv)
+    assert_one_error_line(rc, out, err)
+    assert pattern in err
+
+
+def test_tokenizer_larger_than_table_exit_2(capsys, cli_env, models):
+    rc, out, err = call(capsys, "inspect", "--model", str(models["mismatch"]), "--text", models["mismatch_word"])
+    assert_one_error_line(rc, out, err)
+    assert "the tokenizer does not match this table" in err
+    # words inside the table still work
+    rc, out, err = call(capsys, "inspect", "--model", str(models["mismatch"]), "--text", "the cat", "--json")
+    assert rc == 0
+    assert any("ids past the table" in n for n in json.loads(out)["notes"])
+
+
+# --------------------------------------------------------------------------
+# The real entry point, in subprocesses (few: each costs seconds of imports)
+# --------------------------------------------------------------------------
+
+
+def test_subprocess_inspect_smollm2_json(cli_env, capsys):
+    # in-process first, so the GGUF tokenizer is in the shared cache folder
+    call(capsys, "inspect", "--model", "smollm2", "--text", "a", "--json")
+    text = "The bank"
+    p = run(cli_env, "inspect", "--model", "smollm2", "--text", text, "--json")
+    assert p.returncode == 0, p.stderr
+    assert "Traceback" not in p.stderr
+    check_inspect(json.loads(p.stdout), "smollm2", text)
+
+
+def test_subprocess_inspect_readable_minilm(cli_env):
+    p = run(cli_env, "inspect", "--model", "minilm", "--text", "unhappiness")
+    assert p.returncode == 0, p.stderr
+    assert "30,522 x 384 float32" in p.stdout
+    assert "[CLS] (special)" in p.stdout and "##" in p.stdout
+    assert "word 'unhappiness' is split into" in p.stdout
+
+
+def test_subprocess_models_json(cli_env):
+    p = run(cli_env, "models", "--json")
+    assert p.returncode == 0, p.stderr
+    infos = {i["spec"]: i for i in json.loads(p.stdout)}
+    assert {"default", "toy:cat-sat", "minilm", "smollm2", "tiny/gpt"} <= set(infos)
+    assert infos["tiny/gpt"]["origin"] == "cache"  # found through HF_HUB_CACHE
+    assert infos["smollm2"]["dtype"] == "Q8_0"
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["inspect", "--model", "/no/such/folder", "--text", "a"],
+        ["inspect", "--model", "random:100x8", "--text", "hello"],
+    ],
+)
+def test_subprocess_errors(cli_env, argv):
+    p = run(cli_env, *argv)
+    assert_one_error_line(p.returncode, p.stdout, p.stderr)
