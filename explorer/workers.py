@@ -193,8 +193,20 @@ def await_all_workers(msecs: int = 10000) -> bool:
 
 
 def neighbors_job(table: EmbeddingTable, query: np.ndarray, k: int, exclude: list[int]):
-    """Neighbours of ``query`` over a table too big for memory, in blocks."""
-    from .core.geometry import nearest_neighbors
+    """Neighbours of ``query`` over a table too big for memory.
 
-    yield 0.0, "Searching neighbours…"
-    return nearest_neighbors(table, query, k=k, exclude=exclude)
+    Streams the table in blocks of about 32 MB, keeps each block's top k with
+    the core search, and merges them; stops at any yield when cancelled.
+    """
+    from .core.geometry import Neighbor, nearest_neighbors
+
+    block = max(256, 8 * 1024 * 1024 // max(1, table.dim))
+    total = table.trained_rows
+    best: list[Neighbor] = []
+    for start, rows in table.iter_blocks(block, stop=total):
+        local_excl = [i - start for i in exclude if start <= i < start + len(rows)]
+        for nb in nearest_neighbors(rows, query, k=k, exclude=local_excl):
+            best.append(Neighbor(nb.id + start, nb.cosine))
+        best = sorted(best, key=lambda n: -n.cosine)[:k]
+        yield (start + len(rows)) / total, f"Searching neighbours… {start + len(rows):,} of {total:,} rows"
+    return best

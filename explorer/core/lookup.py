@@ -19,6 +19,13 @@ __all__ = [
     "lookup_cost",
     "row_address",
     "compare_paths",
+    "PathComparison",
+    "DTYPE_CHOICES",
+    "RowLayout",
+    "row_layout",
+    "stored_base",
+    "compare_table_paths",
+    "measure_lookup_job",
 ]
 
 
@@ -121,3 +128,130 @@ def compare_paths(table: np.ndarray, ids) -> PathComparison:
     else:
         msg = f"The paths differ by at most {diff:.3g} (floating-point summation order)."
     return PathComparison(equal, diff, finite, msg)
+
+
+# -- the pointer path in the view: layouts per dtype, base address, checks -------------
+
+#: what the lookup view offers: "stored" (the table as it is), or a plain dtype
+DTYPE_CHOICES = ("stored", "float32", "float16", "bfloat16", "int8")
+
+_BLOCK_NOTES = {
+    "Q8_0": "Q8_0 stores every 32 values as one block: 32 int8 codes plus one float16 scale = 34 bytes",
+    "Q4_0": "Q4_0 stores every 32 values as one block: 16 bytes of 4-bit codes plus one float16 scale = 18 bytes",
+}
+
+
+@dataclass(frozen=True)
+class RowLayout:
+    """Where row ``token_id`` lies in a V x d table stored in ``dtype``.
+
+    Attributes
+    ----------
+    dtype : str
+        The element type named (the stored one for ``"stored"``).
+    itemsize : float
+        Bytes per value (fractional for block quantisations).
+    stride : int
+        Bytes from one row to the next (d x itemsize, or the stored row_bytes).
+    offset : int
+        token_id x stride: bytes from the table's start to the row.
+    table_bytes : int
+        V x stride.
+    quantised : bool
+        The rows are stored as quantisation blocks.
+    note : str
+        How the stride comes about, in words.
+    """
+
+    vocab_size: int
+    dim: int
+    token_id: int
+    dtype: str
+    itemsize: float
+    stride: int
+    offset: int
+    table_bytes: int
+    quantised: bool
+    note: str
+
+
+def row_layout(vocab_size: int, dim: int, token_id: int, dtype: str = "stored",
+               stored_dtype: str = "float32", row_bytes: int | None = None) -> RowLayout:
+    """Stride, offset and size of row ``token_id`` for a dtype.
+
+    ``dtype="stored"`` uses ``stored_dtype`` and ``row_bytes`` (which may be a
+    quantised GGUF layout: its stride is row_bytes, not d x itemsize).
+    """
+    from .cost import DTYPE_BYTES
+
+    v, d, i = int(vocab_size), int(dim), int(token_id)
+    if not 0 <= i < v:
+        raise IndexError(f"token id {i:,} is out of range: rows 0 to {v - 1:,}")
+    name = stored_dtype if dtype == "stored" else dtype
+    if dtype == "stored" and row_bytes is not None:
+        stride = int(row_bytes)
+    else:
+        stride = d * dtype_bytes(name)
+    quantised = name not in DTYPE_BYTES
+    if quantised:
+        note = _BLOCK_NOTES.get(name, f"{name} stores the values in quantisation blocks")
+        note += f"; one row of {d:,} values takes {stride:,} bytes ({stride / d:.4g} bytes per value)"
+    else:
+        note = f"{d:,} values x {dtype_bytes(name)} bytes ({name}) = {stride:,} bytes per row"
+    return RowLayout(v, d, i, name, stride / d, stride, i * stride, v * stride, quantised, note)
+
+
+def stored_base(table) -> tuple[int, object, str]:
+    """The real address where the stored table starts in this process.
+
+    Returns (address, keep_alive, what): hold ``keep_alive`` as long as the
+    address is shown, or the memory may be freed and reused. For a GGUF
+    table the address is that of its quantised data (memory-mapped file);
+    otherwise ``table.torch_table().data_ptr()``.
+    """
+    raw = getattr(getattr(table, "_reader", None), "raw", None)
+    if isinstance(raw, np.ndarray) and str(table.dtype) not in ("float32", "float16", "bfloat16"):
+        return int(raw.__array_interface__["data"][0]), raw, f"the {table.dtype} blocks of the memory-mapped GGUF file"
+    tensor = table.torch_table()
+    return int(tensor.data_ptr()), tensor, f"data_ptr() of the loaded {str(tensor.dtype).replace('torch.', '')} tensor"
+
+
+def compare_table_paths(table, token_id: int) -> PathComparison | None:
+    """:func:`compare_paths` on a loaded table's real values for one id, or
+    None when the table is too big to hold in memory (then nothing is checked)."""
+    if not getattr(table, "fits_in_memory", True):
+        return None
+    with np.errstate(invalid="ignore", over="ignore"):
+        return compare_paths(table.matrix(), [int(token_id)])
+
+
+def measure_lookup_job(table, batch_sizes=(1, 64), repeats: int = 5):
+    """A job for a worker: :func:`explorer.core.bench.iter_bench_lookup` as
+    ``(fraction, message)`` progress, returning its result dict."""
+    from .bench import iter_bench_lookup
+
+    batch_sizes = [int(b) for b in batch_sizes]
+    gen = iter_bench_lookup(table, batch_sizes=batch_sizes, repeats=repeats)
+    steps = [(name, b) for b in batch_sizes for name in ("gather", "one-hot @ E", "nn.Linear on one-hot")]
+    result = None
+    seen = 0
+    while True:
+        try:
+            item = next(gen)
+        except StopIteration as stop:
+            if stop.value is not None:
+                result = stop.value
+            break
+        if isinstance(item, dict):
+            result = item
+            continue
+        if seen == 0:
+            msg = "Preparing the table as a float32 tensor…"
+        elif seen - 1 < len(steps):
+            name, b = steps[seen - 1]
+            msg = f"Timing {name} for {b:,} token{'s' if b != 1 else ''}…"
+        else:
+            msg = "Done"
+        seen += 1
+        yield float(item), msg
+    return result

@@ -11,13 +11,19 @@ from __future__ import annotations
 
 import json
 import math
+import re
+import threading
+import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Iterator
 
 import numpy as np
 
-__all__ = ["TrainConfig", "ConfigError", "StepMetrics", "ToyLM", "train", "save_model_folder", "OPTIMIZERS"]
+__all__ = [
+    "TrainConfig", "ConfigError", "StepMetrics", "ToyLM", "train", "save_model_folder", "OPTIMIZERS",
+    "TrainingControl", "training_job", "text_corpus", "limit_torch_threads",
+]
 
 OPTIMIZERS = ("sgd", "adam", "adamw", "sparse_adam")
 #: a loss above this many times ln V (a uniform guess) counts as divergence
@@ -272,3 +278,194 @@ def word_tokenizer(words: list[str]):
     tok.pre_tokenizer = pre_tokenizers.Whitespace()
     tok.add_special_tokens([w for w in words if w.startswith("<") and w.endswith(">")])
     return tok
+
+
+# -- running the generator for a live view ----------------------------------------------
+
+
+class TrainingControl:
+    """Flags a GUI sets and a running :func:`training_job` reads between steps.
+
+    Plain attribute writes are atomic in CPython; the job polls them, so no
+    lock is needed. ``steps_per_second`` <= 0 means as fast as possible.
+    """
+
+    def __init__(self, steps_per_second: float = 0.0):
+        self.steps_per_second = float(steps_per_second)
+        self._paused = threading.Event()
+        self._stopped = threading.Event()
+
+    @property
+    def paused(self) -> bool:
+        return self._paused.is_set()
+
+    @property
+    def stopped(self) -> bool:
+        return self._stopped.is_set()
+
+    def pause(self) -> None:
+        self._paused.set()
+
+    def resume(self) -> None:
+        self._paused.clear()
+
+    def stop(self) -> None:
+        self._stopped.set()
+        self._paused.clear()
+
+
+def training_job(corpus_ids: np.ndarray, vocab_size: int, cfg: TrainConfig, model=None,
+                 control: TrainingControl | None = None, batch_seconds: float = 0.03,
+                 poll_seconds: float = 0.02) -> Iterator[list[StepMetrics]]:
+    """Run :func:`train` for a live view: metrics in batches, pause, stop and pace.
+
+    Yields
+    ------
+    list of StepMetrics
+        The steps done since the last yield; a batch is yielded once
+        ``batch_seconds`` have passed (so a view gets ~30 batches a second
+        however fast the steps are), when pausing, and at the end.
+
+    Returns
+    -------
+    int
+        The last step done.
+
+    While ``control.paused`` the job sleeps in ``poll_seconds`` slices and
+    yields nothing; ``control.stopped`` ends it at the next step. A
+    diverging run yields the steps done so far, then raises
+    ``FloatingPointError``.
+    """
+    control = control or TrainingControl()
+    limit_torch_threads()
+    pending: list[StepMetrics] = []
+    last_yield = time.perf_counter()
+    # pacing: step n of the current pace is due at pace_t0 + n / pace
+    pace, pace_t0, pace_n = None, 0.0, 0
+    last_step = 0
+    gen = train(corpus_ids, vocab_size, cfg, model=model)
+    try:
+        while not control.stopped:
+            if control.paused:
+                if pending:
+                    yield pending
+                    pending = []
+                while control.paused and not control.stopped:
+                    time.sleep(poll_seconds)
+                pace = None  # restart the pacing clock after a pause
+                last_yield = time.perf_counter()
+                continue
+            try:
+                m = next(gen)
+            except StopIteration:
+                break
+            pending.append(m)
+            last_step = m.step
+            sps = control.steps_per_second
+            now = time.perf_counter()
+            if sps > 0:
+                if pace != sps:
+                    pace, pace_t0, pace_n = sps, now, 0
+                pace_n += 1
+                due = pace_t0 + pace_n / sps
+                while now < due and not control.stopped and not control.paused:
+                    time.sleep(min(poll_seconds, due - now))
+                    now = time.perf_counter()
+            else:
+                pace = None
+            if now - last_yield >= batch_seconds:
+                yield pending
+                pending = []
+                last_yield = now
+    except FloatingPointError:
+        if pending:
+            yield pending
+        raise
+    finally:
+        gen.close()
+    if pending:
+        yield pending
+    return last_step
+
+
+def limit_torch_threads() -> None:
+    """Leave a core for the GUI: a tiny model gains nothing from every core."""
+    import os
+
+    torch = _torch()
+    n = os.cpu_count() or 1
+    if n > 1 and torch.get_num_threads() >= n:
+        torch.set_num_threads(n - 1)
+
+
+# -- corpora from a text file -------------------------------------------------------------
+
+#: the largest text read from a file, in characters
+MAX_CORPUS_CHARS = 4_000_000
+#: words beyond this many distinct types become <unk>
+MAX_TEXT_VOCAB = 4096
+_WORD = re.compile(r"\w+|[^\w\s]")
+
+
+def text_corpus(text: str, tokenizer=None, max_vocab: int = MAX_TEXT_VOCAB):
+    """A training corpus from plain text.
+
+    Parameters
+    ----------
+    text : str
+        At most MAX_CORPUS_CHARS characters are used.
+    tokenizer : object with ``encode(text) -> list[Token]`` and ``piece(id)``, optional
+        None: lower-cased words and punctuation marks. Otherwise the model's
+        tokenizer; its ids are renumbered 0..n-1 in order of frequency so the
+        toy table has one row per piece that occurs.
+    max_vocab : int
+        Keep the most frequent ``max_vocab - 2`` types; the rest become <unk>.
+
+    Returns
+    -------
+    explorer.core.corpus.Corpus
+        ``words`` (row names; "<bos>" and "<unk>" first), ``ids`` (int64, lines
+        separated by <bos>), ``classes`` empty, ``sentences`` the non-empty lines.
+
+    Raises
+    ------
+    ConfigError
+        The text holds fewer than 8 tokens.
+    """
+    from .corpus import Corpus
+
+    text = (text or "")[:MAX_CORPUS_CHARS]
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    streams: list[list[str]] = []
+    for ln in lines:
+        if tokenizer is None:
+            streams.append(_WORD.findall(ln.lower()))
+        else:
+            # the tokenizer's pieces, keyed by id so equal-looking pieces stay apart
+            out = []
+            for k in range(0, len(ln), 10_000):
+                out.extend(f"{t.id}\x00{t.piece}" for t in tokenizer.encode(ln[k:k + 10_000]) if not t.special)
+            streams.append(out)
+    counts: dict[str, int] = {}
+    for s in streams:
+        for w in s:
+            counts[w] = counts.get(w, 0) + 1
+    if sum(counts.values()) < 8:
+        raise ConfigError("the text is too short to train on: it needs at least 8 words")
+    special = ["<bos>", "<unk>"]
+    kept = sorted(counts, key=lambda w: (-counts[w], w))[: max(1, max_vocab - len(special))]
+    index = {w: i + len(special) for i, w in enumerate(kept)}
+    unk = 1
+    ids: list[int] = []
+    for s in streams:
+        ids.append(0)
+        ids.extend(index.get(w, unk) for w in s)
+    names = special + [w.split("\x00", 1)[-1] for w in kept]
+    # row names must be unique for a word-level tokenizer of the saved model
+    seen: dict[str, int] = {}
+    unique = []
+    for n in names:
+        k = seen.get(n, 0)
+        seen[n] = k + 1
+        unique.append(n if k == 0 else f"{n}#{k}")
+    return Corpus(unique, {}, np.asarray(ids, dtype=np.int64), lines)

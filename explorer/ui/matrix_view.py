@@ -199,7 +199,7 @@ class MatrixView(QWidget):
             piece = display_piece(table.piece(i))
             if len(piece) > 14:
                 piece = piece[:13] + "…"
-            ticks.append((i + 0.5, f"{piece}  {i:,}"))
+            ticks.append((i + 0.5, f"{i:,}" if piece == str(i) else f"{piece}  {i:,}"))
         self.band_plot.getAxis("left").setTicks([ticks, []])
 
     def _label_columns(self, dim: int) -> None:

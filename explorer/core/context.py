@@ -1,0 +1,466 @@
+"""Why vectors, and why the lookup alone knows no context.
+
+Three demonstrations for the Cost view (FACTS.md, "Why vectors and not ids"
+and "The object"):
+
+* :func:`why_vectors`: the same few tokens as scalar ids (a false metric
+  |i - j|), as one-hot vectors (every pair sqrt(2) apart, cosine 0) and as
+  the table's learned rows (real cosines).
+* :func:`same_row`: a word typed in two sentences gives the same id, so the
+  same row: the lookup is context-free and order-free.
+* :func:`first_layer_states` / :func:`contextual_job`: where the model itself
+  can run (a transformers architecture with safetensors weights, e.g.
+  MiniLM), the output of its first transformer layer at those positions,
+  which does depend on the neighbours.
+
+Pure numpy / torch / transformers; torch and transformers are imported only
+inside the functions that run the model. No Qt here.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.util
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterator, Sequence
+
+import numpy as np
+
+__all__ = [
+    "DEFAULT_WORDS",
+    "DEFAULT_SENTENCES",
+    "WhyVectors",
+    "why_vectors",
+    "resolve_word",
+    "Occurrence",
+    "SameRow",
+    "same_row",
+    "repeated_word",
+    "context_support",
+    "ContextResult",
+    "first_layer_states",
+    "contextual_job",
+    "cosine",
+]
+
+DEFAULT_WORDS = ("cat", "dog", "airplane")
+#: "bank" at the same position in both, so only the context differs
+DEFAULT_SENTENCES = ("the river bank was flooded", "the savings bank was closed")
+DEFAULT_WORD = "bank"
+#: most tokens the "why vectors" panels show
+MAX_WHY_TOKENS = 6
+_PIECE_PREFIXES = ("Ġ", "▁", "##", " ")
+
+
+def cosine(a: np.ndarray, b: np.ndarray) -> float:
+    """cos(a, b) = a·b / (‖a‖‖b‖) in float64; NaN for a zero or non-finite vector."""
+    a = np.asarray(a, np.float64).ravel()
+    b = np.asarray(b, np.float64).ravel()
+    na, nb = np.linalg.norm(a), np.linalg.norm(b)
+    if not (np.isfinite(na) and np.isfinite(nb)) or na == 0 or nb == 0:
+        return float("nan")
+    return float(a @ b / (na * nb))
+
+
+def _clean_piece(piece: str) -> str:
+    for p in _PIECE_PREFIXES:
+        if piece.startswith(p):
+            piece = piece[len(p):]
+    return piece.strip().lower()
+
+
+def resolve_word(tokenizer, word: str) -> int | None:
+    """The id of ``word`` when the vocabulary holds it as one token, else None.
+
+    Tries the word itself, with a word-start marker (GPT-2 ``Ġ``,
+    SentencePiece ``▁``), lower-cased, then tokenizes it and accepts a single
+    non-special piece.
+    """
+    word = word.strip()
+    if not word:
+        return None
+    for cand in (word, "Ġ" + word, "▁" + word, word.lower(), "Ġ" + word.lower(), "▁" + word.lower()):
+        try:
+            tid = tokenizer.id_of(cand)
+        except Exception:
+            tid = None
+        if tid is not None and tid >= 0:
+            return int(tid)
+    try:
+        toks = [t for t in tokenizer.encode(word) if not t.special]
+    except Exception:
+        return None
+    if len(toks) == 1 and toks[0].id >= 0 and _clean_piece(toks[0].piece) == word.lower():
+        return int(toks[0].id)
+    return None
+
+
+@dataclass
+class WhyVectors:
+    """The same tokens three ways.
+
+    Attributes
+    ----------
+    labels : list of str
+        What the user sees for each token (the word or the piece).
+    ids : ndarray, int64, shape (n,)
+    id_distance : ndarray, int64, shape (n, n)
+        |i - j| between the scalar ids.
+    onehot_distance : ndarray, float64, shape (n, n)
+        ‖e_i - e_j‖ between one-hot vectors of length V.
+    onehot_cosine : ndarray, float64, shape (n, n)
+    cosine : ndarray, float64, shape (n, n)
+        Cosine between the table's rows (NaN for zero or non-finite rows).
+    from_text : bool
+        The words were not in the vocabulary; the first tokens of the text were used.
+    missing : list of str
+        Words the vocabulary does not hold as a single token.
+    """
+
+    labels: list
+    ids: np.ndarray
+    id_distance: np.ndarray
+    onehot_distance: np.ndarray
+    onehot_cosine: np.ndarray
+    cosine: np.ndarray
+    from_text: bool = False
+    missing: list = field(default_factory=list)
+
+    @property
+    def n(self) -> int:
+        return len(self.ids)
+
+
+def _one_hot(ids: np.ndarray, vocab_size: int) -> np.ndarray:
+    oh = np.zeros((len(ids), vocab_size), np.float64)
+    oh[np.arange(len(ids)), ids] = 1.0
+    return oh
+
+
+def _cosine_matrix(x: np.ndarray) -> np.ndarray:
+    x = np.asarray(x, np.float64)
+    with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
+        norms = np.linalg.norm(x, axis=1)
+        bad = ~np.isfinite(norms) | (norms == 0) | ~np.all(np.isfinite(x), axis=1)
+        unit = x / np.where(bad, 1.0, norms)[:, None]
+        c = unit @ unit.T
+    c[bad, :] = np.nan
+    c[:, bad] = np.nan
+    return np.clip(c, -1.0, 1.0)
+
+
+def why_vectors(table, words: Sequence[str] = DEFAULT_WORDS, text_tokens: Sequence = ()) -> WhyVectors:
+    """The scalar-id, one-hot and learned-vector views of a few tokens.
+
+    Parameters
+    ----------
+    table : EmbeddingTable
+    words : sequence of str
+        Words to look up; those the vocabulary holds as one token are used.
+    text_tokens : sequence of Token
+        Fallback when fewer than two words are found: the first distinct
+        non-special tokens of the text.
+
+    Returns
+    -------
+    WhyVectors
+        With n >= 0 tokens (at most :data:`MAX_WHY_TOKENS`).
+    """
+    v = int(table.vocab_size)
+    labels, ids, missing = [], [], []
+    for w in words:
+        w = w.strip()
+        if not w:
+            continue
+        tid = resolve_word(table.tokenizer, w)
+        if tid is None or not 0 <= tid < v:
+            missing.append(w)
+        elif tid not in ids:
+            labels.append(w)
+            ids.append(tid)
+    from_text = False
+    if len(ids) < 2:
+        from_text = True
+        labels, ids = [], []
+        for t in text_tokens:
+            if t.special or not 0 <= t.id < v or t.id in ids:
+                continue
+            labels.append(_clean_piece(t.piece) or t.piece)
+            ids.append(int(t.id))
+            if len(ids) >= MAX_WHY_TOKENS:
+                break
+    ids = ids[:MAX_WHY_TOKENS]
+    labels = labels[:MAX_WHY_TOKENS]
+    arr = np.asarray(ids, np.int64)
+    n = len(arr)
+    id_dist = np.abs(arr[:, None] - arr[None, :])
+    oh = _one_hot(arr, v)
+    # ‖a - b‖² = ‖a‖² + ‖b‖² - 2 a·b, without an (n, n, V) array for big V
+    sq = (oh * oh).sum(1)
+    oh_dist = np.sqrt(np.maximum(sq[:, None] + sq[None, :] - 2 * (oh @ oh.T), 0.0)) if n else np.zeros((0, 0))
+    oh_cos = _cosine_matrix(oh) if n else np.zeros((0, 0))
+    rows = table.rows(arr) if n else np.zeros((0, table.dim), np.float32)
+    cos = _cosine_matrix(rows) if n else np.zeros((0, 0))
+    return WhyVectors(labels, arr, id_dist, oh_dist, oh_cos, cos, from_text, missing)
+
+
+# --------------------------------------------------------------------------
+# Context-free: one word, two sentences, one row
+# --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Occurrence:
+    """One occurrence of the word: which sentence, which token position, which id."""
+
+    sentence: int
+    position: int
+    id: int
+    piece: str
+
+
+@dataclass
+class SameRow:
+    """A word found in several sentences and the rows its occurrences read.
+
+    Attributes
+    ----------
+    word : str
+    occurrences : list of Occurrence
+        Two occurrences: the first in each of two sentences, or else the
+        first two of one sentence.
+    sequences : list of list of int
+        The ids of each sentence as the tokenizer gives them (specials included).
+    rows : ndarray, float32, shape (len(occurrences), d)
+    message : str
+        Why the demonstration cannot be made, or "".
+    """
+
+    word: str
+    occurrences: list
+    sequences: list
+    rows: np.ndarray
+    message: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return len(self.occurrences) >= 2 and not self.message
+
+    @property
+    def same_id(self) -> bool:
+        return self.ok and len({o.id for o in self.occurrences}) == 1
+
+    @property
+    def rows_equal(self) -> bool:
+        return self.ok and bool(np.array_equal(self.rows[0], self.rows[1]))
+
+    @property
+    def max_abs_difference(self) -> float:
+        if not self.ok:
+            return float("nan")
+        return float(np.max(np.abs(self.rows[0].astype(np.float64) - self.rows[1].astype(np.float64))))
+
+
+def same_row(table, sentences: Sequence[str], word: str = DEFAULT_WORD) -> SameRow:
+    """Tokenize each sentence, find ``word`` as one token, read its rows.
+
+    Returns
+    -------
+    SameRow
+        ``message`` says what is missing when fewer than two occurrences are found.
+    """
+    word = (word or "").strip()
+    empty = np.zeros((0, table.dim), np.float32)
+    if not word:
+        return SameRow(word, [], [], empty, "Type a word to look for.")
+    occ, seqs = [], []
+    for k, s in enumerate(sentences):
+        try:
+            toks = table.tokenizer.encode(s)
+        except Exception as exc:
+            return SameRow(word, [], [], empty, f"Sentence {k + 1} cannot be tokenized: {exc}")
+        seqs.append([t.id for t in toks])
+        for t in toks:
+            if t.special or not 0 <= t.id < table.vocab_size:
+                continue
+            if t.text_in(s).strip().lower() == word.lower() and _clean_piece(t.piece) == word.lower():
+                occ.append(Occurrence(k, t.position, int(t.id), t.piece))
+    # prefer one occurrence from each of two sentences; else two from one
+    firsts = [next(o for o in occ if o.sentence == k) for k in sorted({o.sentence for o in occ})]
+    occ = firsts[:2] if len(firsts) >= 2 else occ[:2]
+    if len(occ) < 2:
+        try:
+            split = len([t for t in table.tokenizer.encode(word) if not t.special]) > 1
+        except Exception:
+            split = False
+        if split:
+            msg = f"“{word}” is split into several pieces in this vocabulary, so it has no single row; try another word."
+        else:
+            msg = f"Type “{word}” in both sentences (as a whole word) to compare its two occurrences."
+        return SameRow(word, occ, seqs, empty, msg)
+    rows = table.rows([o.id for o in occ])
+    return SameRow(word, occ, seqs, rows)
+
+
+# --------------------------------------------------------------------------
+# Contextual: the model's first layer
+# --------------------------------------------------------------------------
+
+
+def _transformers_knows(model_type: str) -> bool:
+    """Whether the installed transformers ships this architecture (a file
+    system check: importing transformers costs seconds)."""
+    spec = importlib.util.find_spec("transformers")
+    if spec is None or not spec.submodule_search_locations:
+        return False
+    base = Path(list(spec.submodule_search_locations)[0]) / "models"
+    return (base / model_type.replace("-", "_")).is_dir()
+
+
+def repeated_word(table, text: str) -> str | None:
+    """The first whole-word token that occurs at least twice in ``text`` (a
+    fallback word for tables without "bank")."""
+    try:
+        toks = table.tokenizer.encode(text)
+    except Exception:
+        return None
+    seen = set()
+    for t in toks:
+        w = t.text_in(text).strip().lower()
+        if t.special or not w or _clean_piece(t.piece) != w or not 0 <= t.id < table.vocab_size:
+            continue
+        if w in seen:
+            return w
+        seen.add(w)
+    return None
+
+
+def context_support(table) -> tuple[Path | None, str]:
+    """Whether the model behind ``table`` can be run here, cheaply.
+
+    Returns
+    -------
+    (folder, reason)
+        ``folder`` to pass to :func:`first_layer_states`, or None with a
+        sentence saying why not.
+    """
+    if table is None:
+        return None, "Open a model."
+    path = getattr(table, "path", None)
+    kind = getattr(table, "kind", "")
+    if kind in ("toy", "random") or path is None:
+        return None, "This table has no model behind it (a toy or random table), so there is no first layer to run."
+    path = Path(path)
+    if path.suffix.lower() == ".gguf" or (path.is_dir() and not any(path.glob("*.safetensors"))):
+        return None, ("This model is a quantised GGUF file; the explorer reads only its embedding table, "
+                      "so its layers cannot be run here. Open MiniLM (minilm) to see contextual vectors.")
+    if not path.is_dir():
+        return None, "Only a single weights file was opened, without the model's configuration; open its folder instead."
+    cfg = path / "config.json"
+    try:
+        model_type = json.loads(cfg.read_text()).get("model_type", "")
+    except (OSError, ValueError, AttributeError):
+        return None, "The folder has no readable config.json, so the model cannot be built."
+    if not model_type or not _transformers_knows(str(model_type)):
+        return None, (f"transformers does not know the architecture “{model_type or '?'}” of this model, "
+                      "so its layers cannot be run here (the embedding table itself is fine).")
+    return path, ""
+
+
+@functools.lru_cache(maxsize=2)
+def _load_first_layer(folder: str):
+    """The model with only its first transformer layer, eval mode, cached."""
+    import torch  # noqa: F401
+    from transformers import AutoModel
+    from transformers.utils import logging as hf_logging
+
+    hf_logging.set_verbosity_error()
+    hf_logging.disable_progress_bar()
+    kwargs = dict(local_files_only=True, use_safetensors=True)
+    try:
+        model = AutoModel.from_pretrained(folder, num_hidden_layers=1, **kwargs)
+    except (TypeError, ValueError):
+        model = AutoModel.from_pretrained(folder, **kwargs)
+    model.eval()
+    return model
+
+
+@dataclass
+class ContextResult:
+    """Vectors of chosen token positions at three stages of the model.
+
+    Attributes
+    ----------
+    stages : list of str
+        "table row", "embedding layer output", "after transformer layer 1".
+    vectors : dict str -> ndarray, float32, shape (n, d)
+        One row per chosen (sequence, position).
+    """
+
+    stages: list
+    vectors: dict
+
+    def cosine(self, stage: str, a: int = 0, b: int = 1) -> float:
+        """Cosine between chosen positions ``a`` and ``b`` at ``stage``."""
+        v = self.vectors[stage]
+        return cosine(v[a], v[b])
+
+
+STAGES = ("table row", "embedding layer output", "after transformer layer 1")
+
+
+def first_layer_states(folder, sequences: Sequence[Sequence[int]], picks: Sequence[tuple[int, int]]) -> ContextResult:
+    """Run the model's embedding layer and first transformer layer.
+
+    Parameters
+    ----------
+    folder : path
+        A Hugging Face model folder with safetensors weights (never
+        ``trust_remote_code``).
+    sequences : list of list of int
+        Token ids of each sentence, specials included, each run on its own.
+    picks : list of (sequence index, position)
+        The token positions whose vectors are returned.
+
+    Returns
+    -------
+    ContextResult
+        For each stage an array of shape (len(picks), d): the table row E[id],
+        the embedding layer's output (row plus positions, normalised, as the
+        model computes it) and the hidden state after the first layer.
+    """
+    import torch
+
+    model = _load_first_layer(str(folder))
+    weight = model.get_input_embeddings().weight
+    out = {s: [] for s in STAGES}
+    cache = {}
+    with torch.no_grad():
+        for si, pos in picks:
+            if si not in cache:
+                ids = torch.as_tensor([list(sequences[si])], dtype=torch.long)
+                if ids.numel() == 0 or int(ids.max()) >= weight.shape[0] or int(ids.min()) < 0:
+                    raise ValueError("a token id is outside the model's vocabulary")
+                res = model(input_ids=ids, attention_mask=torch.ones_like(ids), output_hidden_states=True)
+                cache[si] = (ids, res.hidden_states)
+            ids, hs = cache[si]
+            out[STAGES[0]].append(weight[ids[0, pos]].float().numpy().copy())
+            out[STAGES[1]].append(hs[0][0, pos].float().numpy().copy())
+            out[STAGES[2]].append(hs[1][0, pos].float().numpy().copy())
+    return ContextResult(list(STAGES), {k: np.stack(v).astype(np.float32) for k, v in out.items()})
+
+
+def contextual_job(folder, sequences, picks) -> Iterator[tuple[float, str]]:
+    """:func:`first_layer_states` as a job: yields progress, returns ContextResult."""
+    yield 0.05, "Loading torch and transformers…"
+    import torch  # noqa: F401
+    import transformers  # noqa: F401
+
+    yield 0.4, "Loading the model's first layer…"
+    _load_first_layer(str(folder))
+    yield 0.8, "Running the first layer on both sentences…"
+    result = first_layer_states(folder, sequences, picks)
+    yield 1.0, "Done"
+    return result

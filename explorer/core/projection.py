@@ -1,0 +1,316 @@
+"""The projection job: choose the rows to fit a PCA on, read them, fit, and
+hand back plain arrays (no Qt here).
+
+The fit set is stated to the user:
+
+* ``all``: the whole (trained) vocabulary, the default when it has at most
+  :data:`WHOLE_VOCAB_LIMIT` rows;
+* ``sample``: a seeded random sample of ``sample_size`` trained rows plus all
+  tokens of interest (the text's tokens, their neighbours, added tokens);
+* ``chosen``: only the tokens of interest.
+
+Tokens that were not fitted (added later) are placed with the fitted
+components: ``(row - mean) @ components.T``; PCA is affine, so that is the
+same map the fitted points went through.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterator, Sequence
+
+import numpy as np
+
+from .geometry import pca_project
+
+__all__ = [
+    "WHOLE_VOCAB_LIMIT",
+    "DEFAULT_SAMPLE",
+    "N_COMPONENTS",
+    "FitSet",
+    "ProjectionResult",
+    "choose_fit_set",
+    "projection_job",
+    "find_token_ids",
+    "tokens_of_interest",
+]
+
+#: at most this many trained rows: fit on the whole vocabulary by default
+WHOLE_VOCAB_LIMIT = 60_000
+#: default size of the random sample for bigger tables
+DEFAULT_SAMPLE = 20_000
+N_COMPONENTS = 10
+_BLOCK = 16384
+
+
+@dataclass
+class FitSet:
+    """The rows a PCA is fitted on.
+
+    Attributes
+    ----------
+    mode : str
+        ``all``, ``sample`` or ``chosen``.
+    ids : ndarray (n,) int64, sorted, unique
+    description : str
+        One sentence for the user ("whole vocabulary: 30,522 rows").
+    """
+
+    mode: str
+    ids: np.ndarray
+    description: str
+
+
+@dataclass
+class ProjectionResult:
+    """What the projection job hands to the view.
+
+    Attributes
+    ----------
+    spec : str
+        The table's spec (a result for another table is stale).
+    mode : str
+        The fit set's mode.
+    ids : ndarray (n,) int64
+        Fitted token ids, sorted.
+    coords : ndarray (n, k) float32
+        Their coordinates on the first k principal components.
+    explained : ndarray (k,) float64
+        Explained variance ratio of each component (0..1).
+    components : ndarray (k, d) float32
+    mean : ndarray (d,) float32
+    description : str
+        The fit set in words.
+    seconds : float
+        Time spent reading and fitting.
+    """
+
+    spec: str
+    mode: str
+    ids: np.ndarray
+    coords: np.ndarray
+    explained: np.ndarray
+    components: np.ndarray
+    mean: np.ndarray
+    description: str
+    seconds: float = 0.0
+    _index: dict = field(default_factory=dict, repr=False)
+
+    def __post_init__(self):
+        self._index = {int(t): i for i, t in enumerate(self.ids)}
+
+    @property
+    def n_components(self) -> int:
+        return int(self.coords.shape[1]) if self.coords.ndim == 2 else 0
+
+    def index_of(self, token_id: int) -> int:
+        """Position of ``token_id`` in :attr:`ids`, or -1 when it was not fitted."""
+        return self._index.get(int(token_id), -1)
+
+    def transform(self, rows: np.ndarray) -> np.ndarray:
+        """Project rows (m, d) with the fitted components -> (m, k) float32."""
+        rows = np.asarray(rows, np.float32).reshape(-1, self.mean.shape[0])
+        rows = np.where(np.isfinite(rows), rows, 0.0)
+        return ((rows - self.mean) @ self.components.T).astype(np.float32)
+
+    def coords_of(self, table, ids: Sequence[int]) -> np.ndarray:
+        """Coordinates (m, k) of any token ids: fitted ones looked up, the
+        others projected with the fitted components."""
+        ids = [int(i) for i in ids]
+        out = np.zeros((len(ids), self.n_components), np.float32)
+        missing = []
+        for r, t in enumerate(ids):
+            j = self.index_of(t)
+            if j >= 0:
+                out[r] = self.coords[j]
+            else:
+                missing.append(r)
+        if missing:
+            out[missing] = self.transform(table.rows([ids[r] for r in missing]))
+        return out
+
+
+def _clean_ids(table, ids: Sequence[int]) -> np.ndarray:
+    arr = np.asarray([int(i) for i in ids], dtype=np.int64).reshape(-1)
+    arr = arr[(arr >= 0) & (arr < table.vocab_size)]
+    return np.unique(arr)
+
+
+def choose_fit_set(
+    table,
+    mode: str = "auto",
+    sample_size: int = DEFAULT_SAMPLE,
+    interest: Sequence[int] = (),
+    seed: int = 0,
+) -> FitSet:
+    """Which rows to fit the PCA on.
+
+    Parameters
+    ----------
+    table : EmbeddingTable
+    mode : ``auto`` (``all`` when trained_rows <= 60,000, else ``sample``),
+        ``all``, ``sample`` or ``chosen``.
+    sample_size : rows drawn at random (seeded) in ``sample`` mode.
+    interest : token ids always fitted in ``sample`` mode and the only ones
+        in ``chosen`` mode; out-of-range ids are dropped.
+    """
+    trained = int(table.trained_rows)
+    if mode == "auto":
+        mode = "all" if trained <= WHOLE_VOCAB_LIMIT else "sample"
+    interest_ids = _clean_ids(table, interest)
+    if mode == "all":
+        ids = np.arange(trained, dtype=np.int64)
+        desc = f"whole vocabulary: {trained:,} rows"
+        if trained < table.vocab_size:
+            desc += f" ({table.vocab_size - trained:,} untrained padding rows left out)"
+        return FitSet("all", ids, desc)
+    if mode == "sample":
+        n = max(1, int(sample_size))
+        if n >= trained:
+            ids = np.unique(np.concatenate([np.arange(trained, dtype=np.int64), interest_ids]))
+            return FitSet("sample", ids, f"the whole vocabulary ({trained:,} rows; the sample size covers it)")
+        rng = np.random.default_rng(seed)
+        drawn = rng.choice(trained, size=n, replace=False).astype(np.int64)
+        ids = np.unique(np.concatenate([drawn, interest_ids]))
+        added = len(ids) - n
+        desc = f"random sample of {n:,} of {trained:,} rows (seed {seed})"
+        desc += f" + {added:,} tokens of interest" if added else ", tokens of interest already in it"
+        return FitSet("sample", ids, desc)
+    if mode == "chosen":
+        return FitSet("chosen", interest_ids, f"only the {len(interest_ids):,} chosen tokens")
+    raise ValueError(f"unknown fit set {mode!r}; use auto, all, sample or chosen")
+
+
+def projection_job(
+    table,
+    mode: str = "auto",
+    sample_size: int = DEFAULT_SAMPLE,
+    interest: Sequence[int] = (),
+    n_components: int = N_COMPONENTS,
+    seed: int = 0,
+) -> Iterator[tuple[float, str]]:
+    """PCA of a fit set of ``table``'s rows (a generator for a worker).
+
+    Yields ``(fraction, message)``; returns a :class:`ProjectionResult`.
+    Raises ValueError when the fit set has fewer than 2 rows.
+    """
+    import time
+
+    t0 = time.perf_counter()
+    fit = choose_fit_set(table, mode, sample_size, interest, seed)
+    n = len(fit.ids)
+    if n < 2:
+        raise ValueError("a projection needs at least 2 tokens; add some tokens or fit on the vocabulary")
+    yield 0.02, f"Reading {n:,} rows for PCA…"
+    d = int(table.dim)
+    rows = np.empty((n, d), np.float32)
+    contiguous = fit.mode == "all" or (n > 0 and fit.ids[-1] - fit.ids[0] + 1 == n)
+    if contiguous:
+        start0 = int(fit.ids[0])
+        stop = int(fit.ids[-1]) + 1
+        if getattr(table, "_full", None) is not None:
+            rows[:] = table.matrix()[start0:stop]
+        else:
+            for start, blk in table.iter_blocks(_BLOCK, stop=stop):
+                if start + len(blk) <= start0:
+                    continue
+                lo = max(start, start0)
+                rows[lo - start0 : start + len(blk) - start0] = blk[lo - start :]
+                yield 0.02 + 0.48 * (start + len(blk) - start0) / n, "Reading rows…"
+    else:
+        for s in range(0, n, _BLOCK):
+            rows[s : s + _BLOCK] = table.rows(fit.ids[s : s + _BLOCK])
+            yield 0.02 + 0.48 * min(1.0, (s + _BLOCK) / n), "Reading rows…"
+    yield 0.5, f"Fitting PCA on {n:,} × {d:,}…"
+    proj = pca_project(rows, ids=fit.ids, n_components=n_components, seed=seed)
+    yield 1.0, "Done"
+    return ProjectionResult(
+        spec=getattr(table, "spec", ""),
+        mode=fit.mode,
+        ids=proj.ids,
+        coords=proj.coords,
+        explained=proj.explained,
+        components=proj.components,
+        mean=proj.mean,
+        description=fit.description,
+        seconds=time.perf_counter() - t0,
+    )
+
+
+def find_token_ids(table, query: str, limit: int = 20) -> list[int]:
+    """Token ids matching what the user typed, best first.
+
+    An integer is an id; otherwise the exact piece, then the piece with a
+    word-start mark (``Ġ`` byte-level BPE, ``▁`` SentencePiece), then the
+    lower-cased forms, then pieces that start with the query.
+    """
+    q = (query or "").strip()
+    if not q:
+        return []
+    out: list[int] = []
+
+    def add(i):
+        if i is not None and 0 <= int(i) < table.vocab_size and int(i) not in out:
+            out.append(int(i))
+
+    if q.lstrip("#").isdigit() and q.startswith("#"):
+        add(int(q[1:]))
+    tok = table.tokenizer
+    for cand in (q, "Ġ" + q, "▁" + q, q.lower(), "Ġ" + q.lower(), "▁" + q.lower()):
+        try:
+            add(tok.id_of(cand))
+        except Exception:
+            pass
+    if q.isdigit():
+        add(int(q))
+    if len(out) < limit:
+        pieces = getattr(tok, "_all_pieces", None)
+        allp = pieces() if callable(pieces) else [table.piece(i) for i in range(min(table.vocab_size, 100_000))]
+        ql = q.lower()
+        for i, p in enumerate(allp):
+            if len(out) >= limit:
+                break
+            pl = p.lower().lstrip("ġ▁#")
+            if pl.startswith(ql):
+                add(i)
+    return out[:limit]
+
+
+def tokens_of_interest(table, text_ids: Sequence[int], extra_ids: Sequence[int], k: int = 3,
+                       max_text: int = 64) -> dict[str, list[int]]:
+    """The text's tokens, their ``k`` nearest neighbours and the added tokens.
+
+    Neighbours are searched only when the table's unit matrix is in memory
+    (one mat-mat product); otherwise the list is empty.
+
+    Returns
+    -------
+    dict with ``text``, ``neighbors`` and ``extra``: lists of unique ids, in
+    order, no id in two lists (text first, then extra, then neighbours).
+    """
+    v = table.vocab_size
+    text = list(dict.fromkeys(int(i) for i in text_ids if 0 <= int(i) < v))[:max_text]
+    extra = [i for i in dict.fromkeys(int(i) for i in extra_ids if 0 <= int(i) < v) if i not in text]
+    neighbors: list[int] = []
+    unit = table.unit_matrix() if hasattr(table, "unit_matrix") else None
+    trained_text = [i for i in text if i < table.trained_rows]
+    if unit is not None and trained_text and k > 0:
+        q = unit[trained_text]
+        q = np.where(np.isfinite(q), q, 0.0)
+        with np.errstate(invalid="ignore"):
+            scores = q @ unit.T
+        scores[~np.isfinite(scores)] = -np.inf
+        scores[np.arange(len(trained_text)), trained_text] = -np.inf
+        kk = min(k, scores.shape[1] - 1)
+        if kk > 0:
+            top = np.argpartition(-scores, kk - 1, axis=1)[:, :kk]
+            order = np.take_along_axis(scores, top, 1).argsort(axis=1)[:, ::-1]
+            top = np.take_along_axis(top, order, 1)
+            taken = set(text) | set(extra)
+            for r in range(top.shape[0]):
+                for i in top[r]:
+                    i = int(i)
+                    if np.isfinite(scores[r, i]) and i not in taken:
+                        taken.add(i)
+                        neighbors.append(i)
+    return {"text": text, "neighbors": neighbors, "extra": extra}
