@@ -22,7 +22,8 @@ import numpy as np
 
 __all__ = [
     "TrainConfig", "ConfigError", "StepMetrics", "ToyLM", "train", "save_model_folder", "OPTIMIZERS",
-    "TrainingControl", "training_job", "text_corpus", "limit_torch_threads",
+    "TrainingControl", "training_job", "text_corpus", "limit_torch_threads", "TrainingRun",
+    "live_training_job", "synthetic_corpus",
 ]
 
 OPTIMIZERS = ("sgd", "adam", "adamw", "sparse_adam")
@@ -469,3 +470,61 @@ def text_corpus(text: str, tokenizer=None, max_vocab: int = MAX_TEXT_VOCAB):
         seen[n] = k + 1
         unique.append(n if k == 0 else f"{n}#{k}")
     return Corpus(unique, {}, np.asarray(ids, dtype=np.int64), lines)
+
+
+# -- a whole live run: corpus, model, then the steps ----------------------------------------
+
+
+@dataclass
+class TrainingRun:
+    """What a live run hands the view before its first step.
+
+    ``model`` is the torch module being trained: read it only once the job
+    has ended or while it is paused (the job then sleeps between steps).
+    """
+
+    corpus: object
+    cfg: TrainConfig
+    model: object = field(repr=False)
+    #: a copy of E before the first step, (V, d) float32
+    init_table: np.ndarray = field(repr=False)
+    last_step: int = 0
+
+
+_SYNTHETIC: dict[tuple[int, int], object] = {}
+
+
+def synthetic_corpus(n_sentences: int = 20000, seed: int = 0):
+    """The bundled model's synthetic corpus (made once per process, ~1 s)."""
+    from .corpus import make_corpus
+
+    key = (n_sentences, seed)
+    if key not in _SYNTHETIC:
+        _SYNTHETIC[key] = make_corpus(n_sentences, seed=seed)
+    return _SYNTHETIC[key]
+
+
+def live_training_job(corpus_factory, cfg: TrainConfig, control: TrainingControl | None = None,
+                      batch_seconds: float = 0.03):
+    """Build the corpus and the model, then train with :func:`training_job`.
+
+    Yields ``(fraction, message)`` while preparing, then one
+    :class:`TrainingRun`, then lists of :class:`StepMetrics`. Returns the
+    TrainingRun with ``last_step`` set. ``corpus_factory()`` returns a
+    Corpus (called here, off the GUI thread: tokenizing can take seconds).
+    """
+    cfg.validate()
+    yield 0.0, "Preparing the corpus…"
+    corpus = corpus_factory()
+    if control is not None and control.stopped:
+        return None
+    yield 0.5, "Building the model…"
+    torch = _torch()
+    limit_torch_threads()
+    torch.manual_seed(cfg.seed)
+    model = ToyLM.build(corpus.vocab_size, cfg)
+    run = TrainingRun(corpus, cfg, model, model.embed_tokens.weight.detach().numpy().copy())
+    yield run
+    run.last_step = yield from training_job(corpus.ids, corpus.vocab_size, cfg, model=model, control=control,
+                                            batch_seconds=batch_seconds)
+    return run

@@ -12,7 +12,7 @@ from PySide6.QtWidgets import QGraphicsRectItem, QLabel, QStackedLayout, QVBoxLa
 from ..core.overview import MatrixOverview, RowBand, row_band
 from ..core.tokens import display_piece
 from ..state import AppState
-from .style import ACCENT, DIVERGING, SPACING, TEXT_TOKENS, plot_colors, style_plot
+from .style import ACCENT, DIVERGING, EXTRA, SPACING, TEXT_TOKENS, plot_colors, style_plot
 
 #: rows either side of the selected one in the zoomed band
 BAND_HALF = 16
@@ -65,6 +65,8 @@ class MatrixView(QWidget):
         self.overview_plot.addItem(self.overview_sel)
         self.overview_text = pg.ScatterPlotItem(symbol="t2", size=9, pen=None, brush=pg.mkBrush(TEXT_TOKENS))
         self.overview_plot.addItem(self.overview_text)
+        self.overview_extra = pg.ScatterPlotItem(symbol="t2", size=9, pen=None, brush=pg.mkBrush(EXTRA))
+        self.overview_plot.addItem(self.overview_extra)
         self.band_region = pg.LinearRegionItem(orientation="horizontal", movable=False,
                                                brush=pg.mkBrush(0, 163, 108, 40), pen=pg.mkPen(ACCENT, width=1))
         self.overview_plot.addItem(self.band_region)
@@ -104,6 +106,7 @@ class MatrixView(QWidget):
         state.model_changed.connect(self._on_state_model_changed)
         state.selected_token_changed.connect(self._on_state_selected_token_changed)
         state.tokens_changed.connect(self._on_state_tokens_changed)
+        state.extra_tokens_changed.connect(self._on_state_extra_tokens_changed)
 
     # -- data in ------------------------------------------------------------------------
     def set_overview(self, overview: MatrixOverview) -> None:
@@ -142,6 +145,12 @@ class MatrixView(QWidget):
 
     def _on_state_tokens_changed(self, _tokens) -> None:
         self._update_text_marks()
+
+    def _on_state_extra_tokens_changed(self, ids: list) -> None:
+        table = self._state.table
+        if table is None:
+            return
+        self.overview_extra.setData(x=[-table.dim * 0.02] * len(ids), y=[i + 0.5 for i in ids])
 
     # -- drawing --------------------------------------------------------------------------
     def _update_text_marks(self) -> None:

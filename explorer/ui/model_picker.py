@@ -59,6 +59,7 @@ class ModelPicker(QDialog):
         self.tree.setHeaderLabels(COLUMNS)
         self.tree.setRootIsDecorated(True)
         self.tree.setUniformRowHeights(True)
+        self.tree.header().setStretchLastSection(False)
         self.tree.header().setSectionResizeMode(0, QHeaderView.Stretch)
         for c in range(1, len(COLUMNS)):
             self.tree.header().setSectionResizeMode(c, QHeaderView.ResizeToContents)
