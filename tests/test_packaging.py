@@ -1,0 +1,33 @@
+"""The installed package (a real wheel, not the editable checkout) carries
+its resources and its console command."""
+
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_wheel_contains_resources_and_entry_point(tmp_path):
+    r = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
+                        "-w", str(tmp_path), str(ROOT)], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr[-2000:]
+    wheel = next(tmp_path.glob("*.whl"))
+    names = set(zipfile.ZipFile(wheel).namelist())
+    for needed in ("explorer/resources/default/model.safetensors", "explorer/resources/default/tokenizer.json",
+                   "explorer/resources/default/config.json", "explorer/resources/default/classes.json",
+                   "explorer/resources/toy/robot.json", "explorer/cli.py", "explorer/core/sources.py"):
+        assert needed in names, needed
+    entry = next(n for n in names if n.endswith("entry_points.txt"))
+    text = zipfile.ZipFile(wheel).read(entry).decode()
+    assert "embedding-explorer = explorer.cli:main" in text
+    # the installed copy opens the bundled model from its own resources
+    target = tmp_path / "site"
+    zipfile.ZipFile(wheel).extractall(target)
+    code = ("import sys; sys.path.insert(0, %r); import explorer.core.sources as s; "
+            "t = s.open_table('default'); print(s.resources_dir(), t.vocab_size)" % str(target))
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    where, v = out.stdout.split()
+    assert where.startswith(str(target)) and int(v) > 100
