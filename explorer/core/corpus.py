@@ -18,39 +18,39 @@ __all__ = ["CLASSES", "FUNCTION_WORDS", "SPECIAL_TOKENS", "Corpus", "make_corpus
 CLASSES: dict[str, list[str]] = {
     "animal": (
         "cat dog horse cow sheep goat pig rabbit fox wolf bear deer mouse lion tiger owl "
-        "duck goose frog snake otter badger camel zebra monkey"
+        "duck goose frog snake otter badger camel zebra monkey panda koala eagle hedgehog"
     ).split(),
     "vehicle": (
         "car bus truck train bike boat ship plane tram van taxi tractor scooter rocket ferry "
-        "canoe wagon jeep yacht sledge"
+        "canoe wagon jeep yacht sledge helicopter subway lorry"
     ).split(),
     "colour": (
         "red blue green yellow black white orange purple pink brown grey silver golden violet "
-        "crimson amber teal beige"
+        "crimson amber teal beige maroon navy"
     ).split(),
     "number": (
         "one two three four five six seven eight nine ten eleven twelve twenty thirty forty "
-        "fifty hundred"
+        "fifty hundred thousand sixteen"
     ).split(),
     "place": (
         "park city village forest river market school garden beach harbour station farm "
-        "mountain valley museum island desert bridge castle library"
+        "mountain valley museum island desert bridge castle library airport hospital"
     ).split(),
     "food": (
         "bread apple cheese soup rice cake fish egg milk honey pear carrot banana cherry "
-        "onion pasta butter grape lemon plum"
+        "onion pasta butter grape lemon plum mango walnut"
     ).split(),
     "person": (
         "teacher doctor farmer pilot driver baker sailor student painter nurse singer "
-        "builder chef judge poet miner clerk tailor"
+        "builder chef judge poet miner clerk tailor dancer lawyer"
     ).split(),
     "verb": (
         "sees finds likes watches follows chases feeds visits hears paints draws helps "
-        "meets calls carries pushes"
+        "meets calls carries pushes greets admires"
     ).split(),
     "adjective": (
         "big small old young quick slow happy quiet tall tiny brave clever sleepy noisy "
-        "gentle proud lazy"
+        "gentle proud lazy fierce shy"
     ).split(),
 }
 
