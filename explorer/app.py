@@ -16,7 +16,7 @@ from .core import recent  # noqa: E402
 from .state import AppState  # noqa: E402
 from .ui.main_window import MainWindow  # noqa: E402
 from .ui.model_picker import ModelPicker  # noqa: E402
-from .ui.style import STYLESHEET, configure_pyqtgraph  # noqa: E402
+from .ui.style import STYLESHEET, apply_theme, configure_pyqtgraph  # noqa: E402
 from .workers import JobRunner, LoadedModel, await_all_workers, load_model_job, neighbors_job  # noqa: E402
 
 ORG, APP = "embedding-explorer", "Token Embedding Explorer"
@@ -242,6 +242,7 @@ def make_app(argv=None) -> QApplication:
     app.setOrganizationName(ORG)
     app.setApplicationName(APP)
     app.setStyle("Fusion")
+    apply_theme(app)
     app.setStyleSheet(STYLESHEET)
     configure_pyqtgraph()
     return app

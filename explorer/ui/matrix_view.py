@@ -121,7 +121,10 @@ class MatrixView(QWidget):
         self.overview_img.setImage(overview.image, levels=(-lim, lim), autoLevels=False)
         self.overview_img.setRect(QRectF(0, 0, d, v))
         self.colorbar.setLevels((-lim, lim))
-        self.colorbar.setLabel("right", f"value of E (clipped at ±{lim:.3g})")
+        self.colorbar.setLabel("right", "value of E")
+        self.glw.setToolTip(f"Colours: E[i, j] on a diverging map centred on 0, clipped at ±{lim:.3g} "
+                            "(99.5th percentile of |E|). Click a row to select its token; "
+                            "drag to pan, wheel to zoom.")
         small = v <= 2 * BAND_HALF + 1
         self.overview_plot.setVisible(not small)
         step = ""

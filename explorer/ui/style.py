@@ -81,3 +81,34 @@ QToolTip { padding: 4px; }
 #InspectorTitle { font-size: 18pt; font-weight: 600; }
 #FactValue { font-family: monospace; }
 """ % {"accent": ACCENT, "accent_bg": "rgba(0,163,108,40)", "error": ERROR}
+
+
+def dark_palette() -> QPalette:
+    """A dark Fusion palette (used when the system asks for dark, or EXPLORER_THEME=dark)."""
+    pal = QPalette()
+    base, window, text = QColor("#1e1f22"), QColor("#2b2d30"), QColor("#e6e6e6")
+    pal.setColor(QPalette.Window, window)
+    pal.setColor(QPalette.WindowText, text)
+    pal.setColor(QPalette.Base, base)
+    pal.setColor(QPalette.AlternateBase, window)
+    pal.setColor(QPalette.ToolTipBase, window)
+    pal.setColor(QPalette.ToolTipText, text)
+    pal.setColor(QPalette.Text, text)
+    pal.setColor(QPalette.Button, window)
+    pal.setColor(QPalette.ButtonText, text)
+    pal.setColor(QPalette.Highlight, QColor(ACCENT))
+    pal.setColor(QPalette.HighlightedText, QColor("#ffffff"))
+    pal.setColor(QPalette.PlaceholderText, QColor("#9a9a9a"))
+    pal.setColor(QPalette.Mid, QColor("#55585c"))
+    pal.setColor(QPalette.Disabled, QPalette.Text, QColor("#7a7a7a"))
+    pal.setColor(QPalette.Disabled, QPalette.ButtonText, QColor("#7a7a7a"))
+    return pal
+
+
+def apply_theme(app) -> None:
+    """Follow the system's light/dark scheme; EXPLORER_THEME=light|dark overrides it."""
+    import os
+
+    theme = os.environ.get("EXPLORER_THEME", "").lower()
+    if theme == "dark" or (theme != "light" and is_dark()):
+        app.setPalette(dark_palette())
