@@ -68,6 +68,8 @@ class Explorer(QObject):
         self._last_error = ""
         self._closed = False
         self._pending_token: int | None = None
+        self._runners = [self.loader, self.neighbor_jobs, self.listing]
+        self._build_views()
 
         w = self.window
         w.token_strip.text_edited.connect(self.state.set_text)
@@ -89,6 +91,21 @@ class Explorer(QObject):
         self.listing.succeeded.connect(self._on_listing_succeeded)
         self.state.selected_token_changed.connect(self._on_state_selected_token_changed)
         self._refresh_recent()
+
+    def _runner(self) -> JobRunner:
+        """A job runner for one view, stopped with the others on close."""
+        runner = JobRunner(self)
+        self._runners.append(runner)
+        return runner
+
+    def _build_views(self) -> None:
+        """The tabs beside the matrix; each view gets the state and its own runner."""
+        from .ui.cost_view import CostView
+
+        self.cost_view = CostView(self.state, runner=self._runner())
+        self.window.add_view(self.cost_view, "Cost", "What the table costs (parameters, bytes, tying, Adam), "
+                             "famous models compared, why vectors, context-free lookup")
+        self.cost_view.token_selected.connect(self.state.set_selected_token)
 
     # -- models ------------------------------------------------------------------------
     @property
@@ -213,7 +230,7 @@ class Explorer(QObject):
             return
         self._closed = True
         self.save_settings()
-        for runner in (self.loader, self.neighbor_jobs, self.listing):
+        for runner in self._runners:
             runner.cancel(emit=False)
         await_all_workers(15000)
 

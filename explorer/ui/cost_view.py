@@ -27,6 +27,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from superqt.utils import signals_blocked
+
 from ..core import cost
 from ..core.context import (
     DEFAULT_SENTENCES,
@@ -51,7 +53,7 @@ FP16_COLOR = "#56B4E9"
 TILE_STYLE = """
 #CostTile { border: 1px solid palette(mid); border-radius: 8px; background: palette(base); }
 #TileCaption { color: palette(placeholder-text); font-size: 10pt; }
-#TileValue { font-size: 20pt; font-weight: 600; }
+#TileValue { font-size: 18pt; font-weight: 600; }
 #TileSub { font-size: 10pt; }
 #TileFormula { color: palette(placeholder-text); font-size: 9pt; }
 #CardTitle { font-size: 16pt; font-weight: 600; }
@@ -74,14 +76,15 @@ class Tile(QFrame):
         self.caption.setObjectName("TileCaption")
         self.value = QLabel("–")
         self.value.setObjectName("TileValue")
-        f = mono_font()
-        f.setPointSize(20)
+        f = QFont(self.value.font())
+        f.setPointSize(18)
         f.setWeight(QFont.DemiBold)
         self.value.setFont(f)
         self.value.setTextInteractionFlags(Qt.TextSelectableByMouse)
         self.sub = QLabel("")
         self.sub.setObjectName("TileSub")
         self.sub.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        self.sub.setWordWrap(True)
         self.formula = QLabel("")
         self.formula.setObjectName("TileFormula")
         self.formula.setWordWrap(True)
@@ -100,10 +103,9 @@ def _matrix_table(tooltip: str) -> QTableWidget:
     t.setToolTip(tooltip)
     t.setEditTriggers(QAbstractItemView.NoEditTriggers)
     t.setSelectionMode(QAbstractItemView.NoSelection)
-    t.setFont(mono_font())
+    t.setWordWrap(False)
     t.horizontalHeader().setSectionResizeMode(QHeaderView.Stretch)
     t.verticalHeader().setSectionResizeMode(QHeaderView.ResizeToContents)
-    t.setMinimumHeight(120)
     return t
 
 
@@ -122,6 +124,15 @@ def _fill_matrix(table: QTableWidget, labels: list[str], values: np.ndarray, fmt
             if colors is not None and np.isfinite(v):
                 item.setBackground(colors(v))
             table.setItem(i, j, item)
+    _fit_height(table)
+
+
+def _fit_height(table: QTableWidget) -> None:
+    """Fix a small table's height to its rows, so no empty band is left under them."""
+    table.resizeRowsToContents()
+    h = table.horizontalHeader().height() + 2 * table.frameWidth()
+    h += sum(table.rowHeight(i) for i in range(table.rowCount()))
+    table.setFixedHeight(max(h, 40))
 
 
 class CostView(QWidget):
@@ -181,7 +192,7 @@ class CostView(QWidget):
         self.card_title.setTextInteractionFlags(Qt.TextSelectableByMouse)
         lay.addWidget(self.card_title)
         grid = QGridLayout()
-        grid.setSpacing(SPACING * 1.5 if False else SPACING + 4)
+        grid.setSpacing(SPACING + 4)
         specs = [
             ("params", "Parameters", "Number of learned numbers in E: V × d"),
             ("share", "Share of the model", "The table's parameters divided by all parameters of the checkpoint"),
@@ -240,7 +251,8 @@ class CostView(QWidget):
         self.param_plot = self.compare_glw.addPlot(row=0, col=0)
         self.bytes_plot = self.compare_glw.addPlot(row=0, col=1)
         self.param_plot.setTitle("Embedding parameters V × d (log scale)", color=fg, size="10pt")
-        self.bytes_plot.setTitle("Table size in bytes (log scale)", color=fg, size="10pt")
+        self.bytes_plot.setTitle(f"Bytes: <span style='color:{REFERENCE_COLOR}'>■</span> float32 "
+                                 f"<span style='color:{FP16_COLOR}'>■</span> float16 (log scale)", color=fg, size="10pt")
         self.param_plot.setLabel("bottom", "parameters")
         self.bytes_plot.setLabel("bottom", "bytes")
         self.param_bars = pg.BarGraphItem(x0=[], y=[], width=[], height=0.6, brushes=[], pen=None)
@@ -249,9 +261,6 @@ class CostView(QWidget):
         self.param_plot.addItem(self.param_bars)
         self.bytes_plot.addItem(self.bytes32_bars)
         self.bytes_plot.addItem(self.bytes16_bars)
-        legend = self.bytes_plot.addLegend(offset=(-10, -10), labelTextColor=fg)
-        legend.addItem(self.bytes32_bars, "float32")
-        legend.addItem(self.bytes16_bars, "float16 / bfloat16")
         self._bar_labels: list[pg.TextItem] = []
         for p in (self.param_plot, self.bytes_plot):
             p.setMenuEnabled(False)
@@ -268,14 +277,15 @@ class CostView(QWidget):
         self.compare_table.setEditTriggers(QAbstractItemView.NoEditTriggers)
         self.compare_table.verticalHeader().hide()
         self.compare_table.setAlternatingRowColors(True)
-        cols = ["model", "V", "d", "parameters V·d", "share of model", "float32", "float16", "tied"]
+        cols = ["model", "V", "d", "parameters V·d", "share", "float32 bytes", "float32", "float16 bytes", "tied"]
         self.compare_table.setColumnCount(len(cols))
         self.compare_table.setHorizontalHeaderLabels(cols)
         hh = self.compare_table.horizontalHeader()
         hh.setSectionResizeMode(QHeaderView.ResizeToContents)
         hh.setStretchLastSection(True)
         tips = ["", "vocabulary size (rows)", "model width (columns)", "V × d", "V·d / all parameters of the model",
-                "V × d × 4 bytes", "V × d × 2 bytes", "output projection reuses E"]
+                "V × d × 4 bytes", "V × d × 4 bytes in MB (1 MB = 1000² bytes)", "V × d × 2 bytes (bfloat16 the same)",
+                "output projection reuses E"]
         for i, tip in enumerate(tips):
             self.compare_table.horizontalHeaderItem(i).setToolTip(tip)
 
@@ -356,7 +366,7 @@ class CostView(QWidget):
         p2 = QVBoxLayout()
         t2 = QLabel("2 · One-hot vectors")
         t2.setObjectName("PanelTitle")
-        self.onehot_table = _matrix_table("‖e_i − e_j‖ and cos(e_i, e_j) between one-hot vectors of length V")
+        self.onehot_table = _matrix_table("Above the diagonal: distance ‖e_i − e_j‖; below it: cos(e_i, e_j); one-hot vectors of length V")
         self.onehot_caption = QLabel("")
         self.onehot_caption.setWordWrap(True)
         for w in (t2, self.onehot_table, self.onehot_caption):
@@ -503,7 +513,7 @@ class CostView(QWidget):
             t["tying"].set("not tied", f"tying would save {c.tying_saves:,}",
                            "the output projection d → V is a second V × d matrix")
         else:
-            t["tying"].set("no output layer", f"a tied one would reuse these {c.tying_saves:,}",
+            t["tying"].set("none", f"a tied one would reuse these {c.tying_saves:,}",
                            "no output projection in the checkpoint, or it cannot be told")
         for db in cost.bytes_per_dtype(v, d):
             t[db.dtype].set(cost.format_mb(db.bytes), f"{cost.format_mib(db.bytes)} · {db.bytes:,} bytes",
@@ -514,7 +524,7 @@ class CostView(QWidget):
         t["scale"].set(f"× {s:.1f}", f"√d = √{d:,}", f"original Transformer: √512 = {cost.embedding_scale(512):.1f}")
         t["random"].set(f"σ = {random_cosine_std(d):.4f}", f"99.7 % of pairs: |cos| ≤ {random_cosine_bound(d):.3f}",
                         f"1/√d; {100 * (1 - shell_volume_fraction(d)):.3g} % of a ball's volume lies in its outer 1 % shell")
-        with _blocked(self.k_slider):
+        with signals_blocked(self.k_slider):
             self.k_slider.setRange(1, max(1, d))
             self.k_slider.setValue(max(1, min(d, 128 if d > 256 else max(1, d // 4))))
         self._update_factor()
@@ -545,7 +555,8 @@ class CostView(QWidget):
         table = self._state.table
         loaded = None
         if table is not None:
-            loaded = (f"{table.name} (loaded)", table.vocab_size, table.dim, table.model_params, table.tied)
+            name = table.name if len(table.name) <= 22 else table.name[:21] + "…"
+            loaded = (f"{name} (loaded)", table.vocab_size, table.dim, table.model_params, table.tied)
         rows = cost.comparison(loaded)
         self._comparison = rows
         n = len(rows)
@@ -563,7 +574,7 @@ class CostView(QWidget):
         names = [(float(i), r.name) for i, r in enumerate(rows)]
         self.param_plot.getAxis("left").setTicks([names])
         self.bytes_plot.getAxis("left").setTicks([[(float(i), "") for i in range(n)]])
-        self.param_plot.getAxis("bottom").setTicks([_log_ticks(p0, lp.max() + 1.2, cost.format_count)])
+        self.param_plot.getAxis("bottom").setTicks([_log_ticks(p0, lp.max() + 1.2, _short_count)])
         self.bytes_plot.getAxis("bottom").setTicks([_log_ticks(b0, l32.max() + 0.2, _short_bytes)])
         self.param_plot.setXRange(p0, lp.max() + 1.3, padding=0)
         self.bytes_plot.setXRange(b0, l32.max() + 0.3, padding=0)
@@ -596,13 +607,14 @@ class CostView(QWidget):
             share = f"{100 * c.model_share:.1f} %" if c.model_share is not None else "–"
             tied = {True: "yes", False: "no", None: "–"}[r.tied]
             vals = [r.name, f"{c.vocab_size:,}", f"{c.dim:,}", f"{c.params:,}", share,
-                    f"{c.bytes_by_dtype['float32']:,} B ({cost.format_mb(c.bytes_by_dtype['float32'])})",
-                    f"{c.bytes_by_dtype['float16']:,} B ({cost.format_mb(c.bytes_by_dtype['float16'])})", tied]
+                    f"{c.bytes_by_dtype['float32']:,}", cost.format_mb(c.bytes_by_dtype['float32']),
+                    f"{c.bytes_by_dtype['float16']:,}", tied]
             for j, text in enumerate(vals):
                 item = QTableWidgetItem(text)
                 if j > 0:
                     item.setTextAlignment(Qt.AlignRight | Qt.AlignVCenter)
-                    item.setFont(mono_font() if not r.loaded else _bold(mono_font()))
+                    if r.loaded:
+                        item.setFont(bold)
                 elif r.loaded:
                     item.setFont(bold)
                 if r.loaded:
@@ -691,11 +703,14 @@ class CostView(QWidget):
         for i in range(why.n):
             for j in range(why.n):
                 item = self.onehot_table.item(i, j)
-                item.setText(f"‖·‖ {why.onehot_distance[i, j]:.3f}\ncos {why.onehot_cosine[i, j]:.0f}")
+                # above the diagonal the distance, below it the cosine: both fit a narrow cell
+                item.setText("–" if i == j else (f"{why.onehot_distance[i, j]:.3f}" if j > i
+                                                  else f"cos {why.onehot_cosine[i, j]:.0f}"))
+                item.setTextAlignment(Qt.AlignCenter)
                 item.setData(Qt.UserRole + 1, float(why.onehot_cosine[i, j]))
-        self.onehot_table.resizeRowsToContents()
+        _fit_height(self.onehot_table)
         self.onehot_caption.setText(
-            f"Vectors of length V = {table.vocab_size:,} with a single 1. Every pair is √2 = {np.sqrt(2):.3f} apart "
+            f"Above the diagonal the distance, below it the cosine. Vectors of length V = {table.vocab_size:,} with a single 1. Every pair is √2 = {np.sqrt(2):.3f} apart "
             "and at cosine 0: no order, but also no notion of similar.")
         _fill_matrix(self.cos_table, short, why.cosine,
                      lambda x: "n/a" if not np.isfinite(x) else f"{x:+.3f}", self._cos_color)
@@ -760,12 +775,12 @@ class CostView(QWidget):
         table = self._state.table
         self._fill_context_table(None)
         folder, reason = context_support(table)
-        if self._same is None or not self._same.ok:
-            self._set_context_status("Contextual vectors need two occurrences of the word.")
-            self._context_timer.stop()
-            return
         if folder is None:
             self._set_context_status("Contextual vectors are not available for this table. " + reason)
+            self._context_timer.stop()
+            return
+        if self._same is None or not self._same.ok:
+            self._set_context_status("Contextual vectors need two occurrences of the word.")
             self._context_timer.stop()
             return
         if self._runner is None:
@@ -858,6 +873,13 @@ def _hex_offset(table, token_id: int) -> str:
         return "–"
 
 
+def _short_count(n: float) -> str:
+    for unit, p in (("B", 9), ("M", 6), ("k", 3)):
+        if n >= 10.0**p:
+            return f"{n / 10.0**p:g} {unit}"
+    return f"{n:g}"
+
+
 def _short_bytes(n: float) -> str:
     for unit, p in (("TB", 4), ("GB", 3), ("MB", 2), ("kB", 1)):
         if n >= 1000**p:
@@ -870,16 +892,3 @@ def _log_ticks(lo: float, hi: float, fmt) -> list[tuple[float, str]]:
     k0, k1 = int(np.ceil(lo)), int(np.floor(hi))
     step = max(1, (k1 - k0 + 1) // 6)
     return [(float(k), fmt(10.0**k)) for k in range(k0, k1 + 1, step)]
-
-
-class _blocked:
-    """Block a widget's signals inside a with-block."""
-
-    def __init__(self, widget):
-        self.widget = widget
-
-    def __enter__(self):
-        self._old = self.widget.blockSignals(True)
-
-    def __exit__(self, *exc):
-        self.widget.blockSignals(self._old)

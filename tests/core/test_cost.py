@@ -95,3 +95,57 @@ def test_dtype_bytes_against_torch_and_errors():
 
 def test_sqrt_d_model_scale():
     assert round(float(np.sqrt(512)), 1) == 22.6
+
+
+# -- the cost card and the comparison (issue #7) ------------------------------------
+
+
+def test_bytes_per_dtype_gpt2_small_mb_and_mib():
+    got = {b.dtype: b for b in cost.bytes_per_dtype(50_257, 768)}
+    assert list(got) == ["float32", "float16", "bfloat16", "int8"]
+    assert got["float32"].bytes == 154_389_504 == torch.empty(50_257, 768).nbytes
+    assert got["int8"].bytes == torch.empty(50_257, 768, dtype=torch.int8).nbytes
+    assert f"{got['float32'].mb:.2f}" == "154.39" and f"{got['float32'].mib:.2f}" == "147.24"
+    assert f"{got['float16'].mb:.2f}" == "77.19" and f"{got['float16'].mib:.2f}" == "73.62"
+    assert cost.format_mb(154_389_504) == "154.39 MB"
+    assert cost.format_mib(154_389_504) == "147.24 MiB"
+
+
+def test_reference_totals_give_the_facts_shares():
+    ref = {n: (v, d, p) for n, v, d, p in cost.REFERENCE_MODELS}
+    assert set(cost.REFERENCE_TIED) == set(ref)
+    v, d, p = ref["GPT-2 small"]
+    assert round(p / 1e6) == 124
+    assert round(100 * cost.params(v, d) / p) == 31
+    assert ref["Transformer (2017)"][:2] == (37_000, 512)
+    assert ref["GPT-2 XL"][:2] == (50_257, 1_600)
+
+
+def test_comparison_includes_the_loaded_table_sorted():
+    rows = cost.comparison(("mine", 30_522, 384, 22_713_728, None))
+    assert [r.cost.params for r in rows] == sorted(r.cost.params for r in rows)
+    mine = [r for r in rows if r.loaded]
+    assert len(mine) == 1 and mine[0].cost.params == 30_522 * 384
+    assert mine[0].cost.model_share == pytest.approx(30_522 * 384 / 22_713_728)
+    assert len(rows) == len(cost.REFERENCE_MODELS) + 1
+    assert len(cost.comparison()) == len(cost.REFERENCE_MODELS)
+
+
+def test_factorised_break_even_against_brute_force():
+    for v, d in ((50_257, 768), (4, 3), (30_522, 384)):
+        k_star = cost.factorised_break_even(v, d)
+        smaller = [k for k in range(1, d + 1) if cost.factorised_params(v, d, k) < v * d]
+        assert smaller == [k for k in range(1, d + 1) if k < k_star]
+
+
+def test_embedding_scale_and_counts():
+    assert round(cost.embedding_scale(512), 1) == 22.6
+    assert cost.embedding_scale(384) == pytest.approx(np.sqrt(384))
+    assert cost.format_count(38_597_376) == "38.6 M"
+    assert cost.format_count(1_050_673_152) == "1.05 B"
+    assert cost.format_count(12) == "12"
+
+
+def test_tying_text_names_the_saving():
+    assert "38,597,376" in cost.tying_text(50_257, 768, True)
+    assert "would save" in cost.tying_text(50_257, 768, False)
