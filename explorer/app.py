@@ -101,11 +101,27 @@ class Explorer(QObject):
     def _build_views(self) -> None:
         """The tabs beside the matrix; each view gets the state and its own runner."""
         from .ui.cost_view import CostView
+        from .ui.projection_view import ProjectionView
+        from .ui.similarity_view import SimilarityView
 
+        w = self.window
+        self.projection_view = ProjectionView(self.state, runner=self._runner())
+        w.add_view(self.projection_view, "Projection",
+                   "PCA of the embedding table: where tokens sit, neighbours, analogies")
+        self.similarity_view = SimilarityView(self.state, runner=self._runner())
+        w.add_view(self.similarity_view, "Similarity",
+                   "How alike the text's tokens are: learned vectors vs ids vs one-hot; random vectors")
+        for view in (self.projection_view, self.similarity_view):
+            view.token_selected.connect(self.state.set_selected_token)
+            view.token_added.connect(self.state.add_extra_token)
         self.cost_view = CostView(self.state, runner=self._runner())
-        self.window.add_view(self.cost_view, "Cost", "What the table costs (parameters, bytes, tying, Adam), "
-                             "famous models compared, why vectors, context-free lookup")
+        w.add_view(self.cost_view, "Cost", "What the table costs (parameters, bytes, tying, Adam), "
+                   "famous models compared, why vectors, context-free lookup")
         self.cost_view.token_selected.connect(self.state.set_selected_token)
+
+    def busy(self) -> bool:
+        """Whether any background job is still running (for --screenshot)."""
+        return any(r.running for r in self._runners)
 
     # -- models ------------------------------------------------------------------------
     @property
@@ -291,7 +307,17 @@ def run(model=None, text=None, token=None, view=None, screenshot=None, size=None
                 result["code"] = 2
                 app.quit()
                 return
-            QTimer.singleShot(600, _shoot)
+            QTimer.singleShot(300, _wait_idle)
+
+        waited = {"ms": 0}
+
+        def _wait_idle() -> None:
+            # views compute in workers (PCA, first-layer runs): shoot when all are done
+            if ex.busy() and waited["ms"] < 60000:
+                waited["ms"] += 200
+                QTimer.singleShot(200, _wait_idle)
+                return
+            QTimer.singleShot(300, _shoot)
 
         def _shoot() -> None:
             app.processEvents()

@@ -5,11 +5,13 @@ from __future__ import annotations
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
+    QFrame,
     QLabel,
     QMainWindow,
     QMessageBox,
     QProgressBar,
     QPushButton,
+    QScrollArea,
     QSplitter,
     QTabWidget,
     QToolBar,
@@ -127,7 +129,13 @@ class MainWindow(QMainWindow):
         state.model_changed.connect(self._on_state_model_changed)
 
     def add_view(self, widget: QWidget, title: str, tooltip: str) -> int:
-        i = self.tabs.addTab(widget, title)
+        # a scroll area lets the window shrink below a dense view's minimum
+        # size (scroll bars appear) instead of forcing the whole window wide
+        scroll = QScrollArea()
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QFrame.NoFrame)
+        scroll.setWidget(widget)
+        i = self.tabs.addTab(scroll, title)
         self.tabs.setTabToolTip(i, tooltip)
         return i
 
