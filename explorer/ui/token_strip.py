@@ -37,6 +37,10 @@ EXAMPLES = {
 }
 
 
+#: chips drawn at most; a pasted book still tokenizes, but only its start is drawn
+MAX_CHIPS = 1000
+
+
 class FlowLayout(QLayout):
     """Lays widgets left to right and wraps them, like words in a paragraph."""
 
@@ -309,7 +313,8 @@ class TokenStrip(QWidget):
         for t in tokens:
             counts[t.id] = counts.get(t.id, 0) + 1
         prev_word = None
-        for i, t in enumerate(tokens):
+        shown_tokens = tokens[:MAX_CHIPS]
+        for i, t in enumerate(shown_tokens):
             chip = Chip(t, text, self.area)
             nxt = tokens[i + 1] if i + 1 < len(tokens) else None
             starts = t.word is None or t.word != prev_word
@@ -333,8 +338,9 @@ class TokenStrip(QWidget):
         if has:
             n_words = len({t.word for t in tokens if t.word is not None})
             distinct = len(counts)
+            more = f" · showing the first {MAX_CHIPS:,}" if len(tokens) > MAX_CHIPS else ""
             self.summary.setText(
-                f"{len(tokens):,} tokens · {n_words:,} words · {distinct:,} distinct ids (rows read)"
+                f"{len(tokens):,} tokens · {n_words:,} words · {distinct:,} distinct ids (rows read){more}"
             )
         else:
             self.summary.setText("")

@@ -1,0 +1,71 @@
+"""Bad input in the window: NaN/inf weights, huge text, empty text."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from PySide6.QtCore import QSettings
+
+from explorer.app import Explorer, make_app
+
+
+@pytest.fixture
+def explorer(qtbot, tmp_path):
+    make_app()
+    ex = Explorer(settings=QSettings(str(tmp_path / "s.ini"), QSettings.IniFormat))
+    qtbot.addWidget(ex.window)
+    ex.window.resize(1280, 800)
+    ex.window.show()
+    yield ex
+    ex.shutdown()
+
+
+def _load(qtbot, ex, spec):
+    with qtbot.waitSignal(ex.load_finished, timeout=60000) as b:
+        ex.open_spec(spec)
+    assert b.args == [True], ex.last_error
+    return ex.state.table
+
+
+def test_nan_and_inf_weights_are_shown_not_crashed(qtbot, explorer, tmp_path):
+    from safetensors.numpy import save_file
+
+    e = np.random.default_rng(0).normal(0, 0.02, (50, 8)).astype(np.float32)
+    e[3, 2] = np.nan
+    e[4, :] = np.inf
+    e[5, :] = 0.0
+    folder = tmp_path / "nan"
+    folder.mkdir()
+    save_file({"model.embed_tokens.weight": e}, str(folder / "model.safetensors"))
+    (folder / "config.json").write_text(json.dumps({"vocab_size": 50, "hidden_size": 8}))
+    _load(qtbot, explorer, str(folder))
+    explorer.state.set_text("3 4 5 6")
+    insp = explorer.window.inspector
+    explorer.state.select_position(0)
+    assert "non-finite" in insp.facts["norm"].text()
+    explorer.state.select_position(1)
+    assert "non-finite" in insp.facts["norm"].text()
+    explorer.state.select_position(3)
+    # neighbours never include a NaN, inf or all-zero row
+    assert not {3, 4, 5} & set(insp.neighbor_ids())
+    for tab in range(explorer.window.tabs.count()):
+        explorer.window.tabs.setCurrentIndex(tab)
+        qtbot.wait(50)
+    explorer.window.grab()
+
+
+def test_huge_and_empty_text(qtbot, explorer):
+    table = _load(qtbot, explorer, "default")
+    explorer.state.set_text("the cat " * 200_000)  # 1.6 MB pasted
+    assert 0 < len(explorer.state.tokens) <= 20_000
+    from explorer.ui.token_strip import MAX_CHIPS
+
+    assert len(explorer.window.token_strip.chips()) == MAX_CHIPS
+    assert "showing the first" in explorer.window.token_strip.summary.text()
+    explorer.window.grab()
+    explorer.state.set_text("")
+    assert explorer.state.tokens == []
+    assert explorer.window.token_strip.empty.isVisibleTo(explorer.window)
+    assert table is explorer.state.table
