@@ -104,7 +104,12 @@ class Explorer(QObject):
         from .ui.projection_view import ProjectionView
         from .ui.similarity_view import SimilarityView
 
+        from .ui.lookup_view import LookupView
+
         w = self.window
+        self.lookup_view = LookupView(self.state, runner=self._runner())
+        w.add_view(self.lookup_view, "Lookup",
+                   "Row i of E two ways: one-hot vector × E versus a pointer offset, animated, then measured")
         self.projection_view = ProjectionView(self.state, runner=self._runner())
         w.add_view(self.projection_view, "Projection",
                    "PCA of the embedding table: where tokens sit, neighbours, analogies")

@@ -183,7 +183,6 @@ def strip_states(frame: Frame, vocab_size: int, hot: int, bins: int) -> np.ndarr
     v = int(vocab_size)
     n = max(1, min(int(bins), v))
     edges = np.linspace(0, v, n + 1)
-    starts = edges[:-1]
     out = np.full(n, PENDING, np.uint8)
     out[edges[1:] <= frame.rows_done] = WASTED
     # the bin holding the current row and the recent block are "being swept"
@@ -193,5 +192,4 @@ def strip_states(frame: Frame, vocab_size: int, hot: int, bins: int) -> np.ndarr
         out[max(lo, 0): min(hi, n - 1) + 1] = SWEEP
     hb = int(np.clip(np.searchsorted(edges, hot, side="right") - 1, 0, n - 1))
     out[hb] = HOT
-    del starts
     return out

@@ -439,13 +439,19 @@ def bench_big_table(shape: tuple[int, int] = BIG_SHAPE, ids: Sequence[int] | Non
 
 
 def _median_time(fn, repeats: int) -> tuple[float, object]:
+    """Best time of ``repeats`` runs after a warm-up.
+
+    The minimum, not the median: on a busy 2-core machine a microsecond
+    gather sometimes waits a whole scheduler slice (8 ms) for torch's second
+    thread; the minimum is the cost of the operation itself.
+    """
     out = fn()  # warm-up (allocations, kernel choice)
     times = []
     for _ in range(repeats):
         t = time.perf_counter()
         out = fn()
         times.append(time.perf_counter() - t)
-    return statistics.median(times), out
+    return min(times), out
 
 
 def iter_bench_lookup(
@@ -456,7 +462,7 @@ def iter_bench_lookup(
     cancel.
 
     Gather and one-hot paths are timed on E = ``table.torch_table()`` as
-    float32 (V, d), at torch's current thread count. Times are medians of
+    float32 (V, d), at torch's current thread count. Times are the best of
     ``repeats`` runs after one warm-up (the gather, costing microseconds,
     gets 20x as many runs); the one-hot vector is built inside the timed
     region.

@@ -136,8 +136,8 @@ def compare_paths(table: np.ndarray, ids) -> PathComparison:
 DTYPE_CHOICES = ("stored", "float32", "float16", "bfloat16", "int8")
 
 _BLOCK_NOTES = {
-    "Q8_0": "Q8_0 stores every 32 values as one block: 32 int8 codes plus one float16 scale = 34 bytes",
-    "Q4_0": "Q4_0 stores every 32 values as one block: 16 bytes of 4-bit codes plus one float16 scale = 18 bytes",
+    "Q8_0": "Q8_0 blocks: 32 values = 32 int8 + 1 float16 scale = 34 bytes",
+    "Q4_0": "Q4_0 blocks: 32 values = 16 bytes of 4-bit codes + 1 float16 scale = 18 bytes",
 }
 
 
@@ -213,7 +213,7 @@ def stored_base(table) -> tuple[int, object, str]:
     if isinstance(raw, np.ndarray) and str(table.dtype) not in ("float32", "float16", "bfloat16"):
         return int(raw.__array_interface__["data"][0]), raw, f"the {table.dtype} blocks of the memory-mapped GGUF file"
     tensor = table.torch_table()
-    return int(tensor.data_ptr()), tensor, f"data_ptr() of the loaded {str(tensor.dtype).replace('torch.', '')} tensor"
+    return int(tensor.data_ptr()), tensor, f"E.data_ptr() ({str(tensor.dtype).replace('torch.', '')} tensor, this process)"
 
 
 def compare_table_paths(table, token_id: int) -> PathComparison | None:

@@ -191,3 +191,64 @@ def test_compare_paths_explains_an_inf():
     assert not r.finite
     assert "inf" in r.message.lower() or "nan" in r.message.lower()
     assert "1 column" in r.message
+
+
+# -- layouts per dtype, the real base address, the measurement job -----------------------
+
+
+@pytest.mark.parametrize("dtype,size", [("float32", 4), ("float16", 2), ("bfloat16", 2), ("int8", 1)])
+def test_row_layout_per_dtype_matches_numpy_and_torch(dtype, size):
+    lay = lookup.row_layout(V_GPT2, D_GPT2, 42, dtype)
+    assert lay.stride == D_GPT2 * size
+    assert lay.offset == 42 * D_GPT2 * size
+    assert lay.table_bytes == V_GPT2 * D_GPT2 * size
+    t = torch.zeros((50, D_GPT2), dtype=getattr(torch, dtype))
+    assert t[42].data_ptr() - t.data_ptr() == lay.offset
+    assert t.stride(0) * t.element_size() == lay.stride
+
+
+def test_row_layout_gpt2_token_42_float32_is_0x1f800():
+    lay = lookup.row_layout(V_GPT2, D_GPT2, 42, "stored", "float32", 3072)
+    assert (lay.stride, lay.offset) == (3_072, 129_024) == (3_072, 0x1F800)
+
+
+def test_row_layout_of_q8_0_blocks_uses_row_bytes():
+    # Q8_0: 32 values -> 32 int8 + a float16 scale = 34 bytes
+    d = 64
+    lay = lookup.row_layout(100, d, 7, "stored", "Q8_0", d // 32 * 34)
+    assert lay.quantised and lay.stride == 68 and lay.offset == 7 * 68
+    assert "34 bytes" in lay.note
+    with pytest.raises(IndexError):
+        lookup.row_layout(100, d, 100)
+
+
+def test_stored_base_is_the_real_data_pointer():
+    t = open_table("random:1000x16")
+    addr, keep, _what = lookup.stored_base(t)
+    arr = t.matrix()
+    assert addr == arr.__array_interface__["data"][0]
+    assert addr + lookup.row_layout(1000, 16, 42).offset == arr[42].__array_interface__["data"][0]
+    del keep
+
+
+def test_compare_table_paths_on_real_tables():
+    for spec in ("toy:robot", "random:2000x32"):
+        t = open_table(spec)
+        r = lookup.compare_table_paths(t, 1)
+        assert r is not None and r.equal and r.finite
+
+
+def test_measure_job_yields_progress_and_returns_the_bench_dict():
+    gen = lookup.measure_lookup_job(open_table("toy:robot"), batch_sizes=(1, 4), repeats=1)
+    progress = []
+    try:
+        while True:
+            progress.append(next(gen))
+    except StopIteration as stop:
+        result = stop.value
+    assert all(isinstance(f, float) and isinstance(m, str) for f, m in progress)
+    assert progress[-1][0] == 1.0
+    assert [b["batch"] for b in result["batches"]] == [1, 4]
+    for b in result["batches"]:
+        assert b["agree"]
+        assert b["ratio"] == pytest.approx(b["onehot_s"] / b["gather_s"])
