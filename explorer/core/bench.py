@@ -653,7 +653,7 @@ def _format_lookup(r: dict) -> list[str]:
     lines = [
         f"Lookup on {r.get('spec') or 'the table'}: {r['vocab_size']:,} x {r['dim']:,} "
         f"(stored {r['stored_dtype']}, computed in float32), {r['threads']} torch thread(s), "
-        f"median of {r['repeats']} runs ({r['gather_repeats']} for the gather)",
+        f"best of {r['repeats']} runs ({r['gather_repeats']} for the gather)",
         f"  {'batch':>7}{'gather':>14}{'one-hot @ E':>14}{'nn.Linear':>14}{'one-hot/gather':>18}"
         f"{'one-hot FLOPs':>18}  equal",
     ]
