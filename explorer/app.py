@@ -119,6 +119,13 @@ class Explorer(QObject):
         for view in (self.projection_view, self.similarity_view):
             view.token_selected.connect(self.state.set_selected_token)
             view.token_added.connect(self.state.add_extra_token)
+        from .ui.training_view import TrainingView
+
+        self.training_view = TrainingView(self.state, runner=self._runner())
+        w.add_view(self.training_view, "Training",
+                   "Train a small next-token model and watch its embedding table learn: gradient sparsity, "
+                   "rows moved by momentum and weight decay, drift of rare rows, classes clustering")
+        self.training_view.model_saved.connect(self.open_spec)
         self.cost_view = CostView(self.state, runner=self._runner())
         w.add_view(self.cost_view, "Cost", "What the table costs (parameters, bytes, tying, Adam), "
                    "famous models compared, why vectors, context-free lookup")
@@ -251,6 +258,7 @@ class Explorer(QObject):
             return
         self._closed = True
         self.save_settings()
+        self.training_view.shutdown()  # a paused job never reaches a yield: stop it first
         for runner in self._runners:
             runner.cancel(emit=False)
         await_all_workers(15000)
@@ -312,7 +320,10 @@ def run(model=None, text=None, token=None, view=None, screenshot=None, size=None
                 result["code"] = 2
                 app.quit()
                 return
-            QTimer.singleShot(300, _wait_idle)
+            if train_steps and view == "training":
+                ex.training_view.run_steps_then(train_steps, lambda: QTimer.singleShot(300, _wait_idle))
+            else:
+                QTimer.singleShot(300, _wait_idle)
 
         waited = {"ms": 0}
 

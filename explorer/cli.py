@@ -59,17 +59,22 @@ def build_parser() -> argparse.ArgumentParser:
     t = sub.add_parser("train", help="train the toy model headless")
     t.add_argument("--steps", type=int, default=500)
     g = t.add_mutually_exclusive_group()
-    g.add_argument("--tied", dest="tied", action="store_true", default=False)
-    g.add_argument("--untied", dest="tied", action="store_false")
-    t.add_argument("--sparse", action="store_true")
-    t.add_argument("--optimizer", default="adam")
+    g.add_argument("--tied", dest="tied", action="store_true", default=False,
+                   help="the output projection reuses E (its gradient is then dense)")
+    g.add_argument("--untied", dest="tied", action="store_false", help="a separate output matrix (default)")
+    t.add_argument("--sparse", action="store_true", help="nn.Embedding(sparse=True): sparse gradients")
+    t.add_argument("--optimizer", default="adam", help="sgd, adam, adamw or sparse_adam")
     t.add_argument("--lr", type=float, default=0.01)
     t.add_argument("--weight-decay", type=float, default=0.0)
     t.add_argument("--dim", type=int, default=32)
     t.add_argument("--batch-size", type=int, default=64)
     t.add_argument("--seed", type=int, default=0)
+    t.add_argument("--corpus", default=None, metavar="FILE",
+                   help="train on a text file, word by word (default: the synthetic language)")
     t.add_argument("--save", default=None, metavar="DIR")
-    t.add_argument("--json", action="store_true")
+    t.add_argument("--json", action="store_true",
+                   help="one JSON object per step: step, loss, vocab_size, batch_distinct_ids, grad_rows, "
+                        "input_grad_rows, changed_rows, grad_fraction, changed_fraction, tied, sparse, optimizer")
 
     d = sub.add_parser("build-default", help="regenerate the bundled default model bit for bit")
     d.add_argument("--out", default=None, help="folder to write (default: the package's resources/default)")
@@ -292,8 +297,7 @@ def cmd_bench(args) -> int:
 
 
 def cmd_train(args) -> int:
-    from .core.corpus import make_corpus
-    from .core.training import ConfigError, ToyLM, TrainConfig, save_model_folder, train
+    from .core.training import ConfigError, ToyLM, TrainConfig, save_model_folder, synthetic_corpus, text_corpus, train
 
     cfg = TrainConfig(
         steps=args.steps, dim=args.dim, batch_size=args.batch_size, lr=args.lr,
@@ -304,7 +308,16 @@ def cmd_train(args) -> int:
         cfg.validate()
     except ConfigError as exc:
         raise CliError(str(exc)) from None
-    corpus = make_corpus()
+    if args.corpus:
+        try:
+            with open(args.corpus, encoding="utf-8", errors="replace") as f:
+                corpus = text_corpus(f.read())
+        except OSError as exc:
+            raise CliError(f"cannot read {args.corpus}: {exc.strerror or exc}") from None
+        except ConfigError as exc:
+            raise CliError(str(exc)) from None
+    else:
+        corpus = synthetic_corpus()
     import torch
 
     torch.manual_seed(cfg.seed)
@@ -314,11 +327,14 @@ def cmd_train(args) -> int:
         for m in train(corpus.ids, corpus.vocab_size, cfg, model=model):
             last = m
             if args.json:
-                print(json.dumps(m.as_json()), flush=True)
+                row = m.as_json()
+                row.update(grad_fraction=m.grad_rows / m.vocab_size, changed_fraction=m.changed_rows / m.vocab_size,
+                           tied=cfg.tied, sparse=cfg.sparse, optimizer=cfg.optimizer)
+                print(json.dumps(row), flush=True)
             elif m.step % max(1, cfg.steps // 20) == 0 or m.step == cfg.steps:
                 print(f"step {m.step:6d}  loss {m.loss:.4f}  rows with gradient {m.grad_rows:4d}/{m.vocab_size}  "
                       f"rows changed {m.changed_rows:4d}", flush=True)
-    except FloatingPointError as exc:
+    except (FloatingPointError, ConfigError) as exc:
         raise CliError(str(exc)) from None
     if args.save:
         save_model_folder(model, cfg, corpus.words, corpus.classes, args.save)

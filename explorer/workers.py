@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Callable, Iterator
 
 import numpy as np
+import shiboken6
 from PySide6.QtCore import QObject, Signal
 from superqt.utils import GeneratorWorker, WorkerBase
 
@@ -144,9 +145,18 @@ class JobRunner(QObject):
         if emit:
             self.cancelled.emit()
 
-    # handlers: ignore anything from an older generation
+    # handlers: ignore anything from an older generation, or for a runner
+    # whose Qt object is gone (its owner was deleted while the job ran)
+    def _alive(self, gen: int) -> bool:
+        if not shiboken6.isValid(self):
+            worker, self._worker = self._worker, None
+            if worker is not None:
+                worker.quit()
+            return False
+        return gen == self._generation
+
     def _on_worker_yielded(self, gen: int, value) -> None:
-        if gen != self._generation:
+        if not self._alive(gen):
             return
         if isinstance(value, tuple) and len(value) == 2 and isinstance(value[1], str):
             self.progressed.emit(float(value[0]), value[1])
@@ -154,21 +164,21 @@ class JobRunner(QObject):
             self.produced.emit(value)
 
     def _on_worker_returned(self, gen: int, value) -> None:
-        if gen != self._generation:
+        if not self._alive(gen):
             return
         self._worker = None
         self.running_changed.emit(False)
         self.succeeded.emit(value)
 
     def _on_worker_errored(self, gen: int, exc: Exception) -> None:
-        if gen != self._generation:
+        if not self._alive(gen):
             return
         self._worker = None
         self.running_changed.emit(False)
         self.failed.emit(user_message(exc))
 
     def _on_worker_aborted(self, gen: int) -> None:
-        if gen == self._generation and self._worker is not None:
+        if self._alive(gen) and self._worker is not None:
             self._worker = None
             self.running_changed.emit(False)
 

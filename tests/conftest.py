@@ -13,3 +13,22 @@ os.environ["EXPLORER_CONFIG_DIR"] = os.path.join(_tmp, "config", "embedding-expl
 # The GGUF tokenizer cache survives between sessions of the same user so
 # the 5 s first build is paid once; tests may point it elsewhere.
 os.environ.setdefault("EXPLORER_CACHE_DIR", os.path.join(tempfile.gettempdir(), "explorer-test-cache"))
+
+
+import pytest  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def _no_worker_outlives_its_test():
+    """Stop any background job a test left running, so it cannot report into
+    the next test's objects."""
+    yield
+    import sys
+
+    if "superqt.utils" in sys.modules:
+        from superqt.utils import WorkerBase
+
+        try:
+            WorkerBase.await_workers(20000)
+        except RuntimeError:
+            pass

@@ -75,36 +75,49 @@ class TrainingHistory:
     # -- in ---------------------------------------------------------------------------------
     def add(self, m) -> None:
         """Record one StepMetrics (its arrays are read, not kept)."""
-        if self.n == self._cap:
-            self._cap *= 2
-            for k, a in self._data.items():
-                b = np.zeros(self._cap, np.float64)
-                b[: self.n] = a
-                self._data[k] = b
-        i = self.n
-        for k in _SERIES:
-            self._data[k][i] = getattr(m, k)
-        self.n += 1
-        grad = np.asarray(m.grad_ids if m.grad_ids is not None else [], np.int64)
-        changed = np.asarray(m.changed_ids if m.changed_ids is not None else [], np.int64)
-        grad = grad[(grad >= 0) & (grad < self.vocab_size)]
-        changed = changed[(changed >= 0) & (changed < self.vocab_size)]
-        self.grad_count[grad] += 1  # ids are unique within a step
-        self.change_count[changed] += 1
-        slot = self._raster_n % self.raster_steps
-        row = self._raster[slot]
-        row[:] = RASTER_NONE
-        row[self.rank[changed]] = RASTER_CHANGED
-        row[self.rank[grad]] = RASTER_GRAD
-        self._raster_step[slot] = m.step
-        self._raster_n += 1
-        if m.snapshot is not None and m.snapshot.shape == self.init.shape:
-            self.latest = np.array(m.snapshot, dtype=np.float32, copy=True)
-            self.latest_step = m.step
+        self.extend([m])
 
     def extend(self, metrics) -> None:
-        for m in metrics:
-            self.add(m)
+        """Record a batch of StepMetrics in step order (vectorised over the batch)."""
+        metrics = list(metrics)
+        k = len(metrics)
+        if k == 0:
+            return
+        if self.n + k > self._cap:
+            while self.n + k > self._cap:
+                self._cap *= 2
+            for name, a in self._data.items():
+                b = np.zeros(self._cap, np.float64)
+                b[: self.n] = a[: self.n]
+                self._data[name] = b
+        for name in _SERIES:
+            self._data[name][self.n: self.n + k] = [getattr(m, name) for m in metrics]
+        self.n += k
+        v = self.vocab_size
+        grads = [self._ids(m.grad_ids) for m in metrics]
+        changes = [self._ids(m.changed_ids) for m in metrics]
+        # ids are unique within a step, so counting them over the batch counts steps
+        self.grad_count += np.bincount(np.concatenate(grads), minlength=v)[:v]
+        self.change_count += np.bincount(np.concatenate(changes), minlength=v)[:v]
+        start = max(0, k - self.raster_steps)  # older steps of a long batch would be overwritten anyway
+        self._raster_n += start
+        for m, grad, changed in zip(metrics[start:], grads[start:], changes[start:]):
+            slot = self._raster_n % self.raster_steps
+            row = self._raster[slot]
+            row[:] = RASTER_NONE
+            row[self.rank[changed]] = RASTER_CHANGED
+            row[self.rank[grad]] = RASTER_GRAD
+            self._raster_step[slot] = m.step
+            self._raster_n += 1
+        for m in reversed(metrics):
+            if m.snapshot is not None and m.snapshot.shape == self.init.shape:
+                self.latest = np.array(m.snapshot, dtype=np.float32, copy=True)
+                self.latest_step = m.step
+                break
+
+    def _ids(self, ids) -> np.ndarray:
+        a = np.asarray(ids if ids is not None else (), np.int64).reshape(-1)
+        return a[(a >= 0) & (a < self.vocab_size)]
 
     # -- out --------------------------------------------------------------------------------
     @property
@@ -239,17 +252,37 @@ class AlignedPCA:
         return ((x - self.mean) @ self.components.T).astype(np.float32)
 
 
-def class_silhouette(table: np.ndarray, labels: np.ndarray) -> float | None:
-    """Silhouette score (cosine) of the rows with a class (label >= 0), or None
-    when fewer than two classes or non-finite rows make it undefined."""
-    from sklearn.metrics import silhouette_score
+def class_silhouette(table: np.ndarray, labels: np.ndarray, max_rows: int = 2000, seed: int = 0) -> float | None:
+    """Mean silhouette (cosine distance) of the rows with a class (label >= 0).
 
-    labels = np.asarray(labels)
-    keep = labels >= 0
+    The same number as ``sklearn.metrics.silhouette_score(x, y, metric="cosine")``,
+    in numpy (no sklearn import on the GUI thread). Above ``max_rows``
+    labelled rows a seeded sample is used. None when undefined (fewer than
+    two classes, a class-less table, zero or non-finite rows).
+    """
+    labels = np.asarray(labels).reshape(-1)
+    keep = np.nonzero(labels >= 0)[0]
+    if keep.size > max_rows:
+        keep = np.sort(np.random.default_rng(seed).choice(keep, max_rows, replace=False))
     x = np.asarray(table, np.float64)[keep]
     y = labels[keep]
-    if len(np.unique(y)) < 2 or len(y) <= len(np.unique(y)) or not np.isfinite(x).all():
+    classes, y = np.unique(y, return_inverse=True)
+    if len(classes) < 2 or len(y) <= len(classes) or not np.isfinite(x).all():
         return None
-    if (np.linalg.norm(x, axis=1) == 0).any():
+    norms = np.linalg.norm(x, axis=1)
+    if (norms == 0).any():
         return None
-    return float(silhouette_score(x, y, metric="cosine"))
+    u = x / norms[:, None]
+    dist = np.clip(1.0 - u @ u.T, 0.0, None)
+    np.fill_diagonal(dist, 0.0)
+    onehot = np.zeros((len(y), len(classes)))
+    onehot[np.arange(len(y)), y] = 1.0
+    sums = dist @ onehot  # (n, k): summed distance to each class
+    sizes = onehot.sum(axis=0)
+    own = sizes[y] - 1
+    a = np.where(own > 0, sums[np.arange(len(y)), y] / np.maximum(own, 1), 0.0)
+    mean_other = sums / sizes[None, :]
+    mean_other[np.arange(len(y)), y] = np.inf
+    b = mean_other.min(axis=1)
+    s = np.where(own > 0, (b - a) / np.maximum(np.maximum(a, b), 1e-300), 0.0)
+    return float(s.mean())

@@ -17,6 +17,16 @@ from explorer.core.corpus import make_corpus
 from explorer.core.training import ConfigError, ToyLM, TrainConfig, train
 
 
+@pytest.fixture(scope="module", autouse=True)
+def one_torch_thread():
+    # a model this small runs several times faster on one thread than on two
+    # busy cores; restored after the module
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)
+
+
 @pytest.fixture(scope="module")
 def corpus():
     return make_corpus(2000, seed=0)
@@ -160,3 +170,144 @@ def test_ordinary_learning_rates_do_not_trip_the_divergence_check(corpus):
         cfg = TrainConfig(steps=100, dim=16, batch_size=32, lr=lr, optimizer=optimizer)
         losses = [m.loss for m in train(corpus.ids, corpus.vocab_size, cfg)]
         assert len(losses) == 100 and all(np.isfinite(losses))
+
+
+# -- the live job: batches, pause, stop, pace; text corpora; clusters forming -------------------
+
+import threading  # noqa: E402
+import time  # noqa: E402
+
+from explorer.core.training import (  # noqa: E402
+    TrainingControl, TrainingRun, live_training_job, text_corpus, training_job,
+)
+
+
+def _drain(gen):
+    """Run a generator to its end: (yielded values, return value)."""
+    out = []
+    try:
+        while True:
+            out.append(next(gen))
+    except StopIteration as stop:
+        return out, stop.value
+
+
+def test_training_job_batches_are_the_plain_generator_steps(corpus):
+    cfg = TrainConfig(steps=40, dim=8, batch_size=16, seed=3)
+    plain = [m.loss for m in train(corpus.ids, corpus.vocab_size, cfg)]
+    batches, last = _drain(training_job(corpus.ids, corpus.vocab_size, TrainConfig(**cfg.__dict__),
+                                        batch_seconds=0.0))
+    steps = [m for b in batches for m in b]
+    assert last == 40 and [m.step for m in steps] == list(range(1, 41))
+    np.testing.assert_allclose([m.loss for m in steps], plain, rtol=1e-6)
+
+
+def test_training_job_stops_and_paces(corpus):
+    control = TrainingControl(steps_per_second=50.0)
+    cfg = TrainConfig(steps=1000, dim=8, batch_size=8)
+    gen = training_job(corpus.ids, corpus.vocab_size, cfg, control=control, batch_seconds=0.0)
+    t0 = time.perf_counter()
+    first = [m for _ in range(10) for m in next(gen)]
+    elapsed = time.perf_counter() - t0
+    # 10 steps at 50 steps/s: at least 9 intervals of 20 ms
+    assert len(first) == 10 and elapsed >= 0.17
+    control.stop()
+    rest, last = _drain(gen)
+    assert sum(len(b) for b in rest) <= 1 and last <= 11
+
+
+def test_training_job_pause_holds_between_steps(corpus):
+    control = TrainingControl()
+    cfg = TrainConfig(steps=100000, dim=8, batch_size=8)
+    gen = training_job(corpus.ids, corpus.vocab_size, cfg, control=control, batch_seconds=0.0)
+    next(gen)
+    control.pause()
+    got = []
+    worker = threading.Thread(target=lambda: got.append(next(gen, None)))
+    worker.start()
+    worker.join(0.3)
+    assert worker.is_alive() and not got  # no step while paused
+    control.resume()
+    worker.join(5)
+    assert got and got[0] and got[0][0].step == 2
+    control.stop()
+    _drain(gen)
+
+
+def test_training_job_hands_over_the_steps_before_divergence(corpus):
+    cfg = TrainConfig(steps=300, dim=16, batch_size=32, lr=1e4, optimizer="sgd")
+    gen = training_job(corpus.ids, corpus.vocab_size, cfg, batch_seconds=10.0)
+    got = []
+    with pytest.raises(FloatingPointError, match="diverged"):
+        for batch in gen:
+            got.extend(batch)
+    # the batch was not due yet (10 s) but the steps before the bad one still arrive
+    assert got and got[-1].step == len(got) and all(np.isfinite(m.loss) for m in got)
+
+
+def test_live_job_prepares_then_trains(corpus):
+    cfg = TrainConfig(steps=5, dim=8, batch_size=8)
+    values, run = _drain(live_training_job(lambda: corpus, cfg, batch_seconds=0.0))
+    assert isinstance(values[0], tuple) and isinstance(values[0][1], str)
+    runs = [v for v in values if isinstance(v, TrainingRun)]
+    assert len(runs) == 1 and runs[0] is run and run.last_step == 5
+    assert run.init_table.shape == (corpus.vocab_size, 8)
+    # the initial copy is not the trained tensor
+    assert not np.allclose(run.init_table, run.model.embed_tokens.weight.detach().numpy())
+    steps = [m.step for v in values if isinstance(v, list) for m in v]
+    assert steps == [1, 2, 3, 4, 5]
+
+
+def test_live_job_refuses_impossible_settings_before_work(corpus):
+    calls = []
+    gen = live_training_job(lambda: calls.append(1) or corpus, TrainConfig(sparse=True, tied=True))
+    with pytest.raises(ConfigError):
+        next(gen)
+    assert not calls
+
+
+def test_text_corpus_word_by_word():
+    text = "The cat sat.\nThe dog sat on the mat, the end.\n\n"
+    c = text_corpus(text)
+    words = ["the", "cat", "sat", ".", "the", "dog", "sat", "on", "the", "mat", ",", "the", "end", "."]
+    assert c.words[:2] == ["<bos>", "<unk>"]
+    stream = [c.words[i] for i in c.ids]
+    assert stream == ["<bos>"] + words[:4] + ["<bos>"] + words[4:]
+    # ids ordered by frequency: "the" (4 times) is the first word
+    assert c.words[2] == "the"
+    assert c.counts()[2] == 4 and c.vocab_size == len(set(words)) + 2
+    small = text_corpus(text, max_vocab=4)  # <bos>, <unk>, the, sat|. ; the rest -> <unk>
+    assert small.vocab_size == 4 and (small.ids == 1).sum() == len(words) - 4 - 2
+
+
+def test_text_corpus_with_a_model_tokenizer():
+    from explorer.core.sources import open_table
+
+    table = open_table("default")
+    text = "the cat sees the dog .\nthe dog sees a cat ."
+    c = text_corpus(text, table.tokenizer)
+    pieces = [t.piece for ln in text.splitlines() for t in table.tokenizer.encode(ln) if not t.special]
+    assert [c.words[i] for i in c.ids if i > 1] == pieces
+    assert c.vocab_size == len(set(pieces)) + 2
+
+
+@pytest.mark.parametrize("text", ["", "   \n ", "one two three"])
+def test_text_corpus_too_short(text):
+    with pytest.raises(ConfigError):
+        text_corpus(text)
+
+
+def test_classes_cluster_during_training(corpus):
+    # the silhouette of the table by class (cosine; sklearn) rises well above its start
+    from sklearn.metrics import silhouette_score
+
+    labels = corpus.class_labels()
+    keep = (labels >= 0) & (labels < 9)  # content words
+    cfg = TrainConfig(steps=1500, dim=16, batch_size=64, lr=0.01, optimizer="adam", snapshot_every=1500)
+    torch.manual_seed(cfg.seed)
+    model = ToyLM.build(corpus.vocab_size, cfg)
+    start = silhouette_score(model.embed_tokens.weight.detach().numpy()[keep], labels[keep], metric="cosine")
+    last = list(train(corpus.ids, corpus.vocab_size, cfg, model=model))[-1]
+    end = silhouette_score(last.snapshot[keep], labels[keep], metric="cosine")
+    assert abs(start) < 0.1
+    assert end > start + 0.2

@@ -1,0 +1,193 @@
+"""The arrays behind the training view's charts (explorer.core.training_charts),
+checked against independent numpy / scikit-learn computations on real runs."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+from sklearn.decomposition import PCA
+from sklearn.metrics import silhouette_score
+
+from explorer.core.corpus import make_corpus
+from explorer.core.training import ToyLM, TrainConfig, train
+from explorer.core.training_charts import (
+    RASTER_CHANGED, RASTER_GRAD, RASTER_NONE, AlignedPCA, TrainingHistory, binned, class_silhouette,
+    moving_average,
+)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def one_torch_thread():
+    # a model this small runs several times faster on one thread than on two
+    # busy cores; restored after the module
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)
+
+
+@pytest.fixture(scope="module")
+def corpus():
+    return make_corpus(2000, seed=0)
+
+
+@pytest.fixture(scope="module")
+def run(corpus):
+    cfg = TrainConfig(steps=60, dim=8, batch_size=16, optimizer="adam", snapshot_every=20)
+    torch.manual_seed(cfg.seed)
+    model = ToyLM.build(corpus.vocab_size, cfg)
+    init = model.embed_tokens.weight.detach().numpy().copy()
+    metrics = list(train(corpus.ids, corpus.vocab_size, cfg, model=model))
+    return init, metrics, model.embed_tokens.weight.detach().numpy().copy()
+
+
+def test_history_counts_and_series(corpus, run):
+    init, metrics, _ = run
+    h = TrainingHistory(corpus.counts(), init, corpus.class_labels(), raster_steps=25)
+    h.extend(metrics)
+    v = corpus.vocab_size
+    assert h.n == 60 and h.last_step == 60
+    np.testing.assert_array_equal(h.series("loss"), [m.loss for m in metrics])
+    np.testing.assert_allclose(h.fraction("grad_rows"), [100 * m.grad_rows / v for m in metrics])
+    grad = np.zeros(v, int)
+    changed = np.zeros(v, int)
+    for m in metrics:
+        grad[m.grad_ids] += 1
+        changed[m.changed_ids] += 1
+    np.testing.assert_array_equal(h.grad_count, grad)
+    np.testing.assert_array_equal(h.change_count, changed)
+
+
+def test_raster_keeps_the_last_steps_in_frequency_order(corpus, run):
+    init, metrics, _ = run
+    counts = corpus.counts()
+    h = TrainingHistory(counts, init, raster_steps=25)
+    h.extend(metrics)
+    img, steps = h.raster()
+    assert img.shape == (corpus.vocab_size, 25)  # bounded: 60 steps, 25 kept
+    np.testing.assert_array_equal(steps, np.arange(36, 61))
+    # rows: most frequent first
+    assert np.all(np.diff(counts[h.order]) <= 0)
+    for col, m in enumerate(metrics[-25:]):
+        expect = np.full(corpus.vocab_size, RASTER_NONE)
+        expect[np.isin(np.arange(corpus.vocab_size), m.changed_ids)] = RASTER_CHANGED
+        expect[m.grad_ids] = RASTER_GRAD
+        np.testing.assert_array_equal(img[:, col], expect[h.order])
+
+
+def test_raster_before_it_is_full(corpus, run):
+    init, metrics, _ = run
+    h = TrainingHistory(corpus.counts(), init, raster_steps=100)
+    h.extend(metrics[:7])
+    img, steps = h.raster()
+    assert img.shape == (corpus.vocab_size, 7) and list(steps) == list(range(1, 8))
+
+
+def test_drift_from_the_latest_snapshot(corpus, run):
+    init, metrics, final = run
+    h = TrainingHistory(corpus.counts(), init)
+    h.extend(metrics)
+    assert h.latest_step == 60
+    np.testing.assert_allclose(h.drift(), np.linalg.norm(final.astype(np.float64) - init, axis=1), rtol=1e-6)
+    # rows never in any batch did not move (Adam without weight decay)
+    seen = np.zeros(corpus.vocab_size, bool)
+    for m in metrics:
+        seen[m.grad_ids] = True
+    assert (~seen).any() and np.all(h.drift()[~seen] == 0)
+    assert np.all(h.drift()[seen] > 0)
+
+
+def test_csv_has_one_line_per_step(corpus, run):
+    init, metrics, _ = run
+    h = TrainingHistory(corpus.counts(), init)
+    h.extend(metrics)
+    lines = h.to_csv().strip().splitlines()
+    assert len(lines) == 61 and lines[0].startswith("step,loss")
+    row = lines[5].split(",")
+    assert int(row[0]) == 5 and float(row[1]) == pytest.approx(metrics[4].loss, rel=1e-5)
+    assert int(row[4]) == metrics[4].grad_rows and int(row[6]) == metrics[4].changed_rows
+    rows = h.rows_csv(corpus.words).strip().splitlines()
+    assert len(rows) == corpus.vocab_size + 1
+
+
+def test_history_refuses_mismatched_shapes():
+    with pytest.raises(ValueError):
+        TrainingHistory(np.ones(5), np.zeros((4, 3)))
+
+
+def test_binned_and_moving_average():
+    x = np.arange(10, dtype=float)
+    np.testing.assert_array_equal(binned(x, 20)[0], x)
+    vals, size = binned(x, 4)
+    assert size == 3
+    np.testing.assert_allclose(vals, [1, 4, 7, 9])
+    ma = moving_average(x, 3)
+    expect = [np.mean(x[max(0, i - 2): i + 1]) for i in range(10)]
+    np.testing.assert_allclose(ma, expect)
+    assert moving_average(np.array([]), 5).size == 0
+
+
+def test_aligned_pca_matches_sklearn_up_to_sign():
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(50, 6)) * np.array([5, 3, 1, 0.5, 0.2, 0.1])
+    ours = AlignedPCA().fit(x).transform(x)
+    ref = PCA(n_components=2, svd_solver="full").fit_transform(x)
+    for k in range(2):
+        assert abs(np.corrcoef(ours[:, k], ref[:, k])[0, 1]) == pytest.approx(1, abs=1e-5)
+
+
+def test_aligned_pca_keeps_its_signs_between_fits():
+    rng = np.random.default_rng(1)
+    x = rng.normal(size=(80, 5)) * np.array([4, 2, 1, 0.5, 0.1])
+    pca = AlignedPCA().fit(x, step=0)
+    before = pca.components.copy()
+    # a refit on nearly the same table, and on its mirror image, keeps the orientation
+    for y in (x + rng.normal(scale=0.01, size=x.shape), -x):
+        pca.fit(y, step=1)
+        assert np.all(np.einsum("kd,kd->k", pca.components, before) > 0.99)
+    # a fixed basis: between fits, new tables are projected, not refitted
+    moved = x * 2
+    np.testing.assert_allclose(pca.transform(moved), (moved - pca.mean) @ pca.components.T, rtol=1e-5, atol=1e-5)
+
+
+def test_aligned_pca_survives_bad_values():
+    x = np.ones((4, 3), np.float32)
+    x[0, 0] = np.nan
+    x[1, 1] = np.inf
+    coords = AlignedPCA().fit(x).transform(x)
+    assert coords.shape == (4, 2) and np.isfinite(coords).all()
+
+
+def test_class_silhouette_equals_sklearn(corpus, run):
+    init, _, final = run
+    labels = corpus.class_labels()
+    keep = labels >= 0
+    for table in (init, final):
+        ref = silhouette_score(table[keep], labels[keep], metric="cosine")
+        assert class_silhouette(table, labels) == pytest.approx(ref, abs=1e-6)
+
+
+def test_class_silhouette_undefined_cases():
+    x = np.random.default_rng(0).normal(size=(6, 3))
+    assert class_silhouette(x, np.full(6, -1)) is None
+    assert class_silhouette(x, np.zeros(6, int)) is None
+    bad = x.copy()
+    bad[0, 0] = np.nan
+    assert class_silhouette(bad, np.array([0, 0, 0, 1, 1, 1])) is None
+
+
+def test_batched_extend_equals_step_by_step(corpus, run):
+    init, metrics, _ = run
+    one = TrainingHistory(corpus.counts(), init, raster_steps=10)
+    for m in metrics:
+        one.add(m)
+    many = TrainingHistory(corpus.counts(), init, raster_steps=10)
+    many.extend(metrics[:3])
+    many.extend(metrics[3:])  # a batch longer than the raster
+    for name in ("loss", "grad_rows", "changed_rows"):
+        np.testing.assert_array_equal(one.series(name), many.series(name))
+    np.testing.assert_array_equal(one.grad_count, many.grad_count)
+    np.testing.assert_array_equal(one.raster()[0], many.raster()[0])
+    np.testing.assert_array_equal(one.raster()[1], many.raster()[1])
+    assert one.latest_step == many.latest_step == 60
