@@ -45,6 +45,7 @@ from ..core.context import (
 )
 from ..core.geometry import random_cosine_bound, random_cosine_std, shell_volume_fraction
 from ..state import AppState
+from .export import export_graphics
 from .style import ACCENT, DIVERGING, SPACING, TEXT_TOKENS, mono_font, plot_colors, style_plot
 
 #: the reference models' bars; the loaded model's bar is ACCENT
@@ -644,8 +645,7 @@ class CostView(QWidget):
 
     def export_chart(self, path: str) -> None:
         """Write both comparison charts to ``path`` (.png or .svg)."""
-        exp_cls = pg.exporters.SVGExporter if path.lower().endswith(".svg") else pg.exporters.ImageExporter
-        exp_cls(self.compare_glw.scene()).export(path)
+        export_graphics(self.compare_glw.ci, path)
 
     # -- why vectors ---------------------------------------------------------------------
     def _on_words_edit_editing_finished(self) -> None:

@@ -45,6 +45,7 @@ from ..core.projection import (
 )
 from ..core.tokens import display_piece
 from ..state import AppState
+from .export import export_graphics
 from .style import ACCENT, CLASS_COLORS, EXTRA, SPACING, TEXT_TOKENS, mono_font, plot_colors, style_plot
 
 #: neighbours joined to the selected token by lines
@@ -76,32 +77,6 @@ def _class_color(i: int) -> str:
 def _short(piece: str, n: int = 16) -> str:
     p = display_piece(piece)
     return p if len(p) <= n else p[: n - 1] + "…"
-
-
-def _export_svg(item, path: str) -> None:
-    """SVG of a plot item: pyqtgraph's exporter, or Qt's SVG generator where
-    the exporter cannot parse what this Qt writes (closed paths, "Z")."""
-    import pyqtgraph.exporters as ex
-
-    try:
-        ex.SVGExporter(item).export(str(path))
-        return
-    except ValueError:
-        pass
-    from PySide6.QtCore import QRectF as _R
-    from PySide6.QtGui import QPainter
-    from PySide6.QtSvg import QSvgGenerator
-
-    rect = item.sceneBoundingRect()
-    gen = QSvgGenerator()
-    gen.setFileName(str(path))
-    gen.setSize(rect.size().toSize())
-    gen.setViewBox(_R(0, 0, rect.width(), rect.height()))
-    painter = QPainter(gen)
-    try:
-        item.scene().render(painter, _R(0, 0, rect.width(), rect.height()), rect)
-    finally:
-        painter.end()
 
 
 class ProjectionView(QWidget):
@@ -915,14 +890,7 @@ class ProjectionView(QWidget):
 
     def export_plot(self, path: str) -> None:
         """Save the scatter as PNG or SVG (by the file's extension)."""
-        import pyqtgraph.exporters as ex
-
-        if str(path).lower().endswith(".svg"):
-            _export_svg(self._pi, path)
-        else:
-            e = ex.ImageExporter(self._pi)
-            e.parameters()["width"] = max(1200, int(self._pi.sceneBoundingRect().width() * 2))
-            e.export(str(path))
+        export_graphics(self._pi, path)
 
     def export_coordinates_csv(self, path: str) -> int:
         """Write id, piece, whether fitted, class and the coordinates on every

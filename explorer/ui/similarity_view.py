@@ -37,6 +37,7 @@ from ..core.geometry import (
 from ..core.projection import find_token_ids
 from ..core.tokens import display_piece
 from ..state import MAX_EXTRA_TOKENS, AppState
+from .export import export_graphics
 from .style import ACCENT, DIVERGING, SEQUENTIAL, SPACING, TEXT_TOKENS, plot_colors, style_plot
 
 METRICS = [
@@ -58,32 +59,6 @@ SIDE_TEXT_MAX = 6
 def _short(piece: str, n: int = 12) -> str:
     p = display_piece(piece)
     return p if len(p) <= n else p[: n - 1] + "…"
-
-
-def _export_svg(item, path: str) -> None:
-    """SVG of a plot item: pyqtgraph's exporter, or Qt's SVG generator where
-    the exporter cannot parse what this Qt writes (closed paths, "Z")."""
-    import pyqtgraph.exporters as ex
-
-    try:
-        ex.SVGExporter(item).export(str(path))
-        return
-    except ValueError:
-        pass
-    from PySide6.QtCore import QRectF as _R
-    from PySide6.QtGui import QPainter
-    from PySide6.QtSvg import QSvgGenerator
-
-    rect = item.sceneBoundingRect()
-    gen = QSvgGenerator()
-    gen.setFileName(str(path))
-    gen.setSize(rect.size().toSize())
-    gen.setViewBox(_R(0, 0, rect.width(), rect.height()))
-    painter = QPainter(gen)
-    try:
-        item.scene().render(painter, _R(0, 0, rect.width(), rect.height()), rect)
-    finally:
-        painter.end()
 
 
 class _Heatmap:
@@ -629,15 +604,8 @@ class SimilarityView(QWidget):
 
     def export_plot(self, path: str, what: str = "matrix") -> None:
         """Save the matrices (``matrix``) or the histograms (``random``) as PNG or SVG."""
-        import pyqtgraph.exporters as ex
-
         item = self.glw.ci if what == "matrix" else self.hist_glw.ci
-        if str(path).lower().endswith(".svg"):
-            _export_svg(item, path)
-        else:
-            e = ex.ImageExporter(item)
-            e.parameters()["width"] = max(1200, int(item.sceneBoundingRect().width() * 2))
-            e.export(str(path))
+        export_graphics(item, path)
 
     def export_matrix_csv(self, path: str) -> int:
         """Write the learned-vector matrix with a header of pieces; returns rows written."""

@@ -28,6 +28,7 @@ from ..core.training_charts import (
     RASTER_CHANGED, RASTER_GRAD, AlignedPCA, TrainingHistory, binned, class_silhouette, moving_average,
 )
 from ..state import AppState
+from .export import export_graphics
 from .style import CLASS_COLORS, ERROR, SPACING, mono_font, plot_colors, style_plot
 
 #: colours with one meaning in every chart of the view
@@ -957,30 +958,9 @@ class TrainingView(QWidget):
     def export_image(self, path: str) -> None:
         """Save all six charts as one PNG or SVG (by the file's suffix)."""
         self._redraw(full=True)
-        scene = self.glw.scene()
-        if path.lower().endswith(".svg"):
-            # pyqtgraph's SVGExporter fails on scatter plots with Qt 6.11's SVG
-            # paths ("not enough values to unpack"); Qt's generator renders the
-            # same scene as vectors
-            from PySide6.QtCore import QRect, QSize
-            from PySide6.QtGui import QPainter
-            from PySide6.QtSvg import QSvgGenerator
-
-            src = QRectF(0, 0, self.glw.width(), self.glw.height())
-            gen = QSvgGenerator()
-            gen.setFileName(path)
-            gen.setSize(QSize(int(src.width()), int(src.height())))
-            gen.setViewBox(QRect(0, 0, int(src.width()), int(src.height())))
-            gen.setTitle("Training charts")
-            painter = QPainter(gen)
-            try:
-                self.glw.render(painter)
-            finally:
-                painter.end()
-            if not Path(path).is_file():
-                raise OSError(f"cannot write {path}")
-        else:
-            pg.exporters.ImageExporter(scene).export(path)
+        export_graphics(self.glw.ci, path)
+        if not Path(path).is_file():
+            raise OSError(f"cannot write {path}")
 
     def export_csv(self, path: str, rows: bool = False) -> None:
         """Save the per-step time series (or the per-row data) as CSV."""

@@ -6,27 +6,8 @@ import json
 
 import numpy as np
 import pytest
-from PySide6.QtCore import QSettings
 
-from explorer.app import Explorer, make_app
-
-
-@pytest.fixture
-def explorer(qtbot, tmp_path):
-    make_app()
-    ex = Explorer(settings=QSettings(str(tmp_path / "s.ini"), QSettings.IniFormat))
-    qtbot.addWidget(ex.window)
-    ex.window.resize(1280, 800)
-    ex.window.show()
-    yield ex
-    ex.shutdown()
-
-
-def _load(qtbot, ex, spec):
-    with qtbot.waitSignal(ex.load_finished, timeout=60000) as b:
-        ex.open_spec(spec)
-    assert b.args == [True], ex.last_error
-    return ex.state.table
+from ui_helpers import load
 
 
 def test_nan_and_inf_weights_are_shown_not_crashed(qtbot, explorer, tmp_path):
@@ -40,7 +21,7 @@ def test_nan_and_inf_weights_are_shown_not_crashed(qtbot, explorer, tmp_path):
     folder.mkdir()
     save_file({"model.embed_tokens.weight": e}, str(folder / "model.safetensors"))
     (folder / "config.json").write_text(json.dumps({"vocab_size": 50, "hidden_size": 8}))
-    _load(qtbot, explorer, str(folder))
+    load(qtbot, explorer, str(folder))
     explorer.state.set_text("3 4 5 6")
     insp = explorer.window.inspector
     explorer.state.select_position(0)
@@ -57,7 +38,7 @@ def test_nan_and_inf_weights_are_shown_not_crashed(qtbot, explorer, tmp_path):
 
 
 def test_huge_and_empty_text(qtbot, explorer):
-    table = _load(qtbot, explorer, "default")
+    table = load(qtbot, explorer, "default")
     explorer.state.set_text("the cat " * 200_000)  # 1.6 MB pasted
     assert 0 < len(explorer.state.tokens) <= 20_000
     from explorer.ui.token_strip import MAX_CHIPS

@@ -11,34 +11,11 @@ import pytest
 from PySide6.QtCore import QSettings, Qt
 from PySide6.QtWidgets import QApplication
 
+from ui_helpers import LOAD_TIMEOUT, load
 from explorer.app import Explorer, make_app
 from explorer.core.sources import open_table
 
 ROOT = Path(__file__).resolve().parents[2]
-LOAD_TIMEOUT = 60_000
-
-
-@pytest.fixture
-def settings(tmp_path):
-    return QSettings(str(tmp_path / "settings.ini"), QSettings.IniFormat)
-
-
-@pytest.fixture
-def explorer(qtbot, settings):
-    make_app()
-    ex = Explorer(settings=settings)
-    qtbot.addWidget(ex.window)
-    ex.window.resize(1280, 800)
-    ex.window.show()
-    yield ex
-    ex.shutdown()
-
-
-def load(qtbot, ex: Explorer, spec: str, ok: bool = True):
-    with qtbot.waitSignal(ex.load_finished, timeout=LOAD_TIMEOUT) as blocker:
-        ex.open_spec(spec)
-    assert blocker.args == [ok], ex.last_error
-    return ex.state.table
 
 
 def brute_neighbors(matrix: np.ndarray, i: int, k: int) -> list[int]:

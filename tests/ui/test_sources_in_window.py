@@ -8,29 +8,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from PySide6.QtCore import QSettings
 
-from explorer.app import Explorer, make_app
+from ui_helpers import load
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "core"))
 import model_factory as mf  # noqa: E402
-
-
-@pytest.fixture
-def explorer(qtbot, tmp_path):
-    make_app()
-    ex = Explorer(settings=QSettings(str(tmp_path / "s.ini"), QSettings.IniFormat))
-    qtbot.addWidget(ex.window)
-    ex.window.show()
-    yield ex
-    ex.shutdown()
-
-
-def _load(qtbot, ex, spec):
-    with qtbot.waitSignal(ex.load_finished, timeout=60000) as b:
-        ex.open_spec(spec)
-    assert b.args == [True], ex.last_error
-    return ex.state.table
 
 
 @pytest.mark.parametrize("arch,dtype,tied,sharded", [
@@ -41,7 +23,7 @@ def _load(qtbot, ex, spec):
 def test_saved_hf_folder_opens_and_selects(qtbot, explorer, tmp_path, arch, dtype, tied, sharded):
     tok = mf.train_bpe(120) if arch != "bert" else mf.train_wordlevel()
     built = mf.build_model(tmp_path / "m", arch, dtype, tied=tied, sharded=sharded, tokenizer=tok)
-    table = _load(qtbot, explorer, str(built.folder))
+    table = load(qtbot, explorer, str(built.folder))
     assert (table.vocab_size, table.dim) == built.embedding.shape
     assert table.dtype == dtype and table.tied is tied
     explorer.state.set_text("the cat sat")
@@ -58,7 +40,7 @@ def test_saved_hf_folder_opens_and_selects(qtbot, explorer, tmp_path, arch, dtyp
 
 def test_written_gguf_opens(qtbot, explorer, tmp_path):
     g = mf.build_gguf(tmp_path / "t.gguf", "Q8_0", tied=True, vocab=64, dim=64)
-    table = _load(qtbot, explorer, str(tmp_path / "t.gguf"))
+    table = load(qtbot, explorer, str(tmp_path / "t.gguf"))
     assert table.dtype == "Q8_0" and table.tied is True
     explorer.state.set_text("5 63")
     explorer.state.select_position(1)
