@@ -130,6 +130,15 @@ class Explorer(QObject):
         w.add_view(self.cost_view, "Cost", "What the table costs (parameters, bytes, tying, Adam), "
                    "famous models compared, why vectors, context-free lookup")
         self.cost_view.token_selected.connect(self.state.set_selected_token)
+        # heavy views work only while their tab is shown
+        self._lazy_views = [self.lookup_view, self.projection_view, self.cost_view]
+        w.tabs.currentChanged.connect(self._on_tabs_current_changed)
+        self._on_tabs_current_changed(w.tabs.currentIndex())
+
+    def _on_tabs_current_changed(self, index: int) -> None:
+        current = self.window.tabs.widget(index)
+        for view in self._lazy_views:
+            view.set_active(current is not None and (current is view or current.isAncestorOf(view)))
 
     def busy(self) -> bool:
         """Whether any background job is still running (for --screenshot)."""

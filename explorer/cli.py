@@ -54,6 +54,8 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--big", action="store_true", help="also open a 128,256 x 8,192 bf16 table written to a temp file")
     b.add_argument("--lookup", dest="lookup_spec", default=None, metavar="SPEC", help="gather vs one-hot on SPEC")
     b.add_argument("--gui", action="store_true", help="selection latency, start-up and model opening in the window")
+    b.add_argument("--training", action="store_true",
+                   help="training steps per second headless and with the view's live charts")
     b.add_argument("--json", action="store_true")
 
     t = sub.add_parser("train", help="train the toy model headless")
@@ -275,6 +277,10 @@ def cmd_bench(args) -> int:
         from .gui_bench import bench_gui
 
         results["gui"] = bench_gui()
+    if args.training:
+        from .training_bench import bench_training
+
+        results["training"] = bench_training()
     if not results:
         results = bench.bench_default()
         from .gui_bench import bench_gui
@@ -284,6 +290,12 @@ def cmd_bench(args) -> int:
         print(json.dumps(results, indent=1))
         return 0
     gui = results.pop("gui", None)
+    training = results.pop("training", None)
+    if training is not None:
+        print(f"Training ({training['steps']:,} steps, d = 32, batch 64, Adam): "
+              f"{training['headless_steps_per_s']:,.0f} steps/s headless, "
+              f"{training['view_steps_per_s']:,.0f} steps/s with the live charts "
+              f"(charts cost {training['charts_cost']:.0%} of throughput; target at most 20 %)")
     if results:
         print(bench.format_results(results))
     if gui is not None:

@@ -771,7 +771,18 @@ class CostView(QWidget):
             self.same_verdict.setStyleSheet(f"color: {ACCENT};" if same.rows_equal else "")
         self._request_context()
 
+    def set_active(self, active: bool) -> None:
+        """The app marks the view inactive while its tab is hidden: the
+        model's first layer (seconds of work) runs only once it is shown."""
+        self._active = bool(active)
+        if self._active and getattr(self, "_stale", False):
+            self._stale = False
+            self._request_context()
+
     def _request_context(self) -> None:
+        if not getattr(self, "_active", True):
+            self._stale = True
+            return
         table = self._state.table
         self._fill_context_table(None)
         folder, reason = context_support(table)

@@ -508,8 +508,20 @@ class LookupView(QWidget):
         self._hot = -1
         self._show_empty()
 
+    def set_active(self, active: bool) -> None:
+        """The app marks the view inactive while its tab is hidden: selections
+        are then only remembered, and the walk is rebuilt when it is shown."""
+        self._active = bool(active)
+        if self._active and self._stale:
+            self._stale = False
+            self._on_state_selected_token_changed(self._state.selected_id)
+
     def _on_state_selected_token_changed(self, token_id: int) -> None:
         """Follow the selected token: new hot row, new walk, started from the top."""
+        if not getattr(self, "_active", True):
+            self._stale = True
+            self.pause()
+            return
         table = self._state.table
         if table is None or not 0 <= token_id < table.vocab_size:
             self._schedule = None

@@ -467,7 +467,21 @@ class ProjectionView(QWidget):
         self._update_fit_controls()
         self._update_interest()
         self._prefill_analogy()
-        self.recompute()
+        if getattr(self, "_active", True):
+            self.recompute()
+        else:
+            self._stale = True  # fitted when the tab is first shown
+
+    def set_active(self, active: bool) -> None:
+        """The app marks the view inactive while its tab is hidden: no PCA is
+        fitted and nothing is redrawn until it is shown."""
+        self._active = bool(active)
+        if self._active and getattr(self, "_stale", False):
+            self._stale = False
+            if self._result is None or self._result.spec != getattr(self._state.table, "spec", None):
+                self.recompute()
+            else:
+                self._refresh_interest()
 
     def _on_state_tokens_changed(self, _tokens) -> None:
         self._refresh_interest()
@@ -476,6 +490,9 @@ class ProjectionView(QWidget):
         self._refresh_interest()
 
     def _refresh_interest(self) -> None:
+        if not getattr(self, "_active", True):
+            self._stale = True
+            return
         old = self._chosen_ids()
         self._update_interest()
         if self.fit_mode == "chosen" and self._state.table is not None and self._chosen_ids() != old:
@@ -485,6 +502,9 @@ class ProjectionView(QWidget):
         self._draw_selected()
 
     def _on_state_selected_token_changed(self, _token_id: int) -> None:
+        if not getattr(self, "_active", True):
+            self._stale = True
+            return
         self._draw_selected()
 
     # -- worker -----------------------------------------------------------------------

@@ -282,3 +282,19 @@ def test_screenshot_with_bad_model_exits_2(tmp_path):
     assert r.stderr.strip().startswith("error:") and "Traceback" not in r.stderr
     r = _run_cli("--view", "nonsense", "--screenshot", str(tmp_path / "x.png"))
     assert r.returncode == 2 and "unknown view" in r.stderr
+
+
+def test_hidden_views_defer_their_work_until_shown(qtbot, explorer):
+    load(qtbot, explorer, "default")
+    win = explorer.window
+    assert win.tabs.currentIndex() == 0  # the matrix
+    explorer.state.set_selected_token(30)
+    # no PCA fitted, no walk built while their tabs are hidden
+    assert explorer.projection_view.result is None
+    assert explorer.lookup_view._hot != 30
+    win.show_view("projection")
+    qtbot.waitUntil(lambda: explorer.projection_view.result is not None, timeout=30000)
+    win.show_view("lookup")
+    assert explorer.lookup_view._hot == 30
+    explorer.state.set_selected_token(31)
+    assert explorer.lookup_view._hot == 31  # shown: follows at once
