@@ -65,7 +65,7 @@ def _view_rate(steps: int, cfg_kwargs: dict, size: tuple[int, int]) -> tuple[flo
     return (done - marks.get("s0", 0)) / max(t1 - marks.get("t0", t1), 1e-9), frames
 
 
-def bench_training(steps: int = 1500, size: tuple[int, int] = (900, 620), repeats: int = 3) -> dict:
+def bench_training(steps: int = 3000, size: tuple[int, int] = (900, 620), repeats: int = 5) -> dict:
     """Steps per second headless and with the view's charts running.
 
     Parameters

@@ -40,7 +40,7 @@ FRAME_HZ = 15
 #: ... but while training runs flat out the charts take at most this share of
 #: the GUI thread's time, so drawing costs the training little (the worker
 #: shares the GIL and, on small machines, the cores)
-FRAME_DUTY = 0.1
+FRAME_DUTY = 0.05
 #: the per-row charts (slow to change) redraw at most this often
 ROWS_HZ = 2
 #: refit the PCA basis every this many steps
