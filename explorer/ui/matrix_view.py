@@ -179,7 +179,7 @@ class MatrixView(QWidget):
             self.band_img.setRect(QRectF(0, band.start, table.dim, band.image.shape[0]))
             self._label_band_rows(band)
             self._label_columns(table.dim)
-            self.band_plot.setRange(xRange=(0, table.dim * 1.18), yRange=(band.start, band.stop), padding=0.01)
+            self.band_plot.setRange(xRange=(0, table.dim * 1.25), yRange=(band.start, band.stop), padding=0.01)
             self._write_cells(band)
         self.band_region.setRegion((band.start, band.stop))
         if sel >= 0:
@@ -187,7 +187,8 @@ class MatrixView(QWidget):
             self.overview_sel.show()
             self.band_sel.setRect(QRectF(0, sel, table.dim, 1))
             self.band_sel.show()
-            self.band_label.setText(f" {display_piece(table.piece(sel))[:12]} ")
+            piece = display_piece(table.piece(sel))
+            self.band_label.setText(f" {piece if len(piece) <= 9 else piece[:8] + '…'} ")
             self.band_label.setPos(table.dim * 1.01, sel + 0.5)
             self.band_label.show()
         else:

@@ -215,7 +215,7 @@ class RowInspector(QWidget):
         off = table.byte_offset(token_id)
         self.facts["offset"].setText(f"{off:,} B = 0x{off:X}")
         item = table.row_bytes / table.dim
-        item_txt = f"{item:g}" if item == int(item) else f"{item:.4g}"
+        item_txt = f"{item:g}" if item == int(item) else f"{item:.4f}".rstrip("0")
         self.facts["stride"].setText(f"{table.row_bytes:,} B = {table.dim:,} × {item_txt} B ({table.dtype})")
         self.facts["address"].setText(f"base + {token_id:,} × {table.row_bytes:,}")
         self._draw_values(row)
