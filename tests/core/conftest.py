@@ -166,3 +166,25 @@ def smollm2_table(smollm2_path):
     from explorer.core.sources import open_table
 
     return open_table("smollm2")
+
+
+# -- training ---------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def one_torch_thread():
+    """A model this small runs several times faster on one thread than on two
+    busy cores; restored after the module (use with pytestmark)."""
+    import torch
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)
+
+
+@pytest.fixture(scope="module")
+def corpus():
+    from explorer.core.corpus import make_corpus
+
+    return make_corpus(2000, seed=0)

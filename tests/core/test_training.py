@@ -17,19 +17,7 @@ from explorer.core.corpus import make_corpus
 from explorer.core.training import ConfigError, ToyLM, TrainConfig, train
 
 
-@pytest.fixture(scope="module", autouse=True)
-def one_torch_thread():
-    # a model this small runs several times faster on one thread than on two
-    # busy cores; restored after the module
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
-
-
-@pytest.fixture(scope="module")
-def corpus():
-    return make_corpus(2000, seed=0)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
 def _run(corpus, steps=20, **kw):

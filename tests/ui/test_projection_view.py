@@ -13,23 +13,13 @@ from explorer.app import make_app
 from explorer.core.sources import open_table
 from explorer.state import AppState
 from explorer.ui.projection_view import ProjectionView
+from ui_helpers import standalone_view
 from explorer.workers import JobRunner, await_all_workers
 
 
 @pytest.fixture
 def view(qtbot):
-    make_app()
-    state = AppState()
-    runner = JobRunner()
-    v = ProjectionView(state, runner=runner)
-    v.token_selected.connect(state.set_selected_token)
-    v.token_added.connect(state.add_extra_token)
-    qtbot.addWidget(v)
-    v.resize(1000, 700)
-    v.show()
-    yield v, state, runner
-    runner.cancel(emit=False)
-    await_all_workers()
+    yield from standalone_view(qtbot, ProjectionView)
 
 
 def load(qtbot, view, state, runner, spec, text=None):
