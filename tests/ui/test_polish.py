@@ -1,0 +1,52 @@
+"""Things a demanding user expects of a desktop app: tooltips, shortcuts, drag and drop."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QMimeData, QPoint, Qt, QUrl
+from PySide6.QtGui import QDropEvent
+from PySide6.QtWidgets import (QAbstractButton, QAbstractItemView, QAbstractSpinBox, QApplication, QComboBox,
+                               QLineEdit, QMenuBar, QMessageBox, QSlider, QTabBar)
+from ui_helpers import LOAD_TIMEOUT, load
+
+
+def test_every_control_has_a_tooltip(qtbot, explorer):
+    load(qtbot, explorer, "default")
+    missing = []
+    for cls in (QAbstractButton, QComboBox, QLineEdit, QAbstractSpinBox, QSlider):
+        for w in explorer.window.findChildren(cls):
+            parent = w.parent()
+            # Qt's own parts: a line edit's clear button, a tab bar's scroll arrows,
+            # the editor inside a spin box or combo box
+            if isinstance(parent, (QLineEdit, QTabBar, QComboBox, QAbstractSpinBox, QAbstractItemView, QMenuBar)):
+                continue
+            if w.objectName().startswith("qt_"):  # e.g. a tool bar's overflow button
+                continue
+            if not w.toolTip():
+                missing.append(f"{type(w).__name__} {getattr(w, 'text', lambda: '')()!r} in {type(parent).__name__}")
+    assert missing == [], "\n".join(missing)
+
+
+def test_help_lists_the_shortcuts_that_exist(qtbot, explorer):
+    from explorer.ui.main_window import SHORTCUTS
+
+    explorer.window.show_shortcuts()
+    box = next(w for w in QApplication.topLevelWidgets() if isinstance(w, QMessageBox) and w.isVisible())
+    for key, _ in SHORTCUTS:
+        assert key.replace("<", "&lt;") in box.text()
+    box.close()
+    keys = {a.shortcut().toString() for a in explorer.window.findChildren(type(explorer.window.open_action))}
+    for needed in ("Ctrl+O", "Ctrl+Shift+O", "Ctrl+L", "Alt+Left", "Alt+Right", "Ctrl+Shift+C", "F1", "Esc"):
+        assert needed in keys, needed
+
+
+def test_dropping_a_folder_opens_it(qtbot, explorer, tmp_path):
+    from explorer.core.sources import resources_dir
+
+    load(qtbot, explorer, "toy:robot")
+    mime = QMimeData()
+    mime.setUrls([QUrl.fromLocalFile(str(resources_dir() / "default"))])
+    event = QDropEvent(QPoint(10, 10).toPointF(), Qt.CopyAction, mime, Qt.LeftButton, Qt.NoModifier)
+    with qtbot.waitSignal(explorer.load_finished, timeout=LOAD_TIMEOUT) as blocker:
+        explorer.window.dropEvent(event)
+    assert blocker.args == [True]
+    assert explorer.state.table.vocab_size > 200 and explorer.state.table.classes
