@@ -17,7 +17,14 @@ from .state import AppState  # noqa: E402
 from .ui.main_window import MainWindow  # noqa: E402
 from .ui.model_picker import ModelPicker  # noqa: E402
 from .ui.style import STYLESHEET, apply_theme, configure_pyqtgraph  # noqa: E402
-from .workers import JobRunner, LoadedModel, await_all_workers, load_model_job, neighbors_job  # noqa: E402
+from .workers import (  # noqa: E402
+    JobRunner,
+    LoadedModel,
+    await_all_workers,
+    load_model_job,
+    neighbors_job,
+    warm_up_job,
+)
 
 ORG, APP = "embedding-explorer", "Token Embedding Explorer"
 
@@ -67,6 +74,7 @@ class Explorer(QObject):
         self._loading_spec = ""
         self._last_error = ""
         self._closed = False
+        self._warmed = False
         self._pending_token: int | None = None
         self._runners = [self.loader, self.neighbor_jobs, self.listing]
         self._build_views()
@@ -184,6 +192,9 @@ class Explorer(QObject):
             recent.add(table.spec)
         self.settings.setValue("model", table.spec)
         self._refresh_recent()
+        if not self._warmed:
+            self._warmed = True
+            self._runner().start(warm_up_job)
         self.window.statusBar().showMessage(f"Opened in {loaded.seconds:.2f} s", 4000)
         self.load_finished.emit(True)
 
@@ -233,6 +244,7 @@ class Explorer(QObject):
     def _on_state_selected_token_changed(self, token_id: int) -> None:
         table = self.state.table
         if table is None or token_id < 0 or table.fits_in_memory:
+            self.neighbor_jobs.cancel(emit=False)  # an older search is for another table or token
             return
         # big tables: neighbours stream over the file in a worker
         self.neighbor_jobs.start(neighbors_job, table, table.row(token_id), 10, [token_id])

@@ -69,6 +69,16 @@ def _limit_torch_threads() -> None:
         torch.set_num_threads(n - 1)
 
 
+def warm_up_job():
+    """Import torch off the GUI thread once the window is up: the lookup view
+    and the training need it, and importing it takes over a second."""
+    yield 0.0, "Preparing torch…"
+    import torch  # noqa: F401
+
+    _limit_torch_threads()
+    return True
+
+
 class JobRunner(QObject):
     """Runs one generator job at a time with progress, cancel and generations.
 

@@ -96,11 +96,12 @@ def nearest_neighbors(
 
     Rows with zero norm or non-finite values are skipped.
     """
-    q = np.asarray(query, dtype=np.float32).reshape(-1)
-    qn = float(np.linalg.norm(q))
+    q64 = np.asarray(query, dtype=np.float64).reshape(-1)
+    with np.errstate(over="ignore", invalid="ignore"):
+        qn = float(np.linalg.norm(q64))  # float64: a float32 norm overflows for values above ~1.8e19
     if not np.isfinite(qn) or qn == 0.0:
         return []
-    q = q / qn
+    q = (q64 / qn).astype(np.float32)
     excl = set(int(i) for i in exclude)
     unit = table.unit_matrix() if hasattr(table, "unit_matrix") else None
     if unit is not None:
@@ -116,8 +117,10 @@ def nearest_neighbors(
     best_ids: list[np.ndarray] = []
     best_scores: list[np.ndarray] = []
     for start, blk in _blocks(table, block_rows):
-        norms = np.linalg.norm(blk, axis=1)
-        scores = (blk @ q) / np.maximum(norms, _EPS)
+        with np.errstate(over="ignore", invalid="ignore"):
+            # float64 sums of squares: a float32 norm overflows above ~1.8e19 per value
+            norms = np.sqrt(np.einsum("ij,ij->i", blk, blk, dtype=np.float64))
+            scores = (blk @ q) / np.maximum(norms, _EPS)
         scores[~np.isfinite(scores) | (norms == 0)] = -np.inf
         for i in excl:
             if start <= i < start + len(blk):

@@ -106,15 +106,16 @@ class PathComparison:
     message: str
 
 
-def compare_paths(table: np.ndarray, ids) -> PathComparison:
+def compare_paths(table: np.ndarray, ids, finite: bool | None = None) -> PathComparison:
     """Check that one-hot @ E equals E[ids], and say why when it does not.
 
     A single inf or nan anywhere in a column of E makes that column of the
     one-hot product nan (0 * inf = nan), while the gather stays finite.
+    ``finite`` (whether all of E is finite) may be given when already known.
     """
     g = gather(table, ids)
     o = onehot_matmul(table, ids)
-    finite = bool(np.isfinite(table).all())
+    finite = bool(np.isfinite(table).all()) if finite is None else bool(finite)
     equal = bool(np.array_equal(g, o))
     diff = float(np.nanmax(np.abs(g - o))) if g.size and np.isfinite(g - o).any() else 0.0
     if equal:
@@ -221,8 +222,13 @@ def compare_table_paths(table, token_id: int) -> PathComparison | None:
     None when the table is too big to hold in memory (then nothing is checked)."""
     if not getattr(table, "fits_in_memory", True):
         return None
+    matrix = table.matrix()
+    finite = getattr(table, "_all_finite", None)
+    if finite is None:  # once per table: a V x d scan is too much for every click
+        finite = bool(np.isfinite(matrix).all())
+        setattr(table, "_all_finite", finite)
     with np.errstate(invalid="ignore", over="ignore"):
-        return compare_paths(table.matrix(), [int(token_id)])
+        return compare_paths(matrix, [int(token_id)], finite=finite)
 
 
 def measure_lookup_job(table, batch_sizes=(1, 64), repeats: int = 5):

@@ -409,7 +409,9 @@ class EmbeddingTable:
             return None
         m = self.matrix()[: self.trained_rows]
         with np.errstate(invalid="ignore", over="ignore"):
-            norms = np.linalg.norm(m, axis=1)
+            # squares summed in float64: in float32 any value above ~1.8e19 overflows
+            # to an inf norm and would hide a finite row from every search
+            norms = np.sqrt(np.einsum("ij,ij->i", m, m, dtype=np.float64)).astype(np.float32)
             bad = ~np.isfinite(norms) | (norms == 0)
             unit = (m / np.where(bad, 1.0, norms)[:, None]).astype(np.float32)
         unit[bad] = np.nan

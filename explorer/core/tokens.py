@@ -155,7 +155,8 @@ class IdTokenizer:
         tokens = []
         for word, m in enumerate(_split_words(text)):
             s = m.group(0)
-            if not s.isdigit():
+            # isdecimal, not isdigit: int() refuses digits such as "²" that isdigit accepts
+            if not s.isdecimal():
                 raise TokenizeError(
                     f"'{s}' is not a token id; this table has no tokenizer, so type "
                     f"whole numbers from 0 to {self.vocab_size - 1:,} separated by spaces"
@@ -168,7 +169,7 @@ class IdTokenizer:
         return str(token_id)
 
     def id_of(self, piece: str) -> int | None:
-        return int(piece) if piece.isdigit() else None
+        return int(piece) if piece.isdecimal() else None
 
 
 class HFTokenizer:
@@ -188,6 +189,12 @@ class HFTokenizer:
         self.kind = kind or model
         self.description = f"{self.kind}, {self.vocab_size:,} entries"
         self._pieces: list[str] | None = None
+        # ids of the tokenizer's special tokens ([UNK], <unk>, <|endoftext|>...):
+        # the encoding's mask marks only those the post-processor adds
+        try:
+            self._special_ids = {int(i) for i, t in tokenizer.get_added_tokens_decoder().items() if t.special}
+        except Exception:  # pragma: no cover - older tokenizers
+            self._special_ids = set()
         # No padding or truncation: we show every piece of the text.
         try:
             tokenizer.no_padding()
@@ -215,7 +222,7 @@ class HFTokenizer:
         special = enc.special_tokens_mask
         tokens = []
         for pos, (tid, piece, (s, e)) in enumerate(zip(enc.ids, enc.tokens, enc.offsets)):
-            sp = bool(special[pos])
+            sp = bool(special[pos]) or int(tid) in self._special_ids
             tokens.append(Token(pos, int(tid), piece, int(s), int(e), sp, None if sp else words[pos]))
         return tokens
 

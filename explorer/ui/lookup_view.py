@@ -512,7 +512,7 @@ class LookupView(QWidget):
         """The app marks the view inactive while its tab is hidden: selections
         are then only remembered, and the walk is rebuilt when it is shown."""
         self._active = bool(active)
-        if self._active and self._stale:
+        if self._active and getattr(self, "_stale", False):
             self._stale = False
             self._on_state_selected_token_changed(self._state.selected_id)
 

@@ -152,9 +152,11 @@ class MainWindow(QMainWindow):
     def _build_menus(self) -> None:
         mb = self.menuBar()
         file_menu = mb.addMenu("&File")
-        self.open_action = QAction("&Open model…", self, shortcut=QKeySequence("Ctrl+O"), triggered=self.open_requested)
-        self.open_folder_action = QAction("Open &folder…", self, shortcut=QKeySequence("Ctrl+Shift+O"),
-                                          triggered=self.open_folder_requested)
+        # a QAction's triggered passes a bool: relay through slots, not signal-to-signal kwargs
+        self.open_action = QAction("&Open model…", self, shortcut=QKeySequence("Ctrl+O"))
+        self.open_action.triggered.connect(self._on_open_action_triggered)
+        self.open_folder_action = QAction("Open &folder…", self, shortcut=QKeySequence("Ctrl+Shift+O"))
+        self.open_folder_action.triggered.connect(self._on_open_folder_action_triggered)
         self.recent_menu = file_menu.addMenu("Open &recent")
         file_menu.insertAction(self.recent_menu.menuAction(), self.open_action)
         file_menu.insertAction(self.recent_menu.menuAction(), self.open_folder_action)
@@ -171,7 +173,9 @@ class MainWindow(QMainWindow):
                          triggered=lambda: self._state.step_selection(-1))
         next_t = QAction("&Next token", self, shortcut=QKeySequence("Alt+Right"),
                          triggered=lambda: self._state.step_selection(+1))
-        cancel = QAction("Cancel loading", self, shortcut=QKeySequence("Esc"), triggered=self.cancel_requested)
+        cancel = QAction("Cancel loading", self, shortcut=QKeySequence("Esc"))
+        cancel.triggered.connect(self._on_cancel_action_triggered)
+        self.cancel_action = cancel
         for a in (focus, prev_t, next_t, cancel):
             self.view_menu.addAction(a)
         self.view_menu.addSeparator()
@@ -185,6 +189,15 @@ class MainWindow(QMainWindow):
         help_menu.addAction(QAction("&Keyboard shortcuts", self, shortcut=QKeySequence("F1"),
                                     triggered=self.show_shortcuts))
         help_menu.addAction(QAction("&About", self, triggered=self.show_about))
+
+    def _on_open_action_triggered(self) -> None:
+        self.open_requested.emit()
+
+    def _on_open_folder_action_triggered(self) -> None:
+        self.open_folder_requested.emit()
+
+    def _on_cancel_action_triggered(self) -> None:
+        self.cancel_requested.emit()
 
     def set_recent(self, specs: list[str], on_chosen) -> None:
         self.recent_menu.clear()

@@ -208,7 +208,8 @@ class RowInspector(QWidget):
         self.title.setText(piece)
         self.subtitle.setText(f"Row {token_id:,} of {table.vocab_size:,} · {table.dim:,} values · {table.dtype}")
         finite = np.isfinite(row)
-        norm = float(np.linalg.norm(row[finite])) if finite.any() else float("nan")
+        # float64: a row of huge finite values must not overflow to inf
+        norm = float(np.linalg.norm(row[finite].astype(np.float64))) if finite.any() else float("nan")
         self.facts["id"].setText(f"{token_id:,}")
         self.facts["norm"].setText(f"{norm:.4f}" + ("" if finite.all() else f"  ({(~finite).sum()} non-finite)"))
         self.facts["range"].setText(f"{np.nanmin(row):+.4f} / {np.nanmax(row):+.4f}" if finite.any() else "n/a")
@@ -227,7 +228,10 @@ class RowInspector(QWidget):
     def set_neighbors(self, neighbors: list[Neighbor]) -> None:
         """Show neighbours (also called by the app when a worker found them)."""
         table = self._state.table
+        if table is not None:  # a late result must never name rows the table does not have
+            neighbors = [n for n in neighbors if 0 <= n.id < table.vocab_size]
         self._neighbors = list(neighbors)
+        self.neighbors.clearSelection()  # a highlight would point at a row of the old list
         self.neighbors.setRowCount(len(neighbors))
         for r, nb in enumerate(neighbors):
             cells = [display_piece(table.piece(nb.id)), f"{nb.id:,}", f"{nb.cosine:+.3f}"]
@@ -299,6 +303,7 @@ class RowInspector(QWidget):
         self.curve.setData([], [])
         self.neighbors.setRowCount(0)
         self._neighbors = []
+        self.nb_title.setText("Nearest neighbours by cosine")
         self.pooled.setText("")
 
     def copy_row_csv(self) -> str:

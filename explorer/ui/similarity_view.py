@@ -391,6 +391,10 @@ class SimilarityView(QWidget):
 
     # -- state ------------------------------------------------------------------------
     def _on_state_model_changed(self, table) -> None:
+        # a check still running is for the old table: its result must not be shown for this one
+        if self._runner is not None and self._runner.running:
+            self._runner.cancel(emit=False)
+        self._check_spec = ""
         self._pair = None
         self._check = None
         names = []

@@ -228,3 +228,17 @@ def test_shell_volume_fraction_768():
     assert f == pytest.approx(0.00045, abs=1e-5)
     assert 100 * (1 - f) == pytest.approx(99.955, abs=0.002)
     assert geo.shell_volume_fraction(768, eps=0.0) == 1.0
+
+
+@pytest.mark.parametrize("streamed", [False, True])
+def test_nearest_neighbors_of_huge_finite_rows(streamed):
+    """Values around 1e25 are finite in float32 but their squares are not: the
+    neighbours must be those of the same table at a normal scale."""
+    t = open_table("toy:robot")  # FACTS table C: robot's nearest is arm (cos 0.995)
+    e = t.matrix()
+    e *= np.float32(1e25)
+    assert np.isfinite(e).all()
+    robot, arm = t.tokenizer.id_of("robot"), t.tokenizer.id_of("arm")
+    got = geo.nearest_neighbors(e if streamed else t, e[robot], k=1, exclude=[robot])
+    assert [n.id for n in got] == [arm]
+    assert got[0].cosine == pytest.approx(0.995, abs=5e-4)

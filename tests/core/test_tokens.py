@@ -72,9 +72,10 @@ def test_id_tokenizer_spans():
     assert [t.word for t in toks] == [0, 1, 2, 3]
     _check_spans(text, toks)
     assert tok.id_of("12") == 12 and tok.id_of("x") is None
+    assert tok.id_of("²") is None  # isdigit() but not an int() literal
 
 
-@pytest.mark.parametrize("text", ["hello", "1.5", "-1", "3 x 4", "0x10"])
+@pytest.mark.parametrize("text", ["hello", "1.5", "-1", "3 x 4", "0x10", "²", "1 ³"])
 def test_id_tokenizer_refuses_non_ids(text):
     with pytest.raises(TokenizeError, match="not a token id"):
         IdTokenizer(100).encode(text)
@@ -203,3 +204,13 @@ def test_display_piece():
     assert display_piece("▁the") == "␣the"
     assert display_piece("Ċ") == "↵"
     assert display_piece("##ness") == "##ness"
+
+
+def test_unknown_word_maps_to_a_special_unk_token():
+    from explorer.core.sources import open_table
+
+    table = open_table("default")
+    tokens = table.tokenizer.encode("the zzzz cat")
+    unk = tokens[1]
+    assert unk.piece == "<unk>" and unk.special
+    assert not tokens[0].special and not tokens[2].special

@@ -50,3 +50,24 @@ def test_dropping_a_folder_opens_it(qtbot, explorer, tmp_path):
         explorer.window.dropEvent(event)
     assert blocker.args == [True]
     assert explorer.state.table.vocab_size > 200 and explorer.state.table.classes
+
+
+def test_menu_actions_do_what_they_say(qtbot, explorer):
+    load(qtbot, explorer, "toy:robot")
+    explorer.window.open_action.trigger()  # Ctrl+O
+    assert explorer.picker is not None and explorer.picker.isVisible()
+    explorer.picker.reject()
+    with qtbot.waitSignal(explorer.load_finished, timeout=LOAD_TIMEOUT) as blocker:
+        explorer.open_spec("random:400000x512")
+        qtbot.wait(30)
+        explorer.window.cancel_action.trigger()  # Esc
+    assert blocker.args == [False]
+    assert explorer.state.table.spec == "toy:robot"
+
+
+def test_opening_straight_onto_each_tab_is_clean(qtbot, explorer):
+    # the app shows a tab before any model is loaded (--view NAME)
+    for name in explorer.window.view_names():
+        explorer.window.show_view(name)
+    load(qtbot, explorer, "default")
+    assert explorer.state.selected_id >= 0

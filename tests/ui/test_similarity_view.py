@@ -152,3 +152,22 @@ def test_nonfinite_rows_do_not_crash(view, tmp_path):
     v.export_plot(str(png))
     v.export_plot(str(svg))
     assert png.stat().st_size > 1000 and svg.stat().st_size > 1000
+
+
+def test_model_change_drops_a_running_check(qtbot, view):
+    """A random-vector check still running for the old table is cancelled when
+    another table (same d) is installed while the check page is hidden; its
+    result must never be shown as the new table's."""
+    v, state, runner = view
+    state.set_table(open_table("random:3000x768"))
+    v.show_page(1)  # starts the check for the first table
+    assert runner.running
+    v.show_page(0)
+    state.set_table(open_table("random:2000x768"))
+    assert not runner.running
+    await_all_workers()
+    qtbot.wait(50)  # deliver anything the old worker emitted
+    assert v.check() is None
+    with qtbot.waitSignal(runner.succeeded, timeout=30_000):
+        v.show_page(1)
+    assert v.check() is not None and v.check().dim == 768
