@@ -708,7 +708,8 @@ class LookupView(QWidget):
         elif stored:
             note = "base = where the table starts in memory"
         else:
-            note = f"a {lay.dtype} copy of E would start at its own base; the offset is what changes"
+            article = "an" if lay.dtype[:1] in "aeiou" else "a"  # an int8, a float16
+            note = f"{article} {lay.dtype} copy of E starts at its own base;<br>the offset is what changes"
         if lay.quantised:
             note += f"<br>{_html(lay.note.split(';')[0])}"
         self._formula_note = note

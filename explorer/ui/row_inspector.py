@@ -127,7 +127,7 @@ class RowInspector(QWidget):
         split.setChildrenCollapsible(False)
         bg, fg = plot_colors()
         self.plot = pg.PlotWidget(background=bg)
-        self.plot.setMinimumHeight(110)
+        self.plot.setMinimumHeight(140)
         self.plot.setMenuEnabled(False)
         pi = self.plot.getPlotItem()
         pi.setTitle("Values of the row", color=fg, size="9pt")

@@ -435,6 +435,9 @@ class SimilarityView(QWidget):
 
     # -- matrices -------------------------------------------------------------------------
     def _fmt(self) -> str:
+        # narrower cells past 8 tokens: two decimals fit where three overflow
+        if len(self._ids) > 8:
+            return {"cosine": "{:+.2f}", "dot": "{:+.2g}", "euclidean": "{:.2g}"}[self.metric]
         return {"cosine": "{:+.3f}", "dot": "{:+.3g}", "euclidean": "{:.3g}"}[self.metric]
 
     def _collect_ids(self) -> list[int]:

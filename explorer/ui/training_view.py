@@ -594,6 +594,11 @@ class TrainingView(QWidget):
         if self._running:
             self._end_run("")
         self._clear()
+        # the PCA chart keeps items between frames: empty them too
+        self.pca_scatter.setData([], [])
+        for label in self.pca_labels:
+            label.setVisible(False)
+        self._set_title(self.pca_plot, "PCA of E")
         self._set_message("")
         self._redraw()
         self._update_buttons()
