@@ -122,6 +122,11 @@ class MainWindow(QMainWindow):
         self.cancel_button.setToolTip("Stop loading (Esc); the current model stays")
         self.cancel_button.hide()
         self.cancel_button.clicked.connect(self.cancel_requested)
+        # a temporary status message would hide normal status-bar widgets: the
+        # loading message is a label of its own beside the bar and the button
+        self.progress_label = QLabel()
+        self.progress_label.hide()
+        sb.addWidget(self.progress_label)
         sb.addWidget(self.progress)
         sb.addWidget(self.cancel_button)
 
@@ -232,12 +237,14 @@ class MainWindow(QMainWindow):
         if fraction is None:
             self.progress.hide()
             self.cancel_button.hide()
-            self.statusBar().clearMessage()
+            self.progress_label.hide()
             return
+        self.statusBar().clearMessage()
+        self.progress_label.setText(message)
+        self.progress_label.show()
         self.progress.show()
         self.cancel_button.show()
         self.progress.setValue(int(fraction * 1000))
-        self.statusBar().showMessage(message)
 
     def _on_state_model_changed(self, table) -> None:
         tied = {True: "tied", False: "untied", None: "no output layer"}[table.tied]

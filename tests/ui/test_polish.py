@@ -71,3 +71,15 @@ def test_opening_straight_onto_each_tab_is_clean(qtbot, explorer):
         explorer.window.show_view(name)
     load(qtbot, explorer, "default")
     assert explorer.state.selected_id >= 0
+
+
+def test_loading_shows_progress_and_cancel(qtbot, explorer):
+    load(qtbot, explorer, "toy:robot")
+    explorer.open_spec("random:400000x512")
+    qtbot.waitUntil(lambda: bool(explorer.window.progress_label.text()), timeout=5000)
+    win = explorer.window
+    assert win.progress.isVisibleTo(win) and win.cancel_button.isVisibleTo(win)
+    assert win.progress_label.text()
+    with qtbot.waitSignal(explorer.load_finished, timeout=LOAD_TIMEOUT):
+        win.cancel_button.click()
+    assert not win.progress.isVisibleTo(win)
