@@ -20,7 +20,7 @@ import shiboken6
 from PySide6.QtCore import QObject, Signal
 from superqt.utils import GeneratorWorker, WorkerBase
 
-from .core.overview import MatrixOverview, matrix_overview
+from .core.overview import MatrixOverview, iter_matrix_overview
 from .core.sources import EmbeddingTable, SourceError, open_table
 
 __all__ = ["JobRunner", "LoadedModel", "load_model_job", "await_all_workers"]
@@ -52,7 +52,14 @@ def load_model_job(spec: str) -> Iterator[tuple[float, str]]:
         yield 0.8, "Normalising rows for neighbour search…"
         table.unit_matrix()
     yield 0.85, "Drawing the overview…"
-    overview = matrix_overview(table)
+    gen = iter_matrix_overview(table)
+    while True:
+        try:
+            fraction = next(gen)
+        except StopIteration as stop:
+            overview = stop.value
+            break
+        yield 0.85 + 0.14 * fraction, "Drawing the overview…"
     yield 1.0, "Done"
     return LoadedModel(table, overview, time.perf_counter() - t0)
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["MatrixOverview", "matrix_overview", "RowBand", "row_band", "color_limit"]
+__all__ = ["MatrixOverview", "matrix_overview", "iter_matrix_overview", "RowBand", "row_band", "color_limit"]
 
 #: the overview never has more rows/columns than this
 MAX_OVERVIEW_ROWS = 2048
@@ -51,14 +51,33 @@ def color_limit(values: np.ndarray, percentile: float = 99.5) -> float:
     return lim if lim > 0 else float(finite.max() or 1.0)
 
 
-def matrix_overview(table) -> MatrixOverview:
-    """Sample rows (and columns) evenly so the whole table fits on screen."""
+def iter_matrix_overview(table, chunk: int = 128):
+    """Generator form of :func:`matrix_overview`: yields the fraction of rows
+    read (so a worker can stop between chunks) and returns the overview."""
     v, d = table.vocab_size, table.dim
     row_step = max(1, -(-v // MAX_OVERVIEW_ROWS))
     col_step = max(1, -(-d // MAX_OVERVIEW_COLS))
     ids = np.arange(0, v, row_step, dtype=np.int64)
-    rows = table.rows(ids)[:, ::col_step]
+    parts = []
+    for start in range(0, len(ids), chunk):
+        parts.append(table.rows(ids[start : start + chunk])[:, ::col_step])
+        yield min(1.0, (start + chunk) / len(ids))
+    rows = np.concatenate(parts) if parts else np.zeros((0, -(-d // col_step)), np.float32)
     return MatrixOverview(ids, np.ascontiguousarray(rows, np.float32), row_step, col_step, color_limit(rows))
+
+
+def matrix_overview(table) -> MatrixOverview:
+    """Sample rows (and columns) evenly so the whole table fits on screen.
+
+    Every ``row_step``-th row and ``col_step``-th column, at most
+    :data:`MAX_OVERVIEW_ROWS` x :data:`MAX_OVERVIEW_COLS`.
+    """
+    gen = iter_matrix_overview(table)
+    while True:
+        try:
+            next(gen)
+        except StopIteration as stop:
+            return stop.value
 
 
 @dataclass
