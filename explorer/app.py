@@ -260,12 +260,16 @@ class Explorer(QObject):
         sp = self.settings.value("splitter")
         if isinstance(sp, QByteArray) and not sp.isEmpty():
             self.window.splitter.restoreState(sp)
+        view = self.settings.value("view", "")
+        if isinstance(view, str) and view:
+            self.window.show_view(view)
 
     def save_settings(self) -> None:
         self.settings.setValue("geometry", self.window.saveGeometry())
         self.settings.setValue("windowState", self.window.saveState())
         self.settings.setValue("splitter", self.window.splitter.saveState())
         self.settings.setValue("text", self.state.text)
+        self.settings.setValue("view", self.window.tabs.tabText(self.window.tabs.currentIndex()).lower())
         if self.state.table is not None:
             self.settings.setValue("model", self.state.table.spec)
         self.settings.sync()
@@ -321,8 +325,8 @@ def run(model=None, text=None, token=None, view=None, screenshot=None, size=None
     _set_torch_threads()
     ex = Explorer()
     win = ex.window
-    if view is not None and not win.show_view(view):
-        print(f"error: the {view} view is not available yet (available: {', '.join(win.view_names())})",
+    if view is not None and view not in win.view_names():
+        print(f"error: the {view} view is not available (available: {', '.join(win.view_names())})",
               file=sys.stderr)
         return 2
     if size:
@@ -330,6 +334,7 @@ def run(model=None, text=None, token=None, view=None, screenshot=None, size=None
     else:
         win.resize(1440, 900)
         ex.restore_settings()
+    win.show_view(view or ("matrix" if size else win.tabs.tabText(win.tabs.currentIndex()).lower()))
     if size:
         win.resize(*size)
     result = {"code": 0}

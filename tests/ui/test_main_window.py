@@ -205,6 +205,7 @@ def test_settings_are_restored(qtbot, settings):
     saved = ex.window.size()
     load(qtbot, ex, "toy:robot")
     ex.state.set_text("box tool")
+    ex.window.show_view("similarity")
     ex.window.close()
     ex2 = Explorer(settings=QSettings(settings.fileName(), QSettings.IniFormat))
     ex2.restore_settings()
@@ -212,6 +213,7 @@ def test_settings_are_restored(qtbot, settings):
         ex2.start()
     assert ex2.state.table.spec == "toy:robot"
     assert ex2.state.text == "box tool"
+    assert ex2.window.tabs.tabText(ex2.window.tabs.currentIndex()) == "Similarity"
     assert ex2.window.size().width() == saved.width()  # heights depend on the content's minimum
     ex2.window.close()
 
