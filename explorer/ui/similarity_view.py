@@ -419,6 +419,9 @@ class SimilarityView(QWidget):
         self._rebuild()
 
     def _on_pages_current_changed(self, index: int) -> None:
+        # the measure and the search act on the matrices, not on the random-vector page
+        self.metric_combo.setEnabled(index == 0)
+        self.search.setEnabled(index == 0)
         if index == 1:
             self._start_check()
 

@@ -758,8 +758,12 @@ class TrainingView(QWidget):
         ln_v = math.log(max(h.vocab_size, 2))
         self.loss_uniform.setVisible(True)
         self.loss_uniform.setValue(ln_v)
-        # ranges move in coarse jumps, so axes are not rebuilt on every frame
+        # ranges move in coarse jumps, so axes are not rebuilt on every frame;
+        # never past the run's planned length
         x_end = _nice_ceil(h.last_step)
+        planned = self._run.cfg.steps if self._run is not None else 0
+        if h.last_step <= planned < x_end:
+            x_end = planned
         finite = loss[np.isfinite(loss)]
         top = max(ln_v, float(finite.max()) if finite.size else ln_v)
         self._set_range(self.loss_plot, (0, x_end), (0, math.ceil(top * 1.05 * 2) / 2))
