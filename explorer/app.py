@@ -36,21 +36,6 @@ def _list_sources_job(recent_specs):
     return list_sources(recent_specs)
 
 
-def _set_torch_threads() -> None:
-    # leave a core for the GUI on small machines; only once per process.
-    # torch costs a second to import: only when something already loaded it.
-    if "torch" not in sys.modules:
-        return
-    try:
-        import torch
-
-        n = os.cpu_count() or 1
-        if n > 1 and torch.get_num_threads() >= n:
-            torch.set_num_threads(max(1, n - 1))
-    except Exception:
-        pass
-
-
 class Explorer(QObject):
     """Owns the state, the window and the background jobs, and wires them.
 
@@ -322,7 +307,6 @@ def make_app(argv=None) -> QApplication:
 def run(model=None, text=None, token=None, view=None, screenshot=None, size=None, train_steps=0) -> int:
     """Launch the GUI. With ``screenshot`` save the window once loaded and exit."""
     app = make_app()
-    _set_torch_threads()
     ex = Explorer()
     win = ex.window
     if view is not None and view not in win.view_names():

@@ -14,9 +14,8 @@ import time
 _READY_SCRIPT = r"""
 import sys, time
 from PySide6.QtCore import QTimer
-from explorer.app import Explorer, make_app, _set_torch_threads
+from explorer.app import Explorer, make_app
 app = make_app()
-_set_torch_threads()
 from PySide6.QtCore import QSettings
 import tempfile, os
 ex = Explorer(settings=QSettings(os.path.join(tempfile.mkdtemp(), 's.ini'), QSettings.IniFormat))

@@ -20,6 +20,7 @@ import shiboken6
 from PySide6.QtCore import QObject, Signal
 from superqt.utils import GeneratorWorker, WorkerBase
 
+from .core.runtime import limit_torch_threads
 from .core.overview import MatrixOverview, iter_matrix_overview
 from .core.sources import EmbeddingTable, SourceError, open_table
 
@@ -42,7 +43,7 @@ def load_model_job(spec: str) -> Iterator[tuple[float, str]]:
     t0 = time.perf_counter()
     yield 0.02, f"Opening {spec}…"
     table = open_table(spec)
-    _limit_torch_threads()
+    limit_torch_threads(import_torch=False)
     yield 0.3, f"Reading {table.vocab_size:,} × {table.dim:,} table…"
     if table.fits_in_memory:
         blocks = max(1, table.vocab_size // 16384 + 1)
@@ -64,25 +65,11 @@ def load_model_job(spec: str) -> Iterator[tuple[float, str]]:
     return LoadedModel(table, overview, time.perf_counter() - t0)
 
 
-def _limit_torch_threads() -> None:
-    """Leave a core for the GUI once torch is in use (it costs a second to
-    import, so it is never imported just for this)."""
-    import os
-    import sys
-
-    torch = sys.modules.get("torch")
-    n = os.cpu_count() or 1
-    if torch is not None and n > 1 and torch.get_num_threads() >= n:
-        torch.set_num_threads(n - 1)
-
-
 def warm_up_job():
     """Import torch off the GUI thread once the window is up: the lookup view
     and the training need it, and importing it takes over a second."""
     yield 0.0, "Preparing torch…"
-    import torch  # noqa: F401
-
-    _limit_torch_threads()
+    limit_torch_threads()
     return True
 
 

@@ -20,9 +20,11 @@ from typing import Iterator
 
 import numpy as np
 
+from .runtime import limit_torch_threads
+
 __all__ = [
     "TrainConfig", "ConfigError", "StepMetrics", "ToyLM", "train", "save_model_folder", "OPTIMIZERS",
-    "TrainingControl", "training_job", "text_corpus", "limit_torch_threads", "TrainingRun",
+    "TrainingControl", "training_job", "text_corpus", "TrainingRun",
     "live_training_job", "synthetic_corpus",
 ]
 
@@ -387,16 +389,6 @@ def training_job(corpus_ids: np.ndarray, vocab_size: int, cfg: TrainConfig, mode
     if pending:
         yield pending
     return last_step
-
-
-def limit_torch_threads() -> None:
-    """Leave a core for the GUI: a tiny model gains nothing from every core."""
-    import os
-
-    torch = _torch()
-    n = os.cpu_count() or 1
-    if n > 1 and torch.get_num_threads() >= n:
-        torch.set_num_threads(n - 1)
 
 
 # -- corpora from a text file -------------------------------------------------------------
