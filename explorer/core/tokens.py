@@ -29,6 +29,7 @@ __all__ = [
     "HFTokenizer",
     "words_of",
     "display_piece",
+    "short_piece",
 ]
 
 #: Texts longer than this are cut before tokenizing so a pasted book never
@@ -102,6 +103,12 @@ def display_piece(piece: str) -> str:
         return "∅"
     out = piece.replace("Ġ", "␣").replace("▁", "␣").replace("Ċ", "↵").replace("ĉ", "⇥")
     return out
+
+
+def short_piece(piece: str, n: int = 16) -> str:
+    """:func:`display_piece` cut to at most ``n`` characters (a label)."""
+    p = display_piece(piece)
+    return p if len(p) <= n else p[: n - 1] + "…"
 
 
 class NameTokenizer:

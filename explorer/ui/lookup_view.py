@@ -5,6 +5,8 @@ real measurement of both on the loaded table."""
 
 from __future__ import annotations
 
+import html
+
 import time
 
 import numpy as np
@@ -629,7 +631,7 @@ class LookupView(QWidget):
                 t.hide()
         token = display_piece(table.piece(hot))
         self.title.setText(f"Row <b style='color:{ACCENT}'>{hot:,}</b> of E, token "
-                           f"<b style='color:{ACCENT}'>{_html(token)}</b>")
+                           f"<b style='color:{ACCENT}'>{html.escape(token, quote=False)}</b>")
 
     def _update_layout(self) -> None:
         """The pointer path's numbers for the chosen dtype (stride, offset, bytes)."""
@@ -711,7 +713,7 @@ class LookupView(QWidget):
             article = "an" if lay.dtype[:1] in "aeiou" else "a"  # an int8, a float16
             note = f"{article} {lay.dtype} copy of E starts at its own base;<br>the offset is what changes"
         if lay.quantised:
-            note += f"<br>{_html(lay.note.split(';')[0])}"
+            note += f"<br>{html.escape(lay.note.split(';')[0], quote=False)}"
         self._formula_note = note
         self.formula.setToolTip(f"itemsize = bytes per value ({size_txt}); {lay.note}")
         self._render()
@@ -738,7 +740,7 @@ class LookupView(QWidget):
                 f"one_hot({self._hot:,}) @ E == E[{self._hot:,}] in all {d:,} values (checked on the loaded table)")
         else:
             self.verdict.setText(f"<span style='color:{ERROR}; font-size:12pt'>✘ <b>The outputs differ</b></span>: "
-                                 f"{_html(c.message)}")
+                                 f"{html.escape(c.message, quote=False)}")
 
     # -- animation --------------------------------------------------------------------------
     @property
@@ -1035,7 +1037,7 @@ class LookupView(QWidget):
         self._draw_measurement()
 
     def _on_runner_failed(self, message: str) -> None:
-        self.measure_status.setText(f"The measurement failed:<br>{_html(message)}")
+        self.measure_status.setText(f"The measurement failed:<br>{html.escape(message, quote=False)}")
         self.measure_status.setToolTip(message)
 
     def _on_runner_cancelled(self) -> None:
@@ -1096,7 +1098,3 @@ class LookupView(QWidget):
                          f"{b['ratio']:>6,.0f}×  {'yes' if b['agree'] else 'NO'}")
         self.measure_table.setText("<pre style='margin:0'>" + "\n".join(lines) + "</pre>")
         self.measure_table.show()
-
-
-def _html(text: str) -> str:
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")

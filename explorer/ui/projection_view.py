@@ -43,10 +43,10 @@ from ..core.projection import (
     projection_job,
     tokens_of_interest,
 )
-from ..core.tokens import display_piece
+from ..core.tokens import display_piece, short_piece
 from ..state import AppState
 from .export import export_graphics
-from .style import ACCENT, CLASS_COLORS, EXTRA, SPACING, TEXT_TOKENS, mono_font, plot_colors, style_plot
+from .style import ACCENT, EXTRA, SPACING, TEXT_TOKENS, class_color, mono_font, plot_colors, style_plot
 
 #: neighbours joined to the selected token by lines
 N_SELECTED_NEIGHBORS = 8
@@ -67,16 +67,6 @@ FIT_MODES = [
 
 
 #: Okabe-Ito first, then two of Paul Tol's colour-blind-safe colours: no two classes share one
-_PALETTE = CLASS_COLORS + ["#44AA99", "#882255", "#117733", "#AA4499"]
-
-
-def _class_color(i: int) -> str:
-    return _PALETTE[i % len(_PALETTE)]
-
-
-def _short(piece: str, n: int = 16) -> str:
-    p = display_piece(piece)
-    return p if len(p) <= n else p[: n - 1] + "…"
 
 
 class ProjectionView(QWidget):
@@ -681,7 +671,7 @@ class ProjectionView(QWidget):
             cls = self._class_of[res.ids]
             brushes = [self._faint_brush]
             for i in range(len(self._class_names)):
-                c = QColor(_class_color(i))
+                c = QColor(class_color(i))
                 c.setAlpha(200)
                 brushes.append(pg.mkBrush(c))
             self.scatter.setData(pos=self._xy, data=res.ids, size=size, pen=None,
@@ -716,7 +706,7 @@ class ProjectionView(QWidget):
         text = " &nbsp; ".join(items)
         if self._class_names:
             text += "<br><b>Classes</b><br>" + " &nbsp; ".join(
-                dot.format(c=_class_color(i), t=n) for i, n in enumerate(self._class_names))
+                dot.format(c=class_color(i), t=n) for i, n in enumerate(self._class_names))
         self.legend.setText(text)
 
     def _interest_coords(self, ids: list[int]) -> np.ndarray:
@@ -865,7 +855,7 @@ class ProjectionView(QWidget):
                 faint = isinstance(color, QColor)
                 if used >= len(self.labels):
                     break
-                text = _short(table.piece(tid))
+                text = short_piece(table.piece(tid))
                 sp = vb.mapViewToScene(QPointF(float(xy[0]), float(xy[1])))
                 w = self._metrics.horizontalAdvance(text) * (1.1 if bold else 1.0) + 6
                 h = self._metrics.height() + 2

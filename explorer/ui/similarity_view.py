@@ -35,7 +35,7 @@ from ..core.geometry import (
     similarity_matrix,
 )
 from ..core.projection import find_token_ids
-from ..core.tokens import display_piece
+from ..core.tokens import display_piece, short_piece
 from ..state import MAX_EXTRA_TOKENS, AppState
 from .export import export_graphics
 from .style import ACCENT, DIVERGING, SEQUENTIAL, SPACING, TEXT_TOKENS, plot_colors, style_plot
@@ -54,11 +54,6 @@ N_PAIRS = 5000
 
 #: the side maps are small: values are written only for this many tokens or fewer
 SIDE_TEXT_MAX = 6
-
-
-def _short(piece: str, n: int = 12) -> str:
-    p = display_piece(piece)
-    return p if len(p) <= n else p[: n - 1] + "…"
 
 
 class _Heatmap:
@@ -469,7 +464,7 @@ class SimilarityView(QWidget):
         with np.errstate(over="ignore", invalid="ignore"):
             m = similarity_matrix(rows, metric)
         m = np.nan_to_num(m, nan=0.0, posinf=0.0, neginf=0.0)
-        labels = [_short(table.piece(i)) for i in self._ids]
+        labels = [short_piece(table.piece(i), 12) for i in self._ids]
         div = pg.colormap.get(DIVERGING)
         seq = pg.colormap.get(SEQUENTIAL)
         if metric == "cosine":

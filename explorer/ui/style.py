@@ -14,7 +14,9 @@ TEXT_TOKENS = "#C98A00"
 EXTRA = "#8E6CC7"
 ERROR = "#D1495B"
 #: Okabe-Ito, colour-blind safe, for classes
-CLASS_COLORS = ["#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7", "#000000", "#999999"]
+CLASS_COLORS = ["#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7", "#000000", "#999999",
+                 # Paul Tol's muted colours past Okabe-Ito's nine: the bundled language has ten classes
+                 "#44AA99", "#882255", "#117733", "#AA4499"]
 DIVERGING = "CET-D1A"
 SEQUENTIAL = "viridis"
 

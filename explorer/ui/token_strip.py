@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import html
+
 from PySide6.QtCore import QPoint, QRect, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QKeyEvent, QMouseEvent
 from PySide6.QtWidgets import (
@@ -135,9 +137,9 @@ class Chip(QFrame):
         self.setProperty("selected", False)
         self.setProperty("sameRow", False)
         shown = text[token.start : token.end]
-        tip = [f"<b>{_html(display_piece(token.piece))}</b> — id {token.id:,}"]
+        tip = [f"<b>{html.escape(display_piece(token.piece), quote=False)}</b> — id {token.id:,}"]
         if shown and shown != token.piece:
-            tip.append(f"text: “{_html(shown)}” (characters {token.start}–{token.end})")
+            tip.append(f"text: “{html.escape(shown, quote=False)}” (characters {token.start}–{token.end})")
         if token.special:
             tip.append("special token added by the tokenizer")
         tip.append("Click to see its row")
@@ -157,10 +159,6 @@ class Chip(QFrame):
         if changed:
             self.style().unpolish(self)
             self.style().polish(self)
-
-
-def _html(s: str) -> str:
-    return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
 class _ChipArea(QWidget):

@@ -29,7 +29,7 @@ from ..core.training_charts import (
 )
 from ..state import AppState
 from .export import export_graphics
-from .style import CLASS_COLORS, ERROR, SPACING, mono_font, plot_colors, style_plot
+from .style import ERROR, class_color, SPACING, mono_font, plot_colors, style_plot
 
 #: colours with one meaning in every chart of the view
 GRAD_COLOR = "#0072B2"  # rows with gradient
@@ -419,7 +419,7 @@ class TrainingView(QWidget):
 
         self.pca_labels = []
         for k, name in enumerate(CLASSES):
-            t = pg.TextItem(name, color=QColor(CLASS_COLORS[k % len(CLASS_COLORS)]).darker(150), anchor=(0.5, 0.5),
+            t = pg.TextItem(name, color=QColor(class_color(k)).darker(150), anchor=(0.5, 0.5),
                             fill=pg.mkBrush(QColor(255, 255, 255, 170) if QColor(bg).lightness() > 128
                                             else QColor(0, 0, 0, 170)))
             f = t.textItem.font()
@@ -886,7 +886,7 @@ class TrainingView(QWidget):
                 color.setAlpha(150)
                 sizes[i] = 5
             else:
-                color = QColor(CLASS_COLORS[lab % len(CLASS_COLORS)])
+                color = QColor(class_color(lab))
             key = color.name(QColor.HexArgb)
             if key not in cache:
                 cache[key] = pg.mkBrush(color)
