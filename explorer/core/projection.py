@@ -166,12 +166,9 @@ def choose_fit_set(
         return FitSet("all", ids, desc)
     if mode == "sample":
         n = max(1, int(sample_size))
+        ids = table.sample_ids(n, seed=seed, include=interest_ids)
         if n >= trained:
-            ids = np.unique(np.concatenate([np.arange(trained, dtype=np.int64), interest_ids]))
             return FitSet("sample", ids, f"the whole vocabulary ({trained:,} rows; the sample size covers it)")
-        rng = np.random.default_rng(seed)
-        drawn = rng.choice(trained, size=n, replace=False).astype(np.int64)
-        ids = np.unique(np.concatenate([drawn, interest_ids]))
         added = len(ids) - n
         desc = f"random sample of {n:,} of {trained:,} rows (seed {seed})"
         desc += f" + {added:,} tokens of interest" if added else ", tokens of interest already in it"
