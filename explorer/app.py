@@ -56,7 +56,6 @@ class Explorer(QObject):
         self.neighbor_jobs = JobRunner(self)
         self.listing = JobRunner(self)
         self.picker: ModelPicker | None = None
-        self._loading_spec = ""
         self._last_error = ""
         self._closed = False
         self._warmed = False
@@ -151,7 +150,6 @@ class Explorer(QObject):
         spec = (spec or "").strip()
         if not spec or self._closed:
             return
-        self._loading_spec = spec
         self._last_error = ""
         self.window.set_progress(0.0, f"Opening {spec}…")
         self.loader.start(load_model_job, spec)

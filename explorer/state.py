@@ -157,11 +157,6 @@ class AppState(QObject):
         self._extra = (self._extra + [int(token_id)])[-MAX_EXTRA_TOKENS:]
         self.extra_tokens_changed.emit(list(self._extra))
 
-    def clear_extra_tokens(self) -> None:
-        if self._extra:
-            self._extra = []
-            self.extra_tokens_changed.emit([])
-
     def step_selection(self, delta: int) -> None:
         """Move the selection by ``delta`` tokens along the text (arrow keys)."""
         if not self._tokens:

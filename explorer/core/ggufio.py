@@ -68,27 +68,7 @@ class GGUFHeader:
     metadata: dict
     #: length of each array-valued metadata key (arrays are not decoded)
     array_lengths: dict[str, int]
-    #: byte position of each array in the file, to decode it on demand
-    array_positions: dict[str, tuple[int, int]]
     tensors: dict[str, GGUFTensorInfo]
-
-    def decode_string_array(self, key: str) -> list[str]:
-        """Decode one array of strings (e.g. ``tokenizer.ggml.tokens``)."""
-        pos, _elem = self.array_positions[key]
-        n = self.array_lengths[key]
-        with open(self.path, "rb") as f:
-            mm = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
-            try:
-                out = []
-                unpack = struct.unpack_from
-                for _ in range(n):
-                    (ln,) = unpack("<Q", mm, pos)
-                    pos += 8
-                    out.append(mm[pos : pos + ln].decode("utf-8", errors="replace"))
-                    pos += ln
-                return out
-            finally:
-                mm.close()
 
 
 def read_header(path: str | Path) -> GGUFHeader:
@@ -142,7 +122,6 @@ def _parse(path: Path, mm, size: int) -> GGUFHeader:
 
     metadata: dict = {}
     array_lengths: dict[str, int] = {}
-    array_positions: dict[str, tuple[int, int]] = {}
     for _ in range(n_kv):
         key, pos = read_str(pos)
         (vtype,) = unpack("<I", mm, pos)
@@ -157,7 +136,6 @@ def _parse(path: Path, mm, size: int) -> GGUFHeader:
             elem, n = unpack("<IQ", mm, pos)
             pos += 12
             array_lengths[key] = n
-            array_positions[key] = (pos, elem)
             if elem in _SCALAR:
                 pos += n * _SCALAR[elem][1]
             elif elem == _STRING:
@@ -192,7 +170,7 @@ def _parse(path: Path, mm, size: int) -> GGUFHeader:
         name: GGUFTensorInfo(name, shape, type_id, data_start + off)
         for name, shape, type_id, off in infos
     }
-    return GGUFHeader(path, version, metadata, array_lengths, array_positions, tensors)
+    return GGUFHeader(path, version, metadata, array_lengths, tensors)
 
 
 def row_bytes(type_id: int, width: int) -> int:

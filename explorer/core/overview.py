@@ -38,9 +38,6 @@ class MatrixOverview:
     col_step: int
     limit: float
 
-    def image_row_of(self, token_id: int) -> float:
-        """Where row ``token_id`` falls on the overview's vertical axis."""
-        return token_id / self.row_step
 
 
 def color_limit(values: np.ndarray, percentile: float = 99.5) -> float:

@@ -872,11 +872,6 @@ class CostView(QWidget):
         return self._context_message
 
 
-def _bold(f: QFont) -> QFont:
-    f.setBold(True)
-    return f
-
-
 def _hex_offset(table, token_id: int) -> str:
     try:
         return f"0x{table.byte_offset(token_id):X}"

@@ -96,7 +96,6 @@ class ProjectionView(QWidget):
         self._analogy_results: list[Neighbor] = []
         self._class_of: np.ndarray | None = None
         self._class_names: list[str] = []
-        self._pending = False
         self._labels_shown: list[tuple[int, str]] = []
         bg, fg = plot_colors()
         self._fg = fg
@@ -411,7 +410,6 @@ class ProjectionView(QWidget):
         self.busy_label.setText(f"Computing the projection of {table.name}…")
         self.progress.setValue(0)
         self._stack.setCurrentWidget(self._busy)
-        self._pending = True
         if self._runner is None:
             # no worker (a test or a headless use): compute here
             gen = projection_job(table, mode, self.sample_spin.value(), ids)
@@ -506,13 +504,11 @@ class ProjectionView(QWidget):
         table = self._state.table
         if not isinstance(result, ProjectionResult) or table is None or result.spec != table.spec:
             return
-        self._pending = False
         self._result = result
         self._stack.setCurrentWidget(self.plot)
         self._draw_all(autorange=True)
 
     def _on_runner_failed(self, message: str) -> None:
-        self._pending = False
         self.empty.setText(f"The projection failed: {message}")
         self._stack.setCurrentWidget(self.empty)
 
