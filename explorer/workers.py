@@ -52,6 +52,7 @@ def load_model_job(spec: str) -> Iterator[tuple[float, str]]:
         table.matrix()
         yield 0.8, "Normalising rows for neighbour search…"
         table.unit_matrix()
+    table.completion_pieces()  # for the search boxes; here, not on the GUI thread
     yield 0.85, "Drawing the overview…"
     gen = iter_matrix_overview(table)
     while True:

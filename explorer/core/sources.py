@@ -308,6 +308,7 @@ class EmbeddingTable:
     example_text: str = ""
     _full: np.ndarray | None = field(default=None, repr=False)
     _unit: np.ndarray | None = field(default=None, repr=False)
+    _completions: list | None = field(default=None, repr=False)
 
     # -- sizes ---------------------------------------------------------------
     @property
@@ -417,6 +418,17 @@ class EmbeddingTable:
         unit[bad] = np.nan
         self._unit = unit
         return unit
+
+    def completion_pieces(self, limit: int = 200_000) -> list[str]:
+        """Sorted distinct display forms of the trained rows' pieces, for
+        search boxes; cached ([] past ``limit`` rows, too many to offer)."""
+        if self._completions is None:
+            from .tokens import display_piece
+
+            rows = self.trained_rows
+            self._completions = (sorted({display_piece(self.piece(i)) for i in range(rows)})
+                                 if rows <= limit else [])
+        return self._completions
 
     def sample_ids(self, n: int, seed: int = 0, include: Sequence[int] = ()) -> np.ndarray:
         """Sorted ids of ``n`` trained rows drawn without replacement, plus ``include``."""

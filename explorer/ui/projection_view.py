@@ -444,21 +444,18 @@ class ProjectionView(QWidget):
                 if 0 <= int(tid) < table.vocab_size:
                     arr[int(tid)] = idx[name]
             self._class_of = arr
-        pieces = []
-        if table.trained_rows <= 200_000:
-            pieces = [display_piece(table.piece(i)) for i in range(table.trained_rows)]
-        self._completer_model.setStringList(sorted(set(pieces)))
+        self._completer_model.setStringList(table.completion_pieces())
         mode = "all" if table.trained_rows <= WHOLE_VOCAB_LIMIT else "sample"
         self.fit_combo.blockSignals(True)
         self.fit_combo.setCurrentIndex(self.fit_combo.findData(mode))
         self.fit_combo.blockSignals(False)
         self._update_fit_controls()
-        self._update_interest()
         self._prefill_analogy()
         if getattr(self, "_active", True):
+            self._update_interest()
             self.recompute()
         else:
-            self._stale = True  # fitted when the tab is first shown
+            self._stale = True  # neighbours of interest and the fit wait until the tab is shown
 
     def set_active(self, active: bool) -> None:
         """The app marks the view inactive while its tab is hidden: no PCA is
@@ -467,6 +464,7 @@ class ProjectionView(QWidget):
         if self._active and getattr(self, "_stale", False):
             self._stale = False
             if self._result is None or self._result.spec != getattr(self._state.table, "spec", None):
+                self._update_interest()
                 self.recompute()
             else:
                 self._refresh_interest()

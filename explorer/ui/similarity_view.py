@@ -392,10 +392,7 @@ class SimilarityView(QWidget):
         self._check_spec = ""
         self._pair = None
         self._check = None
-        names = []
-        if table is not None and table.trained_rows <= 200_000:
-            names = sorted({display_piece(table.piece(i)) for i in range(table.trained_rows)})
-        self._completer_model.setStringList(names)
+        self._completer_model.setStringList(table.completion_pieces() if table is not None else [])
         self._rebuild()
         self._clear_check()
         if self.pages.currentIndex() == 1:
