@@ -80,7 +80,20 @@ def _rss():
     return _maxrss()
 baseline_rss = _rss()
 t0 = time.perf_counter()
-"""
+def report(t_import, t_open, t_done, work_key, **fields):
+    # the timings and memory every child reports, then its own fields
+    out = {
+        "import_s": t_import - t0,
+        "load_s": t_open - t_import,
+        work_key: t_done - t_open,
+        "seconds": t_done - t0,
+        "peak_rss_bytes": _rss(),
+        "ru_maxrss_bytes": _maxrss(),
+        "baseline_rss_bytes": baseline_rss,
+    }
+    out.update(fields)
+    print(%(marker)r + json.dumps(out), flush=True)
+""" % {"marker": _MARKER}
 
 _CHILD_EMBEDDING = _CHILD_PRELUDE + r"""
 from explorer.core import sources
@@ -93,22 +106,14 @@ try:
 except Exception:  # a toy vocabulary knows only its own words
     tokens = table.tokenizer.encode(table.example_text) if table.example_text else []
 t_done = time.perf_counter()
-out = {
-    "import_s": t_import - t0,
-    "load_s": t_open - t_import,
-    "row_and_tokenize_s": t_done - t_open,
-    "seconds": t_done - t0,
-    "peak_rss_bytes": _rss(),
-    "ru_maxrss_bytes": _maxrss(),
-    "baseline_rss_bytes": baseline_rss,
-    "vocab_size": table.vocab_size,
-    "dim": table.dim,
-    "dtype": table.dtype,
-    "tokens": len(tokens),
-    "row_finite": bool(abs(float(row.sum())) < float("inf")),
-}
-print(%(marker)r + json.dumps(out), flush=True)
-""" % {"marker": _MARKER}
+report(t_import, t_open, t_done, "row_and_tokenize_s",
+    vocab_size=table.vocab_size,
+    dim=table.dim,
+    dtype=table.dtype,
+    tokens=len(tokens),
+    row_finite=bool(abs(float(row.sum())) < float("inf")),
+)
+"""
 
 _CHILD_TRANSFORMERS = _CHILD_PRELUDE + r"""
 import torch
@@ -123,21 +128,13 @@ t_open = time.perf_counter()
 emb = model.get_input_embeddings().weight
 row = emb[min(42, emb.shape[0] - 1)].detach().float().numpy()
 t_done = time.perf_counter()
-out = {
-    "import_s": t_import - t0,
-    "load_s": t_open - t_import,
-    "row_s": t_done - t_open,
-    "seconds": t_done - t0,
-    "peak_rss_bytes": _rss(),
-    "ru_maxrss_bytes": _maxrss(),
-    "baseline_rss_bytes": baseline_rss,
-    "model_params": int(sum(p.numel() for p in model.parameters())),
-    "vocab_size": int(emb.shape[0]),
-    "dim": int(emb.shape[1]),
-    "dtype": str(emb.dtype).replace("torch.", ""),
-}
-print(%(marker)r + json.dumps(out), flush=True)
-""" % {"marker": _MARKER}
+report(t_import, t_open, t_done, "row_s",
+    model_params=int(sum(p.numel() for p in model.parameters())),
+    vocab_size=int(emb.shape[0]),
+    dim=int(emb.shape[1]),
+    dtype=str(emb.dtype).replace("torch.", ""),
+)
+"""
 
 _CHILD_BIG = _CHILD_PRELUDE + r"""
 from explorer.core import sources
@@ -146,22 +143,14 @@ table = sources.open_table(args["folder"])
 t_open = time.perf_counter()
 rows = table.rows(args["ids"])
 t_done = time.perf_counter()
-out = {
-    "import_s": t_import - t0,
-    "load_s": t_open - t_import,
-    "rows_s": t_done - t_open,
-    "seconds": t_done - t0,
-    "peak_rss_bytes": _rss(),
-    "ru_maxrss_bytes": _maxrss(),
-    "baseline_rss_bytes": baseline_rss,
-    "vocab_size": table.vocab_size,
-    "dim": table.dim,
-    "dtype": table.dtype,
-    "rows_shape": list(rows.shape),
-    "rows_sum": float(rows.astype("float64").sum()),
-}
-print(%(marker)r + json.dumps(out), flush=True)
-"""  % {"marker": _MARKER}
+report(t_import, t_open, t_done, "rows_s",
+    vocab_size=table.vocab_size,
+    dim=table.dim,
+    dtype=table.dtype,
+    rows_shape=list(rows.shape),
+    rows_sum=float(rows.astype("float64").sum()),
+)
+"""
 
 
 def _project_root() -> Path:
