@@ -150,6 +150,10 @@ class CostView(QWidget):
     def __init__(self, state: AppState, runner=None, parent=None):
         super().__init__(parent)
         self._state = state
+        # the app marks the view inactive while its tab is hidden (set_active);
+        # work that arrives meanwhile is remembered as stale and done when shown
+        self._active = True
+        self._stale = False
         self._runner = runner
         self._why: WhyVectors | None = None
         self._same: SameRow | None = None
@@ -775,12 +779,12 @@ class CostView(QWidget):
         """The app marks the view inactive while its tab is hidden: the
         model's first layer (seconds of work) runs only once it is shown."""
         self._active = bool(active)
-        if self._active and getattr(self, "_stale", False):
+        if self._active and self._stale:
             self._stale = False
             self._request_context()
 
     def _request_context(self) -> None:
-        if not getattr(self, "_active", True):
+        if not self._active:
             self._stale = True
             return
         table = self._state.table

@@ -79,6 +79,10 @@ class LookupView(QWidget):
     def __init__(self, state: AppState, runner=None, parent=None):
         super().__init__(parent)
         self._state = state
+        # the app marks the view inactive while its tab is hidden (set_active);
+        # work that arrives meanwhile is remembered as stale and done when shown
+        self._active = True
+        self._stale = False
         self._runner = runner
         self._schedule: anim.WalkSchedule | None = None
         self._hot = -1
@@ -514,13 +518,13 @@ class LookupView(QWidget):
         """The app marks the view inactive while its tab is hidden: selections
         are then only remembered, and the walk is rebuilt when it is shown."""
         self._active = bool(active)
-        if self._active and getattr(self, "_stale", False):
+        if self._active and self._stale:
             self._stale = False
             self._on_state_selected_token_changed(self._state.selected_id)
 
     def _on_state_selected_token_changed(self, token_id: int) -> None:
         """Follow the selected token: new hot row, new walk, started from the top."""
-        if not getattr(self, "_active", True):
+        if not self._active:
             self._stale = True
             self.pause()
             return

@@ -86,6 +86,10 @@ class ProjectionView(QWidget):
     def __init__(self, state: AppState, runner=None, parent=None):
         super().__init__(parent)
         self._state = state
+        # the app marks the view inactive while its tab is hidden (set_active);
+        # work that arrives meanwhile is remembered as stale and done when shown
+        self._active = True
+        self._stale = False
         self._runner = runner
         self._result: ProjectionResult | None = None
         self._xy = np.zeros((0, 2), np.float32)
@@ -451,7 +455,7 @@ class ProjectionView(QWidget):
         self.fit_combo.blockSignals(False)
         self._update_fit_controls()
         self._prefill_analogy()
-        if getattr(self, "_active", True):
+        if self._active:
             self._update_interest()
             self.recompute()
         else:
@@ -461,7 +465,7 @@ class ProjectionView(QWidget):
         """The app marks the view inactive while its tab is hidden: no PCA is
         fitted and nothing is redrawn until it is shown."""
         self._active = bool(active)
-        if self._active and getattr(self, "_stale", False):
+        if self._active and self._stale:
             self._stale = False
             if self._result is None or self._result.spec != getattr(self._state.table, "spec", None):
                 self._update_interest()
@@ -476,7 +480,7 @@ class ProjectionView(QWidget):
         self._refresh_interest()
 
     def _refresh_interest(self) -> None:
-        if not getattr(self, "_active", True):
+        if not self._active:
             self._stale = True
             return
         old = self._chosen_ids()
@@ -488,7 +492,7 @@ class ProjectionView(QWidget):
         self._draw_selected()
 
     def _on_state_selected_token_changed(self, _token_id: int) -> None:
-        if not getattr(self, "_active", True):
+        if not self._active:
             self._stale = True
             return
         self._draw_selected()
