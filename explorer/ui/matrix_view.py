@@ -87,7 +87,10 @@ class MatrixView(QWidget):
         self.band_sel.setPen(pen)
         self.band_plot.addItem(self.band_sel)
         self.band_label = pg.TextItem(color=ACCENT, anchor=(0, 0.5), fill=pg.mkBrush(bg))
-        self.band_label.setFont(QFont("", 10, QFont.Bold))
+        label_font = QFont(self.font())  # the application's font: QFont("") fell back to a serif
+        label_font.setPointSize(10)
+        label_font.setBold(True)
+        self.band_label.setFont(label_font)
         self.band_plot.addItem(self.band_label, ignoreBounds=True)
         self.band_marks = pg.ScatterPlotItem(symbol="t2", size=9, pen=None, brush=pg.mkBrush(TEXT_TOKENS))
         self.band_plot.addItem(self.band_marks)
