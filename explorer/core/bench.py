@@ -24,6 +24,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+from .errors import ExplorerError
 from typing import Iterator, Sequence
 
 __all__ = [
@@ -40,7 +42,7 @@ __all__ = [
 ]
 
 
-class BenchError(Exception):
+class BenchError(ExplorerError):
     """A benchmark that cannot run; the message says why and what to do."""
 
 

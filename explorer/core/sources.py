@@ -33,6 +33,7 @@ from typing import Callable, Iterator, Sequence
 import numpy as np
 
 from . import ggufio
+from .errors import ExplorerError
 from .tokens import HFTokenizer, IdTokenizer, NameTokenizer, Tokenizer
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -92,7 +93,7 @@ _OUTPUT_NAMES = (
 )
 
 
-class SourceError(Exception):
+class SourceError(ExplorerError):
     """A spec that cannot be opened. The message says what is wrong and what to do."""
 
 

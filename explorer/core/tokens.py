@@ -20,6 +20,8 @@ from typing import Iterable, Protocol, Sequence
 
 import numpy as np
 
+from .errors import ExplorerError
+
 __all__ = [
     "Token",
     "Tokenizer",
@@ -37,7 +39,7 @@ __all__ = [
 MAX_TEXT_CHARS = 20_000
 
 
-class TokenizeError(ValueError):
+class TokenizeError(ExplorerError, ValueError):
     """The text cannot be turned into ids for this table (message is for users)."""
 
 

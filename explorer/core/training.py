@@ -20,6 +20,7 @@ from typing import Iterator
 
 import numpy as np
 
+from .errors import ExplorerError
 from .runtime import limit_torch_threads
 
 __all__ = [
@@ -33,7 +34,7 @@ OPTIMIZERS = ("sgd", "adam", "adamw", "sparse_adam")
 DIVERGED_FACTOR = 100.0
 
 
-class ConfigError(ValueError):
+class ConfigError(ExplorerError, ValueError):
     """A combination of options that cannot work; the message explains why."""
 
 

@@ -1,0 +1,44 @@
+"""The project's error types and the one place that turns any exception into
+a sentence for the user. No Qt here.
+
+Errors the user can act on are :class:`ExplorerError` subclasses whose
+message already says what was wrong and what to do; everything else (a bug,
+a library failing in an unexpected way) is described by its type and text.
+Results and signals carry the exception object itself, never a pre-formatted
+string, so that callers can tell kinds of failure apart without parsing.
+"""
+
+from __future__ import annotations
+
+__all__ = ["ExplorerError", "user_message"]
+
+
+class ExplorerError(Exception):
+    """An error whose message is written for the user: what was wrong and
+    what to do. Subclasses name the area (sources, tokenizing, training...)."""
+
+
+def user_message(exc: BaseException) -> str:
+    """One line for the user from any exception raised by the core or a job.
+
+    Parameters
+    ----------
+    exc : BaseException
+        The exception (or a BaseException such as a Rust ``PanicException``).
+
+    Returns
+    -------
+    str
+        The message of an :class:`ExplorerError` as is; a short sentence for
+        memory errors; otherwise ``"TypeName: text"`` on a single line.
+    """
+    if isinstance(exc, ExplorerError):
+        text = str(exc)
+    elif isinstance(exc, MemoryError):
+        text = "Not enough memory for this; try a smaller table or a shorter text."
+    else:
+        detail = str(exc).strip()
+        name = type(exc).__name__
+        text = f"{name}: {detail}" if detail else name
+    # one line whatever the message holds (a path or a spec may contain newlines)
+    return " ".join(text.split()) or type(exc).__name__
