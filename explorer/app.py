@@ -9,22 +9,22 @@ import sys
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
-from PySide6.QtCore import QByteArray, QObject, QSettings, QTimer, Signal, qInstallMessageHandler  # noqa: E402
+import json  # noqa: E402
+import logging  # noqa: E402
+
+from PySide6.QtCore import QByteArray, QObject, QSettings, QTimer, Signal  # noqa: E402
 from PySide6.QtWidgets import QApplication, QFileDialog  # noqa: E402
+from superqt.utils import QMessageHandler  # noqa: E402
 
 from .core import recent  # noqa: E402
+from .core.errors import user_message  # noqa: E402
+from .core.loading import LoadedModel, load_model  # noqa: E402
+from .core.text import tokenizer_family  # noqa: E402
 from .state import AppState  # noqa: E402
 from .ui.main_window import MainWindow  # noqa: E402
 from .ui.model_picker import ModelPicker  # noqa: E402
 from .ui.style import STYLESHEET, apply_theme, configure_pyqtgraph  # noqa: E402
-from .workers import (  # noqa: E402
-    JobRunner,
-    LoadedModel,
-    await_all_workers,
-    load_model_job,
-    neighbors_job,
-    warm_up_job,
-)
+from .workers import JobRunner, await_all_workers, warm_up_job  # noqa: E402
 
 ORG, APP = "embedding-explorer", "Token Embedding Explorer"
 
@@ -53,14 +53,15 @@ class Explorer(QObject):
         self.state = AppState(self)
         self.window = MainWindow(self.state)
         self.loader = JobRunner(self)
-        self.neighbor_jobs = JobRunner(self)
         self.listing = JobRunner(self)
         self.picker: ModelPicker | None = None
         self._last_error = ""
         self._closed = False
         self._warmed = False
         self._pending_token: int | None = None
-        self._runners = [self.loader, self.neighbor_jobs, self.listing]
+        self._load_text = ""  # the text when the running load started
+        # the last text typed for each kind of tokenizer (ids, a toy's words, real text)
+        self._texts: dict[str, str] = self._saved_texts()
         self._build_views()
 
         w = self.window
@@ -79,16 +80,12 @@ class Explorer(QObject):
         self.loader.succeeded.connect(self._on_loader_succeeded)
         self.loader.failed.connect(self._on_loader_failed)
         self.loader.cancelled.connect(self._on_loader_cancelled)
-        self.neighbor_jobs.succeeded.connect(self.window.inspector.set_neighbors)
         self.listing.succeeded.connect(self._on_listing_succeeded)
-        self.state.selected_token_changed.connect(self._on_state_selected_token_changed)
         self._refresh_recent()
 
     def _runner(self) -> JobRunner:
         """A job runner for one view, stopped with the others on close."""
-        runner = JobRunner(self)
-        self._runners.append(runner)
-        return runner
+        return JobRunner(self)
 
     def _build_views(self) -> None:
         """The tabs beside the matrix; each view gets the state and its own runner."""
@@ -134,7 +131,7 @@ class Explorer(QObject):
 
     def busy(self) -> bool:
         """Whether any background job is still running (for --screenshot)."""
-        return any(r.running for r in self._runners)
+        return any(r.running for r in self.findChildren(JobRunner))
 
     # -- models ------------------------------------------------------------------------
     @property
@@ -152,7 +149,9 @@ class Explorer(QObject):
             return
         self._last_error = ""
         self.window.set_progress(0.0, f"Opening {spec}…")
-        self.loader.start(load_model_job, spec)
+        self._remember_text()
+        self._load_text = self.state.text
+        self.loader.start(load_model, spec, self.state.text, dict(self._texts))
 
     def cancel_load(self) -> None:
         if self.loader.running:
@@ -164,10 +163,8 @@ class Explorer(QObject):
     def _on_loader_succeeded(self, loaded: LoadedModel) -> None:
         self.window.set_progress(None)
         table = loaded.table
-        self.state.set_table(table)
-        self.window.matrix_view.set_overview(loaded.overview)
-        if not self.state.text and table.example_text:
-            self.state.set_text(table.example_text)
+        # a text typed while the model loaded stays; otherwise the one for this kind of tokenizer
+        self.state.set_model(loaded, adopt_text=self.state.text == self._load_text)
         if self._pending_token is not None:
             self.state.select_position(self._pending_token)
             self._pending_token = None
@@ -181,8 +178,9 @@ class Explorer(QObject):
         self.window.statusBar().showMessage(f"Opened in {loaded.seconds:.2f} s", 4000)
         self.load_finished.emit(True)
 
-    def _on_loader_failed(self, message: str) -> None:
+    def _on_loader_failed(self, exc: BaseException) -> None:
         self.window.set_progress(None)
+        message = user_message(exc)
         self._last_error = message
         if self.state.table is None:
             message += "\n\nChoose another model."
@@ -224,13 +222,20 @@ class Explorer(QObject):
         self.state.add_extra_token(token_id)
         self.state.set_selected_token(token_id)
 
-    def _on_state_selected_token_changed(self, token_id: int) -> None:
+    # -- texts per kind of tokenizer -----------------------------------------------------
+    def _remember_text(self) -> None:
         table = self.state.table
-        if table is None or token_id < 0 or table.fits_in_memory:
-            self.neighbor_jobs.cancel(emit=False)  # an older search is for another table or token
-            return
-        # big tables: neighbours stream over the file in a worker
-        self.neighbor_jobs.start(neighbors_job, table, table.row(token_id), 10, [token_id])
+        if table is not None and self.state.text and self.state.tokenized.error is None:
+            self._texts[tokenizer_family(table.tokenizer, table.spec)] = self.state.text
+
+    def _saved_texts(self) -> dict[str, str]:
+        try:
+            data = json.loads(str(self.settings.value("texts", "{}")))
+        except ValueError:
+            return {}
+        if not isinstance(data, dict):
+            return {}
+        return {str(k): v for k, v in data.items() if isinstance(v, str)}
 
     # -- settings ------------------------------------------------------------------------
     def restore_settings(self) -> None:
@@ -252,6 +257,8 @@ class Explorer(QObject):
         self.settings.setValue("windowState", self.window.saveState())
         self.settings.setValue("splitter", self.window.splitter.saveState())
         self.settings.setValue("text", self.state.text)
+        self._remember_text()
+        self.settings.setValue("texts", json.dumps(self._texts))
         self.settings.setValue("view", self.window.tabs.tabText(self.window.tabs.currentIndex()).lower())
         if self.state.table is not None:
             self.settings.setValue("model", self.state.table.spec)
@@ -267,7 +274,7 @@ class Explorer(QObject):
         self._closed = True
         self.save_settings()
         self.training_view.shutdown()  # a paused job never reaches a yield: stop it first
-        for runner in self._runners:
+        for runner in self.findChildren(JobRunner):  # the state's computations included
             runner.cancel(emit=False)
         await_all_workers(15000)
 
@@ -281,17 +288,37 @@ class Explorer(QObject):
 
 
 _QT_NOISE = ("This plugin does not support propagateSizeHints",)
+_message_handler: "_QtMessages | None" = None
 
 
-def _on_qt_message(mode, context, message) -> None:
-    """Pass Qt's messages on to stderr, minus known platform-plugin noise."""
-    if not message.startswith(_QT_NOISE):
-        sys.stderr.write(message + "\n")
+class _QtNoiseFilter(logging.Filter):
+    """Drop known platform-plugin noise from Qt's messages."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not record.getMessage().startswith(_QT_NOISE)
+
+
+class _QtMessages(QMessageHandler):
+    """superqt's handler, routing Qt's messages to a logger, without keeping
+    every record for the life of the app."""
+
+    def __call__(self, *args) -> None:
+        super().__call__(*args)
+        self.records.clear()
+
+
+def _route_qt_messages() -> None:
+    """Qt's own messages go through Python logging (to stderr), minus noise."""
+    global _message_handler
+    logger = logging.getLogger("explorer.qt")
+    logger.addFilter(_QtNoiseFilter())
+    _message_handler = _QtMessages(logger)
+    _message_handler.install()
 
 
 def make_app(argv=None) -> QApplication:
-    if QApplication.instance() is None and "pytest" not in sys.modules:
-        qInstallMessageHandler(_on_qt_message)
+    if QApplication.instance() is None and "pytest" not in sys.modules and _message_handler is None:
+        _route_qt_messages()
     app = QApplication.instance() or QApplication(argv or sys.argv[:1])
     app.setOrganizationName(ORG)
     app.setApplicationName(APP)

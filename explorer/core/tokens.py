@@ -36,7 +36,7 @@ __all__ = [
 
 #: Texts longer than this are cut before tokenizing so a pasted book never
 #: hangs the app; the caller is told through :attr:`Tokenization.truncated`.
-MAX_TEXT_CHARS = 20_000
+MAX_TEXT_CHARS = 50_000
 
 
 class TokenizeError(ExplorerError, ValueError):
