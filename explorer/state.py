@@ -17,9 +17,13 @@ from __future__ import annotations
 
 from PySide6.QtCore import QObject, Signal
 
+from .core.context import contextual_job
+from .core.geometry import random_vector_check_job
 from .core.loading import ClassIndex, LoadedModel
+from .core.lookup import lookup_check_job, measure_lookup_job
 from .core.neighbors import INLINE_VALUES, iter_neighbors_of, neighbors_of
 from .core.overview import MatrixOverview, matrix_overview
+from .core.projection import DEFAULT_SAMPLE, WHOLE_VOCAB_LIMIT, interest_job, projection_job
 from .core.sources import EmbeddingTable
 from .core.text import INLINE_CHARS, TokenizedText, tokenize_text
 from .core.tokens import Token
@@ -30,6 +34,10 @@ __all__ = ["AppState", "MAX_EXTRA_TOKENS", "N_NEIGHBORS"]
 MAX_EXTRA_TOKENS = 200
 #: neighbours of the selected token kept (the inspector lists them all, the projection draws some)
 N_NEIGHBORS = 10
+#: neighbours of each text token among the tokens of interest
+N_TEXT_NEIGHBORS = 3
+#: pairs of random vectors (and of rows) in the random-vector check
+N_RANDOM_PAIRS = 5000
 
 
 def _tokenize_job(tokenizer, text: str, vocab_size: int):
@@ -60,6 +68,13 @@ class AppState(QObject):
     Derived results (Computation objects; their ``finished`` carries the value)
     ----------------------------------------------------------------------------
     neighbors : NeighborList of the selected token.
+    interest : TokensOfInterest: the text's tokens, their neighbours, the added ones (lazy).
+    projection : ProjectionResult for the parameters of :meth:`request_projection` (lazy).
+    lookup_check : PathComparison of one-hot @ E and E[i] for the selected token
+        (lazy; never computed for a table too big to hold).
+    measurement : the lookup timings, when :meth:`measure_lookup` asks for them.
+    random_check : CosineCheck of random vectors and the table's rows (lazy).
+    context : ContextResult of the model's first layer, for :meth:`request_context`.
     """
 
     model_changed = Signal(object)
@@ -85,6 +100,14 @@ class AppState(QObject):
         self._tokenizing.finished.connect(self._on_tokenizing_finished)
         self._tokenizing.running_changed.connect(self.tokenizing_changed)
         self.neighbors = Computation(self)
+        self.interest = Computation(self, lazy=True)
+        self.projection = Computation(self, lazy=True)
+        self.lookup_check = Computation(self, lazy=True)
+        self.measurement = Computation(self)
+        self.random_check = Computation(self, lazy=True)
+        self.context = Computation(self)
+        self._projection_params: tuple[str, int] | None = None
+        self.interest.finished.connect(self._on_interest_finished)
 
     # -- read --------------------------------------------------------------------------
     @property
@@ -159,9 +182,11 @@ class AppState(QObject):
         self._tokenizing.clear()
         self._tokenized = TokenizedText(self._text, (), loaded.table.vocab_size)
         self._clear_derived()
+        self._projection_params = None
         self.model_changed.emit(loaded.table)
         self.overview_changed.emit(loaded.overview)
         self.extra_tokens_changed.emit([])
+        self.random_check.request(random_vector_check_job, loaded.table, N_RANDOM_PAIRS, key=id(loaded.table))
         if adopt_text and loaded.tokenized.text != self._text:
             self._text = loaded.tokenized.text
             self.text_changed.emit(self._text)
@@ -214,6 +239,7 @@ class AppState(QObject):
     def _install_tokens(self, tokenized: TokenizedText, position: int) -> None:
         self._tokenized = tokenized
         self.tokens_changed.emit(tokenized)
+        self._update_interest()
         if tokenized.tokens:
             pos = position if 0 <= position < len(tokenized.tokens) else tokenized.first_selectable()
             self._select(pos, tokenized.tokens[pos].id, force=True)
@@ -250,6 +276,7 @@ class AppState(QObject):
             return
         self._extra = (self._extra + [int(token_id)])[-MAX_EXTRA_TOKENS:]
         self.extra_tokens_changed.emit(list(self._extra))
+        self._update_interest()
 
     def _select(self, position: int, token_id: int, force: bool = False) -> None:
         token_id = int(token_id) if self.in_range(token_id) else -1
@@ -263,6 +290,7 @@ class AppState(QObject):
         self.selected_token_changed.emit(token_id)
         if changed:
             self._update_neighbors()
+            self._update_lookup_check()
 
     def _neighbors_key(self) -> tuple:
         return (id(self._table), self._selected_id)
@@ -278,3 +306,71 @@ class AppState(QObject):
             self.neighbors.publish(neighbors_of(table, tid, N_NEIGHBORS), key=key)
         else:
             self.neighbors.request(iter_neighbors_of, table, tid, N_NEIGHBORS, key=key)
+
+    def _update_lookup_check(self) -> None:
+        table, tid = self._table, self._selected_id
+        if table is None or tid < 0 or not table.fits_in_memory:
+            self.lookup_check.clear()  # a table too big to hold is not multiplied out
+        else:
+            self.lookup_check.request(lookup_check_job, table, tid, key=(id(table), tid))
+
+    # -- the tokens of interest and the projection ----------------------------------------
+    def _update_interest(self) -> None:
+        table = self._table
+        if table is None:
+            self.interest.clear()
+            return
+        text_ids = tuple(self._tokenized.distinct_ids())
+        extra = tuple(self._extra)
+        self.interest.request(interest_job, table, text_ids, extra, N_TEXT_NEIGHBORS,
+                              key=(id(table), text_ids, extra))
+
+    def _on_interest_finished(self, _interest) -> None:
+        if self._projection_params is not None and self._projection_params[0] == "chosen":
+            self._update_projection()
+
+    def default_projection_mode(self) -> str:
+        """``all`` for vocabularies that fit a PCA at once, else ``sample``."""
+        table = self._table
+        return "all" if table is None or table.trained_rows <= WHOLE_VOCAB_LIMIT else "sample"
+
+    def request_projection(self, mode: str | None = None, sample_size: int = DEFAULT_SAMPLE) -> None:
+        """Fit the projection with these parameters (the projection view's
+        controls); ``chosen`` fits on the tokens of interest once they are known."""
+        self._projection_params = (mode or self.default_projection_mode(), int(sample_size))
+        self._update_projection()
+
+    @property
+    def projection_params(self) -> tuple[str, int] | None:
+        """(mode, sample size) of the last projection asked for, or None."""
+        return self._projection_params
+
+    def _update_projection(self) -> None:
+        table, params = self._table, self._projection_params
+        if table is None or params is None:
+            self.projection.clear()
+            return
+        mode, sample = params
+        if mode == "chosen":
+            interest = self.interest.value
+            if interest is None:  # it is on its way; _on_interest_finished comes back here
+                self.projection.clear()
+                return
+            ids = tuple(interest.all_ids())
+        elif mode == "sample":
+            ids = tuple(self.interest.value.all_ids()) if self.interest.value is not None else ()
+        else:
+            ids = ()
+        self.projection.request(projection_job, table, mode, sample, ids, key=(id(table), mode, sample, ids))
+
+    # -- work the user asks for ------------------------------------------------------------
+    def measure_lookup(self, batch_sizes: tuple[int, ...] = (1, 64)) -> None:
+        """Time gather, one-hot @ E and nn.Linear on the table, in a worker."""
+        if self._table is not None:
+            self.measurement.request(measure_lookup_job, self._table, batch_sizes)
+
+    def request_context(self, folder, sequences, picks) -> None:
+        """Run the model's first layer on ``sequences`` and compare the vectors at ``picks``."""
+        seqs = tuple(tuple(int(i) for i in s) for s in sequences)
+        picks = tuple(tuple(p) for p in picks)
+        self.context.request(contextual_job, folder, seqs, picks, key=(str(folder), seqs, picks))

@@ -144,3 +144,49 @@ def test_loaded_model_tokens_match_tokenize_text():
     want = tokenize_text(loaded.table.tokenizer, "The river bank", loaded.table.vocab_size)
     assert [t.id for t in loaded.tokenized.tokens] == [t.id for t in want.tokens]
     assert loaded.overview.image.shape[1] == loaded.table.dim
+
+
+def _want_all(state):
+    consumer = object()
+    for comp in (state.interest, state.projection, state.lookup_check, state.random_check):
+        comp.want(consumer)
+    return consumer
+
+
+def test_lazy_results_wait_for_a_view_then_follow_the_inputs(qtbot, state):
+    table = open_table("default")
+    state.set_table(table)
+    state.set_text("the cat sat")
+    assert state.interest.pending and state.lookup_check.pending and state.random_check.pending
+    _want_all(state)
+    qtbot.waitUntil(lambda: state.interest.value is not None and state.lookup_check.value is not None
+                    and state.random_check.value is not None, timeout=30_000)
+    interest = state.interest.value
+    assert list(interest.text) == state.tokenized.distinct_ids()
+    assert not set(interest.neighbors) & set(interest.text)
+    assert state.lookup_check.value.equal  # one-hot @ E gave E[i] exactly
+    assert state.random_check.value.dim == table.dim
+    state.add_extra_token(7)
+    qtbot.waitUntil(lambda: state.interest.value is not None and 7 in state.interest.value.extra, timeout=30_000)
+
+
+def test_projection_on_the_chosen_tokens_waits_for_them(qtbot, state):
+    state.set_table(open_table("default"))
+    state.set_text("the cat sat on the mat")
+    _want_all(state)
+    state.request_projection("chosen")
+    qtbot.waitUntil(lambda: state.projection.value is not None, timeout=30_000)
+    result = state.projection.value
+    assert result.mode == "chosen"
+    assert sorted(result.ids.tolist()) == state.interest.value.all_ids()
+    state.request_projection("all")
+    qtbot.waitUntil(lambda: state.projection.value is not None and state.projection.value.mode == "all",
+                    timeout=30_000)
+    assert len(state.projection.value.ids) == state.table.trained_rows
+
+
+def test_the_lookup_check_is_not_run_on_a_table_too_big_to_hold(qtbot, state):
+    state.set_table(open_table("random:1000000x128"))
+    state.set_text("5")
+    _want_all(state)
+    assert state.selected_id == 5 and state.lookup_check.value is None and not state.lookup_check.running
