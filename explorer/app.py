@@ -108,9 +108,9 @@ class Explorer(QObject):
         for view in (self.projection_view, self.similarity_view):
             view.token_selected.connect(self.state.set_selected_token)
             view.token_added.connect(self.state.add_extra_token)
-        from .ui.training_view import TrainingView
+        from .ui.training import TrainingView
 
-        self.training_view = TrainingView(self.state, runner=self._runner())
+        self.training_view = TrainingView(self.state)
         w.add_view(self.training_view, "Training",
                    "Train a small next-token model and watch its embedding table learn: gradient sparsity, "
                    "rows moved by momentum and weight decay, drift of rare rows, classes clustering")
@@ -273,7 +273,6 @@ class Explorer(QObject):
             return
         self._closed = True
         self.save_settings()
-        self.training_view.shutdown()  # a paused job never reaches a yield: stop it first
         for runner in self.findChildren(JobRunner):  # the state's computations included
             runner.cancel(emit=False)
         await_all_workers(15000)

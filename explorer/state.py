@@ -27,6 +27,7 @@ from .core.projection import DEFAULT_SAMPLE, WHOLE_VOCAB_LIMIT, interest_job, pr
 from .core.sources import EmbeddingTable
 from .core.text import INLINE_CHARS, TokenizedText, tokenize_text
 from .core.tokens import Token
+from .training_runner import TrainingRunner
 from .workers import Computation
 
 __all__ = ["AppState", "MAX_EXTRA_TOKENS", "N_NEIGHBORS"]
@@ -108,6 +109,7 @@ class AppState(QObject):
         self.context = Computation(self)
         self._projection_params: tuple[str, int] | None = None
         self.interest.finished.connect(self._on_interest_finished)
+        self.training = TrainingRunner(self, self.model_changed)
 
     # -- read --------------------------------------------------------------------------
     @property

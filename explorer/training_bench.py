@@ -1,9 +1,12 @@
 """How much the training view's live charts cost the training itself.
 
-``bench_training()`` measures steps per second of the core generator alone
-(headless) and of the same run driven by the TrainingView with its charts
-redrawing (offscreen is fine), and their ratio. The charts may cost at most
-20 % of the throughput. Run it with ``python -m explorer.training_bench``.
+``bench_training()`` measures steps per second of the same run twice:
+headless (the core job driven in a plain loop, every value applied to a
+:class:`~explorer.core.training_session.TrainingSession`, no Qt) and in the
+TrainingView (its worker, its signals, its charts redrawing; offscreen is
+fine). Runs alternate and each view run is compared with the headless run
+just before it, since the machine may be shared. The charts may cost at
+most 5 % of the throughput. Run it with ``python -m explorer bench --training``.
 """
 
 from __future__ import annotations
@@ -12,57 +15,78 @@ import json
 import os
 import time
 
-__all__ = ["bench_training"]
+__all__ = ["bench_training", "format_training", "TARGET_COST"]
+
+#: the live charts may cost at most this share of the headless throughput
+TARGET_COST = 0.05
+CONFIG = dict(dim=32, batch_size=64, lr=0.01, optimizer="adam")
 
 
-def _headless_rate(steps: int, cfg_kwargs: dict) -> float:
-    from .core.training import TrainConfig, synthetic_corpus, training_job
+def _headless_rate(steps: int) -> float:
+    from .core.training_config import TrainConfig
+    from .core.training_corpus import synthetic_corpus
+    from .core.training_job import StepBatch
+    from .core.training_session import TrainingSession
 
-    corpus = synthetic_corpus()
-    cfg = TrainConfig(steps=steps, **cfg_kwargs)
+    session = TrainingSession()
+    job = session.start(TrainConfig(steps=steps, **CONFIG), synthetic_corpus)
     t0 = s0 = None
-    last = 0
-    for batch in training_job(corpus.ids, corpus.vocab_size, cfg, batch_seconds=0.03):
-        if t0 is None:  # from the first batch on: model building and warm-up excluded
-            t0, s0 = time.perf_counter(), batch[-1].step
-        last = batch[-1].step
-    return (last - s0) / max(time.perf_counter() - t0, 1e-9)
+    gen = job()
+    try:
+        while True:
+            value = next(gen)
+            if isinstance(value, tuple):  # progress while preparing
+                continue
+            session.apply(value)
+            if t0 is None and isinstance(value, StepBatch):
+                # from the first batch on: corpus, model and warm-up excluded
+                t0, s0 = time.perf_counter(), session.last_step
+    except StopIteration as stop:
+        session.finish(stop.value)
+    return (session.last_step - s0) / max(time.perf_counter() - t0, 1e-9)
 
 
-def _view_rate(steps: int, cfg_kwargs: dict, size: tuple[int, int]) -> tuple[float, list[float]]:
+def _view_rate(steps: int, size: tuple[int, int]) -> tuple[float, list[float], list[float]]:
     from PySide6.QtCore import QEventLoop, QTimer
 
     from .app import make_app
     from .state import AppState
-    from .ui.training_view import TrainingView
-    from .workers import JobRunner, await_all_workers
+    from .ui.training import TrainingView
+    from .workers import await_all_workers
 
     make_app()
-    runner = JobRunner()
-    view = TrainingView(AppState(), runner)
+    state = AppState()
+    view = TrainingView(state)
     view.resize(*size)
     view.show()
-    view.set_config(**cfg_kwargs)
+    view.set_config(**CONFIG)
     marks: dict[str, float] = {}
 
-    def _on_produced(value) -> None:
-        h = view.history
-        if "t0" not in marks and h is not None and h.n:
-            marks["t0"], marks["s0"] = time.perf_counter(), h.last_step
+    def _on_stepped(step: int) -> None:
+        if "t0" not in marks:
+            marks["t0"], marks["s0"] = time.perf_counter(), step
 
-    runner.produced.connect(_on_produced)
+    state.training.stepped.connect(_on_stepped)
     loop = QEventLoop()
     QTimer.singleShot(600_000, loop.quit)
     view.run_steps_then(steps, loop.quit)
     loop.exec()
     t1 = time.perf_counter()
-    done = view.history.last_step if view.history is not None else 0
-    frames = view.frame_times_ms
-    view.shutdown()
+    done = view.session.last_step
+    frames, paints = view.frame_times_ms(), view.paint_times_ms()
+    state.training.reset()
     await_all_workers(10_000)
-    runner.produced.disconnect(_on_produced)
     view.deleteLater()
-    return (done - marks.get("s0", 0)) / max(t1 - marks.get("t0", t1), 1e-9), frames
+    state.deleteLater()
+    return (done - marks.get("s0", 0)) / max(t1 - marks.get("t0", t1), 1e-9), frames, paints
+
+
+def _stats(values: list[float], prefix: str) -> dict:
+    import numpy as np
+
+    a = np.asarray(values or [0.0])
+    return {f"{prefix}_ms_mean": round(float(a.mean()), 2), f"{prefix}_ms_p95": round(float(np.percentile(a, 95)), 2),
+            f"{prefix}_ms_max": round(float(a.max()), 2), f"{prefix}s": len(values)}
 
 
 def bench_training(steps: int = 3000, size: tuple[int, int] = (900, 620), repeats: int = 5) -> dict:
@@ -71,48 +95,55 @@ def bench_training(steps: int = 3000, size: tuple[int, int] = (900, 620), repeat
     Parameters
     ----------
     steps : int
-        Steps per run (the view's default settings: d = 32, batch 64, Adam).
+        Steps per run (d = 32, batch 64, Adam, the synthetic language).
     size : (int, int)
         The view's size in pixels (about its tab in a 1280 x 800 window).
     repeats : int
-        Runs of each kind, alternating; medians are reported (the machine may
-        be shared).
+        Pairs of runs (headless, then in the view).
 
     Returns
     -------
     dict
-        headless_steps_per_s, view_steps_per_s (medians), ratio (median of
-        view / headless over the pairs), charts_cost (1 - ratio), pair_ratios,
-        frame_ms_mean, frame_ms_p95, frame_ms_max (the update part of a frame,
-        painting excluded), frames.
+        headless_steps_per_s, view_steps_per_s (medians), ratio (median over
+        the pairs of view / headless), charts_cost (1 - ratio),
+        pair_ratios, and for the frames: frame_ms_* (the update: setData and
+        friends) and paint_ms_* (painting the charts), mean, p95 and max.
     """
     import numpy as np
 
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    cfg_kwargs = dict(dim=32, batch_size=64, lr=0.01, optimizer="adam")
-    headless, viewed, frames = [], [], []
+    headless, viewed, frames, paints = [], [], [], []
     for _ in range(max(1, repeats)):
-        headless.append(_headless_rate(steps, dict(cfg_kwargs, snapshot_every=20)))
-        rate, f = _view_rate(steps, cfg_kwargs, size)
+        headless.append(_headless_rate(steps))
+        rate, f, p = _view_rate(steps, size)
         viewed.append(rate)
         frames.extend(f)
-    # the machine may be shared: pair each view run with the headless run just
-    # before it and report the median of the pairs' ratios
+        paints.extend(p)
     ratios = [v / h for h, v in zip(headless, viewed) if h > 0]
     ratio = float(np.median(ratios)) if ratios else None
-    fr = np.asarray(frames or [0.0])
     return {
         "steps": steps,
         "headless_steps_per_s": round(float(np.median(headless)), 1),
         "view_steps_per_s": round(float(np.median(viewed)), 1),
+        "headless_runs": [round(h, 1) for h in headless],
+        "view_runs": [round(v, 1) for v in viewed],
         "ratio": round(ratio, 3) if ratio is not None else None,
         "charts_cost": round(1 - ratio, 3) if ratio is not None else None,
         "pair_ratios": [round(r, 3) for r in ratios],
-        "frame_ms_mean": round(float(fr.mean()), 2),
-        "frame_ms_p95": round(float(np.percentile(fr, 95)), 2),
-        "frame_ms_max": round(float(fr.max()), 2),
-        "frames": int(len(frames)),
+        **_stats(frames, "frame"),
+        **_stats(paints, "paint"),
     }
+
+
+def format_training(r: dict) -> str:
+    """The figures as two lines for the terminal."""
+    return (f"Training ({r['steps']:,} steps, d = 32, batch 64, Adam): {r['headless_steps_per_s']:,.0f} steps/s "
+            f"headless, {r['view_steps_per_s']:,.0f} steps/s with the live charts (charts cost "
+            f"{r['charts_cost']:.1%} of throughput, pairs {', '.join(f'{1 - x:.1%}' for x in r['pair_ratios'])}; "
+            f"target at most {TARGET_COST:.0%})\n"
+            f"  frame update {r['frame_ms_mean']:.1f} ms mean, {r['frame_ms_p95']:.1f} p95, {r['frame_ms_max']:.1f} max "
+            f"({r['frames']} frames); paint {r['paint_ms_mean']:.1f} ms mean, {r['paint_ms_p95']:.1f} p95, "
+            f"{r['paint_ms_max']:.1f} max ({r['paints']} paints)")
 
 
 if __name__ == "__main__":

@@ -5,15 +5,16 @@ The model: embedding table E (V x d) -> the concatenated rows of the previous
 E itself; untied: a separate V x d matrix). Small enough to train in seconds
 on a CPU, and enough to show the sparsity of the embedding gradient
 (FACTS.md, "Gradient sparsity"). No Qt here.
+
+The settings live in :mod:`.training_config`, the corpora in
+:mod:`.training_corpus`, the live run a view watches in :mod:`.training_job`
+and :mod:`.training_session`.
 """
 
 from __future__ import annotations
 
 import json
 import math
-import re
-import threading
-import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Iterator
@@ -21,69 +22,23 @@ from typing import Iterator
 import numpy as np
 
 from .errors import ExplorerError
-from .runtime import limit_torch_threads
+from .training_config import OPTIMIZERS, ConfigError, TrainConfig
+from .training_corpus import MAX_CORPUS_CHARS, synthetic_corpus, text_corpus
 
 __all__ = [
-    "TrainConfig", "ConfigError", "StepMetrics", "ToyLM", "train", "save_model_folder", "OPTIMIZERS",
-    "TrainingControl", "training_job", "text_corpus", "TrainingRun",
-    "live_training_job", "synthetic_corpus",
+    "TrainConfig", "ConfigError", "TrainingDiverged", "StepMetrics", "ToyLM", "train", "save_model_folder",
+    "word_tokenizer", "OPTIMIZERS", "DIVERGED_FACTOR", "text_corpus", "synthetic_corpus", "MAX_CORPUS_CHARS",
 ]
 
-OPTIMIZERS = ("sgd", "adam", "adamw", "sparse_adam")
 #: a loss above this many times ln V (a uniform guess) counts as divergence
 DIVERGED_FACTOR = 100.0
 
 
-class ConfigError(ExplorerError, ValueError):
-    """A combination of options that cannot work; the message explains why."""
+class TrainingDiverged(ExplorerError, FloatingPointError):
+    """The loss became non-finite or absurdly large; the message says at which step."""
 
 
-@dataclass
-class TrainConfig:
-    steps: int = 1000
-    dim: int = 32
-    context: int = 3
-    batch_size: int = 64
-    lr: float = 0.01
-    optimizer: str = "adam"
-    weight_decay: float = 0.0
-    tied: bool = False
-    sparse: bool = False
-    seed: int = 0
-    init_std: float = 0.02
-    #: yield a copy of E every this many steps (0: never)
-    snapshot_every: int = 0
-
-    def validate(self) -> None:
-        """Raise ConfigError for impossible combinations (explained)."""
-        if self.optimizer not in OPTIMIZERS:
-            raise ConfigError(f"unknown optimizer {self.optimizer!r}; choose one of {', '.join(OPTIMIZERS)}")
-        if self.steps < 0 or self.dim < 1 or self.context < 1 or self.batch_size < 1:
-            raise ConfigError("steps, d, context and batch size must be positive")
-        if not (self.lr > 0 and math.isfinite(self.lr)):
-            raise ConfigError("the learning rate must be a positive number")
-        if self.weight_decay < 0 or not math.isfinite(self.weight_decay):
-            raise ConfigError("weight decay must be zero or positive")
-        if self.sparse and self.tied:
-            raise ConfigError(
-                "sparse gradients cannot be used with tying: the tied output projection gives "
-                "every row a gradient each step, so the table's gradient is dense"
-            )
-        if self.optimizer == "sparse_adam" and not self.sparse:
-            raise ConfigError("SparseAdam needs sparse gradients: turn on sparse gradients (--sparse)")
-        if self.sparse and self.optimizer in ("adam", "adamw"):
-            raise ConfigError(
-                "dense Adam/AdamW cannot take sparse gradients: use SparseAdam with sparse gradients, "
-                "or turn sparse gradients off"
-            )
-        if self.sparse and self.weight_decay > 0:
-            raise ConfigError(
-                "weight decay is not supported with sparse gradients (it would have to touch every row); "
-                "set weight decay to 0 or turn sparse gradients off"
-            )
-
-
-@dataclass
+@dataclass(frozen=True)
 class StepMetrics:
     """What one training step did to the embedding table."""
 
@@ -181,7 +136,7 @@ def train(corpus_ids: np.ndarray, vocab_size: int, cfg: TrainConfig, model=None)
     The generator can be stopped at any yield. Pass ``model`` (from
     :meth:`ToyLM.build`) to keep a handle on it or to continue a run.
     Divergence (a non-finite loss, or one above DIVERGED_FACTOR * ln V)
-    raises ``FloatingPointError``.
+    raises :class:`TrainingDiverged` (a ``FloatingPointError``).
     """
     cfg.validate()
     torch = _torch()
@@ -212,8 +167,8 @@ def train(corpus_ids: np.ndarray, vocab_size: int, cfg: TrainConfig, model=None)
         loss.backward()
         loss_value = float(loss.detach())
         if not math.isfinite(loss_value) or loss_value > diverged_above:
-            raise FloatingPointError(
-                f"training diverged at step {step}: the loss became {loss_value:.4g}; lower the learning rate"
+            raise TrainingDiverged(
+                f"Training diverged at step {step}: the loss became {loss_value:.4g}; lower the learning rate."
             )
         grad_mask = _grad_row_mask(emb.grad, vocab_size)
         batch_ids = torch.unique(ctx).numpy()
@@ -282,242 +237,3 @@ def word_tokenizer(words: list[str]):
     tok.pre_tokenizer = pre_tokenizers.Whitespace()
     tok.add_special_tokens([w for w in words if w.startswith("<") and w.endswith(">")])
     return tok
-
-
-# -- running the generator for a live view ----------------------------------------------
-
-
-class TrainingControl:
-    """Flags a GUI sets and a running :func:`training_job` reads between steps.
-
-    Plain attribute writes are atomic in CPython; the job polls them, so no
-    lock is needed. ``steps_per_second`` <= 0 means as fast as possible.
-    """
-
-    def __init__(self, steps_per_second: float = 0.0):
-        self.steps_per_second = float(steps_per_second)
-        self._paused = threading.Event()
-        self._stopped = threading.Event()
-
-    @property
-    def paused(self) -> bool:
-        return self._paused.is_set()
-
-    @property
-    def stopped(self) -> bool:
-        return self._stopped.is_set()
-
-    def pause(self) -> None:
-        self._paused.set()
-
-    def resume(self) -> None:
-        self._paused.clear()
-
-    def stop(self) -> None:
-        self._stopped.set()
-        self._paused.clear()
-
-
-def training_job(corpus_ids: np.ndarray, vocab_size: int, cfg: TrainConfig, model=None,
-                 control: TrainingControl | None = None, batch_seconds: float = 0.03,
-                 poll_seconds: float = 0.02) -> Iterator[list[StepMetrics]]:
-    """Run :func:`train` for a live view: metrics in batches, pause, stop and pace.
-
-    Yields
-    ------
-    list of StepMetrics
-        The steps done since the last yield; a batch is yielded once
-        ``batch_seconds`` have passed (so a view gets ~30 batches a second
-        however fast the steps are), when pausing, and at the end.
-
-    Returns
-    -------
-    int
-        The last step done.
-
-    While ``control.paused`` the job sleeps in ``poll_seconds`` slices and
-    yields nothing; ``control.stopped`` ends it at the next step. A
-    diverging run yields the steps done so far, then raises
-    ``FloatingPointError``.
-    """
-    control = control or TrainingControl()
-    limit_torch_threads()
-    pending: list[StepMetrics] = []
-    last_yield = time.perf_counter()
-    # pacing: step n of the current pace is due at pace_t0 + n / pace
-    pace, pace_t0, pace_n = None, 0.0, 0
-    last_step = 0
-    gen = train(corpus_ids, vocab_size, cfg, model=model)
-    try:
-        while not control.stopped:
-            if control.paused:
-                if pending:
-                    yield pending
-                    pending = []
-                while control.paused and not control.stopped:
-                    time.sleep(poll_seconds)
-                pace = None  # restart the pacing clock after a pause
-                last_yield = time.perf_counter()
-                continue
-            try:
-                m = next(gen)
-            except StopIteration:
-                break
-            pending.append(m)
-            last_step = m.step
-            sps = control.steps_per_second
-            now = time.perf_counter()
-            if sps > 0:
-                if pace != sps:
-                    pace, pace_t0, pace_n = sps, now, 0
-                pace_n += 1
-                due = pace_t0 + pace_n / sps
-                while now < due and not control.stopped and not control.paused:
-                    time.sleep(min(poll_seconds, due - now))
-                    now = time.perf_counter()
-            else:
-                pace = None
-            if now - last_yield >= batch_seconds:
-                yield pending
-                pending = []
-                last_yield = now
-    except FloatingPointError:
-        if pending:
-            yield pending
-        raise
-    finally:
-        gen.close()
-    if pending:
-        yield pending
-    return last_step
-
-
-# -- corpora from a text file -------------------------------------------------------------
-
-#: the largest text read from a file, in characters
-MAX_CORPUS_CHARS = 4_000_000
-#: words beyond this many distinct types become <unk>
-MAX_TEXT_VOCAB = 4096
-_WORD = re.compile(r"\w+|[^\w\s]")
-
-
-def text_corpus(text: str, tokenizer=None, max_vocab: int = MAX_TEXT_VOCAB):
-    """A training corpus from plain text.
-
-    Parameters
-    ----------
-    text : str
-        At most MAX_CORPUS_CHARS characters are used.
-    tokenizer : object with ``encode(text) -> list[Token]`` and ``piece(id)``, optional
-        None: lower-cased words and punctuation marks. Otherwise the model's
-        tokenizer; its ids are renumbered 0..n-1 in order of frequency so the
-        toy table has one row per piece that occurs.
-    max_vocab : int
-        Keep the most frequent ``max_vocab - 2`` types; the rest become <unk>.
-
-    Returns
-    -------
-    explorer.core.corpus.Corpus
-        ``words`` (row names; "<bos>" and "<unk>" first), ``ids`` (int64, lines
-        separated by <bos>), ``classes`` empty, ``sentences`` the non-empty lines.
-
-    Raises
-    ------
-    ConfigError
-        The text holds fewer than 8 tokens.
-    """
-    from .corpus import Corpus
-
-    text = (text or "")[:MAX_CORPUS_CHARS]
-    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
-    streams: list[list[str]] = []
-    for ln in lines:
-        if tokenizer is None:
-            streams.append(_WORD.findall(ln.lower()))
-        else:
-            # the tokenizer's pieces, keyed by id so equal-looking pieces stay apart
-            out = []
-            for k in range(0, len(ln), 10_000):
-                out.extend(f"{t.id}\x00{t.piece}" for t in tokenizer.encode(ln[k:k + 10_000]) if not t.special)
-            streams.append(out)
-    counts: dict[str, int] = {}
-    for s in streams:
-        for w in s:
-            counts[w] = counts.get(w, 0) + 1
-    if sum(counts.values()) < 8:
-        raise ConfigError("the text is too short to train on: it needs at least 8 words")
-    special = ["<bos>", "<unk>"]
-    kept = sorted(counts, key=lambda w: (-counts[w], w))[: max(1, max_vocab - len(special))]
-    index = {w: i + len(special) for i, w in enumerate(kept)}
-    unk = 1
-    ids: list[int] = []
-    for s in streams:
-        ids.append(0)
-        ids.extend(index.get(w, unk) for w in s)
-    names = special + [w.split("\x00", 1)[-1] for w in kept]
-    # row names must be unique for a word-level tokenizer of the saved model
-    seen: dict[str, int] = {}
-    unique = []
-    for n in names:
-        k = seen.get(n, 0)
-        seen[n] = k + 1
-        unique.append(n if k == 0 else f"{n}#{k}")
-    return Corpus(unique, {}, np.asarray(ids, dtype=np.int64), lines)
-
-
-# -- a whole live run: corpus, model, then the steps ----------------------------------------
-
-
-@dataclass
-class TrainingRun:
-    """What a live run hands the view before its first step.
-
-    ``model`` is the torch module being trained: read it only once the job
-    has ended or while it is paused (the job then sleeps between steps).
-    """
-
-    corpus: object
-    cfg: TrainConfig
-    model: object = field(repr=False)
-    #: a copy of E before the first step, (V, d) float32
-    init_table: np.ndarray = field(repr=False)
-    last_step: int = 0
-
-
-_SYNTHETIC: dict[tuple[int, int], object] = {}
-
-
-def synthetic_corpus(n_sentences: int = 20000, seed: int = 0):
-    """The bundled model's synthetic corpus (made once per process, ~1 s)."""
-    from .corpus import make_corpus
-
-    key = (n_sentences, seed)
-    if key not in _SYNTHETIC:
-        _SYNTHETIC[key] = make_corpus(n_sentences, seed=seed)
-    return _SYNTHETIC[key]
-
-
-def live_training_job(corpus_factory, cfg: TrainConfig, control: TrainingControl | None = None,
-                      batch_seconds: float = 0.03):
-    """Build the corpus and the model, then train with :func:`training_job`.
-
-    Yields ``(fraction, message)`` while preparing, then one
-    :class:`TrainingRun`, then lists of :class:`StepMetrics`. Returns the
-    TrainingRun with ``last_step`` set. ``corpus_factory()`` returns a
-    Corpus (called here, off the GUI thread: tokenizing can take seconds).
-    """
-    cfg.validate()
-    yield 0.0, "Preparing the corpus…"
-    corpus = corpus_factory()
-    if control is not None and control.stopped:
-        return None
-    yield 0.5, "Building the model…"
-    torch = _torch()
-    limit_torch_threads()
-    torch.manual_seed(cfg.seed)
-    model = ToyLM.build(corpus.vocab_size, cfg)
-    run = TrainingRun(corpus, cfg, model, model.embed_tokens.weight.detach().numpy().copy())
-    yield run
-    run.last_step = yield from training_job(corpus.ids, corpus.vocab_size, cfg, model=model, control=control,
-                                            batch_seconds=batch_seconds)
-    return run

@@ -1,13 +1,12 @@
 """Per-step training metrics accumulated into arrays for live charts.
 
 :class:`TrainingHistory` takes the :class:`~explorer.core.training.StepMetrics`
-of a run one by one (O(1) amortised per step, bounded memory for the raster)
+of a run batch by batch (O(1) amortised per step, bounded memory for the
+raster) and the latest :class:`~explorer.core.training_frames.TableFrame`,
 and hands out the arrays the training view draws: loss, rows with gradient
-and rows changed as fractions of V, a raster of recent steps x rows sorted by
-token frequency, updates per row and drift from the initial table per row.
-:class:`AlignedPCA` re-projects the table on a basis refitted only now and
-then, with component signs kept aligned between fits so clusters do not
-flip. No Qt here.
+and rows changed as fractions of V, a raster of recent steps x rows sorted
+by token frequency, updates per row and drift from the initial table per
+row. No Qt here.
 """
 
 from __future__ import annotations
@@ -16,10 +15,9 @@ import io
 
 import numpy as np
 
-from .geometry import pca_project
+from .training_frames import TableFrame
 
-__all__ = ["TrainingHistory", "AlignedPCA", "class_silhouette", "binned", "moving_average",
-           "RASTER_NONE", "RASTER_CHANGED", "RASTER_GRAD"]
+__all__ = ["TrainingHistory", "binned", "moving_average", "RASTER_NONE", "RASTER_CHANGED", "RASTER_GRAD"]
 
 #: raster cell values: the row neither had gradient nor changed / changed
 #: without gradient (momentum, weight decay) / had gradient
@@ -36,32 +34,26 @@ class TrainingHistory:
     counts : ndarray (V,) int
         Occurrences of each token id in the corpus (orders the raster rows
         and is the x axis of the per-row charts).
-    init_table : ndarray (V, d) float
-        The table before the first step (drift is measured from it).
-    labels : ndarray (V,) int, optional
-        Class of each row (-1: none), for the PCA colours and the silhouette.
     raster_steps : int
         The raster keeps only the last this many steps (memory V x raster_steps bytes).
+
+    Attributes
+    ----------
+    frame : TableFrame or None
+        The latest picture of the table itself (PCA, drift, silhouette).
+    version : int
+        Grows with every change: a chart redraws only when it moved.
     """
 
-    def __init__(self, counts: np.ndarray, init_table: np.ndarray, labels: np.ndarray | None = None,
-                 raster_steps: int = 400):
+    def __init__(self, counts: np.ndarray, raster_steps: int = 400):
         counts = np.asarray(counts, dtype=np.int64).reshape(-1)
-        init = np.asarray(init_table, dtype=np.float32)
-        if init.ndim != 2 or init.shape[0] != counts.shape[0]:
-            raise ValueError(f"init_table must have one row per count: {init.shape} vs {counts.shape}")
         self.vocab_size = int(counts.shape[0])
         self.counts = counts
-        self.labels = (np.full(self.vocab_size, -1, np.int64) if labels is None
-                       else np.asarray(labels, np.int64).reshape(-1))
         #: row ids from the most to the least frequent (stable: ties keep id order)
         self.order = np.argsort(-counts, kind="stable")
         #: position of each id in ``order``
         self.rank = np.empty(self.vocab_size, np.int64)
         self.rank[self.order] = np.arange(self.vocab_size)
-        self.init = init.copy()
-        self.latest = init.copy()
-        self.latest_step = 0
         self.raster_steps = max(1, int(raster_steps))
         self._raster = np.zeros((self.raster_steps, self.vocab_size), np.uint8)
         self._raster_step = np.zeros(self.raster_steps, np.int64)
@@ -71,6 +63,8 @@ class TrainingHistory:
         self._cap = 1024
         self._data = {k: np.zeros(self._cap, np.float64) for k in _SERIES}
         self.n = 0
+        self.frame: TableFrame | None = None
+        self.version = 0
 
     # -- in ---------------------------------------------------------------------------------
     def add(self, m) -> None:
@@ -78,7 +72,8 @@ class TrainingHistory:
         self.extend([m])
 
     def extend(self, metrics) -> None:
-        """Record a batch of StepMetrics in step order (vectorised over the batch)."""
+        """Record a batch of StepMetrics in step order (vectorised over the batch:
+        this runs on the GUI thread while the worker trains)."""
         metrics = list(metrics)
         k = len(metrics)
         if k == 0:
@@ -90,39 +85,52 @@ class TrainingHistory:
                 b = np.zeros(self._cap, np.float64)
                 b[: self.n] = a[: self.n]
                 self._data[name] = b
-        for name in _SERIES:
-            self._data[name][self.n: self.n + k] = [getattr(m, name) for m in metrics]
+        values = np.array([[getattr(m, name) for name in _SERIES] for m in metrics], np.float64)
+        for j, name in enumerate(_SERIES):
+            self._data[name][self.n: self.n + k] = values[:, j]
         self.n += k
-        v = self.vocab_size
-        grads = [self._ids(m.grad_ids) for m in metrics]
-        changes = [self._ids(m.changed_ids) for m in metrics]
+        grad_step, grad_ids = self._flat_ids([m.grad_ids for m in metrics])
+        changed_step, changed_ids = self._flat_ids([m.changed_ids for m in metrics])
         # ids are unique within a step, so counting them over the batch counts steps
-        self.grad_count += np.bincount(np.concatenate(grads), minlength=v)[:v]
-        self.change_count += np.bincount(np.concatenate(changes), minlength=v)[:v]
-        start = max(0, k - self.raster_steps)  # older steps of a long batch would be overwritten anyway
-        self._raster_n += start
-        for m, grad, changed in zip(metrics[start:], grads[start:], changes[start:]):
-            slot = self._raster_n % self.raster_steps
-            row = self._raster[slot]
-            row[:] = RASTER_NONE
-            row[self.rank[changed]] = RASTER_CHANGED
-            row[self.rank[grad]] = RASTER_GRAD
-            self._raster_step[slot] = m.step
-            self._raster_n += 1
-        for m in reversed(metrics):
-            if m.snapshot is not None and m.snapshot.shape == self.init.shape:
-                self.latest = np.array(m.snapshot, dtype=np.float32, copy=True)
-                self.latest_step = m.step
-                break
+        v = self.vocab_size
+        self.grad_count += np.bincount(grad_ids, minlength=v)[:v]
+        self.change_count += np.bincount(changed_ids, minlength=v)[:v]
+        # the raster: only the batch's last raster_steps steps (older ones would be overwritten)
+        start = max(0, k - self.raster_steps)
+        slots = (self._raster_n + np.arange(k)) % self.raster_steps
+        self._raster[slots[start:]] = RASTER_NONE
+        keep = changed_step >= start
+        self._raster[slots[changed_step[keep]], self.rank[changed_ids[keep]]] = RASTER_CHANGED
+        keep = grad_step >= start
+        self._raster[slots[grad_step[keep]], self.rank[grad_ids[keep]]] = RASTER_GRAD
+        self._raster_step[slots[start:]] = values[start:, 0].astype(np.int64)
+        self._raster_n += k
+        self.version += 1
 
-    def _ids(self, ids) -> np.ndarray:
-        a = np.asarray(ids if ids is not None else (), np.int64).reshape(-1)
-        return a[(a >= 0) & (a < self.vocab_size)]
+    def _flat_ids(self, arrays) -> tuple[np.ndarray, np.ndarray]:
+        """(index of the step in the batch, id) of every id of ``arrays``, ids outside the table dropped."""
+        arrays = [np.asarray(a if a is not None else (), np.int64).reshape(-1) for a in arrays]
+        ids = np.concatenate(arrays)
+        step = np.repeat(np.arange(len(arrays)), [len(a) for a in arrays])
+        ok = (ids >= 0) & (ids < self.vocab_size)
+        return step[ok], ids[ok]
+
+    def set_frame(self, frame: TableFrame) -> None:
+        """Keep ``frame`` as the latest picture of the table (one row per id)."""
+        if frame.drift.shape[0] != self.vocab_size:
+            raise ValueError(f"a frame of {frame.drift.shape[0]} rows for a history of {self.vocab_size}")
+        self.frame = frame
+        self.version += 1
 
     # -- out --------------------------------------------------------------------------------
     @property
     def last_step(self) -> int:
         return int(self._data["step"][self.n - 1]) if self.n else 0
+
+    @property
+    def frame_step(self) -> int:
+        """The step of the latest frame (-1: none yet)."""
+        return self.frame.step if self.frame is not None else -1
 
     def series(self, name: str) -> np.ndarray:
         """The full per-step series ``name`` (one of step, loss, batch_distinct_ids,
@@ -133,15 +141,24 @@ class TrainingHistory:
         """A row-count series as a percentage of V: 100 * rows / V, shape (n,)."""
         return 100.0 * self.series(name) / self.vocab_size
 
-    def raster(self) -> tuple[np.ndarray, np.ndarray]:
+    def raster(self, max_rows: int | None = None) -> tuple[np.ndarray, np.ndarray]:
         """The recent steps x rows raster.
+
+        Parameters
+        ----------
+        max_rows : int, optional
+            Above this many rows, each image row stands for a group of
+            ``ceil(V / max_rows)`` consecutive rows (by frequency) and shows
+            the strongest event among them (gradient > changed > none): a
+            chart a few hundred pixels high cannot show more.
 
         Returns
         -------
-        image : ndarray (V, n) uint8
-            Row r is the r-th most frequent token (``order[r]``); column j the
-            j-th of the last n <= raster_steps steps, oldest first. Values are
-            RASTER_NONE, RASTER_CHANGED or RASTER_GRAD.
+        image : ndarray (R, n) uint8
+            Row r is the r-th most frequent token (``order[r]``), or the r-th
+            group of them; column j the j-th of the last n <= raster_steps
+            steps, oldest first. Values are RASTER_NONE, RASTER_CHANGED or
+            RASTER_GRAD.
         steps : ndarray (n,) int64
             The step number of each column.
         """
@@ -151,15 +168,20 @@ class TrainingHistory:
         else:
             start = self._raster_n % self.raster_steps
             idx = (np.arange(n) + start) % self.raster_steps
-        return np.ascontiguousarray(self._raster[idx].T), self._raster_step[idx].copy()
+        cells = self._raster[idx]  # (n, V)
+        v = self.vocab_size
+        if max_rows is not None and 0 < max_rows < v:
+            group = -(-v // max_rows)
+            padded = np.zeros((n, -(-v // group) * group), np.uint8)
+            padded[:, :v] = cells
+            cells = padded.reshape(n, -1, group).max(axis=2)
+        return np.ascontiguousarray(cells.T), self._raster_step[idx].copy()
 
     def drift(self) -> np.ndarray:
-        """Euclidean distance of each row from its initial value, shape (V,) float64
-        (as of the latest snapshot, ``latest_step``); non-finite rows give inf."""
-        diff = self.latest.astype(np.float64) - self.init
-        out = np.sqrt(np.einsum("ij,ij->i", diff, diff))
-        out[~np.isfinite(out)] = np.inf
-        return out
+        """Euclidean distance of each row from its initial value as of the latest
+        frame, shape (V,) float64 (zeros before the first frame; inf for rows
+        that are no longer finite)."""
+        return self.frame.drift if self.frame is not None else np.zeros(self.vocab_size)
 
     def to_csv(self) -> str:
         """The per-step time series as CSV text (one line per step)."""
@@ -214,75 +236,3 @@ def moving_average(x: np.ndarray, window: int) -> np.ndarray:
     idx = np.arange(1, x.size + 1)
     lo = np.maximum(0, idx - window)
     return (c[idx] - c[lo]) / (idx - lo)
-
-
-class AlignedPCA:
-    """A 2-D PCA basis refitted now and then, its signs aligned between fits.
-
-    A component's sign is arbitrary; refitting a slowly changing table can
-    flip it and mirror the whole picture. After each fit, a component whose
-    dot product with the previous fit's is negative is negated.
-    """
-
-    def __init__(self, n_components: int = 2):
-        self.n_components = n_components
-        self.components: np.ndarray | None = None  # (k, d) float32
-        self.mean: np.ndarray | None = None  # (d,) float32
-        self.explained: np.ndarray | None = None
-        self.fitted_step = -1
-
-    def fit(self, table: np.ndarray, step: int = 0) -> "AlignedPCA":
-        """Fit the basis on ``table`` (V, d); non-finite values count as 0."""
-        proj = pca_project(table, n_components=self.n_components)
-        comps = proj.components.astype(np.float32)
-        if self.components is not None and self.components.shape == comps.shape:
-            signs = np.sign(np.einsum("kd,kd->k", comps, self.components))
-            signs[signs == 0] = 1
-            comps *= signs[:, None]
-        self.components, self.mean, self.explained = comps, proj.mean, proj.explained
-        self.fitted_step = step
-        return self
-
-    def transform(self, table: np.ndarray) -> np.ndarray:
-        """Coordinates of the rows of ``table`` (V, d) on the basis, (V, k) float32."""
-        if self.components is None:
-            raise ValueError("fit the basis first")
-        x = np.asarray(table, np.float32)
-        x = np.where(np.isfinite(x), x, 0.0)
-        return ((x - self.mean) @ self.components.T).astype(np.float32)
-
-
-def class_silhouette(table: np.ndarray, labels: np.ndarray, max_rows: int = 2000, seed: int = 0) -> float | None:
-    """Mean silhouette (cosine distance) of the rows with a class (label >= 0).
-
-    The same number as ``sklearn.metrics.silhouette_score(x, y, metric="cosine")``,
-    in numpy (no sklearn import on the GUI thread). Above ``max_rows``
-    labelled rows a seeded sample is used. None when undefined (fewer than
-    two classes, a class-less table, zero or non-finite rows).
-    """
-    labels = np.asarray(labels).reshape(-1)
-    keep = np.nonzero(labels >= 0)[0]
-    if keep.size > max_rows:
-        keep = np.sort(np.random.default_rng(seed).choice(keep, max_rows, replace=False))
-    x = np.asarray(table, np.float64)[keep]
-    y = labels[keep]
-    classes, y = np.unique(y, return_inverse=True)
-    if len(classes) < 2 or len(y) <= len(classes) or not np.isfinite(x).all():
-        return None
-    norms = np.linalg.norm(x, axis=1)
-    if (norms == 0).any():
-        return None
-    u = x / norms[:, None]
-    dist = np.clip(1.0 - u @ u.T, 0.0, None)
-    np.fill_diagonal(dist, 0.0)
-    onehot = np.zeros((len(y), len(classes)))
-    onehot[np.arange(len(y)), y] = 1.0
-    sums = dist @ onehot  # (n, k): summed distance to each class
-    sizes = onehot.sum(axis=0)
-    own = sizes[y] - 1
-    a = np.where(own > 0, sums[np.arange(len(y)), y] / np.maximum(own, 1), 0.0)
-    mean_other = sums / sizes[None, :]
-    mean_other[np.arange(len(y)), y] = np.inf
-    b = mean_other.min(axis=1)
-    s = np.where(own > 0, (b - a) / np.maximum(np.maximum(a, b), 1e-300), 0.0)
-    return float(s.mean())

@@ -13,6 +13,11 @@ TEXT_TOKENS = "#C98A00"
 #: tokens the user added (neighbours, searches)
 EXTRA = "#8E6CC7"
 ERROR = "#D1495B"
+#: training charts: rows with a gradient / rows that changed / the tied table's
+#: whole gradient and rows without a class (Okabe-Ito blue, vermillion, grey)
+GRADIENT_ROWS = "#0072B2"
+CHANGED_ROWS = "#D55E00"
+NEUTRAL = "#999999"
 #: Okabe-Ito, colour-blind safe, for classes
 CLASS_COLORS = ["#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7", "#000000", "#999999",
                  # Paul Tol's muted colours past Okabe-Ito's nine: the bundled language has ten classes

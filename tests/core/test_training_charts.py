@@ -1,5 +1,6 @@
-"""The arrays behind the training view's charts (explorer.core.training_charts),
-checked against independent numpy / scikit-learn computations on real runs."""
+"""The arrays behind the training view's charts (explorer.core.training_charts
+and the frames of explorer.core.training_frames), checked against independent
+numpy / scikit-learn computations on real runs."""
 
 from __future__ import annotations
 
@@ -12,9 +13,9 @@ from sklearn.metrics import silhouette_score
 from explorer.core.corpus import make_corpus
 from explorer.core.training import ToyLM, TrainConfig, train
 from explorer.core.training_charts import (
-    RASTER_CHANGED, RASTER_GRAD, RASTER_NONE, AlignedPCA, TrainingHistory, binned, class_silhouette,
-    moving_average,
+    RASTER_CHANGED, RASTER_GRAD, RASTER_NONE, TrainingHistory, binned, moving_average,
 )
+from explorer.core.training_frames import AlignedPCA, FrameMaker, class_silhouette
 
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
@@ -32,7 +33,7 @@ def run(corpus):
 
 def test_history_counts_and_series(corpus, run):
     init, metrics, _ = run
-    h = TrainingHistory(corpus.counts(), init, corpus.class_labels(), raster_steps=25)
+    h = TrainingHistory(corpus.counts(), raster_steps=25)
     h.extend(metrics)
     v = corpus.vocab_size
     assert h.n == 60 and h.last_step == 60
@@ -50,7 +51,7 @@ def test_history_counts_and_series(corpus, run):
 def test_raster_keeps_the_last_steps_in_frequency_order(corpus, run):
     init, metrics, _ = run
     counts = corpus.counts()
-    h = TrainingHistory(counts, init, raster_steps=25)
+    h = TrainingHistory(counts, raster_steps=25)
     h.extend(metrics)
     img, steps = h.raster()
     assert img.shape == (corpus.vocab_size, 25)  # bounded: 60 steps, 25 kept
@@ -66,29 +67,77 @@ def test_raster_keeps_the_last_steps_in_frequency_order(corpus, run):
 
 def test_raster_before_it_is_full(corpus, run):
     init, metrics, _ = run
-    h = TrainingHistory(corpus.counts(), init, raster_steps=100)
+    h = TrainingHistory(corpus.counts(), raster_steps=100)
     h.extend(metrics[:7])
     img, steps = h.raster()
     assert img.shape == (corpus.vocab_size, 7) and list(steps) == list(range(1, 8))
 
 
-def test_drift_from_the_latest_snapshot(corpus, run):
+def test_frames_drift_from_the_initial_table(corpus, run):
     init, metrics, final = run
-    h = TrainingHistory(corpus.counts(), init)
-    h.extend(metrics)
-    assert h.latest_step == 60
-    np.testing.assert_allclose(h.drift(), np.linalg.norm(final.astype(np.float64) - init, axis=1), rtol=1e-6)
+    maker = FrameMaker(init)
+    frame = maker.frame(final, 60)
+    np.testing.assert_allclose(frame.drift, np.linalg.norm(final.astype(np.float64) - init, axis=1), rtol=1e-6)
     # rows never in any batch did not move (Adam without weight decay)
     seen = np.zeros(corpus.vocab_size, bool)
     for m in metrics:
         seen[m.grad_ids] = True
-    assert (~seen).any() and np.all(h.drift()[~seen] == 0)
-    assert np.all(h.drift()[seen] > 0)
+    assert (~seen).any() and np.all(frame.drift[~seen] == 0)
+    assert np.all(frame.drift[seen] > 0)
+    h = TrainingHistory(corpus.counts())
+    assert np.all(h.drift() == 0) and h.frame_step == -1
+    h.set_frame(frame)
+    assert h.frame_step == 60 and h.drift() is frame.drift
+    bad = final.copy()
+    bad[3, 0] = np.inf
+    assert np.isinf(maker.frame(bad, 61).drift[3])
+
+
+def test_frames_project_on_an_aligned_basis_refitted_now_and_then(corpus, run):
+    init, _metrics, final = run
+    labels = corpus.class_labels()
+    maker = FrameMaker(init, labels, refit_every=40)
+    first = maker.frame(init, 0)
+    assert first.refitted and first.basis_step == 0
+    # a frame between refits projects on the old basis
+    pca = AlignedPCA().fit(init, 0)
+    mid = maker.frame(final, 20)
+    assert not mid.refitted and mid.basis_step == 0
+    np.testing.assert_allclose(mid.coords, pca.transform(final), rtol=1e-5, atol=1e-6)
+    # class centres are the mean coordinates of each class's rows
+    k = int(labels.max()) + 1
+    assert mid.centres.shape == (k, 2)
+    for c in range(k):
+        np.testing.assert_allclose(mid.centres[c], mid.coords[labels == c].mean(axis=0), rtol=1e-5, atol=1e-6)
+    assert mid.silhouette == first.silhouette  # measured at the fit
+    late = maker.frame(final, 40)
+    assert late.refitted and late.basis_step == 40
+    keep = labels >= 0
+    assert late.silhouette == pytest.approx(silhouette_score(final[keep], labels[keep], metric="cosine"), abs=1e-6)
+    # the refit keeps the orientation: both frames of the same table agree in sign
+    for j in range(2):
+        assert np.corrcoef(mid.coords[:, j], late.coords[:, j])[0, 1] > 0
+    # without classes: no silhouette, no centres
+    plain = FrameMaker(init).frame(final, 5)
+    assert plain.silhouette is None and plain.centres.shape == (0, 2)
+
+
+def test_raster_groups_rows_for_a_short_chart(corpus, run):
+    _init, metrics, _ = run
+    h = TrainingHistory(corpus.counts(), raster_steps=25)
+    h.extend(metrics)
+    full, steps = h.raster()
+    grouped, steps2 = h.raster(max_rows=50)
+    group = -(-corpus.vocab_size // 50)
+    assert grouped.shape == (-(-corpus.vocab_size // group), 25)
+    np.testing.assert_array_equal(steps, steps2)
+    for r in range(grouped.shape[0]):
+        np.testing.assert_array_equal(grouped[r], full[r * group:(r + 1) * group].max(axis=0))
 
 
 def test_csv_has_one_line_per_step(corpus, run):
     init, metrics, _ = run
-    h = TrainingHistory(corpus.counts(), init)
+    h = TrainingHistory(corpus.counts())
     h.extend(metrics)
     lines = h.to_csv().strip().splitlines()
     assert len(lines) == 61 and lines[0].startswith("step,loss")
@@ -99,9 +148,11 @@ def test_csv_has_one_line_per_step(corpus, run):
     assert len(rows) == corpus.vocab_size + 1
 
 
-def test_history_refuses_mismatched_shapes():
+def test_history_refuses_a_frame_of_another_table(corpus, run):
+    init, _, _ = run
+    frame = FrameMaker(init[:5]).frame(init[:5], 1)
     with pytest.raises(ValueError):
-        TrainingHistory(np.ones(5), np.zeros((4, 3)))
+        TrainingHistory(corpus.counts()).set_frame(frame)
 
 
 def test_binned_and_moving_average():
@@ -167,10 +218,10 @@ def test_class_silhouette_undefined_cases():
 
 def test_batched_extend_equals_step_by_step(corpus, run):
     init, metrics, _ = run
-    one = TrainingHistory(corpus.counts(), init, raster_steps=10)
+    one = TrainingHistory(corpus.counts(), raster_steps=10)
     for m in metrics:
         one.add(m)
-    many = TrainingHistory(corpus.counts(), init, raster_steps=10)
+    many = TrainingHistory(corpus.counts(), raster_steps=10)
     many.extend(metrics[:3])
     many.extend(metrics[3:])  # a batch longer than the raster
     for name in ("loss", "grad_rows", "changed_rows"):
@@ -178,4 +229,5 @@ def test_batched_extend_equals_step_by_step(corpus, run):
     np.testing.assert_array_equal(one.grad_count, many.grad_count)
     np.testing.assert_array_equal(one.raster()[0], many.raster()[0])
     np.testing.assert_array_equal(one.raster()[1], many.raster()[1])
-    assert one.latest_step == many.latest_step == 60
+    assert one.last_step == many.last_step == 60
+    assert many.version == 2 and one.version == 60

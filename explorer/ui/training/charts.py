@@ -1,0 +1,238 @@
+"""The six live training charts in one pyqtgraph grid.
+
+Every item is created once; :meth:`TrainingCharts.draw` changes them with
+setData from the session's history. The time series redraw on every call;
+the per-row charts (slow to change) at most ROWS_HZ times a second, one of
+them per call so that no single frame carries all three.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections import deque
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QRectF, Qt
+from PySide6.QtGui import QColor
+
+from ...core.training_charts import RASTER_CHANGED, RASTER_GRAD, TrainingHistory, binned, moving_average
+from ...core.training_session import LOSS_WINDOW, RASTER_STEPS, TrainingSession
+from ..style import CHANGED_ROWS, GRADIENT_ROWS, NEUTRAL, SPACING, plot_colors
+from .plots import Chart, nice_ceil
+from .row_charts import DriftChart, PcaChart, UpdatesChart
+
+__all__ = ["TrainingCharts", "LossChart", "SparsityChart", "RasterChart", "MAX_POINTS", "ROWS_HZ"]
+
+#: at most this many points per time-series curve
+MAX_POINTS = 300
+#: the raster image has at most this many rows (groups of rows for bigger vocabularies)
+RASTER_ROWS = 512
+#: the per-row charts redraw at most this often
+ROWS_HZ = 2
+
+
+class LossChart(Chart):
+    """Cross-entropy per step (faint) and its trailing mean (bold), with ln V dashed."""
+
+    def __init__(self, glw, row: int, col: int, fg: str):
+        super().__init__(glw, row, col, "Loss (dashed: ln V, a uniform guess)", "cross-entropy (nats)", "step", fg)
+        faint = QColor(NEUTRAL)
+        faint.setAlpha(110)
+        # no antialiasing, thin lines: a wide antialiased curve costs milliseconds
+        # to paint on every frame (while the worker waits for the GIL)
+        self.raw = self.plot.plot(pen=pg.mkPen(faint, width=1), antialias=False, skipFiniteCheck=True)
+        self.avg = self.plot.plot(pen=pg.mkPen(fg, width=2), antialias=False, skipFiniteCheck=True)
+        self.uniform = pg.InfiniteLine(angle=0, movable=False, pen=pg.mkPen(NEUTRAL, width=1, style=Qt.DashLine))
+        self.uniform.setVisible(False)
+        self.plot.addItem(self.uniform)
+        self.plot.setToolTip(f"Cross-entropy of each step's batch (grey) and its mean over the last {LOSS_WINDOW} "
+                             "steps (bold), in nats; the dashed line is ln V, the loss of a uniform guess")
+
+    def clear(self) -> None:
+        self.raw.setData([], [])
+        self.avg.setData([], [])
+        self.uniform.setVisible(False)
+
+    def draw(self, h: TrainingHistory, steps: np.ndarray, x_end: float) -> None:
+        loss = h.series("loss")
+        self.raw.setData(steps, binned(loss, MAX_POINTS)[0])
+        self.avg.setData(steps, binned(moving_average(loss, LOSS_WINDOW), MAX_POINTS)[0])
+        ln_v = math.log(max(h.vocab_size, 2))
+        self.uniform.setValue(ln_v)
+        self.uniform.setVisible(True)
+        finite = loss[np.isfinite(loss)]
+        top = max(ln_v, float(finite.max()) if finite.size else ln_v)
+        self.set_range((0, x_end), (0, math.ceil(top * 1.05 * 2) / 2))
+
+
+class SparsityChart(Chart):
+    """Rows with gradient and rows changed per step, as % of V (tied: the whole table's gradient too)."""
+
+    def __init__(self, glw, row: int, col: int, fg: str):
+        super().__init__(glw, row, col, self.title_for(False), "% of the V rows", "step", fg)
+        self.total = self.plot.plot(pen=pg.mkPen(NEUTRAL, width=3, style=Qt.DashLine), antialias=False,
+                                    skipFiniteCheck=True)
+        self.total.setZValue(5)  # on top: with tying it lies on the 100 % line with "changed"
+        self.changed = self.plot.plot(pen=pg.mkPen(CHANGED_ROWS, width=1), antialias=False, skipFiniteCheck=True)
+        self.grad = self.plot.plot(pen=pg.mkPen(GRADIENT_ROWS, width=1), antialias=False, skipFiniteCheck=True)
+        self._tied = False
+        self.plot.setToolTip(
+            "Per step, as % of V: rows of the input table with a non-zero gradient (= the distinct ids of the "
+            "batch, untied); rows whose values changed (momentum and weight decay move rows without gradient); "
+            "tied: the shared table's whole gradient, dense (100 %)")
+
+    @staticmethod
+    def title_for(tied: bool) -> str:
+        t = (f"% of rows: <span style='color:{GRADIENT_ROWS}'>{'input ' if tied else 'with '}gradient</span> / "
+             f"<span style='color:{CHANGED_ROWS}'>changed</span>")
+        if tied:
+            t += f" / <span style='color:{NEUTRAL}'>tied table</span>"
+        return t
+
+    def set_tied(self, tied: bool) -> None:
+        self._tied = tied
+        self.set_title(self.title_for(tied))
+        self.total.setVisible(tied)
+
+    def clear(self) -> None:
+        for c in (self.total, self.changed, self.grad):
+            c.setData([], [])
+
+    def draw(self, h: TrainingHistory, steps: np.ndarray, x_end: float) -> None:
+        self.grad.setData(steps, binned(h.fraction("input_grad_rows"), MAX_POINTS)[0])
+        self.changed.setData(steps, binned(h.fraction("changed_rows"), MAX_POINTS)[0])
+        if self._tied:
+            self.total.setData(steps, binned(h.fraction("grad_rows"), MAX_POINTS)[0])
+        self.set_range((0, x_end), (0, 102))
+
+
+class RasterChart(Chart):
+    """The last RASTER_STEPS steps (columns) x rows by frequency: gradient / changed / untouched."""
+
+    def __init__(self, glw, row: int, col: int, fg: str, bg: str):
+        super().__init__(glw, row, col, f"Rows with <span style='color:{GRADIENT_ROWS}'>gradient</span> / "
+                         f"<span style='color:{CHANGED_ROWS}'>changed</span> (last {RASTER_STEPS} steps)",
+                         "rows, frequent → rare", "steps before the latest", fg)
+        self.plot.invertY(True)
+        self.image = pg.ImageItem()
+        # opaque colours (changed: a light mix with the background), so that
+        # painting is a plain copy, not a blend
+        back = np.array(QColor(bg).getRgb()[:3], np.float64)
+        lut = np.zeros((3, 3), np.uint8)
+        for value, (color, weight) in {0: (bg, 1.0), RASTER_CHANGED: (CHANGED_ROWS, 0.45),
+                                       RASTER_GRAD: (GRADIENT_ROWS, 1.0)}.items():
+            lut[value] = np.round(weight * np.array(QColor(color).getRgb()[:3]) + (1 - weight) * back)
+        self.image.setLookupTable(lut)
+        self.image.setLevels((0, 2))
+        self.plot.addItem(self.image)
+        self.plot.setToolTip(
+            "One column per step, one line per row of E, the most frequent token at the top: blue = the row "
+            "had gradient; orange = it changed without gradient (momentum, weight decay); blank = untouched")
+
+    def clear(self) -> None:
+        self.image.clear()
+
+    def draw(self, h: TrainingHistory) -> None:
+        img, steps = h.raster(RASTER_ROWS)
+        if not img.shape[1]:
+            return
+        self.image.setImage(img, autoLevels=False, levels=(0, 2))
+        # x: steps before the latest (a fixed axis; the picture scrolls left)
+        n = float(len(steps))
+        self.image.setRect(QRectF(-n + 0.5, 0, n, float(h.vocab_size)))
+        self.set_range((-RASTER_STEPS, 0.5), (0, h.vocab_size))
+
+
+class TrainingCharts(pg.GraphicsLayoutWidget):
+    """Loss, sparsity, raster, updates per row, drift and PCA, drawn from a TrainingSession.
+
+    ``paint_ms`` holds how long recent paints took (wall clock) and
+    ``paint_cpu_ms`` the GUI thread's CPU time in them: with the draw time,
+    what a frame costs the GUI thread (and, through the GIL, the worker).
+    """
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        bg, fg = plot_colors()
+        self.setBackground(bg)
+        self.ci.setContentsMargins(SPACING, SPACING, SPACING, SPACING)
+        self.ci.setSpacing(SPACING)
+        self.loss = LossChart(self, 0, 0, fg)
+        self.sparsity = SparsityChart(self, 0, 1, fg)
+        self.raster = RasterChart(self, 1, 0, fg, bg)
+        self.updates = UpdatesChart(self, 1, 1, fg)
+        self.drift = DriftChart(self, 2, 0, fg)
+        self.pca = PcaChart(self, 2, 1, fg, bg)
+        for c in range(2):
+            self.ci.layout.setColumnStretchFactor(c, 1)
+        self.charts = [self.loss, self.sparsity, self.raster, self.updates, self.drift, self.pca]
+        self.paint_ms: deque[float] = deque(maxlen=500)
+        self.paint_cpu_ms: deque[float] = deque(maxlen=500)
+        self._planned = 0
+        self._rows_part = 0  # the per-row chart due next (0: none until ROWS_HZ allows)
+        self._rows_drawn_at = -math.inf
+        self._drawn_version = -1
+
+    def paintEvent(self, ev) -> None:
+        t0, c0 = time.perf_counter(), time.thread_time()
+        super().paintEvent(ev)
+        self.paint_cpu_ms.append(1000 * (time.thread_time() - c0))
+        self.paint_ms.append(1000 * (time.perf_counter() - t0))
+
+    def start_run(self, session: TrainingSession) -> None:
+        """A run's corpus is known: colours by class, the tied curve, the planned length."""
+        run = session.run
+        self._planned = run.cfg.steps
+        self.sparsity.set_tied(run.cfg.tied)
+        self.pca.set_classes(run.classes, run.corpus.vocab_size)
+
+    def clear_run(self) -> None:
+        """Empty every chart (named so: GraphicsLayoutWidget.clear would remove the plots)."""
+        for chart in self.charts:
+            chart.clear()
+        self._rows_part = 0
+        self._rows_drawn_at = -math.inf
+        self._drawn_version = -1
+
+    def draw(self, session: TrainingSession, final: bool = False) -> bool:
+        """Redraw from the session's history if it moved; ``final``: every chart
+        at once (a pause, the end, an export). Returns whether anything was drawn."""
+        h = session.history
+        if h is None or h.n == 0:
+            return False
+        if h.version == self._drawn_version and not final:
+            return False
+        self._drawn_version = h.version
+        steps, _size = binned(h.series("step"), MAX_POINTS)
+        # ranges move in coarse jumps, so axes are not rebuilt on every frame;
+        # never past the run's planned length
+        x_end = nice_ceil(h.last_step)
+        if h.last_step <= self._planned < x_end:
+            x_end = self._planned
+        self.loss.draw(h, steps, x_end)
+        self.sparsity.draw(h, steps, x_end)
+        self.raster.draw(h)
+        now = time.perf_counter()
+        if final:
+            for part in (1, 2, 3):
+                self._draw_rows(session, part)
+            self._rows_part = 0
+            return True
+        if self._rows_part == 0 and now - self._rows_drawn_at >= 1.0 / ROWS_HZ:
+            self._rows_drawn_at = now
+            self._rows_part = 1
+        if self._rows_part:
+            self._draw_rows(session, self._rows_part)
+            self._rows_part = (self._rows_part + 1) % 4
+        return True
+
+    def _draw_rows(self, session: TrainingSession, part: int) -> None:
+        h = session.history
+        if part == 1:
+            self.updates.draw(h)
+        elif part == 2:
+            self.drift.draw(h)
+        else:
+            self.pca.draw(h.frame, session.silhouette_init)

@@ -1,0 +1,84 @@
+"""One plot of the training grid: created once, its range and title changed
+only when they differ (a new range rebuilds the axes; a new title costs
+about a millisecond of HTML layout)."""
+
+from __future__ import annotations
+
+import math
+
+import pyqtgraph as pg
+from PySide6.QtCore import Qt
+
+from ..style import style_plot
+
+__all__ = ["Chart", "nice_ceil"]
+
+
+def nice_ceil(x: float) -> float:
+    """The smallest of 1, 2, 5 x 10^k (k integer) that is >= x (x > 0), else 1."""
+    if not (x > 0) or not math.isfinite(x):
+        return 1.0
+    k = math.floor(math.log10(x))
+    for m in (1, 2, 5, 10):
+        v = m * 10.0 ** k
+        if v >= x * (1 - 1e-12):
+            return v
+    return 10.0 ** (k + 1)
+
+
+def _shrinkable(label: pg.LabelItem) -> None:
+    """Let a plot title be narrower than its text (a long title must not widen
+    the whole grid past the window; it is clipped instead)."""
+    original = label.updateMin
+
+    def update_min():
+        original()
+        label.setMinimumWidth(0)
+        label._sizeHint[Qt.SizeHint.MinimumSize] = (0, label._sizeHint[Qt.SizeHint.MinimumSize][1])
+        label._sizeHint[Qt.SizeHint.PreferredSize] = (0, label._sizeHint[Qt.SizeHint.PreferredSize][1])
+
+    label.updateMin = update_min
+
+
+class Chart:
+    """A PlotItem at (row, col) of ``glw`` with a title and axis labels, ranges set by hand.
+
+    Subclasses create their items once in ``__init__`` and change them with
+    setData in their draw methods.
+    """
+
+    def __init__(self, glw: pg.GraphicsLayoutWidget, row: int, col: int, title: str, left: str, bottom: str,
+                 fg: str):
+        self._fg = fg
+        self._range: tuple | None = None
+        self._title = title
+        p = glw.addPlot(row=row, col=col)
+        _shrinkable(p.titleLabel)
+        p.setTitle(title, color=fg, size="9pt")
+        p.setLabel("left", left)
+        p.setLabel("bottom", bottom)
+        p.setMenuEnabled(False)
+        p.disableAutoRange()  # ranges are set explicitly, in coarse steps
+        p.hideButtons()
+        style_plot(p)
+        self.plot = p
+
+    @property
+    def title(self) -> str:
+        return self._title
+
+    @property
+    def view_range(self) -> tuple | None:
+        """((x0, x1), (y0, y1)) last set, or None."""
+        return self._range
+
+    def set_range(self, xr: tuple, yr: tuple) -> None:
+        key = (tuple(float(v) for v in xr), tuple(float(v) for v in yr))
+        if key != self._range:
+            self._range = key
+            self.plot.setRange(xRange=key[0], yRange=key[1], padding=0)
+
+    def set_title(self, title: str) -> None:
+        if title != self._title:
+            self._title = title
+            self.plot.setTitle(title, color=self._fg, size="9pt")

@@ -1,0 +1,176 @@
+"""The training charts with one point per row of E: steps with gradient and
+with change per row, each row's distance from its start, and the PCA of the
+table coloured by class. They only draw what the history and its latest
+frame hold (the PCA and silhouette were computed in the worker)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtGui import QColor
+
+from ...core.training_charts import TrainingHistory
+from ...core.training_frames import PCA_EVERY, TableFrame
+from ..style import CHANGED_ROWS, GRADIENT_ROWS, NEUTRAL, class_color
+from .plots import Chart, nice_ceil
+
+__all__ = ["UpdatesChart", "DriftChart", "PcaChart", "FREQUENCY_AXIS"]
+
+FREQUENCY_AXIS = "occurrences in the corpus (log)"
+
+
+def _frequency_x(h: TrainingHistory) -> tuple[np.ndarray, tuple[float, float]]:
+    """Each row's corpus count (never-seen rows at 0.5) and the log-x range."""
+    x = np.maximum(h.counts, 0.5).astype(np.float64)
+    return x, (math.log10(0.5) - 0.15, math.log10(max(float(x.max()), 1.0)) + 0.15)
+
+
+class UpdatesChart(Chart):
+    """Steps with gradient (filled) and with change (ring) of each row, by its token's frequency."""
+
+    def __init__(self, glw, row: int, col: int, fg: str):
+        super().__init__(glw, row, col, f"Steps per row with <span style='color:{GRADIENT_ROWS}'>gradient"
+                         f"</span> / <span style='color:{CHANGED_ROWS}'>change</span>", "steps",
+                         FREQUENCY_AXIS, fg)
+        p = self.plot
+        p.setLogMode(x=True, y=False)
+        self.changes = p.plot(pen=None, symbol="o", symbolSize=6, symbolBrush=None,
+                              symbolPen=pg.mkPen(CHANGED_ROWS, width=1), antialias=False)
+        self.updates = p.plot(pen=None, symbol="o", symbolSize=5, symbolPen=None,
+                              symbolBrush=pg.mkBrush(GRADIENT_ROWS), antialias=False)
+        p.setToolTip("One point per row: how many steps gave it a gradient (filled) and how many changed it "
+                     "(ring), against how often its token occurs in the corpus. Never-seen tokens are drawn at 0.5")
+
+    def clear(self) -> None:
+        self.changes.setData([], [])
+        self.updates.setData([], [])
+
+    def draw(self, h: TrainingHistory) -> None:
+        x, lx = _frequency_x(h)
+        self.updates.setData(x, h.grad_count.astype(np.float64))
+        self.changes.setData(x, h.change_count.astype(np.float64))
+        self.set_range(lx, (0, nice_ceil(h.last_step) * 1.04))
+
+
+class DriftChart(Chart):
+    """‖E_t[i] − E_0[i]‖ of each row, by its token's frequency."""
+
+    def __init__(self, glw, row: int, col: int, fg: str):
+        super().__init__(glw, row, col, "Distance of each row from its start", "‖E_t[i] − E_0[i]‖",
+                         FREQUENCY_AXIS, fg)
+        self.plot.setLogMode(x=True, y=False)
+        self.scatter = self.plot.plot(pen=None, symbol="o", symbolSize=5, symbolPen=None,
+                                      symbolBrush=pg.mkBrush(GRADIENT_ROWS), antialias=False)
+        self.plot.setToolTip("One point per row: Euclidean distance of the row from its random start against "
+                             "its token's frequency (a new picture every few steps): rare rows stay near where "
+                             "they started")
+
+    def clear(self) -> None:
+        self.scatter.setData([], [])
+
+    def draw(self, h: TrainingHistory) -> None:
+        x, lx = _frequency_x(h)
+        drift = h.drift()
+        ok = np.isfinite(drift)
+        self.scatter.setData(x[ok], drift[ok])
+        dmax = float(drift[ok].max()) if ok.any() else 0.0
+        self.set_range(lx, (0, nice_ceil(dmax * 1.05) if dmax > 0 else 1.0))
+
+
+class PcaChart(Chart):
+    """The rows of E on two principal components, coloured by class, class names at their centres."""
+
+    EMPTY_TITLE = "PCA of E, coloured by word class"
+
+    def __init__(self, glw, row: int, col: int, fg: str, bg: str):
+        super().__init__(glw, row, col, self.EMPTY_TITLE, "PC 2", "PC 1", fg)
+        self._bg = bg
+        self.scatter = pg.ScatterPlotItem(size=7, pen=None)
+        self.plot.addItem(self.scatter)
+        self.plot.setToolTip(
+            f"Rows of E projected on PC 1 and PC 2, refitted every {PCA_EVERY} steps (signs kept aligned so the "
+            "picture does not flip); colours are the word classes, the same as in the Projection tab; the "
+            "silhouette (cosine, by class, −1…1) says how well the classes separate")
+        self.labels: list[pg.TextItem] = []
+        self._names: tuple[str, ...] = ()
+        self._brushes: list | None = None
+        self._sizes: np.ndarray | None = None
+        self.coords: np.ndarray | None = None
+        self._drawn_step = -1
+
+    def set_classes(self, classes, vocab_size: int) -> None:
+        """The run's ClassIndex (or None): a brush per row, a label per class (made once per run)."""
+        names = tuple(classes.names) if classes is not None else ()
+        of = classes.of if classes is not None else np.full(vocab_size, -1)
+        cache: dict[int, object] = {}
+        faint = QColor(NEUTRAL)
+        faint.setAlpha(150)
+        brushes, sizes = [], np.full(vocab_size, 7.0)
+        for i in range(vocab_size):
+            k = int(of[i]) if i < len(of) else -1
+            if k not in cache:
+                cache[k] = pg.mkBrush(faint if k < 0 else QColor(class_color(k)))
+            brushes.append(cache[k])
+            if k < 0:
+                sizes[i] = 5
+        self._brushes, self._sizes = brushes, sizes
+        if names != self._names:
+            for label in self.labels:
+                self.plot.removeItem(label)
+            self.labels = [self._make_label(k, n) for k, n in enumerate(names)]
+            self._names = names
+
+    def _make_label(self, k: int, name: str) -> pg.TextItem:
+        # text in the palette's colour on the plot's background, framed in the
+        # class colour: readable on both themes whatever the class colour
+        fill = QColor(self._bg)
+        fill.setAlpha(200)
+        t = pg.TextItem(name, color=self._fg, anchor=(0.5, 0.5), fill=pg.mkBrush(fill),
+                        border=pg.mkPen(class_color(k), width=2))
+        f = t.textItem.font()
+        f.setPointSize(8)
+        f.setBold(True)
+        t.setFont(f)
+        t.setVisible(False)
+        self.plot.addItem(t, ignoreBounds=True)
+        return t
+
+    def clear(self) -> None:
+        self.scatter.setData([], [])
+        for label in self.labels:
+            label.setVisible(False)
+        self.coords = None
+        self._drawn_step = -1
+        self.set_title(self.EMPTY_TITLE)
+
+    def draw(self, frame: TableFrame | None, silhouette_init: float | None) -> None:
+        if frame is None or frame.step == self._drawn_step or self._brushes is None:
+            return
+        coords = frame.coords
+        if len(self._brushes) != coords.shape[0]:
+            return
+        self._drawn_step = frame.step
+        self.coords = coords
+        fin = coords[np.isfinite(coords).all(axis=1)]
+        if fin.size:
+            lo, hi = fin.min(axis=0), fin.max(axis=0)
+            cur = self.view_range
+            outside = (cur is None or lo[0] < cur[0][0] or hi[0] > cur[0][1] or lo[1] < cur[1][0]
+                       or hi[1] > cur[1][1])
+            if frame.refitted or outside:
+                pad = np.maximum((hi - lo) * 0.12, 1e-6)
+                self.set_range((lo[0] - pad[0], hi[0] + pad[0]), (lo[1] - pad[1], hi[1] + pad[1]))
+        self.scatter.setData(coords[:, 0], coords[:, 1], brush=self._brushes, size=self._sizes)
+        for label, centre in zip(self.labels, frame.centres):
+            ok = bool(np.isfinite(centre).all())
+            label.setVisible(ok)
+            if ok:
+                label.setPos(float(centre[0]), float(centre[1]))
+        title = f"PCA of E at step {frame.step:,}"
+        if frame.silhouette is not None:
+            start = f"{silhouette_init:+.2f} → " if silhouette_init is not None and frame.step > 0 else ""
+            title = f"PCA of E · class silhouette {start}{frame.silhouette:+.2f}"
+        self.set_title(title)
+
