@@ -171,6 +171,7 @@ def test_typing_in_the_text_box_retokenizes(qtbot, explorer):
 def test_closing_during_a_load_is_clean(qtbot, settings):
     make_app()
     ex = Explorer(settings=settings)
+    qtbot.addWidget(ex.window)
     ex.window.show()
     ex.open_spec("random:400000x512")  # the loader reads 200M values: still running at close
     qtbot.wait(50)
@@ -196,6 +197,7 @@ def test_cancel_keeps_the_previous_model(qtbot, explorer):
 def test_settings_are_restored(qtbot, settings):
     make_app()
     ex = Explorer(settings=settings)
+    qtbot.addWidget(ex.window)
     ex.window.show()
     ex.window.resize(760, 560)
     saved = ex.window.size()
@@ -204,6 +206,7 @@ def test_settings_are_restored(qtbot, settings):
     ex.window.show_view("similarity")
     ex.window.close()
     ex2 = Explorer(settings=QSettings(settings.fileName(), QSettings.IniFormat))
+    qtbot.addWidget(ex2.window)
     ex2.restore_settings()
     with qtbot.waitSignal(ex2.load_finished, timeout=LOAD_TIMEOUT):
         ex2.start()
@@ -287,9 +290,9 @@ def test_hidden_views_defer_their_work_until_shown(qtbot, explorer):
     win = explorer.window
     assert win.tabs.currentIndex() == 0  # the matrix
     explorer.state.set_selected_token(30)
-    # no PCA fitted, no walk built while their tabs are hidden
-    assert explorer.projection_view.result is None
-    assert explorer.lookup_view._hot != 30
+    # a tab never shown has not even built its view, so nothing is fitted or animated
+    assert not explorer._pages["projection"].built and not explorer._pages["lookup"].built
+    assert explorer.state.projection.value is None and not explorer.state.projection.running
     win.show_view("projection")
     qtbot.waitUntil(lambda: explorer.projection_view.result is not None, timeout=30000)
     win.show_view("lookup")
