@@ -162,12 +162,12 @@ def test_ordinary_learning_rates_do_not_trip_the_divergence_check(corpus):
 
 # -- the live job: batches, pause, stop, pace; text corpora; clusters forming -------------------
 
-import threading  # noqa: E402
-import time  # noqa: E402
-
-from explorer.core.training import (  # noqa: E402
-    TrainingControl, TrainingRun, live_training_job, text_corpus, training_job,
+from explorer.core.errors import ExplorerError, user_message  # noqa: E402
+from explorer.core.training import TrainingDiverged, text_corpus  # noqa: E402
+from explorer.core.training_job import (  # noqa: E402
+    RunEnded, RunHeld, StepBatch, TrainingControl, TrainingRun, live_training_job, training_job,
 )
+from training_clock import FakeClock  # noqa: E402
 
 
 def _drain(gen):
@@ -180,70 +180,133 @@ def _drain(gen):
         return out, stop.value
 
 
+def _steps(values):
+    return [m for v in values if isinstance(v, StepBatch) for m in v.steps]
+
+
 def test_training_job_batches_are_the_plain_generator_steps(corpus):
     cfg = TrainConfig(steps=40, dim=8, batch_size=16, seed=3)
     plain = [m.loss for m in train(corpus.ids, corpus.vocab_size, cfg)]
-    batches, last = _drain(training_job(corpus.ids, corpus.vocab_size, TrainConfig(**cfg.__dict__),
-                                        batch_seconds=0.0))
-    steps = [m for b in batches for m in b]
+    batches, last = _drain(training_job(corpus.ids, corpus.vocab_size, cfg, batch_seconds=0.0))
+    steps = _steps(batches)
     assert last == 40 and [m.step for m in steps] == list(range(1, 41))
     np.testing.assert_allclose([m.loss for m in steps], plain, rtol=1e-6)
 
 
-def test_training_job_stops_and_paces(corpus):
+def test_training_job_batches_by_the_clock(corpus):
+    # a clock that stands still: one batch at the end; one that moves 0.05 s per
+    # reading and batches of 0.1 s: a batch every other step or so
+    cfg = TrainConfig(steps=12, dim=8, batch_size=8)
+    still, _ = _drain(training_job(corpus.ids, corpus.vocab_size, cfg, clock=FakeClock(), batch_seconds=0.1))
+    assert len(still) == 1 and len(still[0].steps) == 12
+    moving, _ = _drain(training_job(corpus.ids, corpus.vocab_size, cfg, clock=FakeClock(tick=0.05),
+                                    batch_seconds=0.1))
+    assert len(moving) > 3 and [m.step for m in _steps(moving)] == list(range(1, 13))
+
+
+def test_training_job_paces_by_its_clock_without_waiting(corpus):
+    clock = FakeClock()
     control = TrainingControl(steps_per_second=50.0)
     cfg = TrainConfig(steps=1000, dim=8, batch_size=8)
-    gen = training_job(corpus.ids, corpus.vocab_size, cfg, control=control, batch_seconds=0.0)
-    t0 = time.perf_counter()
-    first = [m for _ in range(10) for m in next(gen)]
-    elapsed = time.perf_counter() - t0
-    # 10 steps at 50 steps/s: at least 9 intervals of 20 ms
-    assert len(first) == 10 and elapsed >= 0.17
+    gen = training_job(corpus.ids, corpus.vocab_size, cfg, control=control, clock=clock, batch_seconds=0.0)
+    first = [m for _ in range(10) for m in next(gen).steps]
+    # 10 steps at 50 steps/s: each waited 1/50 s of the clock's time, none of the wall clock's
+    assert [m.step for m in first] == list(range(1, 11))
+    assert clock.t == pytest.approx(10 / 50)
+    assert clock.waits == pytest.approx([1 / 50] * 10)
+    control.steps_per_second = 10.0  # a new pace applies from the next step
+    clock.waits.clear()
+    next(gen)
+    assert clock.waits == pytest.approx([1 / 10])
+    control.steps_per_second = 0.0  # as fast as possible: no wait at all
+    clock.waits.clear()
+    for _ in range(5):
+        next(gen)
+    assert clock.waits == []
     control.stop()
     rest, last = _drain(gen)
-    assert sum(len(b) for b in rest) <= 1 and last <= 11
+    assert len(_steps(rest)) <= 1 and last <= 17
+
+
+def test_a_change_cuts_a_slow_wait_short(corpus):
+    control = TrainingControl(steps_per_second=0.5)  # a step every 2 s
+    # the GUI asks for full speed while the job waits for its next step
+    clock = FakeClock(on_wait=lambda: setattr(control, "steps_per_second", 0.0), advance=False)
+    cfg = TrainConfig(steps=1000, dim=8, batch_size=8)
+    gen = training_job(corpus.ids, corpus.vocab_size, cfg, control=control, clock=clock, batch_seconds=0.0)
+    next(gen)
+    next(gen)
+    assert len(clock.waits) == 1 and clock.t < 2.0  # woken, not waited out
+    control.stop()
+    _drain(gen)
 
 
 def test_training_job_pause_holds_between_steps(corpus):
     control = TrainingControl()
     cfg = TrainConfig(steps=100000, dim=8, batch_size=8)
-    gen = training_job(corpus.ids, corpus.vocab_size, cfg, control=control, batch_seconds=0.0)
-    next(gen)
+    gen = training_job(corpus.ids, corpus.vocab_size, cfg, control=control, clock=FakeClock(tick=0.05),
+                       batch_seconds=0.1)
+    done = [m.step for m in next(gen).steps]
     control.pause()
-    got = []
-    worker = threading.Thread(target=lambda: got.append(next(gen, None)))
-    worker.start()
-    worker.join(0.3)
-    assert worker.is_alive() and not got  # no step while paused
-    control.resume()
-    worker.join(5)
-    assert got and got[0] and got[0][0].step == 2
+    values = []
+    while not values or not isinstance(values[-1], RunHeld):
+        values.append(next(gen))
+    # the steps before the pause are handed over, then the hold says where it stopped
+    held = values[-1]
+    done += [m.step for m in _steps(values)]
+    assert held.step == done[-1] and done == list(range(1, held.step + 1))
+    control.resume()  # resumed before the job looks again: it does not wait
+    after = next(gen)
+    assert after.steps[0].step == held.step + 1
     control.stop()
     _drain(gen)
+
+
+def test_stop_releases_a_held_job(corpus):
+    control = TrainingControl()
+    gen = training_job(corpus.ids, corpus.vocab_size, TrainConfig(steps=100, dim=8, batch_size=8),
+                       control=control, batch_seconds=0.0)
+    next(gen)
+    control.pause()
+    while not isinstance(next(gen), RunHeld):
+        pass
+    control.stop()  # a held job waits on an event; stop sets it
+    rest, last = _drain(gen)
+    assert _steps(rest) == [] and last == 1
 
 
 def test_training_job_hands_over_the_steps_before_divergence(corpus):
     cfg = TrainConfig(steps=300, dim=16, batch_size=32, lr=1e4, optimizer="sgd")
     gen = training_job(corpus.ids, corpus.vocab_size, cfg, batch_seconds=10.0)
     got = []
-    with pytest.raises(FloatingPointError, match="diverged"):
+    with pytest.raises(FloatingPointError, match="diverged") as exc:
         for batch in gen:
-            got.extend(batch)
+            got.extend(batch.steps)
     # the batch was not due yet (10 s) but the steps before the bad one still arrive
     assert got and got[-1].step == len(got) and all(np.isfinite(m.loss) for m in got)
+    # a user-facing error: its message is shown as is, no type name to strip
+    assert isinstance(exc.value, TrainingDiverged) and isinstance(exc.value, ExplorerError)
+    assert user_message(exc.value).startswith(f"Training diverged at step {len(got) + 1}:")
 
 
 def test_live_job_prepares_then_trains(corpus):
     cfg = TrainConfig(steps=5, dim=8, batch_size=8)
-    values, run = _drain(live_training_job(lambda: corpus, cfg, batch_seconds=0.0))
+    values, ended = _drain(live_training_job(lambda: corpus, cfg, batch_seconds=0.0))
     assert isinstance(values[0], tuple) and isinstance(values[0][1], str)
     runs = [v for v in values if isinstance(v, TrainingRun)]
-    assert len(runs) == 1 and runs[0] is run and run.last_step == 5
-    assert run.init_table.shape == (corpus.vocab_size, 8)
-    # the initial copy is not the trained tensor
-    assert not np.allclose(run.init_table, run.model.embed_tokens.weight.detach().numpy())
-    steps = [m.step for v in values if isinstance(v, list) for m in v]
-    assert steps == [1, 2, 3, 4, 5]
+    assert len(runs) == 1 and ended == RunEnded(5, True)
+    run = runs[0]
+    # the first frame is the table before step 1; the trained table has moved away from it
+    assert run.frame.step == 0 and np.all(run.frame.drift == 0)
+    batches = [v for v in values if isinstance(v, StepBatch)]
+    assert [m.step for m in _steps(batches)] == [1, 2, 3, 4, 5]
+    final = batches[-1].frame
+    assert final is not None and final.step == 5
+    assert np.all(final.drift >= 0) and final.drift.max() > 0
+    assert final.coords.shape == (corpus.vocab_size, 2)
+    # classes are numbered by sorted name, as for a saved model opened in the explorer
+    assert list(run.classes.names) == sorted(set(corpus.classes.values()))
+    assert run.classes.name_of(corpus.words.index("cat")) == corpus.classes["cat"]
 
 
 def test_live_job_refuses_impossible_settings_before_work(corpus):
@@ -252,6 +315,13 @@ def test_live_job_refuses_impossible_settings_before_work(corpus):
     with pytest.raises(ConfigError):
         next(gen)
     assert not calls
+
+
+def test_live_job_stopped_while_preparing_ends_without_steps(corpus):
+    control = TrainingControl()
+    gen = live_training_job(lambda: control.stop() or corpus, TrainConfig(steps=10, dim=8), control=control)
+    values, ended = _drain(gen)
+    assert ended == RunEnded(0, False) and not any(isinstance(v, TrainingRun) for v in values)
 
 
 def test_text_corpus_word_by_word():

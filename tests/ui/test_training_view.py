@@ -1,177 +1,204 @@
-"""The training view under pytest-qt: start, pause, resume, stop, reset, errors,
-saving and exporting, with the charts checked against the run's own metrics."""
+"""The training view under pytest-qt, on its own AppState: start, pause, resume,
+stop, reset, errors, saving and exporting, with the charts checked against
+the run's own history and frames."""
 
 from __future__ import annotations
 
 import json
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
+from PySide6.QtGui import QColor
+from PySide6.QtWidgets import QFileDialog
+from ui_helpers import standalone_view
 
-from explorer.app import make_app
-from explorer.core.corpus import CLASSES
+from explorer.core.errors import user_message
 from explorer.core.sources import open_table
-from explorer.core.training import ConfigError, TrainConfig
-from explorer.state import AppState
-from explorer.ui.training_view import TrainingView
+from explorer.core.training_config import ConfigError, TrainConfig
+from explorer.core.training_session import Phase
+from explorer.ui.style import class_color, plot_colors
+from explorer.ui.training import TrainingView
+from explorer.core.training_charts import binned
+from explorer.ui.training.charts import MAX_POINTS, RASTER_ROWS
 from explorer.workers import JobRunner, await_all_workers
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "core"))
+from training_clock import FakeClock  # noqa: E402
 
 TIMEOUT = 30_000
 
 
 @pytest.fixture
 def view(qtbot):
-    make_app()
-    state = AppState()
-    runner = JobRunner()
-    v = TrainingView(state, runner=runner)
-    qtbot.addWidget(v)
-    v.resize(1000, 700)
-    v.show()
-    v.set_config(dim=8, batch_size=16)
-    yield v
-    v.shutdown()
-    assert not runner.running
-    assert await_all_workers(10_000)
+    for v, _state, _runner in standalone_view(qtbot, TrainingView):
+        v.set_config(dim=8, batch_size=16)
+        yield v
 
 
 def _wait_steps(qtbot, view, n):
     qtbot.waitUntil(lambda: view.history is not None and view.history.n >= n, timeout=TIMEOUT)
 
 
+def _wait_phase(qtbot, view, phase):
+    qtbot.waitUntil(lambda: view.session.phase is phase, timeout=TIMEOUT)
+
+
+def _run(qtbot, view, n, **kw):
+    view.set_config(**kw)
+    with qtbot.waitSignal(view.steps_reached, timeout=TIMEOUT) as blocker:
+        view.run_steps_then(n)
+    return blocker.args[0]
+
+
 def test_empty_state_says_what_to_do(view):
-    assert "Start" in view.empty.textItem.toPlainText()
-    assert view.start_button.isEnabled() and not view.pause_button.isEnabled()
-    assert not view.save_button.isEnabled() and not view.export_button.isEnabled()
+    assert "Start" in view.empty.text() and view.empty.isVisible()
+    b = view.buttons
+    assert b.start_button.isEnabled() and not b.pause_button.isEnabled()
+    assert not b.save_button.isEnabled() and not b.export_button.isEnabled()
 
 
-def test_start_pause_resume_stop(qtbot, view):
+def test_start_pause_resume_stop_reset(qtbot, view):
+    b = view.buttons
     view.set_config(steps=100000)
     view.start()
-    assert view.running and not view.start_button.isEnabled()
+    assert view.running and not b.start_button.isEnabled() and not view.settings.lr_spin.isEnabled()
     _wait_steps(qtbot, view, 30)
-    # the charts receive data from the timer, not on every step
-    qtbot.waitUntil(lambda: view.loss_raw.getData()[0] is not None and len(view.loss_raw.getData()[0]) >= 30,
+    # the charts receive the data from the timer, not on every step
+    charts = view.charts
+    qtbot.waitUntil(lambda: charts.loss.raw.getData()[0] is not None and len(charts.loss.raw.getData()[0]) >= 30,
                     timeout=TIMEOUT)
+    assert view.config_error.isHidden() and not view.empty.isVisible()
+
+    b.pause_button.click()
+    assert view.paused and b.pause_button.text() == "Resume"
+    assert not b.save_button.isEnabled()  # not before the job has stopped stepping
+    qtbot.waitUntil(lambda: view.session.held, timeout=TIMEOUT)
+    assert b.save_button.isEnabled() and "Paused at step" in view.readout.message.text()
+    held = view.session.last_step
+    # held: the charts show every step so far (binned to MAX_POINTS per curve)
     h = view.history
-    xs, ys = view.loss_raw.getData()
-    np.testing.assert_allclose(ys[:30], h.series("loss")[:30])
-    gx, gy = view.grad_curve.getData()
-    np.testing.assert_allclose(gy[:30], 100 * h.series("input_grad_rows")[:30] / h.vocab_size)
-    assert view.config_error.isHidden()
+    xs, ys = charts.loss.raw.getData()
+    np.testing.assert_allclose(xs, binned(h.series("step"), MAX_POINTS)[0])
+    np.testing.assert_allclose(ys, binned(h.series("loss"), MAX_POINTS)[0])
+    gx, gy = charts.sparsity.grad.getData()
+    np.testing.assert_allclose(gy, binned(100 * h.series("input_grad_rows") / h.vocab_size, MAX_POINTS)[0])
+    assert held - (h.n // MAX_POINTS + 1) <= xs[-1] <= held
 
-    view.pause()
-    assert view.paused and view.pause_button.text() == "Resume"
-    qtbot.wait(150)  # a batch in flight may still land
-    n = view.history.n
-    qtbot.wait(300)
-    assert view.history.n == n, "steps went on while paused"
-    assert view.save_button.isEnabled()  # a paused run can be saved
+    b.pause_button.click()  # Resume
+    assert not view.paused and b.pause_button.text() == "Pause"
+    _wait_steps(qtbot, view, held + 10)
+    # the run went on from where it held: no step was done while paused
+    np.testing.assert_array_equal(view.history.series("step")[: held + 10], np.arange(1, held + 11))
 
-    view.resume()
-    assert not view.paused
-    _wait_steps(qtbot, view, n + 10)
+    b.stop_button.click()
+    assert not view.running and not b.stop_button.isEnabled()
+    _wait_phase(qtbot, view, Phase.STOPPED)
+    assert "Stopped at step" in view.readout.message.text()
+    assert b.save_button.isEnabled() and b.export_button.isEnabled() and b.start_button.isEnabled()
+    assert view.settings.lr_spin.isEnabled()
 
-    view.stop()
-    assert not view.running and not view._runner.running
-    n = view.history.n
-    qtbot.wait(200)
-    assert view.history.n == n
-    assert "Stopped" in view.message.text()
-    assert view.save_button.isEnabled() and view.export_button.isEnabled()
-
-    view.reset()
-    assert view.history is None and not view.reset_button.isEnabled()
-    assert view.empty.isVisible()
+    b.reset_button.click()
+    assert view.history is None and not b.reset_button.isEnabled()
+    assert view.empty.isVisible() and charts.loss.raw.getData()[0] is None
+    assert charts.pca.scatter.data.size == 0 and not any(label.isVisible() for label in charts.pca.labels)
 
 
 @pytest.mark.parametrize("kw", [dict(sparse=True, tied=True, optimizer="sgd"),
                                 dict(optimizer="sparse_adam", sparse=False),
                                 dict(sparse=True, optimizer="adam")])
-def test_impossible_settings_are_explained_not_started(qtbot, view, kw):
+def test_impossible_settings_are_explained_not_started(view, kw):
     view.set_config(**kw)
     with pytest.raises(ConfigError) as exc:
         TrainConfig(**{**dict(steps=1), **kw}).validate()
-    assert not view.start_button.isEnabled()
-    assert view.config_error.isVisible() or not view.config_error.isHidden()
+    assert not view.buttons.start_button.isEnabled() and not view.config_error.isHidden()
     assert str(exc.value)[5:40] in view.config_error.text()
+    assert view.buttons.start_button.toolTip() == view.config_error.text()
     view.start()
     assert not view.running
     view.set_config(sparse=False, tied=False, optimizer="adam")
-    assert view.start_button.isEnabled() and view.config_error.isHidden()
+    assert view.buttons.start_button.isEnabled() and view.config_error.isHidden()
 
 
 def test_tied_run_shows_the_dense_total(qtbot, view):
-    view.set_config(tied=True, steps=20)
-    with qtbot.waitSignal(view.steps_reached, timeout=TIMEOUT) as blocker:
-        view.run_steps_then(20)
-    assert blocker.args == [20]
+    assert _run(qtbot, view, 20, tied=True) == 20
     h = view.history
     np.testing.assert_array_equal(h.series("grad_rows"), h.vocab_size)
-    tx, ty = view.total_curve.getData()
+    tx, ty = view.charts.sparsity.total.getData()
     np.testing.assert_allclose(ty, 100.0)
-    assert view.total_curve.isVisible()
-    assert "tied" in view.sparsity_plot.titleLabel.text
+    assert view.charts.sparsity.total.isVisible() and "tied" in view.charts.sparsity.plot.titleLabel.text
+    assert "tied " in view.readout.status.text()
 
 
-def test_run_steps_then_redraws_every_chart(qtbot, view):
+def test_run_steps_then_redraws_every_chart_from_the_history(qtbot, view):
     called = []
     view.set_config(steps=10)
     with qtbot.waitSignal(view.steps_reached, timeout=TIMEOUT):
         view.run_steps_then(60, lambda: called.append(view.history.last_step))
-    assert called and called[0] >= 60
-    h = view.history
-    img = view.raster_img.image
-    ref, _steps = h.raster()
-    np.testing.assert_array_equal(img, ref)
-    assert img.shape == (h.vocab_size, min(h.n, 400))
+    assert called == [60] and view.session.phase is Phase.FINISHED
+    h, charts = view.history, view.charts
+    ref, _steps = h.raster(RASTER_ROWS)
+    np.testing.assert_array_equal(charts.raster.image.image, ref)
+    assert ref.shape == (h.vocab_size, 60)
     # per-row charts: one point per row at its corpus count (0.5 for never-seen tokens)
-    x, y = view.updates_scatter.getOriginalDataset()
+    x, y = charts.updates.updates.getOriginalDataset()
     np.testing.assert_allclose(x, np.maximum(h.counts, 0.5))
     np.testing.assert_array_equal(y, h.grad_count)
-    assert view.drift_scatter.getOriginalDataset()[1].max() > 0
-    pts = view.pca_scatter.data
-    assert len(pts) == h.vocab_size
-    # class names sit at the centre of their class in the PCA plot
-    k = 0
-    mask = h.labels == k
-    centre = view._pca_coords[mask].mean(axis=0)
-    pos = view.pca_labels[k].pos()
-    assert (pos.x(), pos.y()) == pytest.approx((float(centre[0]), float(centre[1])), rel=1e-5)
-    assert view.pca_labels[k].textItem.toPlainText() == list(CLASSES)[k]
-    assert "silhouette" in view.pca_plot.titleLabel.text
-    assert max(view.frame_times_ms) < 1000
+    np.testing.assert_allclose(charts.drift.scatter.getOriginalDataset()[1], h.drift())
+    # the PCA draws the last frame the worker made: its coordinates, its class centres
+    frame = h.frame
+    assert frame.step == 60
+    np.testing.assert_allclose(np.c_[charts.pca.scatter.data["x"], charts.pca.scatter.data["y"]], frame.coords)
+    classes = view.session.run.classes
+    for k, label in enumerate(charts.pca.labels):
+        assert label.textItem.toPlainText() == classes.names[k]
+        pos = label.pos()
+        assert (pos.x(), pos.y()) == pytest.approx(tuple(float(c) for c in frame.centres[k]), rel=1e-5)
+    assert "silhouette" in charts.pca.plot.titleLabel.text
+    assert f"{frame.silhouette:+.2f}" in charts.pca.plot.titleLabel.text
+    assert "step     60 / 60" in view.readout.status.text()
 
 
-def test_divergence_stops_with_a_message_and_keeps_the_charts(qtbot, view):
-    view.set_config(optimizer="sgd", lr=1000.0, batch_size=32, dim=16, steps=2000)
-    with qtbot.waitSignal(view.steps_reached, timeout=TIMEOUT):
-        view.run_steps_then(2000)
-    assert not view.running
-    assert "diverged" in view.message.text()
-    assert view.history is not None and view.history.n > 0
-    assert view.history.n < 2000
-    assert len(view.loss_raw.getData()[0]) > 0
+def test_class_colours_are_the_apps_and_labels_are_readable(qtbot, view):
+    _run(qtbot, view, 5)
+    classes = view.session.run.classes
+    brushes = view.charts.pca.scatter.data["brush"]
+    cat = view.session.run.corpus.words.index("cat")
+    k = int(classes.of[cat])
+    # the same number, so the same colour, as a saved model's classes in the Projection tab
+    assert brushes[cat].color().name() == QColor(class_color(k)).name()
+    fg = QColor(plot_colors()[1]).name()
+    assert all(label.textItem.defaultTextColor().name() == fg for label in view.charts.pca.labels)
+
+
+def test_a_diverging_run_keeps_its_charts_and_says_why(qtbot, view):
+    _run(qtbot, view, 2000, optimizer="sgd", lr=1000.0, batch_size=32, dim=16)
+    s = view.session
+    assert s.phase is Phase.FAILED and not view.running
+    message = view.readout.message.text()
+    assert message.startswith(user_message(s.error)) and "charts show the run up to there" in message
+    assert "FloatingPointError" not in message
+    assert 0 < view.history.n < 2000
+    assert len(view.charts.loss.raw.getData()[0]) > 0 and view.buttons.export_button.isEnabled()
+    assert view.buttons.start_button.isEnabled()
 
 
 def test_save_as_model_folder_opens_in_the_explorer(qtbot, view, tmp_path):
-    with qtbot.waitSignal(view.steps_reached, timeout=TIMEOUT):
-        view.run_steps_then(30)
+    _run(qtbot, view, 30)
     folder = tmp_path / "trained"
     with qtbot.waitSignal(view.model_saved, timeout=5000) as blocker:
         view.save_model(str(folder))
     assert blocker.args == [str(folder)]
     table = open_table(str(folder))
     assert (table.vocab_size, table.dim) == (view.history.vocab_size, 8)
-    trained = view._run.model.embed_tokens.weight.detach().numpy()
+    trained = view.session.run.model.embed_tokens.weight.detach().numpy()
     np.testing.assert_array_equal(table.matrix(), trained)
-    cfg = json.loads((folder / "config.json").read_text())
-    assert cfg["tie_word_embeddings"] is False
+    assert json.loads((folder / "config.json").read_text())["tie_word_embeddings"] is False
 
 
 def test_exports(qtbot, view, tmp_path):
-    with qtbot.waitSignal(view.steps_reached, timeout=TIMEOUT):
-        view.run_steps_then(25)
+    _run(qtbot, view, 25)
     n = view.history.n
     view.export_image(str(tmp_path / "charts.png"))
     view.export_image(str(tmp_path / "charts.svg"))
@@ -185,51 +212,65 @@ def test_exports(qtbot, view, tmp_path):
     assert len((tmp_path / "rows.csv").read_text().splitlines()) == view.history.vocab_size + 1
 
 
+def test_svg_export_under_a_name_ending_otherwise_is_an_svg(qtbot, view, tmp_path, monkeypatch):
+    _run(qtbot, view, 10)
+    typed = tmp_path / "charts.csv"  # the user typed a name ending in .csv in the SVG dialog
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", staticmethod(lambda *a, **k: (str(typed), "")))
+    svg = next(a for a in view.buttons.export_menu.actions() if "SVG" in a.text())
+    svg.trigger()
+    written = tmp_path / "charts.csv.svg"
+    assert "<svg" in written.read_text()[:2000] and not typed.exists()
+    assert view.readout.message.text() == "Exported charts.csv.svg."
+
+
 def test_text_file_corpus(qtbot, view):
-    view.corpus_combo.setCurrentIndex(1)
-    assert not view.start_button.isEnabled() and "text file" in view.config_error.text()
+    view.corpus.combo.setCurrentIndex(1)
+    assert not view.buttons.start_button.isEnabled() and "text file" in view.config_error.text()
+    assert view.corpus.open_button.isVisible()
     view.set_text_corpus("the cat sat on the mat .\nthe dog sat on the log .\n" * 20, "cats.txt")
-    assert view.start_button.isEnabled()
-    with qtbot.waitSignal(view.steps_reached, timeout=TIMEOUT):
-        view.run_steps_then(20)
-    words = set("the cat sat on mat . dog log".split())
-    assert view.history.vocab_size == len(words) + 2
-    assert view._run.corpus.words[2] == "the"
+    assert view.buttons.start_button.isEnabled() and "cats.txt" in view.corpus.label.text()
+    _run(qtbot, view, 20)
+    assert view.history.vocab_size == len(set("the cat sat on mat . dog log".split())) + 2
+    assert view.session.run.corpus.words[2] == "the"
+    assert view.charts.pca.labels == [] or not any(label.isVisible() for label in view.charts.pca.labels)
 
 
 def test_model_tokenizer_corpus_needs_a_model_and_stops_on_switch(qtbot, view):
     view.set_text_corpus("the cat sees the dog .\n" * 50, "t.txt", use_model_tokenizer=True)
     assert "no tokenizer" in view.config_error.text()
     view._state.set_table(open_table("default"))
-    assert view.start_button.isEnabled()
+    assert view.buttons.start_button.isEnabled()
     view.set_config(steps=100000)
     view.start()
     _wait_steps(qtbot, view, 5)
     view._state.set_table(open_table("toy:robot"))
-    assert not view.running and "model changed" in view.message.text()
+    assert not view.running and "model changed" in view.readout.message.text()
+    _wait_phase(qtbot, view, Phase.STOPPED)
+    assert "model changed" in view.readout.message.text()
 
 
-def test_speed_control_paces_the_run(qtbot, view):
-    view.set_config(steps=100000, steps_per_second=30.0)
-    view.start()
-    _wait_steps(qtbot, view, 1)
-    n0 = view.history.n
-    qtbot.wait(1000)
-    done = view.history.n - n0
-    assert 10 <= done <= 45
-    view.speed_combo.setCurrentIndex(0)  # as fast as possible, at once
-    qtbot.wait(300)
-    assert view.history.n - n0 > done
+def test_the_speed_control_paces_the_run_by_the_session_clock(qtbot, view):
+    clock = FakeClock()
+    view.session.clock = clock
+    view.set_config(steps=15, steps_per_second=30.0)
+    with qtbot.waitSignal(view.steps_reached, timeout=TIMEOUT):
+        view.run_steps_then(15)
+    assert clock.t == pytest.approx(15 / 30) and clock.waits == pytest.approx([1 / 30] * 15)
+    view.settings.speed_combo.setCurrentIndex(0)  # as fast as possible, for the next run and a running one
+    assert view.session.speed == 0.0
 
 
-def test_shutdown_during_a_run_is_clean(qtbot, view):
+def test_shutdown_during_a_paused_run_is_clean(qtbot, view):
     view.set_config(steps=100000)
     view.start()
     _wait_steps(qtbot, view, 5)
     view.pause()
-    view.shutdown()
-    assert not view.running and not view._runner.running
+    # the app's shutdown: every JobRunner under the state is cancelled
+    for r in view._state.findChildren(JobRunner):
+        r.cancel(emit=False)
     assert await_all_workers(10_000)
+    _wait_phase(qtbot, view, Phase.STOPPED)
+    assert not view.running and not view.frame_timer.isActive()
 
 
 def test_run_steps_then_during_a_longer_run_fires_mid_run(qtbot, view):
@@ -250,7 +291,22 @@ def test_run_steps_then_with_impossible_settings_still_answers(qtbot, view):
 
 def test_a_text_too_short_to_train_on_is_explained(qtbot, view):
     view.set_text_corpus("just three words", "short.txt")
-    with qtbot.waitSignal(view.steps_reached, timeout=TIMEOUT):
-        view.run_steps_then(10)
-    assert not view.running and "too short" in view.message.text()
-    assert view.start_button.isEnabled()
+    _run(qtbot, view, 10)
+    assert view.session.phase is Phase.FAILED and "too short" in view.readout.message.text()
+    assert view.buttons.start_button.isEnabled() and not view.buttons.save_button.isEnabled()
+
+
+def test_a_hidden_view_does_not_draw_and_catches_up_when_shown(qtbot, view):
+    view.set_config(steps=100000)
+    view.start()
+    _wait_steps(qtbot, view, 5)
+    view.hide()
+    drawn = len(view.frame_times_ms())
+    n = view.history.n
+    _wait_steps(qtbot, view, n + 200)
+    qtbot.waitUntil(lambda: view.frame_timer.remainingTime() > 0, timeout=TIMEOUT)
+    assert len(view.frame_times_ms()) == drawn  # the timer ticked, nothing was drawn
+    view.show()
+    assert len(view.frame_times_ms()) == drawn + 1  # synchronize: one full redraw
+    assert len(view.charts.loss.raw.getData()[0]) >= min(n + 200, 300)
+    view.stop()

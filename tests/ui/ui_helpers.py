@@ -40,10 +40,14 @@ def load(qtbot, ex, spec: str, ok: bool = True):
 
 
 def standalone_view(qtbot, view_cls, size=(1000, 700)):
-    """A view on its own AppState and JobRunner, wired like the app wires it.
+    """A view on its own AppState (and JobRunner, for views that still take
+    one), wired like the app wires it.
 
-    A generator for fixtures: yields (view, state, runner), then stops the runner.
+    A generator for fixtures: yields (view, state, runner), then stops every
+    job as the app's shutdown does (each JobRunner under the state, and the runner).
     """
+    import inspect
+
     from explorer.app import make_app
     from explorer.state import AppState
     from explorer.workers import JobRunner, await_all_workers
@@ -51,14 +55,19 @@ def standalone_view(qtbot, view_cls, size=(1000, 700)):
     make_app()
     state = AppState()
     runner = JobRunner()
-    v = view_cls(state, runner=runner)
-    v.token_selected.connect(state.set_selected_token)
-    v.token_added.connect(state.add_extra_token)
+    if "runner" in inspect.signature(view_cls).parameters:
+        v = view_cls(state, runner=runner)
+    else:
+        v = view_cls(state)
+    for signal, slot in (("token_selected", state.set_selected_token), ("token_added", state.add_extra_token)):
+        if hasattr(v, signal):
+            getattr(v, signal).connect(slot)
     qtbot.addWidget(v)
     v.resize(*size)
     v.show()
     yield v, state, runner
-    runner.cancel(emit=False)
+    for r in [runner, *state.findChildren(JobRunner)]:
+        r.cancel(emit=False)
     await_all_workers()
 
 
