@@ -16,6 +16,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QColor
+from PySide6.QtWidgets import QFrame, QScrollArea
 
 from ...core.training_charts import RASTER_CHANGED, RASTER_GRAD, TrainingHistory, binned, moving_average
 from ...core.training_session import LOSS_WINDOW, RASTER_STEPS, TrainingSession
@@ -23,7 +24,7 @@ from ..style import CHANGED_ROWS, GRADIENT_ROWS, NEUTRAL, SPACING, plot_colors
 from .plots import Chart, nice_ceil
 from .row_charts import DriftChart, PcaChart, UpdatesChart
 
-__all__ = ["TrainingCharts", "LossChart", "SparsityChart", "RasterChart", "MAX_POINTS", "ROWS_HZ"]
+__all__ = ["TrainingCharts", "ChartsArea", "LossChart", "SparsityChart", "RasterChart", "MAX_POINTS", "ROWS_HZ"]
 
 #: at most this many points per time-series curve
 MAX_POINTS = 300
@@ -31,6 +32,9 @@ MAX_POINTS = 300
 RASTER_ROWS = 512
 #: the per-row charts redraw at most this often
 ROWS_HZ = 2
+#: below this width (px) the six charts stack in one column, each this high, and scroll
+TWO_COLUMNS_MIN_WIDTH = 560
+STACKED_CHART_HEIGHT = 240
 
 
 class LossChart(Chart):
@@ -165,9 +169,10 @@ class TrainingCharts(pg.GraphicsLayoutWidget):
         self.updates = UpdatesChart(self, 1, 1, fg)
         self.drift = DriftChart(self, 2, 0, fg)
         self.pca = PcaChart(self, 2, 1, fg, bg)
+        self.charts = [self.loss, self.sparsity, self.raster, self.updates, self.drift, self.pca]
+        self.columns = 2
         for c in range(2):
             self.ci.layout.setColumnStretchFactor(c, 1)
-        self.charts = [self.loss, self.sparsity, self.raster, self.updates, self.drift, self.pca]
         self.paint_ms: deque[float] = deque(maxlen=500)
         self.paint_cpu_ms: deque[float] = deque(maxlen=500)
         self._planned = 0
@@ -180,6 +185,19 @@ class TrainingCharts(pg.GraphicsLayoutWidget):
         super().paintEvent(ev)
         self.paint_cpu_ms.append(1000 * (time.thread_time() - c0))
         self.paint_ms.append(1000 * (time.perf_counter() - t0))
+
+    def set_columns(self, columns: int) -> None:
+        """Lay the charts out in 2 columns (3 rows) or 1 column (6 rows)."""
+        if columns == self.columns:
+            return
+        self.columns = columns
+        for chart in self.charts:
+            self.ci.removeItem(chart.plot)
+        for k, chart in enumerate(self.charts):
+            self.ci.addItem(chart.plot, row=k // columns, col=k % columns)
+        for c in range(2):
+            self.ci.layout.setColumnStretchFactor(c, 1 if c < columns else 0)
+        self.setMinimumHeight(STACKED_CHART_HEIGHT * len(self.charts) if columns == 1 else 0)
 
     def start_run(self, session: TrainingSession) -> None:
         """A run's corpus is known: colours by class, the tied curve, the planned length."""
@@ -236,3 +254,24 @@ class TrainingCharts(pg.GraphicsLayoutWidget):
             self.drift.draw(h)
         else:
             self.pca.draw(h.frame, session.silhouette_init)
+
+
+class ChartsArea(QScrollArea):
+    """The charts, in two columns when there is room, else stacked in one column that scrolls."""
+
+    def __init__(self, charts: TrainingCharts, parent=None):
+        super().__init__(parent)
+        self.charts = charts
+        self.setWidget(charts)
+        self.setWidgetResizable(True)
+        self.setFrameShape(QFrame.NoFrame)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
+
+    def resizeEvent(self, ev) -> None:
+        super().resizeEvent(ev)
+        width = self.viewport().width()
+        # hysteresis wider than a scroll bar: the bar coming or going must not flip the layout back
+        if self.charts.columns == 2 and width < TWO_COLUMNS_MIN_WIDTH:
+            self.charts.set_columns(1)
+        elif self.charts.columns == 1 and width >= TWO_COLUMNS_MIN_WIDTH + 40:
+            self.charts.set_columns(2)

@@ -9,6 +9,7 @@ import math
 
 import numpy as np
 import pyqtgraph as pg
+from PySide6.QtCore import QPointF, QRectF
 from PySide6.QtGui import QColor
 
 from ...core.training_charts import TrainingHistory
@@ -19,6 +20,9 @@ from .plots import Chart, nice_ceil
 __all__ = ["UpdatesChart", "DriftChart", "PcaChart", "FREQUENCY_AXIS"]
 
 FREQUENCY_AXIS = "occurrences in the corpus (log)"
+#: where a class name may move to not cover another: (half widths, heights), nearest first
+_LABEL_SHIFTS = sorted(((dx, dy) for dx in range(-3, 4) for dy in range(-4, 5)),
+                       key=lambda d: (d[0] * 2.5) ** 2 + d[1] ** 2)
 
 
 def _frequency_x(h: TrainingHistory) -> tuple[np.ndarray, tuple[float, float]]:
@@ -128,7 +132,7 @@ class PcaChart(Chart):
         fill = QColor(self._bg)
         fill.setAlpha(200)
         t = pg.TextItem(name, color=self._fg, anchor=(0.5, 0.5), fill=pg.mkBrush(fill),
-                        border=pg.mkPen(class_color(k), width=2))
+                        border=pg.mkPen(class_color(k), width=1.5))
         f = t.textItem.font()
         f.setPointSize(8)
         f.setBold(True)
@@ -136,6 +140,32 @@ class PcaChart(Chart):
         t.setVisible(False)
         self.plot.addItem(t, ignoreBounds=True)
         return t
+
+    def _place_labels(self, centres: np.ndarray) -> None:
+        """Each class name at its class's centre or, where it would cover a name
+        placed before it, the nearest free place around it inside the plot."""
+        vb = self.plot.getViewBox()
+        bounds = vb.sceneBoundingRect()
+        placed: list[QRectF] = []
+        for label, centre in zip(self.labels, centres):
+            ok = bool(np.isfinite(centre).all())
+            label.setVisible(ok)
+            if not ok:
+                continue
+            size = label.textItem.boundingRect()
+            at = vb.mapViewToScene(QPointF(float(centre[0]), float(centre[1])))
+            home = QRectF(at.x() - size.width() / 2, at.y() - size.height() / 2, size.width(), size.height())
+            rect = home
+            step_x, step_y = size.width() / 2 + 1, size.height() + 1
+            for dx, dy in _LABEL_SHIFTS:
+                candidate = home.translated(dx * step_x, dy * step_y)
+                if (dx or dy) and not bounds.contains(candidate):
+                    continue
+                if not any(candidate.intersects(other) for other in placed):
+                    rect = candidate
+                    break
+            placed.append(rect)
+            label.setPos(vb.mapSceneToView(rect.center()))
 
     def clear(self) -> None:
         self.scatter.setData([], [])
@@ -163,11 +193,7 @@ class PcaChart(Chart):
                 pad = np.maximum((hi - lo) * 0.12, 1e-6)
                 self.set_range((lo[0] - pad[0], hi[0] + pad[0]), (lo[1] - pad[1], hi[1] + pad[1]))
         self.scatter.setData(coords[:, 0], coords[:, 1], brush=self._brushes, size=self._sizes)
-        for label, centre in zip(self.labels, frame.centres):
-            ok = bool(np.isfinite(centre).all())
-            label.setVisible(ok)
-            if ok:
-                label.setPos(float(centre[0]), float(centre[1]))
+        self._place_labels(frame.centres)
         title = f"PCA of E at step {frame.step:,}"
         if frame.silhouette is not None:
             start = f"{silhouette_init:+.2f} → " if silhouette_init is not None and frame.step > 0 else ""

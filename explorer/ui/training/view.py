@@ -27,7 +27,7 @@ from ...state import AppState
 from ..binding import ShownGate
 from ..export import export_graphics
 from ..style import SPACING
-from .charts import TrainingCharts
+from .charts import ChartsArea, TrainingCharts
 from .controls import CORPUS_MODEL, CORPUS_SYNTHETIC, CorpusControls, RunButtons, RunReadout, SettingsControls
 
 __all__ = ["TrainingView", "FRAME_HZ", "FRAME_DUTY"]
@@ -92,7 +92,7 @@ class TrainingView(QWidget):
         self.empty.setWordWrap(True)
         self.charts = TrainingCharts()
         right.addWidget(self.empty)
-        right.addWidget(self.charts, 1)
+        right.addWidget(ChartsArea(self.charts), 1)
         lay.addLayout(right, 1)
 
         self.frame_timer = QTimer(self)
