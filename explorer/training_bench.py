@@ -46,7 +46,7 @@ def _headless_rate(steps: int) -> float:
     return (session.last_step - s0) / max(time.perf_counter() - t0, 1e-9)
 
 
-def _view_rate(steps: int, size: tuple[int, int]) -> tuple[float, list[float], list[float]]:
+def _view_rate(steps: int, size: tuple[int, int]) -> tuple[float, float, dict[str, list[float]]]:
     from PySide6.QtCore import QEventLoop, QTimer
 
     from .app import make_app
@@ -64,21 +64,25 @@ def _view_rate(steps: int, size: tuple[int, int]) -> tuple[float, list[float], l
 
     def _on_stepped(step: int) -> None:
         if "t0" not in marks:
-            marks["t0"], marks["s0"] = time.perf_counter(), step
+            marks["t0"], marks["s0"], marks["c0"] = time.perf_counter(), step, time.thread_time()
 
     state.training.stepped.connect(_on_stepped)
     loop = QEventLoop()
     QTimer.singleShot(600_000, loop.quit)
     view.run_steps_then(steps, loop.quit)
     loop.exec()
-    t1 = time.perf_counter()
+    t1, c1 = time.perf_counter(), time.thread_time()
     done = view.session.last_step
-    frames, paints = view.frame_times_ms(), view.paint_times_ms()
+    times = {"frame": view.frame_times_ms(), "frame_cpu": view.frame_times_ms(cpu=True),
+             "paint": view.paint_times_ms(), "paint_cpu": view.paint_times_ms(cpu=True)}
     state.training.reset()
     await_all_workers(10_000)
     view.deleteLater()
     state.deleteLater()
-    return (done - marks.get("s0", 0)) / max(t1 - marks.get("t0", t1), 1e-9), frames, paints
+    wall = max(t1 - marks.get("t0", t1), 1e-9)
+    # the GUI thread's CPU time over the run: while it works it holds the GIL
+    gui_share = (c1 - marks.get("c0", c1)) / wall
+    return (done - marks.get("s0", 0)) / wall, gui_share, times
 
 
 def _stats(values: list[float], prefix: str) -> dict:
@@ -106,19 +110,24 @@ def bench_training(steps: int = 3000, size: tuple[int, int] = (900, 620), repeat
     dict
         headless_steps_per_s, view_steps_per_s (medians), ratio (median over
         the pairs of view / headless), charts_cost (1 - ratio),
-        pair_ratios, and for the frames: frame_ms_* (the update: setData and
-        friends) and paint_ms_* (painting the charts), mean, p95 and max.
+        pair_ratios, gui_cpu_share (the GUI thread's CPU time over the run's
+        wall time, median), and for the frames: frame_ms_* (the update:
+        setData and friends) and paint_ms_* (painting the charts), mean,
+        p95 and max, in wall-clock time and (frame_cpu_*, paint_cpu_*) in the
+        GUI thread's CPU time.
     """
     import numpy as np
 
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    headless, viewed, frames, paints = [], [], [], []
+    headless, viewed, shares = [], [], []
+    times: dict[str, list[float]] = {}
     for _ in range(max(1, repeats)):
         headless.append(_headless_rate(steps))
-        rate, f, p = _view_rate(steps, size)
+        rate, share, t = _view_rate(steps, size)
         viewed.append(rate)
-        frames.extend(f)
-        paints.extend(p)
+        shares.append(share)
+        for k, v in t.items():
+            times.setdefault(k, []).extend(v)
     ratios = [v / h for h, v in zip(headless, viewed) if h > 0]
     ratio = float(np.median(ratios)) if ratios else None
     return {
@@ -130,8 +139,11 @@ def bench_training(steps: int = 3000, size: tuple[int, int] = (900, 620), repeat
         "ratio": round(ratio, 3) if ratio is not None else None,
         "charts_cost": round(1 - ratio, 3) if ratio is not None else None,
         "pair_ratios": [round(r, 3) for r in ratios],
-        **_stats(frames, "frame"),
-        **_stats(paints, "paint"),
+        "gui_cpu_share": round(float(np.median(shares)), 3),
+        **_stats(times.get("frame", []), "frame"),
+        **_stats(times.get("frame_cpu", []), "frame_cpu"),
+        **_stats(times.get("paint", []), "paint"),
+        **_stats(times.get("paint_cpu", []), "paint_cpu"),
     }
 
 
@@ -142,8 +154,9 @@ def format_training(r: dict) -> str:
             f"{r['charts_cost']:.1%} of throughput, pairs {', '.join(f'{1 - x:.1%}' for x in r['pair_ratios'])}; "
             f"target at most {TARGET_COST:.0%})\n"
             f"  frame update {r['frame_ms_mean']:.1f} ms mean, {r['frame_ms_p95']:.1f} p95, {r['frame_ms_max']:.1f} max "
-            f"({r['frames']} frames); paint {r['paint_ms_mean']:.1f} ms mean, {r['paint_ms_p95']:.1f} p95, "
-            f"{r['paint_ms_max']:.1f} max ({r['paints']} paints)")
+            f"({r['frames']} frames; CPU {r['frame_cpu_ms_mean']:.1f} mean); paint {r['paint_ms_mean']:.1f} ms mean, "
+            f"{r['paint_ms_p95']:.1f} p95, {r['paint_ms_max']:.1f} max ({r['paints']} paints; CPU "
+            f"{r['paint_cpu_ms_mean']:.1f} mean); GUI thread busy {r['gui_cpu_share']:.1%} of the run")
 
 
 if __name__ == "__main__":

@@ -85,7 +85,8 @@ class TrainingHistory:
                 b = np.zeros(self._cap, np.float64)
                 b[: self.n] = a[: self.n]
                 self._data[name] = b
-        values = np.array([[getattr(m, name) for name in _SERIES] for m in metrics], np.float64)
+        values = np.array([(m.step, m.loss, m.batch_distinct_ids, m.grad_rows, m.input_grad_rows, m.changed_rows)
+                           for m in metrics], np.float64)  # the columns of _SERIES
         for j, name in enumerate(_SERIES):
             self._data[name][self.n: self.n + k] = values[:, j]
         self.n += k
@@ -109,11 +110,11 @@ class TrainingHistory:
 
     def _flat_ids(self, arrays) -> tuple[np.ndarray, np.ndarray]:
         """(index of the step in the batch, id) of every id of ``arrays``, ids outside the table dropped."""
-        arrays = [np.asarray(a if a is not None else (), np.int64).reshape(-1) for a in arrays]
-        ids = np.concatenate(arrays)
-        step = np.repeat(np.arange(len(arrays)), [len(a) for a in arrays])
+        arrays = [a if a is not None else np.zeros(0, np.int64) for a in arrays]
+        ids = np.concatenate(arrays).astype(np.int64, copy=False).reshape(-1)
+        step = np.repeat(np.arange(len(arrays)), [a.size for a in arrays])
         ok = (ids >= 0) & (ids < self.vocab_size)
-        return step[ok], ids[ok]
+        return (step, ids) if ok.all() else (step[ok], ids[ok])
 
     def set_frame(self, frame: TableFrame) -> None:
         """Keep ``frame`` as the latest picture of the table (one row per id)."""

@@ -13,7 +13,6 @@ import numpy as np
 import pytest
 import torch
 
-from explorer.core.corpus import make_corpus
 from explorer.core.training import ConfigError, ToyLM, TrainConfig, train
 
 

@@ -10,7 +10,6 @@ import torch
 from sklearn.decomposition import PCA
 from sklearn.metrics import silhouette_score
 
-from explorer.core.corpus import make_corpus
 from explorer.core.training import ToyLM, TrainConfig, train
 from explorer.core.training_charts import (
     RASTER_CHANGED, RASTER_GRAD, RASTER_NONE, TrainingHistory, binned, moving_average,

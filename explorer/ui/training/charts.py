@@ -32,6 +32,9 @@ MAX_POINTS = 300
 RASTER_ROWS = 512
 #: the per-row charts redraw at most this often
 ROWS_HZ = 2
+#: axes that grow with the run step along 100, 300, 1,000, 3,000, ... (few axis rebuilds)
+COARSE = (1, 3)
+COARSE_MIN = 100
 #: below this width (px) the six charts stack in one column, each this high, and scroll
 TWO_COLUMNS_MIN_WIDTH = 560
 STACKED_CHART_HEIGHT = 240
@@ -176,6 +179,7 @@ class TrainingCharts(pg.GraphicsLayoutWidget):
         self.paint_ms: deque[float] = deque(maxlen=500)
         self.paint_cpu_ms: deque[float] = deque(maxlen=500)
         self._planned = 0
+        self.run = None  # the TrainingRun the charts are set up for
         self._rows_part = 0  # the per-row chart due next (0: none until ROWS_HZ allows)
         self._rows_drawn_at = -math.inf
         self._drawn_version = -1
@@ -202,6 +206,7 @@ class TrainingCharts(pg.GraphicsLayoutWidget):
     def start_run(self, session: TrainingSession) -> None:
         """A run's corpus is known: colours by class, the tied curve, the planned length."""
         run = session.run
+        self.run = run
         self._planned = run.cfg.steps
         self.sparsity.set_tied(run.cfg.tied)
         self.pca.set_classes(run.classes, run.corpus.vocab_size)
@@ -226,7 +231,7 @@ class TrainingCharts(pg.GraphicsLayoutWidget):
         steps, _size = binned(h.series("step"), MAX_POINTS)
         # ranges move in coarse jumps, so axes are not rebuilt on every frame;
         # never past the run's planned length
-        x_end = nice_ceil(h.last_step)
+        x_end = max(COARSE_MIN, nice_ceil(h.last_step, COARSE))
         if h.last_step <= self._planned < x_end:
             x_end = self._planned
         self.loss.draw(h, steps, x_end)

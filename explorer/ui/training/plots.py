@@ -14,12 +14,17 @@ from ..style import style_plot
 __all__ = ["Chart", "nice_ceil"]
 
 
-def nice_ceil(x: float) -> float:
-    """The smallest of 1, 2, 5 x 10^k (k integer) that is >= x (x > 0), else 1."""
+def nice_ceil(x: float, mantissas: tuple[float, ...] = (1, 2, 5)) -> float:
+    """The smallest m x 10^k (m in ``mantissas``, k integer) that is >= x (x > 0), else 1.
+
+    Axes that grow with a run step along this ladder: each step rebuilds the
+    axis (milliseconds of the GUI thread), so a coarse ladder, (1, 3), keeps
+    the rebuilds to a few per decade.
+    """
     if not (x > 0) or not math.isfinite(x):
         return 1.0
     k = math.floor(math.log10(x))
-    for m in (1, 2, 5, 10):
+    for m in (*mantissas, 10):
         v = m * 10.0 ** k
         if v >= x * (1 - 1e-12):
             return v
@@ -77,6 +82,10 @@ class Chart:
         if key != self._range:
             self._range = key
             self.plot.setRange(xRange=key[0], yRange=key[1], padding=0)
+
+    def forget_range(self) -> None:
+        """The next set_range applies whatever it is (a new run)."""
+        self._range = None
 
     def set_title(self, title: str) -> None:
         if title != self._title:

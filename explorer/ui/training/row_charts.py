@@ -55,7 +55,7 @@ class UpdatesChart(Chart):
         x, lx = _frequency_x(h)
         self.updates.setData(x, h.grad_count.astype(np.float64))
         self.changes.setData(x, h.change_count.astype(np.float64))
-        self.set_range(lx, (0, nice_ceil(h.last_step) * 1.04))
+        self.set_range(lx, (0, max(100, nice_ceil(h.last_step, (1, 3))) * 1.04))
 
 
 class DriftChart(Chart):
@@ -80,7 +80,9 @@ class DriftChart(Chart):
         ok = np.isfinite(drift)
         self.scatter.setData(x[ok], drift[ok])
         dmax = float(drift[ok].max()) if ok.any() else 0.0
-        self.set_range(lx, (0, nice_ceil(dmax * 1.05) if dmax > 0 else 1.0))
+        # the axis only grows during a run (and in coarse steps): each change rebuilds it
+        top = max(self.view_range[1][1] if self.view_range else 0.0, nice_ceil(dmax * 1.05, (1, 3)) if dmax > 0 else 0.1)
+        self.set_range(lx, (0, top))
 
 
 class PcaChart(Chart):
@@ -173,6 +175,7 @@ class PcaChart(Chart):
             label.setVisible(False)
         self.coords = None
         self._drawn_step = -1
+        self.forget_range()
         self.set_title(self.EMPTY_TITLE)
 
     def draw(self, frame: TableFrame | None, silhouette_init: float | None) -> None:
@@ -189,8 +192,12 @@ class PcaChart(Chart):
             cur = self.view_range
             outside = (cur is None or lo[0] < cur[0][0] or hi[0] > cur[0][1] or lo[1] < cur[1][0]
                        or hi[1] > cur[1][1])
-            if frame.refitted or outside:
-                pad = np.maximum((hi - lo) * 0.12, 1e-6)
+            # a new range rebuilds both axes: only when a point would leave the
+            # plot, or the points have shrunk to a small part of it
+            shrunk = cur is not None and frame.refitted and (
+                (hi[0] - lo[0]) < 0.4 * (cur[0][1] - cur[0][0]) and (hi[1] - lo[1]) < 0.4 * (cur[1][1] - cur[1][0]))
+            if outside or shrunk:
+                pad = np.maximum((hi - lo) * 0.15, 1e-6)
                 self.set_range((lo[0] - pad[0], hi[0] + pad[0]), (lo[1] - pad[1], hi[1] + pad[1]))
         self.scatter.setData(coords[:, 0], coords[:, 1], brush=self._brushes, size=self._sizes)
         self._place_labels(frame.centres)

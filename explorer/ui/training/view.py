@@ -22,13 +22,14 @@ from PySide6.QtWidgets import (
 from ...core.errors import ExplorerError, user_message
 from ...core.training_config import ConfigError, TrainConfig
 from ...core.training_corpus import MAX_CORPUS_CHARS, synthetic_corpus, text_corpus
-from ...core.training_session import ACTIVE, ENDED, Phase, StopReason, TrainingSession
+from ...core.training_session import ACTIVE, ENDED, Phase, TrainingSession
 from ...state import AppState
 from ..binding import ShownGate
 from ..export import export_graphics
 from ..style import SPACING
 from .charts import ChartsArea, TrainingCharts
 from .controls import CORPUS_MODEL, CORPUS_SYNTHETIC, CorpusControls, RunButtons, RunReadout, SettingsControls
+from .messages import run_message, sentence
 
 __all__ = ["TrainingView", "FRAME_HZ", "FRAME_DUTY"]
 
@@ -37,22 +38,13 @@ FRAME_HZ = 15
 #: ... but while training runs flat out, frames (update + paint) take at most
 #: this share of the time in CPU time of the GUI thread: while the GUI thread
 #: works it holds the GIL, and the worker waits for it
-FRAME_DUTY = 0.035
+FRAME_DUTY = 0.03
 #: and never fewer than one frame a second
 MAX_FRAME_MS = 1000
 #: the figures beside the charts change at most this often (a label's text
 #: layout costs about a millisecond)
 READOUT_HZ = 4
 EMPTY_TEXT = "Press Start to train a small model and watch its embedding table learn."
-
-
-def _sentence(text: str) -> str:
-    """``text`` as a sentence: a capital first letter and a full stop."""
-    text = text.strip()
-    if not text:
-        return ""
-    text = text[:1].upper() + text[1:]
-    return text if text.endswith((".", "!", "?", "…")) else text + "."
 
 
 class TrainingView(QWidget):
@@ -107,6 +99,7 @@ class TrainingView(QWidget):
         t.progressed.connect(self._on_training_progressed)
         state.model_changed.connect(self._on_state_model_changed)
         self._validate()
+        self._follow_phase(self.session.phase)
 
     def _build_controls(self) -> QWidget:
         panel = QWidget()
@@ -200,7 +193,7 @@ class TrainingView(QWidget):
         try:
             self.settings.config().validate()
         except ConfigError as exc:
-            return _sentence(user_message(exc))
+            return sentence(user_message(exc))
         mode = self.corpus.mode
         if mode != CORPUS_SYNTHETIC and not self.corpus.text:
             return "Open a text file to train on it, or choose the synthetic language."
@@ -294,14 +287,18 @@ class TrainingView(QWidget):
             callback()
 
     # -- the session -----------------------------------------------------------------------
-    def _on_training_phase_changed(self, phase: Phase) -> None:
-        """Start, pause, hold, end or reset: buttons, message, a last full frame."""
+    def _follow_phase(self, phase: Phase) -> None:
+        """The frame timer runs while a job steps."""
         if phase in ACTIVE and phase is not Phase.PAUSED:
             if not self.frame_timer.isActive():
                 self.frame_timer.setInterval(int(1000 / FRAME_HZ))
                 self.frame_timer.start()
         else:
             self.frame_timer.stop()
+
+    def _on_training_phase_changed(self, phase: Phase) -> None:
+        """Start, pause, hold, end or reset: buttons, message, a last full frame."""
+        self._follow_phase(phase)
         if phase is Phase.IDLE:
             self.charts.clear_run()
         self._gate.update(self._draw, True)
@@ -327,26 +324,9 @@ class TrainingView(QWidget):
             self._set_message(message)
 
     def _show_message(self) -> None:
-        s = self.session
-        step = f"{s.last_step:,}"
-        if s.stop_reason is StopReason.MODEL_CHANGED and s.phase in (Phase.STOPPING, Phase.STOPPED):
-            self._set_message(f"The model changed, so the run on its tokenizer stopped at step {step}.")
-        elif s.phase is Phase.PAUSED:
-            self._set_message(f"Paused at step {step}: the charts show the run so far." if s.held
-                              else "Pausing…")
-        elif s.phase is Phase.STOPPING:
-            self._set_message("Stopping…")
-        elif s.phase is Phase.STOPPED:
-            self._set_message(f"Stopped at step {step}.")
-        elif s.phase is Phase.FINISHED:
-            self._set_message(f"Finished {step} steps. Save the model to open it in the explorer.")
-        elif s.phase is Phase.FAILED:
-            text = _sentence(user_message(s.error))
-            if s.last_step:
-                text += " The charts show the run up to there."
-            self._set_message(text, error=True)
-        elif s.phase is Phase.RUNNING or s.phase is Phase.IDLE:
-            self._set_message("")
+        message = run_message(self.session)
+        if message is not None:
+            self._set_message(*message)
 
     def _set_message(self, text: str, error: bool = False) -> None:
         self._message = (text, error)
@@ -354,7 +334,12 @@ class TrainingView(QWidget):
 
     # -- drawing -------------------------------------------------------------------------
     def synchronize(self) -> None:
-        """Redraw everything from the session (the view is shown after it was hidden)."""
+        """Everything from the session (the view is shown after it was hidden,
+        or built while a run goes on)."""
+        if self.session.run is not None and self.charts.run is not self.session.run:
+            self.charts.start_run(self.session)
+        self._update_buttons()
+        self._show_message()
         self._draw(final=True)
 
     def _on_frame_timer_timeout(self) -> None:
