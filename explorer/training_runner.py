@@ -121,7 +121,8 @@ class TrainingRunner(QObject):
         elif self.session.apply(value):
             if isinstance(value, TrainingRun):
                 self.run_started.emit(value)
-            self.stepped.emit(self.session.last_step)
+            else:
+                self.stepped.emit(self.session.last_step)
 
     def _on_jobs_succeeded(self, ended) -> None:
         self.session.finish(ended)

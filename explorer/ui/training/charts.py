@@ -21,7 +21,7 @@ from PySide6.QtWidgets import QFrame, QScrollArea
 from ...core.training_charts import RASTER_CHANGED, RASTER_GRAD, TrainingHistory, binned, moving_average
 from ...core.training_session import LOSS_WINDOW, RASTER_STEPS, TrainingSession
 from ..style import CHANGED_ROWS, GRADIENT_ROWS, NEUTRAL, SPACING, plot_colors
-from .plots import Chart, nice_ceil
+from .plots import Chart
 from .row_charts import DriftChart, PcaChart, UpdatesChart
 
 __all__ = ["TrainingCharts", "ChartsArea", "LossChart", "SparsityChart", "RasterChart", "MAX_POINTS", "ROWS_HZ"]
@@ -32,9 +32,6 @@ MAX_POINTS = 300
 RASTER_ROWS = 512
 #: the per-row charts redraw at most this often
 ROWS_HZ = 2
-#: axes that grow with the run step along 100, 300, 1,000, 3,000, ... (few axis rebuilds)
-COARSE = (1, 3)
-COARSE_MIN = 100
 #: below this width (px) the six charts stack in one column, each this high, and scroll
 TWO_COLUMNS_MIN_WIDTH = 560
 STACKED_CHART_HEIGHT = 240
@@ -61,17 +58,23 @@ class LossChart(Chart):
         self.raw.setData([], [])
         self.avg.setData([], [])
         self.uniform.setVisible(False)
+        self.forget_range()
 
-    def draw(self, h: TrainingHistory, steps: np.ndarray, x_end: float) -> None:
+    def start(self, planned_steps: int, vocab_size: int) -> None:
+        """The axes of a run: x to its last step, y to a little above ln V."""
+        self._steps = planned_steps
+        ln_v = math.log(max(vocab_size, 2))
+        self.uniform.setValue(ln_v)
+        self.uniform.setVisible(True)
+        self.set_range((0, planned_steps), (0, math.ceil(ln_v * 1.05 * 2) / 2))
+
+    def draw(self, h: TrainingHistory, steps: np.ndarray) -> None:
         loss = h.series("loss")
         self.raw.setData(steps, binned(loss, MAX_POINTS)[0])
         self.avg.setData(steps, binned(moving_average(loss, LOSS_WINDOW), MAX_POINTS)[0])
-        ln_v = math.log(max(h.vocab_size, 2))
-        self.uniform.setValue(ln_v)
-        self.uniform.setVisible(True)
-        finite = loss[np.isfinite(loss)]
-        top = max(ln_v, float(finite.max()) if finite.size else ln_v)
-        self.set_range((0, x_end), (0, math.ceil(top * 1.05 * 2) / 2))
+        top = float(np.nanmax(np.where(np.isfinite(loss), loss, np.nan))) if np.isfinite(loss).any() else 0.0
+        if self.view_range is not None and top > self.view_range[1][1]:  # a spike above ln V
+            self.set_range(self.view_range[0], (0, math.ceil(top * 1.05 * 2) / 2))
 
 
 class SparsityChart(Chart):
@@ -98,21 +101,22 @@ class SparsityChart(Chart):
             t += f" / <span style='color:{NEUTRAL}'>tied table</span>"
         return t
 
-    def set_tied(self, tied: bool) -> None:
+    def start(self, planned_steps: int, tied: bool) -> None:
+        """A run's axes (x to its last step) and, when tied, the whole table's curve."""
         self._tied = tied
         self.set_title(self.title_for(tied))
         self.total.setVisible(tied)
+        self.set_range((0, planned_steps), (0, 102))
 
     def clear(self) -> None:
         for c in (self.total, self.changed, self.grad):
             c.setData([], [])
 
-    def draw(self, h: TrainingHistory, steps: np.ndarray, x_end: float) -> None:
+    def draw(self, h: TrainingHistory, steps: np.ndarray) -> None:
         self.grad.setData(steps, binned(h.fraction("input_grad_rows"), MAX_POINTS)[0])
         self.changed.setData(steps, binned(h.fraction("changed_rows"), MAX_POINTS)[0])
         if self._tied:
             self.total.setData(steps, binned(h.fraction("grad_rows"), MAX_POINTS)[0])
-        self.set_range((0, x_end), (0, 102))
 
 
 class RasterChart(Chart):
@@ -138,6 +142,9 @@ class RasterChart(Chart):
             "One column per step, one line per row of E, the most frequent token at the top: blue = the row "
             "had gradient; orange = it changed without gradient (momentum, weight decay); blank = untouched")
 
+    def start(self, vocab_size: int) -> None:
+        self.set_range((-RASTER_STEPS, 0.5), (0, vocab_size))
+
     def clear(self) -> None:
         self.image.clear()
 
@@ -149,7 +156,6 @@ class RasterChart(Chart):
         # x: steps before the latest (a fixed axis; the picture scrolls left)
         n = float(len(steps))
         self.image.setRect(QRectF(-n + 0.5, 0, n, float(h.vocab_size)))
-        self.set_range((-RASTER_STEPS, 0.5), (0, h.vocab_size))
 
 
 class TrainingCharts(pg.GraphicsLayoutWidget):
@@ -178,7 +184,6 @@ class TrainingCharts(pg.GraphicsLayoutWidget):
             self.ci.layout.setColumnStretchFactor(c, 1)
         self.paint_ms: deque[float] = deque(maxlen=500)
         self.paint_cpu_ms: deque[float] = deque(maxlen=500)
-        self._planned = 0
         self.run = None  # the TrainingRun the charts are set up for
         self._rows_part = 0  # the per-row chart due next (0: none until ROWS_HZ allows)
         self._rows_drawn_at = -math.inf
@@ -204,12 +209,20 @@ class TrainingCharts(pg.GraphicsLayoutWidget):
         self.setMinimumHeight(STACKED_CHART_HEIGHT * len(self.charts) if columns == 1 else 0)
 
     def start_run(self, session: TrainingSession) -> None:
-        """A run's corpus is known: colours by class, the tied curve, the planned length."""
+        """A run's corpus is known: every axis whose range is known now (the
+        planned steps, V, the corpus counts, the first frame) is set now, once:
+        a new range rebuilds an axis, milliseconds of the GUI thread."""
         run = session.run
         self.run = run
-        self._planned = run.cfg.steps
-        self.sparsity.set_tied(run.cfg.tied)
-        self.pca.set_classes(run.classes, run.corpus.vocab_size)
+        steps, v = run.cfg.steps, run.corpus.vocab_size
+        counts = run.corpus.counts()
+        self.loss.start(steps, v)
+        self.sparsity.start(steps, run.cfg.tied)
+        self.raster.start(v)
+        self.updates.start(counts, steps)
+        self.drift.start(counts)
+        self.pca.set_classes(run.classes, v)
+        self.pca.start(run.frame)
 
     def clear_run(self) -> None:
         """Empty every chart (named so: GraphicsLayoutWidget.clear would remove the plots)."""
@@ -229,13 +242,8 @@ class TrainingCharts(pg.GraphicsLayoutWidget):
             return False
         self._drawn_version = h.version
         steps, _size = binned(h.series("step"), MAX_POINTS)
-        # ranges move in coarse jumps, so axes are not rebuilt on every frame;
-        # never past the run's planned length
-        x_end = max(COARSE_MIN, nice_ceil(h.last_step, COARSE))
-        if h.last_step <= self._planned < x_end:
-            x_end = self._planned
-        self.loss.draw(h, steps, x_end)
-        self.sparsity.draw(h, steps, x_end)
+        self.loss.draw(h, steps)
+        self.sparsity.draw(h, steps)
         self.raster.draw(h)
         now = time.perf_counter()
         if final:

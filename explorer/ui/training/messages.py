@@ -4,8 +4,11 @@ from __future__ import annotations
 
 from ...core.errors import user_message
 from ...core.training_session import Phase, StopReason, TrainingSession
+from .controls import OPTIMIZER_LABELS
 
-__all__ = ["run_message", "sentence"]
+__all__ = ["run_message", "run_caption", "sentence", "EMPTY_TEXT"]
+
+EMPTY_TEXT = "Press Start to train a small model and watch its embedding table learn."
 
 
 def sentence(text: str) -> str:
@@ -40,3 +43,17 @@ def run_message(session: TrainingSession) -> tuple[str, bool] | None:
     if s.phase is Phase.PREPARING:
         return None
     return "", False
+
+
+def run_caption(session: TrainingSession) -> str:
+    """One line about the run the charts show: corpus, table, optimiser, length."""
+    run = session.run
+    if run is None:
+        return EMPTY_TEXT
+    cfg, corpus = run.cfg, run.corpus
+    source = "the synthetic language" if corpus.classes else "a text"
+    optimizer = {key: label for label, key in OPTIMIZER_LABELS}.get(cfg.optimizer, cfg.optimizer)
+    return (f"Training on {source}: E is {corpus.vocab_size:,} × {cfg.dim:,}, {'tied' if cfg.tied else 'untied'}"
+            f"{', sparse gradients' if cfg.sparse else ''}; {optimizer}, learning rate {cfg.lr:g}"
+            f"{f', weight decay {cfg.weight_decay:g}' if cfg.weight_decay else ''}; {cfg.steps:,} steps of "
+            f"{cfg.batch_size:,} examples.")

@@ -25,9 +25,9 @@ _LABEL_SHIFTS = sorted(((dx, dy) for dx in range(-3, 4) for dy in range(-4, 5)),
                        key=lambda d: (d[0] * 2.5) ** 2 + d[1] ** 2)
 
 
-def _frequency_x(h: TrainingHistory) -> tuple[np.ndarray, tuple[float, float]]:
+def _frequency_x(counts: np.ndarray) -> tuple[np.ndarray, tuple[float, float]]:
     """Each row's corpus count (never-seen rows at 0.5) and the log-x range."""
-    x = np.maximum(h.counts, 0.5).astype(np.float64)
+    x = np.maximum(counts, 0.5).astype(np.float64)
     return x, (math.log10(0.5) - 0.15, math.log10(max(float(x.max()), 1.0)) + 0.15)
 
 
@@ -47,15 +47,18 @@ class UpdatesChart(Chart):
         p.setToolTip("One point per row: how many steps gave it a gradient (filled) and how many changed it "
                      "(ring), against how often its token occurs in the corpus. Never-seen tokens are drawn at 0.5")
 
+    def start(self, counts: np.ndarray, planned_steps: int) -> None:
+        """x: the corpus counts; y: up to the run's planned steps (a row cannot get more)."""
+        self.set_range(_frequency_x(counts)[1], (0, planned_steps * 1.04))
+
     def clear(self) -> None:
         self.changes.setData([], [])
         self.updates.setData([], [])
 
     def draw(self, h: TrainingHistory) -> None:
-        x, lx = _frequency_x(h)
+        x, _ = _frequency_x(h.counts)
         self.updates.setData(x, h.grad_count.astype(np.float64))
         self.changes.setData(x, h.change_count.astype(np.float64))
-        self.set_range(lx, (0, max(100, nice_ceil(h.last_step, (1, 3))) * 1.04))
 
 
 class DriftChart(Chart):
@@ -74,8 +77,11 @@ class DriftChart(Chart):
     def clear(self) -> None:
         self.scatter.setData([], [])
 
+    def start(self, counts: np.ndarray) -> None:
+        self.set_range(_frequency_x(counts)[1], (0, 0.1))
+
     def draw(self, h: TrainingHistory) -> None:
-        x, lx = _frequency_x(h)
+        x, lx = _frequency_x(h.counts)
         drift = h.drift()
         ok = np.isfinite(drift)
         self.scatter.setData(x[ok], drift[ok])
@@ -169,6 +175,27 @@ class PcaChart(Chart):
             placed.append(rect)
             label.setPos(vb.mapSceneToView(rect.center()))
 
+    def start(self, frame: TableFrame) -> None:
+        """The range of the table before training (it then grows only when a point would leave it)."""
+        self.forget_range()
+        self._fit_range(frame.coords, force=True)
+
+    def _fit_range(self, coords: np.ndarray, force: bool = False, refitted: bool = False) -> None:
+        fin = coords[np.isfinite(coords).all(axis=1)]
+        if not fin.size:
+            return
+        lo, hi = fin.min(axis=0), fin.max(axis=0)
+        cur = self.view_range
+        outside = (cur is None or lo[0] < cur[0][0] or hi[0] > cur[0][1] or lo[1] < cur[1][0]
+                   or hi[1] > cur[1][1])
+        # a new range rebuilds both axes: only when a point would leave the
+        # plot, or the points have shrunk to a small part of it
+        shrunk = cur is not None and refitted and (
+            (hi[0] - lo[0]) < 0.4 * (cur[0][1] - cur[0][0]) and (hi[1] - lo[1]) < 0.4 * (cur[1][1] - cur[1][0]))
+        if force or outside or shrunk:
+            pad = np.maximum((hi - lo) * 0.15, 1e-6)
+            self.set_range((lo[0] - pad[0], hi[0] + pad[0]), (lo[1] - pad[1], hi[1] + pad[1]))
+
     def clear(self) -> None:
         self.scatter.setData([], [])
         for label in self.labels:
@@ -186,19 +213,7 @@ class PcaChart(Chart):
             return
         self._drawn_step = frame.step
         self.coords = coords
-        fin = coords[np.isfinite(coords).all(axis=1)]
-        if fin.size:
-            lo, hi = fin.min(axis=0), fin.max(axis=0)
-            cur = self.view_range
-            outside = (cur is None or lo[0] < cur[0][0] or hi[0] > cur[0][1] or lo[1] < cur[1][0]
-                       or hi[1] > cur[1][1])
-            # a new range rebuilds both axes: only when a point would leave the
-            # plot, or the points have shrunk to a small part of it
-            shrunk = cur is not None and frame.refitted and (
-                (hi[0] - lo[0]) < 0.4 * (cur[0][1] - cur[0][0]) and (hi[1] - lo[1]) < 0.4 * (cur[1][1] - cur[1][0]))
-            if outside or shrunk:
-                pad = np.maximum((hi - lo) * 0.15, 1e-6)
-                self.set_range((lo[0] - pad[0], hi[0] + pad[0]), (lo[1] - pad[1], hi[1] + pad[1]))
+        self._fit_range(coords, refitted=frame.refitted)
         self.scatter.setData(coords[:, 0], coords[:, 1], brush=self._brushes, size=self._sizes)
         self._place_labels(frame.centres)
         title = f"PCA of E at step {frame.step:,}"

@@ -14,6 +14,7 @@ import time
 from collections import deque
 from pathlib import Path
 
+import numpy as np
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QFileDialog, QFormLayout, QHBoxLayout, QLabel, QScrollArea, QVBoxLayout, QWidget,
@@ -29,7 +30,7 @@ from ..export import export_graphics
 from ..style import SPACING
 from .charts import ChartsArea, TrainingCharts
 from .controls import CORPUS_MODEL, CORPUS_SYNTHETIC, CorpusControls, RunButtons, RunReadout, SettingsControls
-from .messages import run_message, sentence
+from .messages import EMPTY_TEXT, run_caption, run_message, sentence
 
 __all__ = ["TrainingView", "FRAME_HZ", "FRAME_DUTY"]
 
@@ -44,7 +45,6 @@ MAX_FRAME_MS = 1000
 #: the figures beside the charts change at most this often (a label's text
 #: layout costs about a millisecond)
 READOUT_HZ = 4
-EMPTY_TEXT = "Press Start to train a small model and watch its embedding table learn."
 
 
 class TrainingView(QWidget):
@@ -68,9 +68,8 @@ class TrainingView(QWidget):
         self._target: tuple[int, object] | None = None
         self._frame_ms: deque[float] = deque(maxlen=500)  # chart updates (wall clock), for the bench
         self._frame_cpu_ms: deque[float] = deque(maxlen=500)  # ... and their CPU time, for the governor
-        self._cost_ms = 0.0  # a smoothed frame cost: CPU time of update + paint
+        self._costs_ms: deque[float] = deque(maxlen=5)  # recent frame costs: CPU time of update + paint
         self._readout_at = -1.0
-        self._message = ("", False)
 
         lay = QHBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
@@ -79,11 +78,14 @@ class TrainingView(QWidget):
         right = QVBoxLayout()
         right.setContentsMargins(0, 0, 0, 0)
         right.setSpacing(0)
-        self.empty = QLabel(EMPTY_TEXT)
-        self.empty.setObjectName("EmptyState")
-        self.empty.setWordWrap(True)
+        # one line above the charts, always there (showing or hiding it would
+        # resize the charts and rebuild every axis): what to do, or what runs
+        self.caption = QLabel(EMPTY_TEXT)
+        self.caption.setObjectName("EmptyState")
+        self.caption.setWordWrap(True)
+        self.caption.setToolTip("What the charts show")
         self.charts = TrainingCharts()
-        right.addWidget(self.empty)
+        right.addWidget(self.caption)
         right.addWidget(ChartsArea(self.charts), 1)
         lay.addLayout(right, 1)
 
@@ -301,6 +303,7 @@ class TrainingView(QWidget):
         self._follow_phase(phase)
         if phase is Phase.IDLE:
             self.charts.clear_run()
+            self.caption.setText(EMPTY_TEXT)
         self._gate.update(self._draw, True)
         self._update_buttons()
         self._show_message()
@@ -310,6 +313,7 @@ class TrainingView(QWidget):
     def _on_training_run_started(self, _run) -> None:
         """The corpus and model are built: classes, planned length."""
         self.charts.start_run(self.session)
+        self.caption.setText(run_caption(self.session))
         self._show_message()
 
     def _on_training_stepped(self, step: int) -> None:
@@ -329,7 +333,6 @@ class TrainingView(QWidget):
             self._set_message(*message)
 
     def _set_message(self, text: str, error: bool = False) -> None:
-        self._message = (text, error)
         self.readout.show_message(text, error)
 
     # -- drawing -------------------------------------------------------------------------
@@ -338,6 +341,7 @@ class TrainingView(QWidget):
         or built while a run goes on)."""
         if self.session.run is not None and self.charts.run is not self.session.run:
             self.charts.start_run(self.session)
+            self.caption.setText(run_caption(self.session))
         self._update_buttons()
         self._show_message()
         self._draw(final=True)
@@ -350,7 +354,6 @@ class TrainingView(QWidget):
         t0, c0 = time.perf_counter(), time.thread_time()
         s = self.session
         drew = self.charts.draw(s, final)
-        self.empty.setVisible(s.history is None or s.history.n == 0)
         if not drew:
             if s.history is None:
                 self.readout.show_readout(None)
@@ -367,13 +370,14 @@ class TrainingView(QWidget):
         """Slow the frame rate down when a frame (its update and the last paint,
         in CPU time of the GUI thread) would take more than FRAME_DUTY of the
         time while the run goes flat out. CPU time, not wall-clock time: a
-        frame that waits for the GIL costs the worker nothing while it waits."""
+        frame that waits for the GIL costs the worker nothing while it waits.
+        The median of the last few frames: a rare full repaint (a new axis
+        range) must not slow the next several frames down."""
         paints = self.charts.paint_cpu_ms
-        cost = update_cpu_ms + (paints[-1] if paints else 0.0)
-        self._cost_ms = cost if not self._cost_ms else 0.7 * self._cost_ms + 0.3 * cost
+        self._costs_ms.append(update_cpu_ms + (paints[-1] if paints else 0.0))
         interval = 1000.0 / FRAME_HZ
         if self.session.speed <= 0:
-            interval = max(interval, self._cost_ms / FRAME_DUTY)
+            interval = max(interval, float(np.median(self._costs_ms)) / FRAME_DUTY)
         self.frame_timer.setInterval(int(min(interval, MAX_FRAME_MS)))
 
     # -- files ---------------------------------------------------------------------------
