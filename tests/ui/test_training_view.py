@@ -70,7 +70,7 @@ def test_start_pause_resume_stop_reset(qtbot, view):
     charts = view.charts
     qtbot.waitUntil(lambda: charts.loss.raw.getData()[0] is not None and len(charts.loss.raw.getData()[0]) >= 30,
                     timeout=TIMEOUT)
-    assert view.config_error.isHidden() and "E is 214 × 8, untied" in view.caption.text()
+    assert view.config_error.isHidden() and "E 214 × 8, untied" in view.caption.text()
 
     b.pause_button.click()
     assert view.paused and b.pause_button.text() == "Resume"

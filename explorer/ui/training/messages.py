@@ -51,9 +51,10 @@ def run_caption(session: TrainingSession) -> str:
     if run is None:
         return EMPTY_TEXT
     cfg, corpus = run.cfg, run.corpus
-    source = "the synthetic language" if corpus.classes else "a text"
+    source = "Synthetic language" if corpus.classes else "Text"
     optimizer = {key: label for label, key in OPTIMIZER_LABELS}.get(cfg.optimizer, cfg.optimizer)
-    return (f"Training on {source}: E is {corpus.vocab_size:,} × {cfg.dim:,}, {'tied' if cfg.tied else 'untied'}"
-            f"{', sparse gradients' if cfg.sparse else ''}; {optimizer}, learning rate {cfg.lr:g}"
-            f"{f', weight decay {cfg.weight_decay:g}' if cfg.weight_decay else ''}; {cfg.steps:,} steps of "
-            f"{cfg.batch_size:,} examples.")
+    parts = [source, f"E {corpus.vocab_size:,} × {cfg.dim:,}, {'tied' if cfg.tied else 'untied'}"
+             + (", sparse gradients" if cfg.sparse else ""),
+             f"{optimizer}, lr {cfg.lr:g}" + (f", weight decay {cfg.weight_decay:g}" if cfg.weight_decay else ""),
+             f"{cfg.steps:,} steps of {cfg.batch_size:,} examples"]
+    return " · ".join(parts)

@@ -87,7 +87,7 @@ class DriftChart(Chart):
         self.scatter.setData(x[ok], drift[ok])
         dmax = float(drift[ok].max()) if ok.any() else 0.0
         # the axis only grows during a run (and in coarse steps): each change rebuilds it
-        top = max(self.view_range[1][1] if self.view_range else 0.0, nice_ceil(dmax * 1.05, (1, 3)) if dmax > 0 else 0.1)
+        top = max(self.view_range[1][1] if self.view_range else 0.0, nice_ceil(dmax * 1.05) if dmax > 0 else 0.1)
         self.set_range(lx, (0, top))
 
 

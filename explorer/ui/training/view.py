@@ -81,7 +81,8 @@ class TrainingView(QWidget):
         # one line above the charts, always there (showing or hiding it would
         # resize the charts and rebuild every axis): what to do, or what runs
         self.caption = QLabel(EMPTY_TEXT)
-        self.caption.setObjectName("EmptyState")
+        self.caption.setObjectName("ChipId")  # the quiet caption style
+        self.caption.setContentsMargins(SPACING, SPACING // 2, SPACING, 0)
         self.caption.setWordWrap(True)
         self.caption.setToolTip("What the charts show")
         self.charts = TrainingCharts()
