@@ -80,6 +80,7 @@ class TrainingRunner(QObject):
 
         Raises ConfigError for settings that cannot train (nothing starts).
         """
+        cfg.validate()  # before anything changes
         self._jobs.cancel(emit=False)  # the older job first: its control stops with it
         job = self.session.start(cfg, corpus_factory, steps_per_second)
         self._uses_model = uses_model

@@ -156,11 +156,11 @@ def test_run_steps_then_redraws_every_chart_from_the_history(qtbot, view):
     vb = charts.pca.plot.getViewBox()
     rects = []
     for k, label in enumerate(charts.pca.labels):
-        assert label.textItem.toPlainText() == classes.names[k] and label.isVisible()
+        assert label.text.text() == classes.names[k] and label.isVisible()
         # each name at its class's centre, or moved (in pixels) a few label sizes at most
         centre = vb.mapViewToScene(QPointF(*(float(c) for c in frame.centres[k])))
         pos = vb.mapViewToScene(label.pos())
-        size = label.textItem.boundingRect()
+        size = label.rect()
         assert abs(pos.x() - centre.x()) <= 2 * size.width() and abs(pos.y() - centre.y()) <= 5 * size.height()
         if k == 0:  # nothing placed before it
             assert (pos.x(), pos.y()) == pytest.approx((centre.x(), centre.y()), abs=0.5)
@@ -181,7 +181,8 @@ def test_class_colours_are_the_apps_and_labels_are_readable(qtbot, view):
     # the same number, so the same colour, as a saved model's classes in the Projection tab
     assert brushes[cat].color().name() == QColor(class_color(k)).name()
     fg = QColor(plot_colors()[1]).name()
-    assert all(label.textItem.defaultTextColor().name() == fg for label in view.charts.pca.labels)
+    assert all(label.text.brush().color().name() == fg for label in view.charts.pca.labels)
+    assert view.charts.pca.labels[k].pen().color().name() == QColor(class_color(k)).name()
 
 
 def test_a_diverging_run_keeps_its_charts_and_says_why(qtbot, view):

@@ -31,7 +31,7 @@ MAX_POINTS = 300
 #: the raster image has at most this many rows (groups of rows for bigger vocabularies)
 RASTER_ROWS = 512
 #: the per-row charts redraw at most this often
-ROWS_HZ = 2
+ROWS_HZ = 1
 #: below this width (px) the six charts stack in one column, each this high, and scroll
 TWO_COLUMNS_MIN_WIDTH = 560
 STACKED_CHART_HEIGHT = 240

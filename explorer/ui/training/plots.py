@@ -11,7 +11,10 @@ from PySide6.QtCore import Qt
 
 from ..style import style_plot
 
-__all__ = ["Chart", "nice_ceil"]
+__all__ = ["Chart", "nice_ceil", "TICK_TEXT_WIDTH"]
+
+#: room for the tick labels of a left axis, in pixels ("1,500", "-0.25")
+TICK_TEXT_WIDTH = 34
 
 
 def nice_ceil(x: float, mantissas: tuple[float, ...] = (1, 2, 5)) -> float:
@@ -66,6 +69,10 @@ class Chart:
         p.disableAutoRange()  # ranges are set explicitly, in coarse steps
         p.hideButtons()
         style_plot(p)
+        # axes of a fixed size: wider tick labels ("0.5" -> "0.25") must not
+        # re-lay out the grid, which repaints every chart
+        p.getAxis("left").setStyle(autoExpandTextSpace=False, tickTextWidth=TICK_TEXT_WIDTH)
+        p.getAxis("bottom").setStyle(autoExpandTextSpace=False)
         self.plot = p
 
     @property

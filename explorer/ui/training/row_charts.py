@@ -10,14 +10,15 @@ import math
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF, QRectF
-from PySide6.QtGui import QColor
+from PySide6.QtGui import QColor, QPen
+from PySide6.QtWidgets import QGraphicsItem, QGraphicsRectItem, QGraphicsSimpleTextItem
 
 from ...core.training_charts import TrainingHistory
 from ...core.training_frames import PCA_EVERY, TableFrame
 from ..style import CHANGED_ROWS, GRADIENT_ROWS, NEUTRAL, class_color
 from .plots import Chart, nice_ceil
 
-__all__ = ["UpdatesChart", "DriftChart", "PcaChart", "FREQUENCY_AXIS"]
+__all__ = ["UpdatesChart", "DriftChart", "PcaChart", "ClassLabel", "FREQUENCY_AXIS"]
 
 FREQUENCY_AXIS = "occurrences in the corpus (log)"
 #: where a class name may move to not cover another: (half widths, heights), nearest first
@@ -91,6 +92,33 @@ class DriftChart(Chart):
         self.set_range(lx, (0, top))
 
 
+class ClassLabel(QGraphicsRectItem):
+    """A class name in a frame of the class's colour, the same size at any zoom.
+
+    Text in the palette's colour on the plot's background: readable on both
+    themes whatever the class colour. Plain Qt items, centred on their
+    position: painting them runs no Python (pyqtgraph's TextItem recomputes
+    its transform before every paint of the scene, and repaints again).
+    """
+
+    def __init__(self, name: str, fg: str, bg: str, color: str):
+        super().__init__()
+        self.setFlag(QGraphicsItem.ItemIgnoresTransformations)
+        self.text = QGraphicsSimpleTextItem(name, self)
+        font = self.text.font()
+        font.setPointSize(8)
+        font.setBold(True)
+        self.text.setFont(font)
+        self.text.setBrush(QColor(fg))
+        r = self.text.boundingRect()
+        self.text.setPos(-r.width() / 2, -r.height() / 2)
+        self.setRect(-r.width() / 2 - 3, -r.height() / 2 - 1, r.width() + 6, r.height() + 2)
+        fill = QColor(bg)
+        fill.setAlpha(200)
+        self.setBrush(fill)
+        self.setPen(QPen(QColor(color), 1.5))
+
+
 class PcaChart(Chart):
     """The rows of E on two principal components, coloured by class, class names at their centres."""
 
@@ -105,7 +133,7 @@ class PcaChart(Chart):
             f"Rows of E projected on PC 1 and PC 2, refitted every {PCA_EVERY} steps (signs kept aligned so the "
             "picture does not flip); colours are the word classes, the same as in the Projection tab; the "
             "silhouette (cosine, by class, −1…1) says how well the classes separate")
-        self.labels: list[pg.TextItem] = []
+        self.labels: list[ClassLabel] = []
         self._names: tuple[str, ...] = ()
         self._brushes: list | None = None
         self._sizes: np.ndarray | None = None
@@ -134,20 +162,11 @@ class PcaChart(Chart):
             self.labels = [self._make_label(k, n) for k, n in enumerate(names)]
             self._names = names
 
-    def _make_label(self, k: int, name: str) -> pg.TextItem:
-        # text in the palette's colour on the plot's background, framed in the
-        # class colour: readable on both themes whatever the class colour
-        fill = QColor(self._bg)
-        fill.setAlpha(200)
-        t = pg.TextItem(name, color=self._fg, anchor=(0.5, 0.5), fill=pg.mkBrush(fill),
-                        border=pg.mkPen(class_color(k), width=1.5))
-        f = t.textItem.font()
-        f.setPointSize(8)
-        f.setBold(True)
-        t.setFont(f)
-        t.setVisible(False)
-        self.plot.addItem(t, ignoreBounds=True)
-        return t
+    def _make_label(self, k: int, name: str) -> "ClassLabel":
+        label = ClassLabel(name, self._fg, self._bg, class_color(k))
+        label.setVisible(False)
+        self.plot.addItem(label, ignoreBounds=True)
+        return label
 
     def _place_labels(self, centres: np.ndarray) -> None:
         """Each class name at its class's centre or, where it would cover a name
@@ -160,7 +179,7 @@ class PcaChart(Chart):
             label.setVisible(ok)
             if not ok:
                 continue
-            size = label.textItem.boundingRect()
+            size = label.rect()
             at = vb.mapViewToScene(QPointF(float(centre[0]), float(centre[1])))
             home = QRectF(at.x() - size.width() / 2, at.y() - size.height() / 2, size.width(), size.height())
             rect = home
