@@ -102,7 +102,7 @@ def test_start_pause_resume_stop_reset(qtbot, view):
 
     b.reset_button.click()
     assert view.history is None and not b.reset_button.isEnabled()
-    assert "Start" in view.caption.text() and charts.loss.raw.getData()[0] is None
+    assert "Start" in view.caption.text() and len(charts.loss.raw.getData()[0]) == 0
     assert charts.pca.scatter.data.size == 0 and not any(label.isVisible() for label in charts.pca.labels)
 
 

@@ -2,8 +2,8 @@
 
 Every item is created once; :meth:`TrainingCharts.draw` changes them with
 setData from the session's history. The time series redraw on every call;
-the per-row charts (slow to change) at most ROWS_HZ times a second, one of
-them per call so that no single frame carries all three.
+the slow charts (per row, and the raster at full speed) once every
+SLOW_SECONDS, one of them per call so that no single frame carries them all.
 """
 
 from __future__ import annotations
@@ -24,14 +24,16 @@ from ..style import CHANGED_ROWS, GRADIENT_ROWS, NEUTRAL, SPACING, plot_colors
 from .plots import Chart
 from .row_charts import DriftChart, PcaChart, UpdatesChart
 
-__all__ = ["TrainingCharts", "ChartsArea", "LossChart", "SparsityChart", "RasterChart", "MAX_POINTS", "ROWS_HZ"]
+__all__ = ["TrainingCharts", "ChartsArea", "LossChart", "SparsityChart", "RasterChart", "MAX_POINTS", "SLOW_SECONDS"]
 
 #: at most this many points per time-series curve
 MAX_POINTS = 300
 #: the raster image has at most this many rows (groups of rows for bigger vocabularies)
 RASTER_ROWS = 512
-#: the per-row charts redraw at most this often
-ROWS_HZ = 1
+#: the slow charts redraw once every this many seconds (one of them per frame);
+#: at full speed every this many (they cost the training more then)
+SLOW_SECONDS, SLOW_SECONDS_FLAT_OUT = 1.0, 2.0
+SLOW_CHARTS = ("raster", "updates", "drift", "pca")
 #: below this width (px) the six charts stack in one column, each this high, and scroll
 TWO_COLUMNS_MIN_WIDTH = 560
 STACKED_CHART_HEIGHT = 240
@@ -46,8 +48,8 @@ class LossChart(Chart):
         faint.setAlpha(110)
         # no antialiasing, thin lines: a wide antialiased curve costs milliseconds
         # to paint on every frame (while the worker waits for the GIL)
-        self.raw = self.plot.plot(pen=pg.mkPen(faint, width=1), antialias=False, skipFiniteCheck=True)
-        self.avg = self.plot.plot(pen=pg.mkPen(fg, width=2), antialias=False, skipFiniteCheck=True)
+        self.raw = self.curve(pg.mkPen(faint, width=1))
+        self.avg = self.curve(pg.mkPen(fg, width=2))
         self.uniform = pg.InfiniteLine(angle=0, movable=False, pen=pg.mkPen(NEUTRAL, width=1, style=Qt.DashLine))
         self.uniform.setVisible(False)
         self.plot.addItem(self.uniform)
@@ -82,11 +84,10 @@ class SparsityChart(Chart):
 
     def __init__(self, glw, row: int, col: int, fg: str):
         super().__init__(glw, row, col, self.title_for(False), "% of the V rows", "step", fg)
-        self.total = self.plot.plot(pen=pg.mkPen(NEUTRAL, width=3, style=Qt.DashLine), antialias=False,
-                                    skipFiniteCheck=True)
-        self.total.setZValue(5)  # on top: with tying it lies on the 100 % line with "changed"
-        self.changed = self.plot.plot(pen=pg.mkPen(CHANGED_ROWS, width=1), antialias=False, skipFiniteCheck=True)
-        self.grad = self.plot.plot(pen=pg.mkPen(GRADIENT_ROWS, width=1), antialias=False, skipFiniteCheck=True)
+        # the tied table's curve on top: with tying it lies on the 100 % line with "changed"
+        self.total = self.curve(pg.mkPen(NEUTRAL, width=3, style=Qt.DashLine), z=5)
+        self.changed = self.curve(pg.mkPen(CHANGED_ROWS, width=1))
+        self.grad = self.curve(pg.mkPen(GRADIENT_ROWS, width=1))
         self._tied = False
         self.plot.setToolTip(
             "Per step, as % of V: rows of the input table with a non-zero gradient (= the distinct ids of the "
@@ -185,8 +186,8 @@ class TrainingCharts(pg.GraphicsLayoutWidget):
         self.paint_ms: deque[float] = deque(maxlen=500)
         self.paint_cpu_ms: deque[float] = deque(maxlen=500)
         self.run = None  # the TrainingRun the charts are set up for
-        self._rows_part = 0  # the per-row chart due next (0: none until ROWS_HZ allows)
-        self._rows_drawn_at = -math.inf
+        self._slow_next = -1  # index in SLOW_CHARTS of the slow chart due next (-1: none yet)
+        self._slow_at = -math.inf
         self._drawn_version = -1
 
     def paintEvent(self, ev) -> None:
@@ -228,13 +229,25 @@ class TrainingCharts(pg.GraphicsLayoutWidget):
         """Empty every chart (named so: GraphicsLayoutWidget.clear would remove the plots)."""
         for chart in self.charts:
             chart.clear()
-        self._rows_part = 0
-        self._rows_drawn_at = -math.inf
+        self._slow_next = -1
+        self._slow_at = -math.inf
         self._drawn_version = -1
+
+    def set_cached(self, cached: bool) -> None:
+        """Axes and titles from Qt's pixmap cache (on screen) or painted (vector export)."""
+        for chart in self.charts:
+            chart.set_cached(cached)
 
     def draw(self, session: TrainingSession, final: bool = False) -> bool:
         """Redraw from the session's history if it moved; ``final``: every chart
-        at once (a pause, the end, an export). Returns whether anything was drawn."""
+        at once (a pause, the end, an export). Returns whether anything was drawn.
+
+        The loss and sparsity curves redraw on every call. The slow charts
+        (per row, and the raster while the run goes flat out: it is a blur of
+        the last 400 steps then) redraw once every SLOW_SECONDS (or
+        SLOW_SECONDS_FLAT_OUT), one of them per call, so that no single frame
+        carries them all.
+        """
         h = session.history
         if h is None or h.n == 0:
             return False
@@ -244,26 +257,31 @@ class TrainingCharts(pg.GraphicsLayoutWidget):
         steps, _size = binned(h.series("step"), MAX_POINTS)
         self.loss.draw(h, steps)
         self.sparsity.draw(h, steps)
-        self.raster.draw(h)
-        now = time.perf_counter()
+        paced = session.speed > 0
+        if final or paced:
+            self.raster.draw(h)
         if final:
-            for part in (1, 2, 3):
-                self._draw_rows(session, part)
-            self._rows_part = 0
+            for part in SLOW_CHARTS[1:]:
+                self._draw_slow(session, part)
+            self._slow_next = -1
             return True
-        if self._rows_part == 0 and now - self._rows_drawn_at >= 1.0 / ROWS_HZ:
-            self._rows_drawn_at = now
-            self._rows_part = 1
-        if self._rows_part:
-            self._draw_rows(session, self._rows_part)
-            self._rows_part = (self._rows_part + 1) % 4
+        now = time.perf_counter()
+        if self._slow_next < 0 and now - self._slow_at >= (SLOW_SECONDS if paced else SLOW_SECONDS_FLAT_OUT):
+            self._slow_at, self._slow_next = now, 0
+        if self._slow_next >= 0 and SLOW_CHARTS[self._slow_next] == "raster" and paced:
+            self._slow_next += 1  # drawn above already
+        if self._slow_next >= 0:
+            self._draw_slow(session, SLOW_CHARTS[self._slow_next])
+            self._slow_next = self._slow_next + 1 if self._slow_next + 1 < len(SLOW_CHARTS) else -1
         return True
 
-    def _draw_rows(self, session: TrainingSession, part: int) -> None:
+    def _draw_slow(self, session: TrainingSession, part: str) -> None:
         h = session.history
-        if part == 1:
+        if part == "raster":
+            self.raster.draw(h)
+        elif part == "updates":
             self.updates.draw(h)
-        elif part == 2:
+        elif part == "drift":
             self.drift.draw(h)
         else:
             self.pca.draw(h.frame, session.silhouette_init)

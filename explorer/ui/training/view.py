@@ -39,7 +39,7 @@ FRAME_HZ = 15
 #: ... but while training runs flat out, frames (update + paint) take at most
 #: this share of the time in CPU time of the GUI thread: while the GUI thread
 #: works it holds the GIL, and the worker waits for it
-FRAME_DUTY = 0.03
+FRAME_DUTY = 0.025
 #: and never fewer than one frame a second
 MAX_FRAME_MS = 1000
 #: the figures beside the charts change at most this often (a label's text
@@ -68,7 +68,7 @@ class TrainingView(QWidget):
         self._target: tuple[int, object] | None = None
         self._frame_ms: deque[float] = deque(maxlen=500)  # chart updates (wall clock), for the bench
         self._frame_cpu_ms: deque[float] = deque(maxlen=500)  # ... and their CPU time, for the governor
-        self._costs_ms: deque[float] = deque(maxlen=5)  # recent frame costs: CPU time of update + paint
+        self._costs_ms: deque[float] = deque(maxlen=10)  # recent frame costs: CPU time of update + paint
         self._readout_at = -1.0
 
         lay = QHBoxLayout(self)
@@ -368,17 +368,18 @@ class TrainingView(QWidget):
         self._govern(update_cpu)
 
     def _govern(self, update_cpu_ms: float) -> None:
-        """Slow the frame rate down when a frame (its update and the last paint,
-        in CPU time of the GUI thread) would take more than FRAME_DUTY of the
-        time while the run goes flat out. CPU time, not wall-clock time: a
-        frame that waits for the GIL costs the worker nothing while it waits.
-        The median of the last few frames: a rare full repaint (a new axis
-        range) must not slow the next several frames down."""
+        """Slow the frame rate down while the run goes flat out, so that frames
+        (their update and their paint, in CPU time of the GUI thread) take at
+        most FRAME_DUTY of the time: while the GUI thread works it holds the
+        GIL and the worker waits. CPU time, not wall-clock time: a frame
+        waiting for the GIL costs the worker nothing. The mean of the last
+        frames, spikes included (a slow chart, a new axis range): that is
+        what the training pays."""
         paints = self.charts.paint_cpu_ms
         self._costs_ms.append(update_cpu_ms + (paints[-1] if paints else 0.0))
         interval = 1000.0 / FRAME_HZ
         if self.session.speed <= 0:
-            interval = max(interval, float(np.median(self._costs_ms)) / FRAME_DUTY)
+            interval = max(interval, float(np.mean(self._costs_ms)) / FRAME_DUTY)
         self.frame_timer.setInterval(int(min(interval, MAX_FRAME_MS)))
 
     # -- files ---------------------------------------------------------------------------
@@ -421,7 +422,11 @@ class TrainingView(QWidget):
     def export_image(self, path: str) -> None:
         """Save all six charts as one PNG or SVG (by the file's suffix)."""
         self._draw(final=True)
-        export_graphics(self.charts.ci, path)
+        self.charts.set_cached(False)  # axes as vectors in an SVG, at full resolution in a PNG
+        try:
+            export_graphics(self.charts.ci, path)
+        finally:
+            self.charts.set_cached(True)
         if not Path(path).is_file():
             raise OSError(f"cannot write {path}")
 
