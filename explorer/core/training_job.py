@@ -30,11 +30,14 @@ from .training_corpus import corpus_class_index
 from .training_frames import FrameMaker, TableFrame
 
 __all__ = ["Clock", "TrainingControl", "TrainingRun", "StepBatch", "RunHeld", "RunEnded", "training_job",
-           "live_training_job", "BATCH_SECONDS", "FRAME_SECONDS"]
+           "live_training_job", "BATCH_SECONDS", "PACED_BATCH_SECONDS", "FRAME_SECONDS"]
 
-#: the job hands its steps over about this often: a view redraws ~10 times a
-#: second, and each batch costs the GUI thread (and so the worker) a little
-BATCH_SECONDS = 0.1
+#: the job hands its steps over about this often at full speed: each batch
+#: costs the GUI thread (and, through the GIL, the worker) a little, and the
+#: charts redraw a few times a second then anyway
+BATCH_SECONDS = 0.2
+#: ... and this often in a paced run, whose charts redraw more often
+PACED_BATCH_SECONDS = 0.05
 #: a batch carries a new TableFrame once this much time passed since the last
 #: one (the per-row charts redraw about twice a second), and always at the end
 FRAME_SECONDS = 0.25
@@ -169,7 +172,7 @@ def training_job(corpus_ids: np.ndarray, vocab_size: int, cfg: TrainConfig, mode
     StepBatch
         The steps done since the last yield, once ``batch_seconds`` have
         passed (so a view gets the same few batches a second however fast
-        the steps are), before a pause, at the end and before a divergence
+        the steps are; at most PACED_BATCH_SECONDS in a paced run), before a pause, at the end and before a divergence
         is raised. With ``frames``, a batch also carries a TableFrame of the
         table after its last step, computed here, once ``frame_seconds``
         passed since the last frame, and always on the last batch.
@@ -247,7 +250,7 @@ def training_job(corpus_ids: np.ndarray, vocab_size: int, cfg: TrainConfig, mode
                     now = clock.now()
             else:
                 pace = 0.0
-            if now - last_yield >= batch_seconds:
+            if now - last_yield >= (batch_seconds if sps <= 0 else min(batch_seconds, PACED_BATCH_SECONDS)):
                 out = batch(final=False)
                 if out is not None:
                     yield out

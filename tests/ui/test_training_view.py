@@ -103,7 +103,7 @@ def test_start_pause_resume_stop_reset(qtbot, view):
     b.reset_button.click()
     assert view.history is None and not b.reset_button.isEnabled()
     assert "Start" in view.caption.text() and len(charts.loss.raw.getData()[0]) == 0
-    assert charts.pca.scatter.data.size == 0 and not any(label.isVisible() for label in charts.pca.labels)
+    assert charts.pca.points.data.size == 0 and not any(label.isVisible() for label in charts.pca.labels)
 
 
 @pytest.mark.parametrize("kw", [dict(sparse=True, tied=True, optimizer="sgd"),
@@ -140,19 +140,20 @@ def test_run_steps_then_redraws_every_chart_from_the_history(qtbot, view):
     assert called == [60] and view.session.phase is Phase.FINISHED
     h, charts = view.history, view.charts
     ref, _steps = h.raster(RASTER_ROWS)
-    np.testing.assert_array_equal(charts.raster.image.image, ref)
+    np.testing.assert_array_equal(charts.raster.cells, ref)
+    assert charts.raster.image.pixmap().width() == 60
     assert ref.shape == (h.vocab_size, 60)
     # per-row charts: one point per row at its corpus count (0.5 for never-seen tokens)
-    x, y = charts.updates.updates.getOriginalDataset()
-    np.testing.assert_allclose(x, np.maximum(h.counts, 0.5))
+    x, y = charts.updates.updates.getData()
+    np.testing.assert_allclose(x, np.log10(np.maximum(h.counts, 0.5)))  # a log axis
     np.testing.assert_array_equal(y, h.grad_count)
-    np.testing.assert_allclose(charts.drift.scatter.getOriginalDataset()[1], h.drift())
+    np.testing.assert_allclose(charts.drift.points.getData()[1], h.drift())
     # the PCA draws the last frame the worker made: its coordinates, its class centres
     frame = h.frame
     assert frame.step == 60
-    np.testing.assert_allclose(np.c_[charts.pca.scatter.data["x"], charts.pca.scatter.data["y"]], frame.coords)
+    np.testing.assert_allclose(np.c_[charts.pca.points.data["x"], charts.pca.points.data["y"]], frame.coords)
     classes = view.session.run.classes
-    qtbot.waitUntil(lambda: not charts.pca.scatter.data.size or charts.pca.labels[0].isVisible())
+    qtbot.waitUntil(lambda: not charts.pca.points.data.size or charts.pca.labels[0].isVisible())
     vb = charts.pca.plot.getViewBox()
     rects = []
     for k, label in enumerate(charts.pca.labels):
@@ -175,7 +176,7 @@ def test_run_steps_then_redraws_every_chart_from_the_history(qtbot, view):
 def test_class_colours_are_the_apps_and_labels_are_readable(qtbot, view):
     _run(qtbot, view, 5)
     classes = view.session.run.classes
-    brushes = view.charts.pca.scatter.data["brush"]
+    brushes = view.charts.pca.points.data["brush"]
     cat = view.session.run.corpus.words.index("cat")
     k = int(classes.of[cat])
     # the same number, so the same colour, as a saved model's classes in the Projection tab

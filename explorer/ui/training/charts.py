@@ -14,14 +14,14 @@ from collections import deque
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QRectF, Qt
-from PySide6.QtGui import QColor
-from PySide6.QtWidgets import QFrame, QScrollArea
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor, QImage, QPixmap, QTransform
+from PySide6.QtWidgets import QFrame, QGraphicsPixmapItem, QGraphicsView, QScrollArea
 
 from ...core.training_charts import RASTER_CHANGED, RASTER_GRAD, TrainingHistory, binned, moving_average
 from ...core.training_session import LOSS_WINDOW, RASTER_STEPS, TrainingSession
 from ..style import CHANGED_ROWS, GRADIENT_ROWS, NEUTRAL, SPACING, plot_colors
-from .plots import Chart
+from .plots import Chart, PaintLog
 from .row_charts import DriftChart, PcaChart, UpdatesChart
 
 __all__ = ["TrainingCharts", "ChartsArea", "LossChart", "SparsityChart", "RasterChart", "MAX_POINTS", "SLOW_SECONDS"]
@@ -32,7 +32,7 @@ MAX_POINTS = 300
 RASTER_ROWS = 512
 #: the slow charts redraw once every this many seconds (one of them per frame);
 #: at full speed every this many (they cost the training more then)
-SLOW_SECONDS, SLOW_SECONDS_FLAT_OUT = 1.0, 2.0
+SLOW_SECONDS, SLOW_SECONDS_FLAT_OUT = 1.0, 3.0
 SLOW_CHARTS = ("raster", "updates", "drift", "pca")
 #: below this width (px) the six charts stack in one column, each this high, and scroll
 TWO_COLUMNS_MIN_WIDTH = 560
@@ -50,24 +50,19 @@ class LossChart(Chart):
         # to paint on every frame (while the worker waits for the GIL)
         self.raw = self.curve(pg.mkPen(faint, width=1))
         self.avg = self.curve(pg.mkPen(fg, width=2))
-        self.uniform = pg.InfiniteLine(angle=0, movable=False, pen=pg.mkPen(NEUTRAL, width=1, style=Qt.DashLine))
-        self.uniform.setVisible(False)
-        self.plot.addItem(self.uniform)
+        self.uniform = self.curve(pg.mkPen(NEUTRAL, width=1, style=Qt.DashLine))  # ln V across the run
         self.plot.setToolTip(f"Cross-entropy of each step's batch (grey) and its mean over the last {LOSS_WINDOW} "
                              "steps (bold), in nats; the dashed line is ln V, the loss of a uniform guess")
 
     def clear(self) -> None:
-        self.raw.setData([], [])
-        self.avg.setData([], [])
-        self.uniform.setVisible(False)
+        for c in (self.raw, self.avg, self.uniform):
+            c.setData([], [])
         self.forget_range()
 
     def start(self, planned_steps: int, vocab_size: int) -> None:
         """The axes of a run: x to its last step, y to a little above ln V."""
-        self._steps = planned_steps
         ln_v = math.log(max(vocab_size, 2))
-        self.uniform.setValue(ln_v)
-        self.uniform.setVisible(True)
+        self.uniform.setData([0, planned_steps], [ln_v, ln_v])
         self.set_range((0, planned_steps), (0, math.ceil(ln_v * 1.05 * 2) / 2))
 
     def draw(self, h: TrainingHistory, steps: np.ndarray) -> None:
@@ -128,17 +123,18 @@ class RasterChart(Chart):
                          f"<span style='color:{CHANGED_ROWS}'>changed</span> (last {RASTER_STEPS} steps)",
                          "rows, frequent → rare", "steps before the latest", fg)
         self.plot.invertY(True)
-        self.image = pg.ImageItem()
-        # opaque colours (changed: a light mix with the background), so that
-        # painting is a plain copy, not a blend
+        # a pixmap Qt paints alone (no Python on the GUI thread while it paints)
+        self.image = QGraphicsPixmapItem()
+        self.image.setTransformationMode(Qt.FastTransformation)
+        self.plot.addItem(self.image, ignoreBounds=True)
+        #: the cells last drawn, (rows, steps) uint8
+        self.cells: np.ndarray | None = None
+        # opaque colours (changed: a light mix with the background)
         back = np.array(QColor(bg).getRgb()[:3], np.float64)
-        lut = np.zeros((3, 3), np.uint8)
+        self._lut = np.zeros((3, 3), np.uint8)
         for value, (color, weight) in {0: (bg, 1.0), RASTER_CHANGED: (CHANGED_ROWS, 0.45),
                                        RASTER_GRAD: (GRADIENT_ROWS, 1.0)}.items():
-            lut[value] = np.round(weight * np.array(QColor(color).getRgb()[:3]) + (1 - weight) * back)
-        self.image.setLookupTable(lut)
-        self.image.setLevels((0, 2))
-        self.plot.addItem(self.image)
+            self._lut[value] = np.round(weight * np.array(QColor(color).getRgb()[:3]) + (1 - weight) * back)
         self.plot.setToolTip(
             "One column per step, one line per row of E, the most frequent token at the top: blue = the row "
             "had gradient; orange = it changed without gradient (momentum, weight decay); blank = untouched")
@@ -147,25 +143,34 @@ class RasterChart(Chart):
         self.set_range((-RASTER_STEPS, 0.5), (0, vocab_size))
 
     def clear(self) -> None:
-        self.image.clear()
+        self.image.setPixmap(QPixmap())
+        self.cells = None
 
     def draw(self, h: TrainingHistory) -> None:
         img, steps = h.raster(RASTER_ROWS)
-        if not img.shape[1]:
+        rows, n = img.shape
+        if not n:
             return
-        self.image.setImage(img, autoLevels=False, levels=(0, 2))
-        # x: steps before the latest (a fixed axis; the picture scrolls left)
-        n = float(len(steps))
-        self.image.setRect(QRectF(-n + 0.5, 0, n, float(h.vocab_size)))
+        rgb = np.ascontiguousarray(self._lut[img])  # (rows, n, 3)
+        self.image.setPixmap(QPixmap.fromImage(QImage(rgb.data, n, rows, 3 * n, QImage.Format_RGB888)))
+        # x: steps before the latest (a fixed axis; the picture scrolls left); y: rows of E
+        self.image.setTransform(QTransform.fromScale(1.0, h.vocab_size / rows))
+        self.image.setPos(-n + 0.5, 0)
+        self.cells = img
 
 
 class TrainingCharts(pg.GraphicsLayoutWidget):
     """Loss, sparsity, raster, updates per row, drift and PCA, drawn from a TrainingSession.
 
-    ``paint_ms`` holds how long recent paints took (wall clock) and
-    ``paint_cpu_ms`` the GUI thread's CPU time in them: with the draw time,
-    what a frame costs the GUI thread (and, through the GIL, the worker).
+    The grid is painted by Qt's own QGraphicsView.paintEvent, not
+    pyqtgraph's Python one, which would hold the GIL for the whole paint
+    while the worker waits for it; the views' transforms are kept current
+    by the charts instead (see plots.Chart). ``paint_log`` holds the CPU
+    time of the paints that still run Python (the scatter plots): with the
+    update time, what a frame costs the worker through the GIL.
     """
+
+    paintEvent = QGraphicsView.paintEvent
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -176,25 +181,24 @@ class TrainingCharts(pg.GraphicsLayoutWidget):
         self.loss = LossChart(self, 0, 0, fg)
         self.sparsity = SparsityChart(self, 0, 1, fg)
         self.raster = RasterChart(self, 1, 0, fg, bg)
-        self.updates = UpdatesChart(self, 1, 1, fg)
-        self.drift = DriftChart(self, 2, 0, fg)
-        self.pca = PcaChart(self, 2, 1, fg, bg)
+        self.paint_log = PaintLog()
+        self.updates = UpdatesChart(self, 1, 1, fg, self.paint_log)
+        self.drift = DriftChart(self, 2, 0, fg, self.paint_log)
+        self.pca = PcaChart(self, 2, 1, fg, bg, self.paint_log)
         self.charts = [self.loss, self.sparsity, self.raster, self.updates, self.drift, self.pca]
         self.columns = 2
         for c in range(2):
             self.ci.layout.setColumnStretchFactor(c, 1)
-        self.paint_ms: deque[float] = deque(maxlen=500)
-        self.paint_cpu_ms: deque[float] = deque(maxlen=500)
         self.run = None  # the TrainingRun the charts are set up for
         self._slow_next = -1  # index in SLOW_CHARTS of the slow chart due next (-1: none yet)
         self._slow_at = -math.inf
         self._drawn_version = -1
+        self._paint_taken = 0.0
 
-    def paintEvent(self, ev) -> None:
-        t0, c0 = time.perf_counter(), time.thread_time()
-        super().paintEvent(ev)
-        self.paint_cpu_ms.append(1000 * (time.thread_time() - c0))
-        self.paint_ms.append(1000 * (time.perf_counter() - t0))
+    def take_paint_cpu_ms(self) -> float:
+        """CPU time of the Python paints since the last call, in ms."""
+        total, self._paint_taken = self.paint_log.total - self._paint_taken, self.paint_log.total
+        return total
 
     def set_columns(self, columns: int) -> None:
         """Lay the charts out in 2 columns (3 rows) or 1 column (6 rows)."""

@@ -1,18 +1,32 @@
-"""One plot of the training grid: created once, its range and title changed
-only when they differ (a new range rebuilds the axes; a new title costs
-about a millisecond of HTML layout)."""
+"""One plot of the training grid and the items the charts draw with.
+
+While a run goes flat out, the GUI thread shares the GIL with the worker:
+every millisecond of Python on the GUI thread is a millisecond the training
+may wait. So the charts are painted by Qt alone wherever they can be:
+lines are QGraphicsPathItems (the path is built once per frame, in the
+update), axes and titles come from Qt's pixmap cache, the view boxes have
+no contents of their own, and (see charts.py) the grid skips pyqtgraph's
+Python paintEvent. Only scatter plots keep a Python paint, and time it.
+
+A plot's range and title change only when they differ (a new range rebuilds
+the axes; a new title costs about a millisecond of HTML layout).
+"""
 
 from __future__ import annotations
 
 import math
+import time
+from collections import deque
 
+import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QGraphicsItem
+from PySide6.QtGui import QPainterPath, QPen
+from PySide6.QtWidgets import QGraphicsItem, QGraphicsPathItem
 
 from ..style import style_plot
 
-__all__ = ["Chart", "nice_ceil", "TICK_TEXT_WIDTH"]
+__all__ = ["Chart", "PathCurve", "TimedScatter", "PaintLog", "nice_ceil", "TICK_TEXT_WIDTH"]
 
 #: room for the tick labels of a left axis, in pixels ("1,500", "-0.25")
 TICK_TEXT_WIDTH = 34
@@ -49,18 +63,66 @@ def _shrinkable(label: pg.LabelItem) -> None:
     label.updateMin = update_min
 
 
+class PathCurve(QGraphicsPathItem):
+    """A polyline through (x, y), painted by Qt alone (a cosmetic pen: its
+    width in pixels whatever the axes' scale)."""
+
+    def __init__(self, pen: QPen):
+        super().__init__()
+        pen = QPen(pen)
+        pen.setCosmetic(True)
+        self.setPen(pen)
+        self._x = self._y = np.zeros(0)
+
+    def setData(self, x, y) -> None:
+        self._x, self._y = np.asarray(x, np.float64), np.asarray(y, np.float64)
+        self.setPath(pg.arrayToQPath(self._x, self._y, connect="all", finiteCheck=False) if self._x.size
+                     else QPainterPath())
+
+    def getData(self) -> tuple[np.ndarray, np.ndarray]:
+        return self._x, self._y
+
+
+class PaintLog:
+    """CPU time (ms) of the paints that run Python: the recent ones and a running total."""
+
+    def __init__(self):
+        self.recent: deque[float] = deque(maxlen=500)
+        self.total = 0.0
+
+    def add(self, ms: float) -> None:
+        self.recent.append(ms)
+        self.total += ms
+
+
+class TimedScatter(pg.ScatterPlotItem):
+    """pyqtgraph's scatter plot (painted in Python), noting the CPU time of each
+    paint in ``log``, so that the frame governor counts it."""
+
+    def __init__(self, log: PaintLog, **kwargs):
+        super().__init__(**kwargs)
+        self._log = log
+
+    def paint(self, *args) -> None:
+        c0 = time.thread_time()
+        super().paint(*args)
+        self._log.add(1000 * (time.thread_time() - c0))
+
+
 class Chart:
     """A PlotItem at (row, col) of ``glw`` with a title and axis labels, ranges set by hand.
 
     Subclasses create their items once in ``__init__`` and change them with
-    setData in their draw methods.
+    setData in their draw methods. ``paint_log`` collects the CPU time of
+    the Python paints of the grid's scatter plots.
     """
 
     def __init__(self, glw: pg.GraphicsLayoutWidget, row: int, col: int, title: str, left: str, bottom: str,
-                 fg: str):
+                 fg: str, paint_log: PaintLog | None = None):
         self._fg = fg
         self._range: tuple | None = None
         self._title = title
+        self.paint_log = paint_log if paint_log is not None else PaintLog()
         p = glw.addPlot(row=row, col=col)
         _shrinkable(p.titleLabel)
         p.setTitle(title, color=fg, size="9pt")
@@ -75,7 +137,15 @@ class Chart:
         p.getAxis("left").setStyle(autoExpandTextSpace=False, tickTextWidth=TICK_TEXT_WIDTH)
         p.getAxis("bottom").setStyle(autoExpandTextSpace=False)
         self.plot = p
+        self.vb = p.getViewBox()
+        self.vb.setFlag(QGraphicsItem.ItemHasNoContents)  # its paint() (Python) draws no border here
+        # the grid paints without pyqtgraph's prepareForPaint: keep the view's
+        # transform current when its size changes (ranges: see set_range)
+        self.vb.sigResized.connect(self._on_vb_resized)
         self.set_cached(True)
+
+    def _on_vb_resized(self, _vb) -> None:
+        self.vb.updateMatrix()
 
     def set_cached(self, cached: bool) -> None:
         """Axes and title painted from a pixmap Qt keeps (no Python paint on
@@ -86,13 +156,18 @@ class Chart:
             self.plot.getAxis(name).setCacheMode(mode)
         self.plot.titleLabel.setCacheMode(mode)
 
-    def curve(self, pen, z: float | None = None) -> pg.PlotCurveItem:
-        """A line of the plot: a bare PlotCurveItem (setData on it costs a
-        quarter of a PlotDataItem's), no antialiasing, no finiteness check."""
-        item = pg.PlotCurveItem(pen=pen, antialias=False, skipFiniteCheck=True)
+    def curve(self, pen, z: float | None = None) -> PathCurve:
+        """A line of the plot, painted by Qt alone."""
+        item = PathCurve(pen)
         if z is not None:
             item.setZValue(z)
-        self.plot.addItem(item)
+        self.plot.addItem(item, ignoreBounds=True)
+        return item
+
+    def scatter(self, **kwargs) -> TimedScatter:
+        """A scatter plot (pyqtgraph's, with its paints timed)."""
+        item = TimedScatter(self.paint_log, **kwargs)
+        self.plot.addItem(item, ignoreBounds=True)
         return item
 
     @property
@@ -109,6 +184,7 @@ class Chart:
         if key != self._range:
             self._range = key
             self.plot.setRange(xRange=key[0], yRange=key[1], padding=0)
+            self.vb.updateMatrix()
 
     def forget_range(self) -> None:
         """The next set_range applies whatever it is (a new run)."""

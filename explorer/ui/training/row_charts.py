@@ -16,7 +16,7 @@ from PySide6.QtWidgets import QGraphicsItem, QGraphicsRectItem, QGraphicsSimpleT
 from ...core.training_charts import TrainingHistory
 from ...core.training_frames import PCA_EVERY, TableFrame
 from ..style import CHANGED_ROWS, GRADIENT_ROWS, NEUTRAL, class_color
-from .plots import Chart, nice_ceil
+from .plots import Chart, PaintLog, nice_ceil
 
 __all__ = ["UpdatesChart", "DriftChart", "PcaChart", "ClassLabel", "FREQUENCY_AXIS"]
 
@@ -27,25 +27,31 @@ _LABEL_SHIFTS = sorted(((dx, dy) for dx in range(-3, 4) for dy in range(-4, 5)),
 
 
 def _frequency_x(counts: np.ndarray) -> tuple[np.ndarray, tuple[float, float]]:
-    """Each row's corpus count (never-seen rows at 0.5) and the log-x range."""
-    x = np.maximum(counts, 0.5).astype(np.float64)
-    return x, (math.log10(0.5) - 0.15, math.log10(max(float(x.max()), 1.0)) + 0.15)
+    """log10 of each row's corpus count (never-seen rows at 0.5), and the x range.
+
+    The plots draw log10 themselves (their axes label it as a log scale):
+    a PlotItem in log mode would transform every item's data again each time.
+    """
+    x = np.log10(np.maximum(counts, 0.5).astype(np.float64))
+    return x, (math.log10(0.5) - 0.15, float(x.max(initial=0.0)) + 0.15)
+
+
+def _log_axis(chart: Chart) -> None:
+    chart.plot.getAxis("bottom").setLogMode(True)
 
 
 class UpdatesChart(Chart):
     """Steps with gradient (filled) and with change (ring) of each row, by its token's frequency."""
 
-    def __init__(self, glw, row: int, col: int, fg: str):
+    def __init__(self, glw, row: int, col: int, fg: str, paint_log: PaintLog):
         super().__init__(glw, row, col, f"Steps per row with <span style='color:{GRADIENT_ROWS}'>gradient"
                          f"</span> / <span style='color:{CHANGED_ROWS}'>change</span>", "steps",
-                         FREQUENCY_AXIS, fg)
-        p = self.plot
-        p.setLogMode(x=True, y=False)
-        self.changes = p.plot(pen=None, symbol="o", symbolSize=6, symbolBrush=None,
-                              symbolPen=pg.mkPen(CHANGED_ROWS, width=1), antialias=False)
-        self.updates = p.plot(pen=None, symbol="o", symbolSize=5, symbolPen=None,
-                              symbolBrush=pg.mkBrush(GRADIENT_ROWS), antialias=False)
-        p.setToolTip("One point per row: how many steps gave it a gradient (filled) and how many changed it "
+                         FREQUENCY_AXIS, fg, paint_log)
+        _log_axis(self)
+        self.changes = self.scatter(symbol="o", size=6, brush=None, pen=pg.mkPen(CHANGED_ROWS, width=1),
+                                    antialias=False)
+        self.updates = self.scatter(symbol="o", size=5, pen=None, brush=pg.mkBrush(GRADIENT_ROWS), antialias=False)
+        self.plot.setToolTip("One point per row: how many steps gave it a gradient (filled) and how many changed it "
                      "(ring), against how often its token occurs in the corpus. Never-seen tokens are drawn at 0.5")
 
     def start(self, counts: np.ndarray, planned_steps: int) -> None:
@@ -65,18 +71,17 @@ class UpdatesChart(Chart):
 class DriftChart(Chart):
     """‖E_t[i] − E_0[i]‖ of each row, by its token's frequency."""
 
-    def __init__(self, glw, row: int, col: int, fg: str):
+    def __init__(self, glw, row: int, col: int, fg: str, paint_log: PaintLog):
         super().__init__(glw, row, col, "Distance of each row from its start", "‖E_t[i] − E_0[i]‖",
-                         FREQUENCY_AXIS, fg)
-        self.plot.setLogMode(x=True, y=False)
-        self.scatter = self.plot.plot(pen=None, symbol="o", symbolSize=5, symbolPen=None,
-                                      symbolBrush=pg.mkBrush(GRADIENT_ROWS), antialias=False)
+                         FREQUENCY_AXIS, fg, paint_log)
+        _log_axis(self)
+        self.points = self.scatter(symbol="o", size=5, pen=None, brush=pg.mkBrush(GRADIENT_ROWS), antialias=False)
         self.plot.setToolTip("One point per row: Euclidean distance of the row from its random start against "
                              "its token's frequency (a new picture every few steps): rare rows stay near where "
                              "they started")
 
     def clear(self) -> None:
-        self.scatter.setData([], [])
+        self.points.setData([], [])
 
     def start(self, counts: np.ndarray) -> None:
         self.set_range(_frequency_x(counts)[1], (0, 0.1))
@@ -85,7 +90,7 @@ class DriftChart(Chart):
         x, lx = _frequency_x(h.counts)
         drift = h.drift()
         ok = np.isfinite(drift)
-        self.scatter.setData(x[ok], drift[ok])
+        self.points.setData(x[ok], drift[ok])
         dmax = float(drift[ok].max()) if ok.any() else 0.0
         # the axis only grows during a run (and in coarse steps): each change rebuilds it
         top = max(self.view_range[1][1] if self.view_range else 0.0, nice_ceil(dmax * 1.05) if dmax > 0 else 0.1)
@@ -124,11 +129,10 @@ class PcaChart(Chart):
 
     EMPTY_TITLE = "PCA of E, coloured by word class"
 
-    def __init__(self, glw, row: int, col: int, fg: str, bg: str):
-        super().__init__(glw, row, col, self.EMPTY_TITLE, "PC 2", "PC 1", fg)
+    def __init__(self, glw, row: int, col: int, fg: str, bg: str, paint_log: PaintLog):
+        super().__init__(glw, row, col, self.EMPTY_TITLE, "PC 2", "PC 1", fg, paint_log)
         self._bg = bg
-        self.scatter = pg.ScatterPlotItem(size=7, pen=None)
-        self.plot.addItem(self.scatter)
+        self.points = self.scatter(size=7, pen=None)
         self.plot.setToolTip(
             f"Rows of E projected on PC 1 and PC 2, refitted every {PCA_EVERY} steps (signs kept aligned so the "
             "picture does not flip); colours are the word classes, the same as in the Projection tab; the "
@@ -216,7 +220,7 @@ class PcaChart(Chart):
             self.set_range((lo[0] - pad[0], hi[0] + pad[0]), (lo[1] - pad[1], hi[1] + pad[1]))
 
     def clear(self) -> None:
-        self.scatter.setData([], [])
+        self.points.setData([], [])
         for label in self.labels:
             label.setVisible(False)
         self.coords = None
@@ -233,7 +237,7 @@ class PcaChart(Chart):
         self._drawn_step = frame.step
         self.coords = coords
         self._fit_range(coords, refitted=frame.refitted)
-        self.scatter.setData(coords[:, 0], coords[:, 1], brush=self._brushes, size=self._sizes)
+        self.points.setData(coords[:, 0], coords[:, 1], brush=self._brushes, size=self._sizes)
         self._place_labels(frame.centres)
         title = f"PCA of E at step {frame.step:,}"
         if frame.silhouette is not None:

@@ -39,12 +39,12 @@ FRAME_HZ = 15
 #: ... but while training runs flat out, frames (update + paint) take at most
 #: this share of the time in CPU time of the GUI thread: while the GUI thread
 #: works it holds the GIL, and the worker waits for it
-FRAME_DUTY = 0.025
+FRAME_DUTY = 0.02
 #: and never fewer than one frame a second
 MAX_FRAME_MS = 1000
 #: the figures beside the charts change at most this often (a label's text
 #: layout costs about a millisecond)
-READOUT_HZ = 4
+READOUT_HZ = 2
 
 
 class TrainingView(QWidget):
@@ -174,9 +174,10 @@ class TrainingView(QWidget):
         wall-clock time, or of the GUI thread's CPU time."""
         return list(self._frame_cpu_ms if cpu else self._frame_ms)
 
-    def paint_times_ms(self, cpu: bool = False) -> list[float]:
-        """Durations of recent paints of the charts, in ms (wall clock or CPU)."""
-        return list(self.charts.paint_cpu_ms if cpu else self.charts.paint_ms)
+    def paint_times_ms(self) -> list[float]:
+        """CPU time of recent paints that run Python (the scatter plots), in ms;
+        the rest of the charts is painted by Qt without the GIL."""
+        return list(self.charts.paint_log.recent)
 
     # -- settings ------------------------------------------------------------------------
     def config(self) -> TrainConfig:
@@ -369,14 +370,13 @@ class TrainingView(QWidget):
 
     def _govern(self, update_cpu_ms: float) -> None:
         """Slow the frame rate down while the run goes flat out, so that frames
-        (their update and their paint, in CPU time of the GUI thread) take at
-        most FRAME_DUTY of the time: while the GUI thread works it holds the
-        GIL and the worker waits. CPU time, not wall-clock time: a frame
-        waiting for the GIL costs the worker nothing. The mean of the last
-        frames, spikes included (a slow chart, a new axis range): that is
-        what the training pays."""
-        paints = self.charts.paint_cpu_ms
-        self._costs_ms.append(update_cpu_ms + (paints[-1] if paints else 0.0))
+        take at most FRAME_DUTY of the time in the GUI thread's CPU time with
+        the GIL held: their update, and the paints that run Python (Qt paints
+        the rest without it). While the GUI thread runs Python the worker
+        waits; a frame waiting for the GIL costs the worker nothing. The mean
+        of the last frames, spikes included (a slow chart, a new axis range):
+        that is what the training pays."""
+        self._costs_ms.append(update_cpu_ms + self.charts.take_paint_cpu_ms())
         interval = 1000.0 / FRAME_HZ
         if self.session.speed <= 0:
             interval = max(interval, float(np.mean(self._costs_ms)) / FRAME_DUTY)
