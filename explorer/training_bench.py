@@ -151,6 +151,9 @@ def bench_training(steps: int = 3000, size: tuple[int, int] = (900, 620), repeat
         "ratio": round(ratio, 3) if ratio is not None else None,
         "charts_cost": round(1 - ratio, 3) if ratio is not None else None,
         "pair_ratios": [round(r, 3) for r in ratios],
+        # the least disturbed runs of each kind (a shared machine only ever slows a run down)
+        "best_ratio": round(max(viewed) / max(headless), 3),
+        "charts_cost_best": round(1 - max(viewed) / max(headless), 3),
         "gui_cpu_share": round(float(np.median(shares)), 3),
         **_stats(times.get("frame", []), "frame"),
         **_stats(times.get("frame_cpu", []), "frame_cpu"),
@@ -163,7 +166,7 @@ def format_training(r: dict) -> str:
     return (f"Training ({r['steps']:,} steps, d = 32, batch 64, Adam): {r['headless_steps_per_s']:,.0f} steps/s "
             f"headless, {r['view_steps_per_s']:,.0f} steps/s with the live charts (charts cost "
             f"{r['charts_cost']:.1%} of throughput, pairs {', '.join(f'{1 - x:.1%}' for x in r['pair_ratios'])}; "
-            f"target at most {TARGET_COST:.0%})\n"
+            f"best run against best run {r['charts_cost_best']:.1%}; target at most {TARGET_COST:.0%})\n"
             f"  frame update {r['frame_ms_mean']:.1f} ms mean, {r['frame_ms_p95']:.1f} p95, {r['frame_ms_max']:.1f} max "
             f"({r['frames']} frames; CPU {r['frame_cpu_ms_mean']:.1f} mean); Python paints "
             f"{r['python_paint_cpu_ms_mean']:.1f} ms mean, {r['python_paint_cpu_ms_max']:.1f} max "
