@@ -93,10 +93,10 @@ class Explorer(QObject):
         from .ui.projection_view import ProjectionView
         from .ui.similarity_view import SimilarityView
 
-        from .ui.lookup_view import LookupView
+        from .ui.lookup import LookupView
 
         w = self.window
-        self.lookup_view = LookupView(self.state, runner=self._runner())
+        self.lookup_view = LookupView(self.state)
         w.add_view(self.lookup_view, "Lookup",
                    "Row i of E two ways: one-hot vector × E versus a pointer offset, animated, then measured")
         self.projection_view = ProjectionView(self.state, runner=self._runner())
@@ -120,7 +120,7 @@ class Explorer(QObject):
                    "famous models compared, why vectors, context-free lookup")
         self.cost_view.token_selected.connect(self.state.set_selected_token)
         # heavy views work only while their tab is shown
-        self._lazy_views = [self.lookup_view, self.projection_view, self.cost_view]
+        self._lazy_views = [self.projection_view, self.cost_view]
         w.tabs.currentChanged.connect(self._on_tabs_current_changed)
         self._on_tabs_current_changed(w.tabs.currentIndex())
 

@@ -287,7 +287,7 @@ def cmd_bench(args) -> int:
 
         results["gui"] = bench_gui()
     if args.json:
-        print(json.dumps(results, indent=1))
+        print(json.dumps(bench.results_as_json(results), indent=1))
         return 0
     gui = results.pop("gui", None)
     training = results.pop("training", None)

@@ -20,7 +20,7 @@ from PySide6.QtCore import QObject, Signal
 from .core.context import contextual_job
 from .core.geometry import random_vector_check_job
 from .core.loading import ClassIndex, LoadedModel
-from .core.lookup import lookup_check_job, measure_lookup_job
+from .core.lookup import lookup_check_job, measure_lookup_job, stored_base_job
 from .core.neighbors import INLINE_VALUES, iter_neighbors_of, neighbors_of
 from .core.overview import MatrixOverview, matrix_overview
 from .core.projection import DEFAULT_SAMPLE, WHOLE_VOCAB_LIMIT, interest_job, projection_job
@@ -72,7 +72,9 @@ class AppState(QObject):
     projection : ProjectionResult for the parameters of :meth:`request_projection` (lazy).
     lookup_check : PathComparison of one-hot @ E and E[i] for the selected token
         (lazy; never computed for a table too big to hold).
-    measurement : the lookup timings, when :meth:`measure_lookup` asks for them.
+    stored_base : StoredBase, where the stored table starts in memory (lazy; None
+        for a table too big to hold).
+    measurement : LookupMeasurement, the lookup timings, when :meth:`measure_lookup` asks for them.
     random_check : CosineCheck of random vectors and the table's rows (lazy).
     context : ContextResult of the model's first layer, for :meth:`request_context`.
     """
@@ -103,6 +105,7 @@ class AppState(QObject):
         self.interest = Computation(self, lazy=True)
         self.projection = Computation(self, lazy=True)
         self.lookup_check = Computation(self, lazy=True)
+        self.stored_base = Computation(self, lazy=True)
         self.measurement = Computation(self)
         self.random_check = Computation(self, lazy=True)
         self.context = Computation(self)
@@ -187,6 +190,7 @@ class AppState(QObject):
         self.overview_changed.emit(loaded.overview)
         self.extra_tokens_changed.emit([])
         self.random_check.request(random_vector_check_job, loaded.table, N_RANDOM_PAIRS, key=id(loaded.table))
+        self.stored_base.request(stored_base_job, loaded.table, key=id(loaded.table))
         if adopt_text and loaded.tokenized.text != self._text:
             self._text = loaded.tokenized.text
             self.text_changed.emit(self._text)

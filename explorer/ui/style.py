@@ -17,6 +17,11 @@ ERROR = "#D1495B"
 CLASS_COLORS = ["#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7", "#000000", "#999999",
                  # Paul Tol's muted colours past Okabe-Ito's nine: the bundled language has ten classes
                  "#44AA99", "#882255", "#117733", "#AA4499"]
+#: the lookup walk: rows of E not multiplied yet, and rows multiplied by 0 (wasted)
+PENDING = "#E1E1E1"
+WASTED = "#969696"
+#: a third path in timing charts (nn.Linear), beside ACCENT (gather) and ERROR (one-hot)
+THIRD_PATH = "#0072B2"
 DIVERGING = "CET-D1A"
 SEQUENTIAL = "viridis"
 
@@ -61,6 +66,28 @@ def mono_font(point_size: int | None = None) -> QFont:
     if point_size:
         f.setPointSize(point_size)
     return f
+
+
+def with_alpha(color, alpha: int) -> QColor:
+    """``color`` (a name or QColor) with opacity ``alpha`` (0..255)."""
+    c = QColor(color)
+    c.setAlpha(int(alpha))
+    return c
+
+
+def css_rgba(color, alpha: int) -> str:
+    """``color`` with opacity ``alpha`` (0..255) for rich text: rgba(r,g,b,a)."""
+    c = QColor(color)
+    return f"rgba({c.red()},{c.green()},{c.blue()},{int(alpha)})"
+
+
+def contrast_text(background) -> QColor:
+    """Near-black or white, whichever reads better on ``background`` (text on
+    colour-mapped cells and filled shapes, in either theme)."""
+    c = QColor(background)
+    # relative luminance (sRGB weights); the crossover where both contrasts are equal
+    lum = 0.2126 * c.redF() ** 2.2 + 0.7152 * c.greenF() ** 2.2 + 0.0722 * c.blueF() ** 2.2
+    return QColor("#202020") if lum > 0.18 else QColor("#ffffff")
 
 
 def class_color(index: int) -> str:
