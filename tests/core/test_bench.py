@@ -134,3 +134,20 @@ def test_bench_open_of_a_toy_gives_only_embedding_figures():
 def test_bench_open_unknown_spec_raises():
     with pytest.raises(bench.BenchError):
         bench.bench_open("no/such-model-anywhere")
+
+
+def test_the_bench_lookup_command_prints_a_table_and_json(capsys):
+    from explorer import cli
+
+    assert cli.main(["bench", "--lookup", "random:300x16"]) == 0
+    out = capsys.readouterr().out
+    assert "Lookup on random:300x16: 300 x 16" in out and "best (shortest) of 5 runs" in out
+    assert "median" not in out
+    rows = [line.split() for line in out.splitlines() if line.strip().startswith(("1 ", "64 "))]
+    assert [r[0] for r in rows] == ["1", "64"] and all(r[-1] == "yes" for r in rows)
+    assert rows[1][-2] == f"{2 * 300 * 16 * 64:,}"  # one-hot FLOPs: 2·V·d per token
+    assert cli.main(["bench", "--lookup", "random:300x16", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)["lookup"]
+    assert (data["vocab_size"], data["dim"], data["stored_dtype"]) == (300, 16, "float32")
+    assert [b["batch"] for b in data["batches"]] == [1, 64]
+    assert all(b["agree"] and b["onehot_flops"] == 2 * 300 * 16 * b["batch"] for b in data["batches"])

@@ -35,6 +35,7 @@ class OneHotPanel(QWidget):
         self._window: RowWindow | None = None
         self._hot = -1
         self._right_labels: list | None = None
+        self._axis_width = 0
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, SPACING // 2, 0)
         lay.setSpacing(SPACING // 2)
@@ -45,6 +46,10 @@ class OneHotPanel(QWidget):
         self.now_label = elastic_label("What the matrix product is doing at this moment", rich=True)
         lay.addWidget(self.now_label)
         self.glw = plot_area(GLW_MIN_HEIGHT)
+        self.glw.setToolTip(
+            f"<span style='color:{WASTED}'>■</span> rows multiplied by 0 (wasted) &nbsp; "
+            f"<span style='color:{ERROR}'>■</span> being multiplied now &nbsp; "
+            f"<span style='color:{ACCENT}'>■</span> the row whose entry of x is 1")
         lay.addWidget(self.glw, 1)
         self.counters = elastic_label(
             "A multiply-add is one multiplication and one addition (2 FLOPs).\n"
@@ -190,10 +195,13 @@ class OneHotPanel(QWidget):
         metrics = QFontMetricsF(self.font())
         want = max(self.row_axis.natural_width(metrics), self.strip_plot.getAxis("left").natural_width(metrics))
         width = int(min(max(want, AXIS_MIN), AXIS_MAX))
+        if width == self._axis_width:  # a new width lays the plots out again: only when it changes
+            return
+        self._axis_width = width
+        right = int(metrics.horizontalAdvance("→ 0, wasted") + 16)
         for plot in (self.strip_plot, self.zoom_plot, self.out_plot):
             plot.getAxis("left").setWidth(width)
-        for plot in (self.strip_plot, self.zoom_plot, self.out_plot):
-            plot.getAxis("right").setWidth(int(metrics.horizontalAdvance("→ 0, wasted") + 16))
+            plot.getAxis("right").setWidth(right)
 
     # -- one frame -----------------------------------------------------------------------
     def show_frame(self, f: anim.Frame, layout: RowLayout) -> None:
@@ -239,13 +247,14 @@ class OneHotPanel(QWidget):
         self.now_label.setText(self._now_text(f, v, d, hot))
         pct = 100.0 * f.zero_multiply_adds / f.multiply_adds if f.multiply_adds else 0.0
         bytes_read = f.rows_done * layout.stride + int(f.columns_done * layout.itemsize)
-        wd = len(f"{2 * v * d:,}")
+        wd = len(f"{v * d:,}")
         self.counters.setText(
             "<pre style='margin:0'>"
-            f"multiply-adds {f.multiply_adds:>{wd},}   of which × 0: "
+            f"multiply-adds {f.multiply_adds:>{wd},}   × 0: "
             f"<span style='color:{ERROR}'>{f.zero_multiply_adds:,}</span> ({pct:.3f} %)\n"
             f"FLOPs so far  <b>{f.flops:>{wd},}</b>   of 2·V·d = {2 * v * d:,}\n"
-            f"work left     {f.work_left:>{wd},}   multiply-adds · bytes read {bytes_read:,}</pre>"
+            f"work left     {f.work_left:>{wd},}   multiply-adds\n"
+            f"bytes read    {bytes_read:>{wd},}   of {v * layout.stride:,}</pre>"
         )
 
     @staticmethod
@@ -259,6 +268,4 @@ class OneHotPanel(QWidget):
             block = f.current_row - f.recent_start
             what = f"rows {f.recent_start:,} – {f.current_row:,}" if block > 1 else f"row {f.current_row:,}"
             now = f"Multiplying {what} of {v:,} × <b>0</b>: nothing added"
-        legend = (f"<span style='color:{WASTED}'>■</span> × 0 done &nbsp; "
-                  f"<span style='color:{ERROR}'>■</span> now")
-        return f"{now} &nbsp; <span style='font-size:8pt'>{legend}</span>"
+        return now

@@ -141,7 +141,7 @@ class PointerPanel(QWidget):
             self.mem_bounds.setData([], [])
         self.mem_row.setValue(lay.offset + lay.stride / 2)
         self.mem_plot.setRange(xRange=(0, lay.table_bytes), padding=0.02)
-        self.mem_plot.setTitle(f"Whole table, one block: {lay.table_bytes:,} B", size="9pt", color=self._fg)
+        self._set_title(self.mem_plot, f"Whole table, one block: {lay.table_bytes:,} B")
         start, end, row_lab = self.mem_labels
         start.setText(" base")
         start.setPos(0, 0.75)
@@ -154,6 +154,10 @@ class PointerPanel(QWidget):
         row_lab.setPos(lay.offset + lay.stride / 2, 2.3)
         self._show_near(lay)
         self._set_formula(lay, base if stored else None, stored)
+
+    def _set_title(self, plot: pg.PlotItem, text: str) -> None:
+        if plot.titleLabel.text != text:  # a new title lays the plot out again
+            plot.setTitle(text, size="9pt", color=self._fg)
 
     def _show_near(self, lay: RowLayout) -> None:
         v, hot = lay.vocab_size, lay.token_id
@@ -177,9 +181,8 @@ class PointerPanel(QWidget):
             rect.show()
             text.show()
         self.near_plot.setRange(xRange=(rows[0] * lay.stride, (rows[-1] + 1) * lay.stride), padding=0.02)
-        self.near_plot.getAxis("bottom").setTicks(
-            [[(r * lay.stride, f"+{hex_address(r * lay.stride)}") for r in (hot, hot + 1)], []])
-        self.near_plot.setTitle(f"Around row {hot:,}: one row = {lay.stride:,} B", size="9pt", color=self._fg)
+        self.near_plot.getAxis("bottom").setTicks([[(lay.offset, f"base + {hex_address(lay.offset)}")], []])
+        self._set_title(self.near_plot, f"Around row {hot:,}: one row = {lay.stride:,} B")
 
     def _set_formula(self, lay: RowLayout, base: StoredBase | None, stored: bool) -> None:
         d, hot = lay.dim, lay.token_id

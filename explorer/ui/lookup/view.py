@@ -117,8 +117,9 @@ class LookupView(QWidget):
         self._gate.hidden.connect(self._on_gate_hidden)
         self._check = JobBinding(self._gate, state.lookup_check, on_reset=self._on_check_reset,
                                  on_result=self._on_check_result, on_error=self._on_check_failed)
-        self._base = JobBinding(self._gate, state.stored_base, on_reset=self._update_layout,
-                                on_result=self._on_base_result, on_error=self._on_base_failed)
+        # without a base (yet, or it failed) offsets are shown from a symbolic one
+        self._base = JobBinding(self._gate, state.stored_base, on_reset=self._relayout,
+                                on_result=self._relayout, on_error=self._relayout)
         panel = self.measure_panel
         self._measure = JobBinding(self._gate, state.measurement, on_reset=panel.clear,
                                    on_result=self._on_measurement_result, on_error=panel.show_error,
@@ -226,6 +227,7 @@ class LookupView(QWidget):
         self._update_layout()
         if self._state.measurement.running:
             self._resume_after_measure = True  # the walk starts when the measurement ends
+            self._render()
         else:
             self.play()
 
@@ -239,17 +241,15 @@ class LookupView(QWidget):
         self._row_layout = lay
         stored = dtype == "stored"
         self.pointer.show_layout(lay, self._state.stored_base.value if stored else None, stored)
+
+    def _relayout(self, *_args) -> None:
+        """The dtype or the base changed: the pointer path's numbers, then the frame."""
+        self._update_layout()
         self._render()
 
     def _on_stored_as_dtype_changed(self, dtype: str) -> None:
         self.measure_panel.set_chosen_dtype(dtype)
-        self._update_layout()
-
-    def _on_base_result(self, _base) -> None:
-        self._update_layout()
-
-    def _on_base_failed(self, _exc: BaseException) -> None:
-        self._update_layout()  # offsets from a symbolic base
+        self._relayout()
 
     # -- the check of one-hot @ E against E[i] ----------------------------------------------
     def _on_check_reset(self) -> None:
