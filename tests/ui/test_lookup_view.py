@@ -296,6 +296,16 @@ def test_a_model_switch_clears_the_results(qtbot, setup):
     assert view.schedule is None or view.schedule.vocab_size == 6
 
 
+def test_a_model_switch_from_a_row_the_new_table_lacks(qtbot, setup):
+    state, view = setup
+    _select(state, "random:2000x16", 1500)
+    qtbot.waitUntil(lambda: state.stored_base.value is not None, timeout=TIMEOUT)
+    table = _select(state, "toy:robot", 2, "robot arm box tool")
+    assert view.schedule.hot == 2 and view.layout_info.offset == 2 * table.row_bytes
+    qtbot.waitUntil(lambda: state.stored_base.value is not None, timeout=TIMEOUT)
+    assert f"0x{state.stored_base.value.address + 2 * table.row_bytes:X}" in view.pointer.formula.text()
+
+
 def test_a_hidden_view_does_no_work_until_shown(qtbot, setup, gpt2_table):
     state, view = setup
     view.hide()

@@ -181,16 +181,20 @@ class LookupView(QWidget):
 
     def _show_model(self) -> None:
         """A new table: dtype choices back to "as stored", no walk until a token is selected."""
-        table = self._state.table
-        key = None if table is None else (id(table), table.spec)
+        key = self._table_key()
         if key == self._shown_table:
             return
         self._shown_table = key
+        table = self._state.table
         self._resume_after_measure = False
         self.stored_as.set_table_dtype(None if table is None else table.dtype)
         self.measure_panel.set_chosen_dtype("stored")
         self.measure_panel.measure_button.setEnabled(table is not None and not self._state.measurement.running)
         self._clear_walk()
+
+    def _table_key(self) -> tuple | None:
+        table = self._state.table
+        return None if table is None else (id(table), table.spec)
 
     def _clear_walk(self) -> None:
         self._schedule = None
@@ -234,8 +238,8 @@ class LookupView(QWidget):
     def _update_layout(self) -> None:
         """The pointer path's numbers for the chosen dtype (stride, offset, address)."""
         table = self._state.table
-        if table is None or self._hot < 0:
-            return
+        if table is None or self._hot < 0 or self._shown_table != self._table_key():
+            return  # nothing shown yet, or still the last table's walk (a new model is on its way)
         dtype = self.stored_as.dtype
         lay = row_layout(table.vocab_size, table.dim, self._hot, dtype, table.dtype, table.row_bytes)
         self._row_layout = lay
