@@ -188,8 +188,12 @@ class Explorer(QObject):
     def last_error(self) -> str:
         return self._last_error
 
-    def open_spec(self, spec: str) -> None:
-        """Load ``spec`` in the background; the current model stays until it succeeds."""
+    def open_spec(self, spec: str, keep_text: bool = False) -> None:
+        """Load ``spec`` in the background; the current model stays until it succeeds.
+
+        The new model gets the text last typed for its kind of tokenizer, or
+        with ``keep_text`` the text on screen (unless it cannot read it).
+        """
         spec = (spec or "").strip()
         if not spec or self._closed:
             return
@@ -197,7 +201,7 @@ class Explorer(QObject):
         self.window.set_progress(0.0, f"Opening {spec}…")
         self._remember_text()
         self._load_text = self.state.text
-        self.loader.start(load_model, spec, self.state.text, dict(self._texts))
+        self.loader.start(load_model, spec, self.state.text, {} if keep_text else dict(self._texts))
 
     def cancel_load(self) -> None:
         if self.loader.running:
@@ -333,7 +337,7 @@ class Explorer(QObject):
         saved_text = self.settings.value("text", "")
         self.state.set_text(text if text is not None else (saved_text if model is None else ""))
         self._pending_token = token
-        self.open_spec(str(spec))
+        self.open_spec(str(spec), keep_text=text is not None)
 
 
 _QT_NOISE = ("This plugin does not support propagateSizeHints",)
