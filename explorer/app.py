@@ -135,7 +135,7 @@ class Explorer(QObject):
     def _build_lookup(self):
         from .ui.lookup import LookupView
 
-        return LookupView(self.state, runner=self._runner())
+        return LookupView(self.state)
 
     def _build_projection(self):
         from .ui.projection_view import ProjectionView
