@@ -141,6 +141,8 @@ def compare_paths(table: np.ndarray, ids, finite: bool | None = None) -> PathCom
 #: what the lookup view offers: "stored" (the table as it is), or a plain dtype
 DTYPE_CHOICES = ("stored", "float32", "float16", "bfloat16", "int8")
 
+#: quantisation blocks: (values, bytes) per block
+_BLOCKS = {"Q8_0": (32, 34), "Q4_0": (32, 18)}
 _BLOCK_NOTES = {
     "Q8_0": "Q8_0: 32 values in 34 bytes (32 int8 + a float16 scale)",
     "Q4_0": "Q4_0: 32 values in 18 bytes (16 bytes of 4-bit codes + a float16 scale)",
@@ -167,6 +169,9 @@ class RowLayout:
         The rows are stored as quantisation blocks.
     note : str
         How the stride comes about, in words.
+    block_values, block_bytes : int
+        Values and bytes per quantisation block, when known (else 0): a row
+        is d / block_values blocks of block_bytes each.
     """
 
     vocab_size: int
@@ -179,6 +184,8 @@ class RowLayout:
     table_bytes: int
     quantised: bool
     note: str
+    block_values: int = 0
+    block_bytes: int = 0
 
 
 def row_layout(vocab_size: int, dim: int, token_id: int, dtype: str = "stored",
@@ -204,7 +211,9 @@ def row_layout(vocab_size: int, dim: int, token_id: int, dtype: str = "stored",
         note += f"; one row of {d:,} values takes {stride:,} bytes ({stride / d:.4g} bytes per value)"
     else:
         note = f"{d:,} values x {dtype_bytes(name)} bytes ({name}) = {stride:,} bytes per row"
-    return RowLayout(v, d, i, name, stride / d, stride, i * stride, v * stride, quantised, note)
+    block_values, block_bytes = _BLOCKS.get(name, (0, 0)) if quantised else (0, 0)
+    return RowLayout(v, d, i, name, stride / d, stride, i * stride, v * stride, quantised, note,
+                     block_values, block_bytes)
 
 
 def stored_base(table) -> tuple[int, object, str]:

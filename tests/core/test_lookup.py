@@ -219,6 +219,8 @@ def test_row_layout_of_q8_0_blocks_uses_row_bytes():
     lay = lookup.row_layout(100, d, 7, "stored", "Q8_0", d // 32 * 34)
     assert lay.quantised and lay.stride == 68 and lay.offset == 7 * 68
     assert "34 bytes" in lay.note
+    assert (lay.block_values, lay.block_bytes) == (32, 34) and d // 32 * 34 == lay.stride
+    assert lookup.row_layout(100, d, 7, "float16").block_values == 0
     with pytest.raises(IndexError):
         lookup.row_layout(100, d, 100)
 

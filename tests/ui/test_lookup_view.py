@@ -114,6 +114,23 @@ def test_dtype_changes_stride_offset_and_bytes(setup, dtype, size):
     assert f"{table.vocab_size * d * size:,}" in view.onehot.counters.text()
 
 
+def test_a_quantised_table_shows_its_block_layout(qtbot, setup):
+    if package_path("smollm2") is None:
+        pytest.skip("the smollm2 package is not installed")
+    state, view = setup
+    table = _select(state, "smollm2", 42)
+    assert table.dtype == "Q8_0" and table.row_bytes == table.dim // 32 * 34  # 32 values in 34 bytes
+    lay = view.layout_info
+    assert (lay.stride, lay.offset) == (table.row_bytes, 42 * table.row_bytes)
+    text = view.pointer.formula.text()
+    assert f"{table.dim // 32:,} × 34 B = <b>{table.row_bytes:,} B</b>" in text
+    assert f"0x{42 * table.row_bytes:X}" in text
+    # a float16 copy would have a plain stride of d x 2 bytes
+    view.stored_as.combo.setCurrentIndex(view.stored_as.combo.findData("float16"))
+    assert view.layout_info.stride == table.dim * 2
+    assert f"{table.dim:,} × 2 B = <b>{table.dim * 2:,} B</b>" in view.pointer.formula.text()
+
+
 def test_both_outputs_end_identical_and_the_view_says_so(qtbot, setup):
     state, view = setup
     table = _select(state, "toy:five-rows", 2)

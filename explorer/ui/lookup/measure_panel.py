@@ -16,7 +16,7 @@ from ..style import ACCENT, ERROR, SPACING, THIRD_PATH, mono_font, plot_colors, 
 from .plots import elastic_label
 
 #: the buttons, the status and the table of figures
-LEFT_WIDTH = 300
+LEFT_WIDTH = 330
 IDLE_TEXT = "Press Measure to time both ways on this table"
 _DECADES = {-9: "1 ns", -8: "10 ns", -7: "100 ns", -6: "1 µs", -5: "10 µs", -4: "100 µs", -3: "1 ms",
             -2: "10 ms", -1: "100 ms", 0: "1 s", 1: "10 s", 2: "100 s"}
@@ -133,12 +133,12 @@ class MeasurePanel(QWidget):
         self._measurement = m
         b1 = m.batches[0]
         if m.agree:
-            verdict = "All three paths gave identical outputs."
+            verdict = "all three outputs identical."
         else:
-            verdict = f"<span style='color:{ERROR}'>The outputs differ</span> (see the tooltip)."
+            verdict = f"<span style='color:{ERROR}'>the outputs differ</span> (see the tooltip)."
         token = "token" if b1.batch == 1 else "tokens"
-        self.status.setText(f"<b>one-hot @ E: {b1.ratio:,.0f}× the gather's time</b> ({b1.batch:,} {token})"
-                            f"<br>{verdict}")
+        self.status.setText(f"<b>one-hot @ E: {b1.ratio:,.0f}× the gather's time</b><br>"
+                            f"for {b1.batch:,} {token}; {verdict}")
         self.status.setToolTip(f"{m.threads} torch thread(s); best (shortest) of {m.repeats} runs "
                                f"({m.gather_repeats} for the gather), computed in {m.compute_dtype}"
                                + "".join(f"\n{n}" for n in m.notes))

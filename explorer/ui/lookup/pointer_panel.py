@@ -46,13 +46,10 @@ class PointerPanel(QWidget):
         self.formula.setTextInteractionFlags(Qt.TextSelectableByMouse)
         self.formula.setAlignment(Qt.AlignLeft | Qt.AlignTop)
         lay.addWidget(self.formula)
-        self.notes = []  # where the base is, how quantised rows are laid out: elided when narrow
-        for _ in range(2):
-            note = QElidingLabel()
-            note.setFont(small_font(self.font()))
-            note.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Preferred)
-            lay.addWidget(note)
-            self.notes.append(note)
+        self.note = QElidingLabel()  # where the base is: elided when narrow (the tooltip has it all)
+        self.note.setFont(small_font(self.font()))
+        self.note.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Preferred)
+        lay.addWidget(self.note)
         self.glw = plot_area(GLW_MIN_HEIGHT)
         lay.addWidget(self.glw, 1)
         self.counters = elastic_label("The pointer path does no arithmetic on the values: 0 FLOPs.\n"
@@ -190,9 +187,15 @@ class PointerPanel(QWidget):
             base_txt, addr = hex_address(base.address), hex_address(base.address + lay.offset)
         else:
             base_txt, addr = "base", f"base + {hex_address(lay.offset)}"
-        stride_expr = f"{d:,} × {int(lay.itemsize)} B" if not lay.quantised else f"{lay.stride:,} B (row_bytes)"
+        if not lay.quantised:
+            stride_line = f"stride  = d × itemsize = {d:,} × {int(lay.itemsize)} B = <b>{lay.stride:,} B</b>"
+        elif lay.block_values and d % lay.block_values == 0:
+            stride_line = (f"stride  = d / {lay.block_values} blocks × {lay.block_bytes} B"
+                           f" = {d // lay.block_values:,} × {lay.block_bytes} B = <b>{lay.stride:,} B</b>")
+        else:
+            stride_line = f"stride  = row_bytes = <b>{lay.stride:,} B</b>"
         self._formula_lines = [
-            f"stride  = d × itemsize = {stride_expr} = <b>{lay.stride:,} B</b>",
+            stride_line,
             f"offset  = i × stride = {hot:,} × {lay.stride:,}",
             f"        = <b>{lay.offset:,} B = {hex_address(lay.offset)}</b>",
             "address = base + offset",
@@ -206,11 +209,8 @@ class PointerPanel(QWidget):
         else:
             article = "an" if lay.dtype[:1] in "aeiou" else "a"  # an int8, a float16
             note = f"{article} {lay.dtype} copy of E starts at its own base; the offset is what changes"
-        block = lay.note.split(";")[0] if lay.quantised else ""
-        for label, text in zip(self.notes, (note, block)):
-            label.setText(text)
-            label.setToolTip(text)
-            label.setVisible(bool(text))
+        self.note.setText(note)
+        self.note.setToolTip(note)
         size_txt = f"{lay.itemsize:g}" if not lay.quantised else f"{lay.stride:,}/{d:,}"
         self.formula.setToolTip(f"itemsize = bytes per value ({size_txt}); {lay.note}")
 
