@@ -345,7 +345,7 @@ def test_a_table_too_big_to_hold_is_not_multiplied_and_says_so(setup):
     state, view = setup
     _select(state, "random:128256x4096", 5)
     assert not state.lookup_check.running and state.lookup_check.value is None
-    assert "too big to hold" in view.verdict.text()
+    assert "too big to hold (2.10 GB as float32)" in view.verdict.text()
     assert view.frame is not None and view.layout_info.offset == 5 * 4096 * 4
 
 

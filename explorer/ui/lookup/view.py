@@ -262,9 +262,8 @@ class LookupView(QWidget):
             self.verdict.setText("")
         elif not table.fits_in_memory:
             gb = table.params * 4 / 1e9
-            self.verdict.setText(
-                f"This table has {table.params:,} values ({gb:,.2f} GB as float32): too big to hold in memory, so "
-                "one_hot(i) @ E is not multiplied out for each token. <b>Measure</b> compares the paths on it.")
+            self.verdict.setText(f"Not checked per token: E is too big to hold ({gb:,.2f} GB as float32). "
+                                 "<b>Measure</b> compares the paths on it.")
         else:
             self.verdict.setText("Checking one_hot(i) @ E against E[i] on the loaded table…")
 
