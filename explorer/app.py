@@ -90,7 +90,7 @@ class Explorer(QObject):
     def _build_views(self) -> None:
         """The tabs beside the matrix; each view gets the state and its own runner."""
         from .ui.cost_view import CostView
-        from .ui.projection_view import ProjectionView
+        from .ui.projection import ProjectionView
         from .ui.similarity_view import SimilarityView
 
         from .ui.lookup_view import LookupView
@@ -99,7 +99,7 @@ class Explorer(QObject):
         self.lookup_view = LookupView(self.state, runner=self._runner())
         w.add_view(self.lookup_view, "Lookup",
                    "Row i of E two ways: one-hot vector × E versus a pointer offset, animated, then measured")
-        self.projection_view = ProjectionView(self.state, runner=self._runner())
+        self.projection_view = ProjectionView(self.state)
         w.add_view(self.projection_view, "Projection",
                    "PCA of the embedding table: where tokens sit, neighbours, analogies")
         self.similarity_view = SimilarityView(self.state, runner=self._runner())
@@ -120,7 +120,7 @@ class Explorer(QObject):
                    "famous models compared, why vectors, context-free lookup")
         self.cost_view.token_selected.connect(self.state.set_selected_token)
         # heavy views work only while their tab is shown
-        self._lazy_views = [self.lookup_view, self.projection_view, self.cost_view]
+        self._lazy_views = [self.lookup_view, self.cost_view]
         w.tabs.currentChanged.connect(self._on_tabs_current_changed)
         self._on_tabs_current_changed(w.tabs.currentIndex())
 

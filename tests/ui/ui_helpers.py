@@ -42,8 +42,12 @@ def load(qtbot, ex, spec: str, ok: bool = True):
 def standalone_view(qtbot, view_cls, size=(1000, 700)):
     """A view on its own AppState and JobRunner, wired like the app wires it.
 
-    A generator for fixtures: yields (view, state, runner), then stops the runner.
+    A generator for fixtures: yields (view, state, runner), then stops the
+    runner and the state's jobs. Views that follow the state's computations
+    take no runner; they get only the state.
     """
+    import inspect
+
     from explorer.app import make_app
     from explorer.state import AppState
     from explorer.workers import JobRunner, await_all_workers
@@ -51,7 +55,8 @@ def standalone_view(qtbot, view_cls, size=(1000, 700)):
     make_app()
     state = AppState()
     runner = JobRunner()
-    v = view_cls(state, runner=runner)
+    takes_runner = "runner" in inspect.signature(view_cls).parameters
+    v = view_cls(state, runner=runner) if takes_runner else view_cls(state)
     v.token_selected.connect(state.set_selected_token)
     v.token_added.connect(state.add_extra_token)
     qtbot.addWidget(v)
@@ -59,6 +64,8 @@ def standalone_view(qtbot, view_cls, size=(1000, 700)):
     v.show()
     yield v, state, runner
     runner.cancel(emit=False)
+    for job in state.findChildren(JobRunner):
+        job.cancel(emit=False)
     await_all_workers()
 
 
