@@ -103,7 +103,12 @@ def bench_gui() -> dict:
 
 
 def _scatter_fps(app, ex, seconds: float = 3.0) -> dict:
-    """Frames per second while panning and zooming the 50,257-point projection."""
+    """Frames per second while panning and zooming the 50,257-point projection.
+
+    The view starts from the whole cloud and pans back and forth: panning
+    one way only carried the points off screen, so the faster the frames,
+    the fewer points the later ones drew.
+    """
     from PySide6.QtCore import QEventLoop, QTimer
 
     win = ex.window
@@ -115,19 +120,21 @@ def _scatter_fps(app, ex, seconds: float = 3.0) -> dict:
         app.processEvents(QEventLoop.AllEvents, 50)
     view = ex.projection_view
     vb = view.plot.getPlotItem().getViewBox()
+    vb.autoRange()
     port = view.plot.viewport()
     n, t0 = 0, time.perf_counter()
     while time.perf_counter() - t0 < seconds:
+        cycle = n // 20
         if n % 20 < 10:
-            vb.translateBy(x=vb.viewRect().width() * 0.01)
+            vb.translateBy(x=vb.viewRect().width() * (0.01 if cycle % 4 < 2 else -0.01))
         else:
-            vb.scaleBy((0.98, 0.98) if (n // 20) % 2 else (1.02, 1.02))
+            vb.scaleBy((0.98, 0.98) if cycle % 2 else (1.02, 1.02))
         port.repaint()
         n += 1
     fps = n / (time.perf_counter() - t0)
     points = int(len(view.result.ids)) if view.result is not None else 0
     win.show_view("matrix")
-    return {"scatter_points": points, "scatter_fps": fps, "scatter_target_fps": 30}
+    return {"scatter_points": points, "scatter_fps": fps, "scatter_target_fps": 60}
 
 
 def format_gui(results: dict) -> str:
@@ -136,7 +143,7 @@ def format_gui(results: dict) -> str:
                  f"max {results['select_token_ms_max']:.1f} ms (target < 50 ms)")
     if "scatter_fps" in results:
         lines.append(f"  pan/zoom the projection of {results['scatter_points']:,} points: "
-                     f"{results['scatter_fps']:.1f} frames/s (target >= 30)")
+                     f"{results['scatter_fps']:.1f} frames/s (target >= 60)")
     if "open_minilm_to_drawn_s" in results:
         lines.append(f"  open MiniLM to a drawn matrix: {results['open_minilm_to_drawn_s']:.2f} s (target < 4 s)")
     lines.append(f"  start to interactive window, default model: {results['start_to_interactive_default_s']:.2f} s "

@@ -11,6 +11,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pyqtgraph as pg
 from pyqtgraph.Qt import internals
@@ -40,6 +42,7 @@ class PointCloud(pg.GraphicsObject):
     def __init__(self, parent=None):
         super().__init__(parent)
         self._xy = np.zeros((0, 2), np.float64)  # in drawing order
+        self._x = self._y = np.zeros(0, np.float64)
         self._order = np.zeros(0, np.int64)  # drawing position -> index given
         self._group = np.zeros(0, np.int64)
         self._colors: list[QColor] = []
@@ -65,6 +68,8 @@ class PointCloud(pg.GraphicsObject):
         self.prepareGeometryChange()
         self._order = np.argsort(group, kind="stable")
         self._xy = np.ascontiguousarray(xy[self._order])
+        self._x = np.ascontiguousarray(self._xy[:, 0])  # contiguous columns: a frame reads each once
+        self._y = np.ascontiguousarray(self._xy[:, 1])
         self._group = group[self._order]
         self._colors = [QColor(c) for c in colors]
         self._size = float(size)
@@ -159,28 +164,22 @@ class PointCloud(pg.GraphicsObject):
         if dpr != self._dpr:
             self._build_atlas(dpr)
         frags = self._frags.ndarray()
-        np.multiply(self._xy[:, 0], t.m11(), out=frags[:, 0])
+        np.multiply(self._x, t.m11(), out=frags[:, 0])
         frags[:, 0] += t.dx()
-        np.multiply(self._xy[:, 1], t.m22(), out=frags[:, 1])
+        np.multiply(self._y, t.m22(), out=frags[:, 1])
         frags[:, 1] += t.dy()
-        p.resetTransform()
-        device = p.viewport() if p.viewport().isValid() else None
         args = self._frags.drawargs()
-        if device is not None and not self._all_inside(frags, device):
-            # zoomed in: hand Qt only the points on screen
+        device = QRectF(p.viewport()) if p.viewport().isValid() else None
+        if device is not None and not device.contains(t.mapRect(self._bounds)):
+            # zoomed in: hand Qt only the points on screen (tested in view coordinates, contiguous)
             m = self._sprite()
-            x, y = frags[:, 0], frags[:, 1]
-            keep = (x > device.left() - m) & (x < device.right() + m) & (y > device.top() - m) & (y < device.bottom() + m)
-            self._visible.resize(int(keep.sum()))
+            view = t.inverted()[0].mapRect(device.adjusted(-m, -m, m, m))
+            keep = (self._x > view.left()) & (self._x < view.right()) & (self._y > view.top()) & (self._y < view.bottom())
+            self._visible.resize(int(np.count_nonzero(keep)))
             self._visible.ndarray()[:] = frags[keep]
             args = self._visible.drawargs()
+        p.resetTransform()
         p.drawPixmapFragments(*args, self._atlas)
-
-    @staticmethod
-    def _all_inside(frags: np.ndarray, device) -> bool:
-        lo = frags[:, :2].min(axis=0)
-        hi = frags[:, :2].max(axis=0)
-        return lo[0] >= device.left() and lo[1] >= device.top() and hi[0] <= device.right() and hi[1] <= device.bottom()
 
     def _paint_vector(self, p: QPainter) -> None:
         """Dots as vector shapes (SVG export): one path per colour."""
@@ -267,10 +266,11 @@ class GridLines(pg.GraphicsObject):
         lines: list[list[QLineF]] = [[], []]
         for name, lo, hi, pixels in (("bottom", rect.left(), rect.right(), size.width()),
                                      ("left", rect.top(), rect.bottom(), size.height())):
-            if hi <= lo or pixels <= 0:
+            if not hi > lo or pixels <= 0:
                 continue
-            levels = self._plot.getAxis(name).tickValues(lo, hi, pixels)
-            for level, (_spacing, values) in enumerate(levels[:2]):
+            # the axis's own spacing (cheap), so grid and ticks agree; the values are plain arithmetic
+            spacing = self._plot.getAxis(name).tickSpacing(lo, hi, pixels)
+            for level, values in enumerate(_grid_values(lo, hi, [s for s, _ in spacing[:2]])):
                 for v in values:
                     if name == "bottom":
                         lines[level].append(QLineF(v, rect.top(), v, rect.bottom()))
@@ -280,3 +280,19 @@ class GridLines(pg.GraphicsObject):
             if lines[level]:
                 p.setPen(self._pens[level])
                 p.drawLines(lines[level])
+
+
+def _grid_values(lo: float, hi: float, steps: list[float]) -> list[list[float]]:
+    """Multiples of each step inside [lo, hi]; a finer level leaves out the coarser one's values."""
+    out: list[list[float]] = []
+    coarse = None
+    for step in steps:
+        if not step > 0 or (hi - lo) / step > 500:
+            break
+        first = math.ceil(lo / step)
+        values = [k * step for k in range(first, math.floor(hi / step) + 1)]
+        if coarse is not None:
+            values = [v for v in values if abs(v / coarse - round(v / coarse)) > 1e-6]
+        out.append(values)
+        coarse = step
+    return out
