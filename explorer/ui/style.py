@@ -79,7 +79,10 @@ def blend(top: str | QColor, bottom: str | QColor, alpha: float) -> QColor:
 
 
 def class_color(index: int) -> str:
-    return CLASS_COLORS[index % len(CLASS_COLORS)]
+    """Colour of class ``index``; Okabe-Ito's black becomes near-white on a dark palette."""
+    color = CLASS_COLORS[index % len(CLASS_COLORS)]
+    dark = QColor(plot_colors()[0]).lightness() < 128  # plots drawn on a dark base
+    return "#E8E8E8" if color == "#000000" and dark else color
 
 
 STYLESHEET = """

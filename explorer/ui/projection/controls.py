@@ -48,6 +48,8 @@ class FitControls(QWidget):
             self.combo.addItem(text, key)
             self.combo.setItemData(self.combo.count() - 1, tip, Qt.ToolTipRole)
         self.combo.setToolTip("Which rows the PCA is fitted on; the others are projected with the same components")
+        self.combo.setSizeAdjustPolicy(QComboBox.AdjustToMinimumContentsLengthWithIcon)
+        self.combo.setMinimumContentsLength(13)  # narrow windows: the list shows the full names
         self.combo.currentIndexChanged.connect(self._on_combo_changed)
         lay.addWidget(self.combo)
         self.sample = QSpinBox()
@@ -176,7 +178,7 @@ class TokenSearch(QLineEdit):
         self.setPlaceholderText("Find a token…")
         self.setClearButtonEnabled(True)
         self.setToolTip("Type a piece (or #id) and press Enter: the token is added, selected and labelled")
-        self.setMinimumWidth(140)
+        self.setMinimumWidth(100)
         self._pieces = QStringListModel(self)
         comp = QCompleter(self._pieces, self)
         comp.setCaseSensitivity(Qt.CaseInsensitive)

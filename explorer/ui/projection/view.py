@@ -375,7 +375,7 @@ class ProjectionView(QWidget):
         pi = self.plot.plot_item
         pi.setLabel("bottom", f"PC{x + 1}  ({share[0]:.1%} of variance)")
         pi.setLabel("left", f"PC{y + 1}  ({share[1]:.1%} of variance)")
-        pi.setTitle(f"{n:,} tokens on PC{x + 1} and PC{y + 1}: {variance_shown(ev, x, y):.1%} of the variance shown",
+        pi.setTitle(f"{n:,} tokens · {variance_shown(ev, x, y):.1%} of the variance shown",
                     color=self.plot.foreground, size="10pt")
         self._draw_overlays()
 
