@@ -125,8 +125,16 @@ def test_hover_text_goes_with_the_model(qtbot, view):
     v, state, _ = view
     table = load(qtbot, v, state, "default", "the cat")
     harbour = table.tokenizer.id_of("harbour")
-    v.plot.point_hovered.emit(harbour)
-    assert "harbour" in v.info.hover_label.text() and f"id {harbour}" in v.info.hover_label.text()
+    # the pointer over the point, as the user moves it
+    where = v.plot.mapFromScene(v.plot.plot_item.getViewBox().mapViewToScene(QPointF(*v.point_xy(harbour))))
+
+    def hovering() -> bool:
+        # pyqtgraph drops mouse moves closer than 10 ms apart: move again until one lands
+        qtbot.mouseMove(v.plot.viewport(), QPoint(where.x(), where.y()))
+        return "harbour" in v.info.hover_label.text()
+
+    qtbot.waitUntil(hovering, timeout=5_000)
+    assert f"id {harbour}" in v.info.hover_label.text()
     state.set_table(open_table("toy:robot"))
     # at once, before the new projection arrives
     assert v.info.hover_label.text() == HOVER_HINT
