@@ -27,6 +27,8 @@ from .ui.style import STYLESHEET, apply_theme, configure_pyqtgraph  # noqa: E402
 from .workers import JobRunner, await_all_workers, warm_up_job  # noqa: E402
 
 ORG, APP = "embedding-explorer", "Token Embedding Explorer"
+#: how long closing the window waits for background jobs to reach a yield
+CLOSE_WAIT_MS = 500
 
 
 def _list_sources_job(recent_specs):
@@ -88,46 +90,90 @@ class Explorer(QObject):
         return JobRunner(self)
 
     def _build_views(self) -> None:
-        """The tabs beside the matrix; each view gets the state and its own runner."""
-        from .ui.cost_view import CostView
-        from .ui.projection import ProjectionView
-        from .ui.similarity_view import SimilarityView
+        """The tabs beside the matrix. Each view is built when its tab is first
+        shown; it then synchronizes from the state like any hidden view."""
+        w = self.window
+        self._pages = {
+            "lookup": w.add_view("Lookup", "Row i of E two ways: one-hot vector × E versus a pointer offset, "
+                                 "animated, then measured", self._build_lookup),
+            "projection": w.add_view("Projection", "PCA of the embedding table: where tokens sit, neighbours, "
+                                     "analogies", self._build_projection),
+            "similarity": w.add_view("Similarity", "How alike the text's tokens are: learned vectors vs ids vs "
+                                     "one-hot; random vectors", self._build_similarity),
+            "training": w.add_view("Training", "Train a small next-token model and watch its embedding table "
+                                   "learn: gradient sparsity, rows moved by momentum and weight decay, drift of "
+                                   "rare rows, classes clustering", self._build_training),
+            "cost": w.add_view("Cost", "What the table costs (parameters, bytes, tying, Adam), famous models "
+                               "compared, why vectors, context-free lookup", self._build_cost),
+        }
+        w.tabs.currentChanged.connect(self._on_tabs_current_changed)
 
+    def view(self, name: str):
+        """The view of tab ``name`` (built now if its tab was never shown)."""
+        return self._pages[name].view()
+
+    @property
+    def lookup_view(self):
+        return self.view("lookup")
+
+    @property
+    def projection_view(self):
+        return self.view("projection")
+
+    @property
+    def similarity_view(self):
+        return self.view("similarity")
+
+    @property
+    def training_view(self):
+        return self.view("training")
+
+    @property
+    def cost_view(self):
+        return self.view("cost")
+
+    def _build_lookup(self):
         from .ui.lookup_view import LookupView
 
-        w = self.window
-        self.lookup_view = LookupView(self.state, runner=self._runner())
-        w.add_view(self.lookup_view, "Lookup",
-                   "Row i of E two ways: one-hot vector × E versus a pointer offset, animated, then measured")
-        self.projection_view = ProjectionView(self.state)
-        w.add_view(self.projection_view, "Projection",
-                   "PCA of the embedding table: where tokens sit, neighbours, analogies")
-        self.similarity_view = SimilarityView(self.state, runner=self._runner())
-        w.add_view(self.similarity_view, "Similarity",
-                   "How alike the text's tokens are: learned vectors vs ids vs one-hot; random vectors")
-        for view in (self.projection_view, self.similarity_view):
-            view.token_selected.connect(self.state.set_selected_token)
-            view.token_added.connect(self.state.add_extra_token)
+        return LookupView(self.state, runner=self._runner())
+
+    def _build_projection(self):
+        from .ui.projection import ProjectionView
+
+        view = ProjectionView(self.state)
+        view.token_selected.connect(self.state.set_selected_token)
+        view.token_added.connect(self.state.add_extra_token)
+        return view
+
+    def _build_similarity(self):
+        from .ui.similarity_view import SimilarityView
+
+        view = SimilarityView(self.state, runner=self._runner())
+        view.token_selected.connect(self.state.set_selected_token)
+        view.token_added.connect(self.state.add_extra_token)
+        return view
+
+    def _build_training(self):
         from .ui.training_view import TrainingView
 
-        self.training_view = TrainingView(self.state, runner=self._runner())
-        w.add_view(self.training_view, "Training",
-                   "Train a small next-token model and watch its embedding table learn: gradient sparsity, "
-                   "rows moved by momentum and weight decay, drift of rare rows, classes clustering")
-        self.training_view.model_saved.connect(self.open_spec)
-        self.cost_view = CostView(self.state, runner=self._runner())
-        w.add_view(self.cost_view, "Cost", "What the table costs (parameters, bytes, tying, Adam), "
-                   "famous models compared, why vectors, context-free lookup")
-        self.cost_view.token_selected.connect(self.state.set_selected_token)
-        # heavy views work only while their tab is shown
-        self._lazy_views = [self.lookup_view, self.cost_view]
-        w.tabs.currentChanged.connect(self._on_tabs_current_changed)
-        self._on_tabs_current_changed(w.tabs.currentIndex())
+        view = TrainingView(self.state, runner=self._runner())
+        view.model_saved.connect(self.open_spec)
+        return view
+
+    def _build_cost(self):
+        from .ui.cost_view import CostView
+
+        view = CostView(self.state, runner=self._runner())
+        view.token_selected.connect(self.state.set_selected_token)
+        return view
 
     def _on_tabs_current_changed(self, index: int) -> None:
+        # views not yet on the gate pattern are told whether their tab is shown
         current = self.window.tabs.widget(index)
-        for view in self._lazy_views:
-            view.set_active(current is not None and (current is view or current.isAncestorOf(view)))
+        for page in self._pages.values():
+            view = page.widget() if page.built else None
+            if view is not None and hasattr(view, "set_active"):
+                view.set_active(page is current)
 
     def busy(self) -> bool:
         """Whether any background job is still running (for --screenshot)."""
@@ -142,8 +188,12 @@ class Explorer(QObject):
     def last_error(self) -> str:
         return self._last_error
 
-    def open_spec(self, spec: str) -> None:
-        """Load ``spec`` in the background; the current model stays until it succeeds."""
+    def open_spec(self, spec: str, keep_text: bool = False) -> None:
+        """Load ``spec`` in the background; the current model stays until it succeeds.
+
+        The new model gets the text last typed for its kind of tokenizer, or
+        with ``keep_text`` the text on screen (unless it cannot read it).
+        """
         spec = (spec or "").strip()
         if not spec or self._closed:
             return
@@ -151,7 +201,7 @@ class Explorer(QObject):
         self.window.set_progress(0.0, f"Opening {spec}…")
         self._remember_text()
         self._load_text = self.state.text
-        self.loader.start(load_model, spec, self.state.text, dict(self._texts))
+        self.loader.start(load_model, spec, self.state.text, {} if keep_text else dict(self._texts))
 
     def cancel_load(self) -> None:
         if self.loader.running:
@@ -265,18 +315,21 @@ class Explorer(QObject):
         self.settings.sync()
 
     def _on_window_closing(self) -> None:
-        self.shutdown()
+        # the window goes at once; a job stuck in a long library call is left
+        # to run() (which ends the process) rather than holding the close
+        self.shutdown(wait_ms=CLOSE_WAIT_MS)
 
-    def shutdown(self) -> None:
-        """Save settings, stop every job and wait for the threads (on close)."""
-        if self._closed:
-            return
-        self._closed = True
-        self.save_settings()
-        self.training_view.shutdown()  # a paused job never reaches a yield: stop it first
-        for runner in self.findChildren(JobRunner):  # the state's computations included
-            runner.cancel(emit=False)
-        await_all_workers(15000)
+    def shutdown(self, wait_ms: int = 15000) -> bool:
+        """Save settings, ask every job to stop and wait up to ``wait_ms`` for
+        the threads. Returns whether they all stopped."""
+        if not self._closed:
+            self._closed = True
+            self.save_settings()
+            if self._pages["training"].built:
+                self.training_view.shutdown()  # a paused job never reaches a yield: stop it first
+            for runner in self.findChildren(JobRunner):  # the state's computations included
+                runner.cancel(emit=False)
+        return await_all_workers(wait_ms)
 
     def start(self, model: str | None = None, text: str | None = None, token: int | None = None) -> None:
         """Open the initial model and text (from the command line or the last session)."""
@@ -284,7 +337,7 @@ class Explorer(QObject):
         saved_text = self.settings.value("text", "")
         self.state.set_text(text if text is not None else (saved_text if model is None else ""))
         self._pending_token = token
-        self.open_spec(str(spec))
+        self.open_spec(str(spec), keep_text=text is not None)
 
 
 _QT_NOISE = ("This plugin does not support propagateSizeHints",)
@@ -383,5 +436,12 @@ def run(model=None, text=None, token=None, view=None, screenshot=None, size=None
     win.show()
     QTimer.singleShot(0, lambda: ex.start(model=model, text=text, token=token))
     code = app.exec()
-    ex.shutdown()
-    return result["code"] or code
+    code = result["code"] or code
+    if not ex.shutdown(wait_ms=CLOSE_WAIT_MS):
+        # a job inside one long library call (building a GGUF tokenizer takes
+        # seconds) cannot be stopped; jobs only read, and the settings are
+        # saved: end the process rather than make the user wait
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+    return code

@@ -152,9 +152,10 @@ def test_out_of_range_ids_are_flagged(qtbot, explorer):
     chips = explorer.window.token_strip.chips
     assert chips.flags(1)["out_of_range"]
     assert not chips.flags(0)["out_of_range"]
-    explorer.state.select_position(1)  # nothing to show for an id outside the table
+    explorer.state.select_position(1)  # no row to show for an id outside the table, only why
     assert explorer.state.selected_id == -1
-    assert explorer.window.inspector.title.text() == "No token selected"
+    assert explorer.window.inspector.facts["offset"].text() == "–"
+    assert "past the last row" in explorer.window.inspector.subtitle.text()
 
 
 def test_typing_in_the_text_box_retokenizes(qtbot, explorer):
@@ -171,6 +172,7 @@ def test_typing_in_the_text_box_retokenizes(qtbot, explorer):
 def test_closing_during_a_load_is_clean(qtbot, settings):
     make_app()
     ex = Explorer(settings=settings)
+    qtbot.addWidget(ex.window)
     ex.window.show()
     ex.open_spec("random:400000x512")  # the loader reads 200M values: still running at close
     qtbot.wait(50)
@@ -196,6 +198,7 @@ def test_cancel_keeps_the_previous_model(qtbot, explorer):
 def test_settings_are_restored(qtbot, settings):
     make_app()
     ex = Explorer(settings=settings)
+    qtbot.addWidget(ex.window)
     ex.window.show()
     ex.window.resize(760, 560)
     saved = ex.window.size()
@@ -204,6 +207,7 @@ def test_settings_are_restored(qtbot, settings):
     ex.window.show_view("similarity")
     ex.window.close()
     ex2 = Explorer(settings=QSettings(settings.fileName(), QSettings.IniFormat))
+    qtbot.addWidget(ex2.window)
     ex2.restore_settings()
     with qtbot.waitSignal(ex2.load_finished, timeout=LOAD_TIMEOUT):
         ex2.start()
@@ -287,12 +291,24 @@ def test_hidden_views_defer_their_work_until_shown(qtbot, explorer):
     win = explorer.window
     assert win.tabs.currentIndex() == 0  # the matrix
     explorer.state.set_selected_token(30)
-    # no PCA fitted, no walk built while their tabs are hidden
-    assert explorer.projection_view.result is None
-    assert explorer.lookup_view._hot != 30
+    # a tab never shown has not even built its view, so nothing is fitted or animated
+    assert not explorer._pages["projection"].built and not explorer._pages["lookup"].built
+    assert explorer.state.projection.value is None and not explorer.state.projection.running
     win.show_view("projection")
     qtbot.waitUntil(lambda: explorer.projection_view.result is not None, timeout=30000)
     win.show_view("lookup")
     assert explorer.lookup_view._hot == 30
     explorer.state.set_selected_token(31)
     assert explorer.lookup_view._hot == 31  # shown: follows at once
+
+
+def test_a_selected_id_past_the_table_is_explained(qtbot, explorer):
+    load(qtbot, explorer, "random:100x8")
+    explorer.state.set_text("5 99 100 7")
+    explorer.state.select_position(2)
+    insp = explorer.window.inspector
+    assert explorer.state.selected_id == -1
+    assert insp.title.text() == "100"
+    assert "rows 0 to 99" in insp.subtitle.text() and "index error" in insp.subtitle.text()
+    assert explorer.state.tokenized.rows_read == 3  # 5, 99 and 7; 100 names no row
+    assert "3 distinct rows read" in explorer.window.token_strip.summary.text()
