@@ -5,7 +5,18 @@ for; none reads or computes anything."""
 from __future__ import annotations
 
 from PySide6.QtCore import QStringListModel, Qt, Signal
-from PySide6.QtWidgets import QComboBox, QCompleter, QHBoxLayout, QLabel, QLineEdit, QMenu, QSpinBox, QToolButton, QWidget
+from PySide6.QtWidgets import (
+    QComboBox,
+    QCompleter,
+    QFileDialog,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QMenu,
+    QSpinBox,
+    QToolButton,
+    QWidget,
+)
 from superqt.utils import signals_blocked
 
 from ...core.projection import DEFAULT_SAMPLE, N_COMPONENTS
@@ -205,15 +216,18 @@ class TokenSearch(QLineEdit):
 
 
 class ExportButton(QToolButton):
-    """A menu of exports.
+    """A menu of exports; each asks for a file name.
 
     Signals
     -------
-    export_requested(str)
-        ``png``, ``svg``, ``coords`` or ``neighbors``.
+    export_chosen(str, str)
+        What to save (``png``, ``svg``, ``coords`` or ``neighbors``) and where.
     """
 
-    export_requested = Signal(str)
+    export_chosen = Signal(str, str)
+    #: kind -> (file filter, suggested name)
+    FILES = {"png": ("PNG image (*.png)", "projection.png"), "svg": ("SVG image (*.svg)", "projection.svg"),
+             "coords": ("CSV (*.csv)", "projection.csv"), "neighbors": ("CSV (*.csv)", "neighbours.csv")}
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -229,4 +243,8 @@ class ExportButton(QToolButton):
         self.setMenu(menu)
 
     def _on_menu_triggered(self, action) -> None:
-        self.export_requested.emit(action.data())
+        kind = action.data()
+        filters, name = self.FILES[kind]
+        path, _ = QFileDialog.getSaveFileName(self, "Export", name, filters)
+        if path:
+            self.export_chosen.emit(kind, path)

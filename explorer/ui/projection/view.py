@@ -17,18 +17,7 @@ import html
 import numpy as np
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QColor
-from PySide6.QtWidgets import (
-    QFileDialog,
-    QHBoxLayout,
-    QLabel,
-    QProgressBar,
-    QPushButton,
-    QScrollArea,
-    QSplitter,
-    QStackedLayout,
-    QVBoxLayout,
-    QWidget,
-)
+from PySide6.QtWidgets import QHBoxLayout, QScrollArea, QSplitter, QStackedLayout, QVBoxLayout, QWidget
 
 from ...core.analogy import AnalogyResult
 from ...core.errors import user_message
@@ -42,6 +31,7 @@ from .analogy_panel import AnalogyPanel
 from .controls import AxesControls, ExportButton, FitControls, TokenSearch
 from .info_panel import ProjectionInfo
 from .label_layout import LabelSpec
+from .pages import BusyPage, MessagePage
 from .plot import Mark, ProjectionPlot
 
 __all__ = ["ProjectionView", "N_SELECTED_NEIGHBORS"]
@@ -85,7 +75,7 @@ class ProjectionView(QWidget):
         self.search = TokenSearch()
         self.search.query_entered.connect(self._on_search_query_entered)
         self.export_button = ExportButton()
-        self.export_button.export_requested.connect(self._export_dialog)
+        self.export_button.export_chosen.connect(self._on_export_chosen)
         bar.addWidget(self.fit)
         bar.addSpacing(SPACING)
         bar.addWidget(self.axes_controls)
@@ -98,8 +88,11 @@ class ProjectionView(QWidget):
         split.setChildrenCollapsible(False)
         left = QWidget()
         self._stack = QStackedLayout(left)
-        self._empty_page, self.empty, self.retry_button = self._message_page()
-        self._busy_page, self.busy_label, self.progress, self.cancel_button = self._busy_widgets()
+        self._empty_page, self._busy_page = MessagePage(), BusyPage()
+        self.empty, self.retry_button = self._empty_page.label, self._empty_page.retry_button
+        self.retry_button.clicked.connect(self._request_fit)
+        self.busy_label, self.progress = self._busy_page.label, self._busy_page.progress
+        self.cancel_button = self._busy_page.cancel_button
         self.plot = ProjectionPlot()
         self.plot.point_hovered.connect(self._on_plot_point_hovered)
         self.plot.point_clicked.connect(self.token_selected)
@@ -147,51 +140,6 @@ class ProjectionView(QWidget):
         state.model_changed.connect(self._on_state_model_changed)
         state.selected_token_changed.connect(self._on_state_selected_token_changed)
         self._show_message("Open a model to see where its tokens sit (Ctrl+O)")
-
-    def _message_page(self):
-        page = QWidget()
-        lay = QVBoxLayout(page)
-        lay.addStretch(1)
-        label = QLabel()
-        label.setObjectName("EmptyState")
-        label.setAlignment(Qt.AlignCenter)
-        label.setWordWrap(True)
-        lay.addWidget(label)
-        button = QPushButton("Fit again")
-        button.setToolTip("Fit the PCA with the chosen fit set")
-        button.clicked.connect(self._request_fit)
-        row = QHBoxLayout()
-        row.addStretch(1)
-        row.addWidget(button)
-        row.addStretch(1)
-        lay.addLayout(row)
-        lay.addStretch(1)
-        return page, label, button
-
-    def _busy_widgets(self):
-        page = QWidget()
-        lay = QVBoxLayout(page)
-        lay.addStretch(1)
-        label = QLabel("Computing the projection…")
-        label.setObjectName("EmptyState")
-        label.setAlignment(Qt.AlignCenter)
-        label.setWordWrap(True)
-        progress = QProgressBar()
-        progress.setRange(0, 1000)
-        progress.setTextVisible(False)
-        progress.setMaximumWidth(320)
-        progress.setToolTip("The PCA runs in the background; the window stays usable")
-        cancel = QPushButton("Cancel")
-        cancel.setToolTip("Stop fitting the PCA")
-        lay.addWidget(label)
-        row = QHBoxLayout()
-        row.addStretch(1)
-        row.addWidget(progress)
-        row.addWidget(cancel)
-        row.addStretch(1)
-        lay.addLayout(row)
-        lay.addStretch(1)
-        return page, label, progress, cancel
 
     # -- public, for the app and tests ---------------------------------------------------
     @property
@@ -516,20 +464,9 @@ class ProjectionView(QWidget):
         self.search.clear()
 
     # -- export ---------------------------------------------------------------------------------
-    def _export_dialog(self, kind: str) -> None:
-        filters = {"png": "PNG image (*.png)", "svg": "SVG image (*.svg)", "coords": "CSV (*.csv)",
-                   "neighbors": "CSV (*.csv)"}
-        names = {"png": "projection.png", "svg": "projection.svg", "coords": "projection.csv",
-                 "neighbors": "neighbours.csv"}
-        path, _ = QFileDialog.getSaveFileName(self, "Export", names[kind], filters[kind])
-        if not path:
-            return
-        if kind in ("png", "svg"):
-            self.export_plot(path)
-        elif kind == "coords":
-            self.export_coordinates_csv(path)
-        else:
-            self.export_neighbors_csv(path)
+    def _on_export_chosen(self, kind: str, path: str) -> None:
+        {"png": self.export_plot, "svg": self.export_plot, "coords": self.export_coordinates_csv,
+         "neighbors": self.export_neighbors_csv}[kind](path)
 
     def export_plot(self, path: str) -> None:
         """Save the scatter as PNG or SVG (by the file's extension)."""
