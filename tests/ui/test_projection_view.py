@@ -202,6 +202,12 @@ def test_analogy_on_a_table_too_big_to_hold(qtbot, view):
     for e, text in zip(panel.edits, ("#5", "#500000", "#77777")):
         e.setText(text)
     panel.solve_button.click()
+    qtbot.waitUntil(lambda: "rows" in panel.status.text(), timeout=TIMEOUT)  # streamed, with progress
+    assert panel.progress.isVisible() and panel.cancel_button.isVisible()
+    panel.cancel_button.click()
+    assert panel.status.text() == "Cancelled" and not panel.cancel_button.isVisible()
+    assert state.analogy.value is None
+    panel.solve_button.click()
     qtbot.waitUntil(lambda: state.analogy.value is not None, timeout=TIMEOUT)
     res = state.analogy.value
     assert (res.a, res.b, res.c) == (5, 500_000, 77_777) and len(res.answers) == 5
@@ -307,3 +313,23 @@ def test_cancelling_the_fit_offers_to_fit_again(qtbot, view):
     assert "cancelled" in v.empty.text()
     v.set_fit_mode("sample", sample_size=300)
     qtbot.waitUntil(lambda: v.result is not None, timeout=TIMEOUT)
+
+
+def test_class_colours_stay_visible_on_a_dark_palette(qtbot):
+    from PySide6.QtGui import QColor
+    from PySide6.QtWidgets import QApplication
+
+    from explorer.app import make_app
+    from explorer.ui.style import CLASS_COLORS, class_color, dark_palette
+
+    make_app()
+    black = CLASS_COLORS.index("#000000")
+    app = QApplication.instance()
+    light = app.palette()
+    assert class_color(black) == "#000000"
+    try:
+        app.setPalette(dark_palette())
+        assert QColor(class_color(black)).lightness() > 200  # a black dot on a dark plot would vanish
+        assert class_color(0) == CLASS_COLORS[0]
+    finally:
+        app.setPalette(light)

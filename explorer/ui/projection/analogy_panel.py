@@ -127,10 +127,6 @@ class AnalogyPanel(QWidget):
         self.table.setRowCount(0)
         self.status.setText(HINT)
 
-    def show_running(self) -> None:
-        self.clear_answers()
-        self.status.setText("Solving…")
-
     def show_result(self, result: AnalogyResult) -> None:
         table = self._table
         if table is None:

@@ -134,8 +134,9 @@ class ProjectionView(QWidget):
             JobBinding(self._gate, state.neighbors, on_reset=self._draw_overlays, on_result=self._on_overlay_result),
             JobBinding(self._gate, state.analogy, on_reset=self._on_analogy_reset, on_result=self._on_analogy_result,
                        on_error=self.analogy_panel.show_error, progress=self.analogy_panel.progress,
-                       cancel=self.analogy_panel.cancel_button),
+                       status=self.analogy_panel.status, cancel=self.analogy_panel.cancel_button),
         ]
+        state.analogy.cancelled.connect(self._on_analogy_cancelled)
         state.projection.cancelled.connect(self._on_projection_cancelled)
         state.model_changed.connect(self._on_state_model_changed)
         state.selected_token_changed.connect(self._on_state_selected_token_changed)
@@ -424,11 +425,11 @@ class ProjectionView(QWidget):
 
     # -- analogies ----------------------------------------------------------------------------
     def _on_analogy_reset(self) -> None:
-        if self._state.analogy.running:
-            self.analogy_panel.show_running()
-        else:
-            self.analogy_panel.clear_answers()
+        self.analogy_panel.clear_answers()
         self._draw_overlays()
+
+    def _on_analogy_cancelled(self) -> None:
+        self._gate.update(self.analogy_panel.status.setText, "Cancelled")
 
     def _on_analogy_result(self, result: AnalogyResult) -> None:
         self.analogy_panel.show_result(result)
