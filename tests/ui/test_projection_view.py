@@ -85,9 +85,11 @@ def test_selection_lines_are_the_states_neighbours(qtbot, view):
     ends = np.column_stack([x[1::2], y[1::2]])
     np.testing.assert_allclose(ends, [v.point_xy(i) for i in want], atol=1e-6)
     np.testing.assert_allclose([x[0], y[0]], v.point_xy(fox), atol=1e-6)
-    ids = v.plot.marks.data["data"].tolist()
-    assert ids[-1] == fox  # the selected point drawn last, on top
-    assert set(state.interest.value.text) <= set(ids)
+    sel = v.plot.selection.data  # its own small item, over the marks
+    assert sel["data"].tolist() == [fox]
+    np.testing.assert_allclose([sel["x"][0], sel["y"][0]], v.point_xy(fox), atol=1e-6)
+    qtbot.waitUntil(lambda: state.interest.value is not None, timeout=TIMEOUT)
+    assert set(state.interest.value.text) <= set(v.plot.marks.data["data"].tolist())
     # whatever the state publishes is what is drawn: the view does not search again
     state.neighbors.publish(NeighborList(fox, (Neighbor(5, 0.9), Neighbor(7, 0.8)), table.trained_rows),
                             key=state.neighbors.key)

@@ -32,7 +32,6 @@ class Mark:
 
     INTEREST = (9, "o")
     TARGET = (12, "d")
-    SELECTED = (15, "o")
 
 
 class ProjectionPlot(pg.PlotWidget):
@@ -83,10 +82,16 @@ class ProjectionPlot(pg.PlotWidget):
             pi.addItem(head, ignoreBounds=True)
             head.hide()
         self._segments: list[tuple[np.ndarray, np.ndarray]] = []
+        # pens and brushes made once: pyqtgraph renders a symbol again for every new pen or brush object
+        self._mark_pen = pg.mkPen(bg, width=1.5)
+        self._brushes: dict[str, object] = {}
         self.marks = pg.ScatterPlotItem(pxMode=True, hoverable=True, tip=None)
-        self.marks.sigClicked.connect(self._on_marks_clicked)
-        self.marks.sigHovered.connect(self._on_marks_hovered)
-        pi.addItem(self.marks)
+        self.selection = pg.ScatterPlotItem(pxMode=True, hoverable=True, tip=None, size=15, symbol="o",
+                                            pen=pg.mkPen(bg, width=2), brush=pg.mkBrush(ACCENT))
+        for item in (self.marks, self.selection):
+            item.sigClicked.connect(self._on_marks_clicked)
+            item.sigHovered.connect(self._on_marks_hovered)
+            pi.addItem(item)
         font = QFont(self.font())
         font.setPointSize(9)
         fill = QColor(bg)
@@ -114,20 +119,24 @@ class ProjectionPlot(pg.PlotWidget):
         if not ids:
             self.marks.setData([])
             return
-        brushes = {c: pg.mkBrush(c) for c in set(colors)}
+        for c in colors:
+            if c not in self._brushes:
+                self._brushes[c] = pg.mkBrush(c)
         self.marks.setData(pos=np.asarray(xy, np.float64).reshape(-1, 2), data=np.asarray(ids, np.int64),
-                           brush=[brushes[c] for c in colors], size=[k[0] for k in kinds],
-                           symbol=[k[1] for k in kinds], pen=pg.mkPen(self._bg, width=1.5))
+                           brush=[self._brushes[c] for c in colors], size=[k[0] for k in kinds],
+                           symbol=[k[1] for k in kinds], pen=self._mark_pen)
 
-    def set_neighbor_lines(self, origin: np.ndarray | None, ends: np.ndarray) -> None:
-        """Lines from ``origin`` (2,) to each row of ``ends`` (m, 2)."""
-        ends = np.asarray(ends, np.float64).reshape(-1, 2)
-        if origin is None or not len(ends):
+    def set_selection(self, token_id: int | None, xy: np.ndarray) -> None:
+        """The selected token at ``xy[0]``, joined by lines to each of ``xy[1:]`` (its neighbours)."""
+        xy = np.asarray(xy, np.float64).reshape(-1, 2)
+        if token_id is None or not len(xy):
+            self.selection.setData([])
             self.neighbor_lines.setData([], [])
             return
-        pairs = np.empty((2 * len(ends), 2))
-        pairs[0::2] = origin
-        pairs[1::2] = ends
+        self.selection.setData(pos=xy[:1], data=np.asarray([token_id], np.int64))
+        pairs = np.empty((2 * (len(xy) - 1), 2))
+        pairs[0::2] = xy[0]
+        pairs[1::2] = xy[1:]
         self.neighbor_lines.setData(pairs[:, 0], pairs[:, 1])
 
     def set_analogy(self, pa=None, pb=None, pc=None, best=None) -> None:

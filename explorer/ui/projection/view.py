@@ -130,8 +130,8 @@ class ProjectionView(QWidget):
             JobBinding(self._gate, state.projection, on_reset=self._on_projection_reset,
                        on_result=self._on_projection_result, on_error=self._on_projection_failed,
                        progress=self.progress, status=self.busy_label, cancel=self.cancel_button),
-            JobBinding(self._gate, state.interest, on_reset=self._draw_overlays, on_result=self._on_overlay_result),
-            JobBinding(self._gate, state.neighbors, on_reset=self._draw_overlays, on_result=self._on_overlay_result),
+            JobBinding(self._gate, state.interest, on_reset=self._draw_marks, on_result=self._on_interest_result),
+            JobBinding(self._gate, state.neighbors, on_reset=self._draw_selection, on_result=self._on_neighbors_result),
             JobBinding(self._gate, state.analogy, on_reset=self._on_analogy_reset, on_result=self._on_analogy_result,
                        on_error=self.analogy_panel.show_error, progress=self.analogy_panel.progress,
                        status=self.analogy_panel.status, cancel=self.analogy_panel.cancel_button),
@@ -219,7 +219,7 @@ class ProjectionView(QWidget):
         self.analogy_panel.set_table(None)
         self.plot.set_cloud(np.zeros(0), np.zeros((0, 2)), np.zeros(0, np.int64), [QColor(0, 0, 0)], 4)
         self.plot.set_marks([], np.zeros((0, 2)), [], [])
-        self.plot.set_neighbor_lines(None, np.zeros((0, 2)))
+        self.plot.set_selection(None, np.zeros((0, 2)))
         self.plot.set_analogy(None)
         self.plot.labels.clear()
 
@@ -232,7 +232,7 @@ class ProjectionView(QWidget):
         self.info.show_legend(classes.names if classes is not None else ())
 
     def _on_state_selected_token_changed(self, _token_id: int) -> None:
-        self._gate.update(self._draw_overlays)
+        self._gate.update(self._draw_selection)
 
     # -- the projection ---------------------------------------------------------------------
     def _on_fit_changed(self, mode: str, sample_size: int) -> None:
@@ -328,8 +328,11 @@ class ProjectionView(QWidget):
                     color=self.plot.foreground, size="10pt")
         self._draw_overlays()
 
-    def _on_overlay_result(self, _value) -> None:
-        self._draw_overlays()
+    def _on_interest_result(self, _value) -> None:
+        self._draw_marks()
+
+    def _on_neighbors_result(self, _value) -> None:
+        self._draw_selection()
 
     def _selected_neighbors(self) -> list[int]:
         """The first neighbours of the selected token, as the state published them (or none yet)."""
@@ -344,37 +347,43 @@ class ProjectionView(QWidget):
         return self._result is not None and table is not None and self._result.spec == table.spec
 
     def _draw_overlays(self) -> None:
-        """The highlighted points, the selection's neighbour lines and the analogy, from the state."""
+        """Everything drawn over the cloud, from the state."""
+        self._draw_marks()
+        self._draw_selection()
+
+    def _draw_marks(self) -> None:
+        """The tokens of interest and the analogy (arrows, and the point a − b + c)."""
         if not self._drawn():
-            self._line_ids = []
             return
-        interest, analogy, sel = self._state.interest.value, self._state.analogy.value, self._state.selected_id
+        interest, analogy = self._state.interest.value, self._state.analogy.value
         solved = analogy if analogy is not None and analogy.best is not None else None
-        self._line_ids = self._selected_neighbors() if sel >= 0 else []
         marks: list[tuple[int, str, tuple[int, str]]] = []  # token id, colour, kind
         if interest is not None:
             for members, color in ((interest.neighbors, NEIGHBORS), (interest.extra, EXTRA), (interest.text, TEXT_TOKENS)):
                 marks += [(i, color, Mark.INTEREST) for i in members]
-        anchors = [m[0] for m in marks] + ([sel] if sel >= 0 else []) + self._line_ids
-        anchors += [solved.a, solved.b, solved.c, solved.best.id] if solved is not None else []
+        anchors = [m[0] for m in marks] + ([solved.a, solved.b, solved.c, solved.best.id] if solved is not None else [])
         xy = self._xy(anchors) if anchors else np.zeros((0, 2))
-        n = len(marks)  # then the selected token, its neighbours, the analogy's a, b, c and answer
-        marks_xy = [xy[:n]]
+        marks_xy = xy[:len(marks)]
         if solved is not None:
             pa, pb, pc, best = xy[-4:]
             self.plot.set_analogy(pa, pb, pc, best)
-            marks.append((-1, EXTRA, Mark.TARGET))  # the point a − b + c
-            marks_xy.append((pa - pb + pc)[None, :])
+            marks.append((-1, EXTRA, Mark.TARGET))
+            marks_xy = np.vstack([marks_xy, pa - pb + pc])
         else:
             self.plot.set_analogy(None)
-        if sel >= 0:
-            origin = xy[n]
-            self.plot.set_neighbor_lines(origin, xy[n + 1:n + 1 + len(self._line_ids)])
-            marks.append((sel, ACCENT, Mark.SELECTED))
-            marks_xy.append(origin[None, :])
-        else:
-            self.plot.set_neighbor_lines(None, np.zeros((0, 2)))
-        self.plot.set_marks([m[0] for m in marks], np.vstack(marks_xy), [m[1] for m in marks], [m[2] for m in marks])
+        self.plot.set_marks([m[0] for m in marks], marks_xy, [m[1] for m in marks], [m[2] for m in marks])
+        self.plot.want_labels(self._label_specs)
+
+    def _draw_selection(self) -> None:
+        """The selected token and lines to its nearest rows (the state's neighbours): one small item."""
+        sel = self._state.selected_id
+        if not self._drawn() or sel < 0:
+            self._line_ids = []
+            self.plot.set_selection(None, np.zeros((0, 2)))
+            return
+        self._line_ids = self._selected_neighbors()
+        xy = self._xy([sel] + self._line_ids)
+        self.plot.set_selection(sel, xy)
         self.plot.want_labels(self._label_specs)
 
     def _label_specs(self) -> list[LabelSpec]:
@@ -426,14 +435,14 @@ class ProjectionView(QWidget):
     # -- analogies ----------------------------------------------------------------------------
     def _on_analogy_reset(self) -> None:
         self.analogy_panel.clear_answers()
-        self._draw_overlays()
+        self._draw_marks()
 
     def _on_analogy_cancelled(self) -> None:
         self._gate.update(self.analogy_panel.status.setText, "Cancelled")
 
     def _on_analogy_result(self, result: AnalogyResult) -> None:
         self.analogy_panel.show_result(result)
-        self._draw_overlays()
+        self._draw_marks()
 
     def analogy_answers(self) -> list[int]:
         return self.analogy_panel.answers()
