@@ -128,11 +128,14 @@ def test_hover_text_goes_with_the_model(qtbot, view):
     table = load(qtbot, v, state, "default", "the cat")
     harbour = table.tokenizer.id_of("harbour")
     # the pointer over the point, as the user moves it
-    where = v.plot.mapFromScene(v.plot.plot_item.getViewBox().mapViewToScene(QPointF(*v.point_xy(harbour))))
+    moves = []
 
     def hovering() -> bool:
-        # pyqtgraph drops mouse moves closer than 10 ms apart: move again until one lands
-        qtbot.mouseMove(v.plot.viewport(), QPoint(where.x(), where.y()))
+        # pyqtgraph drops mouse moves closer than 10 ms apart, and Qt a move to where the
+        # pointer already is: move again, a pixel to and fro, until one lands
+        where = v.plot.mapFromScene(v.plot.plot_item.getViewBox().mapViewToScene(QPointF(*v.point_xy(harbour))))
+        moves.append(len(moves) % 2)
+        qtbot.mouseMove(v.plot.viewport(), QPoint(where.x() + moves[-1], where.y()))
         return "harbour" in v.info.hover_label.text()
 
     qtbot.waitUntil(hovering, timeout=5_000)
@@ -313,6 +316,9 @@ def test_cancelling_the_fit_offers_to_fit_again(qtbot, view):
     v.cancel_button.click()
     qtbot.waitUntil(lambda: v.retry_button.isVisible(), timeout=TIMEOUT)
     assert "cancelled" in v.empty.text()
+    v.retry_button.click()  # the same fit set again
+    assert state.projection_params[0] == "all" and v.fit_mode == "all"
+    qtbot.waitUntil(lambda: state.projection.running, timeout=TIMEOUT)
     v.set_fit_mode("sample", sample_size=300)
     qtbot.waitUntil(lambda: v.result is not None, timeout=TIMEOUT)
 

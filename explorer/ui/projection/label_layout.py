@@ -17,8 +17,9 @@ from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QStaticText
 
 from ...core.label_layout import place_labels
+from ...core.tokens import short_piece
 
-__all__ = ["LabelSpec", "LabelLayer"]
+__all__ = ["LabelSpec", "LabelLayer", "faint_labels"]
 
 #: padding around a label's text, pixels
 _PAD_X, _PAD_Y = 3.0, 1.0
@@ -49,6 +50,24 @@ class LabelSpec:
     color: str
     bold: bool = False
     filled: bool = True
+
+
+def faint_labels(xy: np.ndarray, ids: np.ndarray, rect, piece, color: str, seen: set[int],
+                 limit: int) -> list[LabelSpec]:
+    """Labels for the points of the cloud inside ``rect`` (view coordinates), when
+    at most ``limit`` are (the view is zoomed in far enough); ids in ``seen`` are skipped.
+
+    ``xy`` (n, 2) and ``ids`` (n,) are the cloud's points; ``piece(id)`` gives a token's text.
+    """
+    if not len(xy):
+        return []
+    lo_y, hi_y = sorted((rect.top(), rect.bottom()))
+    inside = np.nonzero((xy[:, 0] >= rect.left()) & (xy[:, 0] <= rect.right())
+                        & (xy[:, 1] >= lo_y) & (xy[:, 1] <= hi_y))[0]
+    if len(inside) > limit:
+        return []
+    return [LabelSpec(int(ids[k]), float(xy[k, 0]), float(xy[k, 1]), short_piece(piece(int(ids[k]))), color,
+                      False, False) for k in inside if int(ids[k]) not in seen]
 
 
 class LabelLayer(pg.GraphicsObject):

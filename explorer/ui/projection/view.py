@@ -30,7 +30,7 @@ from ..style import ACCENT, EXTRA, NEIGHBORS, SPACING, TEXT_TOKENS, class_color
 from .analogy_panel import AnalogyPanel
 from .controls import AxesControls, ExportButton, FitControls, TokenSearch
 from .info_panel import ProjectionInfo
-from .label_layout import LabelSpec
+from .label_layout import LabelSpec, faint_labels
 from .pages import BusyPage, MessagePage
 from .plot import Mark, ProjectionPlot
 
@@ -69,7 +69,7 @@ class ProjectionView(QWidget):
         bar = QHBoxLayout()
         bar.setSpacing(SPACING)
         self.fit = FitControls()
-        self.fit.fit_changed.connect(self._on_fit_changed)
+        self.fit.fit_changed.connect(self._request_fit)
         self.axes_controls = AxesControls()
         self.axes_controls.axes_changed.connect(self._on_axes_changed)
         self.search = TokenSearch()
@@ -90,7 +90,7 @@ class ProjectionView(QWidget):
         self._stack = QStackedLayout(left)
         self._empty_page, self._busy_page = MessagePage(), BusyPage()
         self.empty, self.retry_button = self._empty_page.label, self._empty_page.retry_button
-        self.retry_button.clicked.connect(self._request_fit)
+        self.retry_button.clicked.connect(self._on_retry_clicked)
         self.busy_label, self.progress = self._busy_page.label, self._busy_page.progress
         self.cancel_button = self._busy_page.cancel_button
         self.plot = ProjectionPlot()
@@ -204,7 +204,10 @@ class ProjectionView(QWidget):
             else:
                 self._on_projection_reset()
         analogy = self._state.analogy.value
-        self._on_analogy_result(analogy) if analogy is not None else self._on_analogy_reset()
+        if analogy is not None:
+            self._on_analogy_result(analogy)
+        else:
+            self._on_analogy_reset()
 
     def _on_state_model_changed(self, _table) -> None:
         # every readout of the old model goes at once, shown or not
@@ -235,8 +238,8 @@ class ProjectionView(QWidget):
         self._gate.update(self._draw_selection)
 
     # -- the projection ---------------------------------------------------------------------
-    def _on_fit_changed(self, mode: str, sample_size: int) -> None:
-        self._request_fit(mode, sample_size)
+    def _on_retry_clicked(self) -> None:
+        self._request_fit()
 
     def _request_fit(self, mode: str | None = None, sample_size: int | None = None) -> None:
         state = self._state
@@ -411,26 +414,10 @@ class ProjectionView(QWidget):
             xy = self._xy([w[0] for w in wanted])
             specs = [LabelSpec(tid, float(p[0]), float(p[1]), short_piece(table.piece(tid)), color, bold)
                      for (tid, color, bold), p in zip(wanted, xy)]
-        specs += self._faint_specs(seen)
-        return specs
-
-    def _faint_specs(self, seen: set[int]) -> list[LabelSpec]:
-        """Labels for the faint points, when the view is zoomed in far enough to show few of them."""
-        xy = self.plot.cloud.positions()
-        if not len(xy):
-            return []
-        rect = self.plot.view_rect()
-        lo_y, hi_y = sorted((rect.top(), rect.bottom()))
-        inside = np.nonzero((xy[:, 0] >= rect.left()) & (xy[:, 0] <= rect.right())
-                            & (xy[:, 1] >= lo_y) & (xy[:, 1] <= hi_y))[0]
-        if len(inside) > LABEL_FAINT_IN_VIEW:
-            return []
         muted = QColor(self.plot.foreground)
         muted.setAlpha(150)
-        color = muted.name(QColor.HexArgb)
-        table, ids = self._state.table, self._result.ids
-        return [LabelSpec(int(ids[k]), float(xy[k, 0]), float(xy[k, 1]), short_piece(table.piece(int(ids[k]))),
-                          color, False, False) for k in inside if int(ids[k]) not in seen]
+        return specs + faint_labels(self.plot.cloud.positions(), self._result.ids, self.plot.view_rect(), table.piece,
+                                    muted.name(QColor.HexArgb), seen, LABEL_FAINT_IN_VIEW)
 
     # -- analogies ----------------------------------------------------------------------------
     def _on_analogy_reset(self) -> None:
