@@ -44,7 +44,7 @@ def cli_env(tmp_path_factory):
     mp = pytest.MonkeyPatch()
     mp.setenv("EXPLORER_CACHE_DIR", str(cache))
     mp.setenv("EXPLORER_CONFIG_DIR", str(config))
-    mp.setattr(sources, "hf_cache_dir", lambda: hub)
+    mp.setenv("HF_HUB_CACHE", str(hub))
     env = dict(os.environ, HF_HUB_CACHE=str(hub), HF_HUB_OFFLINE="1", PYTHONPATH=str(REPO), QT_QPA_PLATFORM="offscreen")
     env.pop("PYTHONWARNINGS", None)
     yield {"env": env, "hub": hub, "config": config, "snap": snap}

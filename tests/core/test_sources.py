@@ -364,7 +364,7 @@ def test_large_table_is_read_lazily_and_exactly(tmp_path, dtype):
     w = torch.randn(2100, 4096, generator=g).to(getattr(torch, dtype))
     save_file({"model.embed_tokens.weight": w, "lm_head.weight": w.clone()}, str(tmp_path / "model.safetensors"))
     t = open_table(str(tmp_path))
-    assert t._full is None  # not preloaded
+    assert not t.holds_matrix  # not preloaded
     assert (t.vocab_size, t.dim, t.dtype, t.row_bytes) == (2100, 4096, dtype, 8192)
     assert torch.equal(t.torch_table(), w)
     assert t.tied is False
@@ -423,7 +423,7 @@ def test_hf_cache_repo(zoo, tmp_path, monkeypatch):
     stale = zoo[("gpt2", "float32", True, False)]
     cache = tmp_path / "hub"
     _fake_hf_cache(cache, "org/name", current.folder, stale.folder)
-    monkeypatch.setattr(sources, "hf_cache_dir", lambda: cache)
+    monkeypatch.setenv("HF_HUB_CACHE", str(cache))
     for spec in ("org/name", "hf:org/name"):
         t = open_table(spec)
         assert t.kind == "cache"
@@ -581,7 +581,7 @@ def test_id_checks():
 def test_list_sources(minilm_dir, smollm2_path, zoo, tmp_path, monkeypatch):
     cache = tmp_path / "hub"
     _fake_hf_cache(cache, "org/tiny", zoo[("bert", "float16", False, False)].folder)
-    monkeypatch.setattr(sources, "hf_cache_dir", lambda: cache)
+    monkeypatch.setenv("HF_HUB_CACHE", str(cache))
     recent_folder = str(zoo[("gpt2", "float16", False, True)].folder)
     infos = {i.spec: i for i in sources.list_sources([recent_folder, str(tmp_path / "gone")])}
     assert infos["default"].origin == "bundled" and infos["default"].error is None
