@@ -17,6 +17,7 @@ __all__ = [
     "similarity_matrix",
     "Neighbor",
     "nearest_neighbors",
+    "nearest_neighbors_many",
     "analogy",
     "mean_pool",
     "Projection",
@@ -35,6 +36,11 @@ __all__ = [
 ]
 
 _EPS = 1e-12
+#: a streamed block of rows holds at most this many bytes of float32, and a
+#: block of scores (rows x queries) at most this many values: searching a
+#: 10,000,000 x 65,536 table must not ask for a block of several GB
+_BLOCK_BYTES = 64 * 1024 * 1024
+_SCORE_VALUES = 16 * 1024 * 1024
 
 
 def normalize_rows(x: np.ndarray) -> np.ndarray:
@@ -97,6 +103,7 @@ def nearest_neighbors(
     Rows with zero norm or non-finite values are skipped.
     """
     q64 = np.asarray(query, dtype=np.float64).reshape(-1)
+    block_rows = max(1, min(int(block_rows), _BLOCK_BYTES // (4 * max(1, q64.size))))
     with np.errstate(over="ignore", invalid="ignore"):
         qn = float(np.linalg.norm(q64))  # float64: a float32 norm overflows for values above ~1.8e19
     if not np.isfinite(qn) or qn == 0.0:
@@ -134,6 +141,80 @@ def nearest_neighbors(
     scores = np.concatenate(best_scores)
     order = _topk(scores, k)
     return [Neighbor(int(ids[i]), float(scores[i])) for i in order if np.isfinite(scores[i])]
+
+
+def nearest_neighbors_many(
+    table,
+    queries: np.ndarray,
+    k: int = 5,
+    exclude: Sequence[Sequence[int]] = (),
+) -> list[list[Neighbor]]:
+    """:func:`nearest_neighbors` for many queries in one pass over the table.
+
+    Each block of rows is read once for all queries and scored with one
+    matrix product, so n queries cost one read of the table instead of n.
+    Memory stays bounded: blocks of at most 64 MB of rows and 16 M scores.
+
+    Parameters
+    ----------
+    table : EmbeddingTable or ndarray (V, d)
+    queries : ndarray (n, d)
+    k : int
+    exclude : sequence of n sequences of ids
+        Ids never returned for each query (its own token, typically).
+
+    Returns
+    -------
+    list of n lists of Neighbor
+        Best first; [] for a query with zero or non-finite norm.
+    """
+    q64 = np.asarray(queries, dtype=np.float64)
+    n = q64.shape[0]
+    if n == 0:
+        return []
+    d = q64.shape[1]
+    with np.errstate(over="ignore", invalid="ignore"):
+        norms = np.linalg.norm(q64, axis=1)
+        ok = np.isfinite(norms) & (norms > 0)
+        q = (q64 / np.where(ok, norms, 1.0)[:, None]).astype(np.float32)
+    excl = [set(int(i) for i in (exclude[j] if j < len(exclude) else ())) for j in range(n)]
+    best_ids: list[list[np.ndarray]] = [[] for _ in range(n)]
+    best_scores: list[list[np.ndarray]] = [[] for _ in range(n)]
+    unit = table.unit_matrix() if hasattr(table, "unit_matrix") else None
+    if unit is not None:
+        blocks = ((s, unit[s : s + _SCORE_VALUES // max(1, n)], True)
+                  for s in range(0, unit.shape[0], max(1, _SCORE_VALUES // max(1, n))))
+    else:
+        rows = max(1, min(_BLOCK_BYTES // (4 * max(1, d)), _SCORE_VALUES // max(1, n)))
+        blocks = ((s, b, False) for s, b in _blocks(table, rows))
+    live = np.nonzero(ok)[0]
+    for start, blk, is_unit in blocks:
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+            scores = q[live] @ blk.T  # (live queries, rows): each query's scores contiguous
+            if not is_unit:
+                bn = np.sqrt(np.einsum("ij,ij->i", blk, blk, dtype=np.float64))
+                scores = scores / np.maximum(bn, _EPS)[None, :]
+                scores[:, bn == 0] = -np.inf
+        scores[~np.isfinite(scores)] = -np.inf
+        stop = start + blk.shape[0]
+        for col, j in enumerate(live):
+            s_j = scores[col]
+            for i in excl[j]:
+                if start <= i < stop:
+                    s_j[i - start] = -np.inf
+            top = _topk(s_j, k)
+            best_ids[j].append(top + start)
+            best_scores[j].append(s_j[top])
+    out: list[list[Neighbor]] = []
+    for j in range(n):
+        if not best_ids[j]:
+            out.append([])
+            continue
+        ids = np.concatenate(best_ids[j])
+        sc = np.concatenate(best_scores[j])
+        order = _topk(sc, k)
+        out.append([Neighbor(int(ids[i]), float(sc[i])) for i in order if np.isfinite(sc[i])])
+    return out
 
 
 def _blocks(table, block_rows):
