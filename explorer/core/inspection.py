@@ -29,17 +29,19 @@ class InspectLimits:
     ----------
     search_macs : int
         Multiply-adds of the neighbour search: distinct ids x searched rows x d
-        (2e10 is about a second of float32 matrix product on two cores).
+        (1.5e10 is one to three seconds of float32 matrix product on two cores).
     scan_values : int
         Values of the table the search may read (a table bigger than this is
-        not searched at all: 6e8 is 128,256 x 4,096, Llama 3 8B's table).
+        not searched at all: 2e8 values take 2 to 5 s to draw for a random
+        table on two busy cores, and 0.4 to 0.8 GB to read from a file).
     row_values : int
-        Row values printed, over all tokens (2e6 is ~45 MB of JSON).
+        Row values printed, over all tokens (1e6 is about 22 MB of JSON and
+        two seconds of encoding it).
     """
 
-    search_macs: int = 20_000_000_000
-    scan_values: int = 600_000_000
-    row_values: int = 2_000_000
+    search_macs: int = 15_000_000_000
+    scan_values: int = 200_000_000
+    row_values: int = 1_000_000
 
 
 @dataclass(frozen=True)
