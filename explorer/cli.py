@@ -107,13 +107,14 @@ def _text_values_with_dashes(argv: list[str], options: set[str]) -> list[str]:
     """Join ``--text VALUE`` into ``--text=VALUE`` when VALUE starts with a
     dash, so argparse takes it as the text ("expected one argument"
     otherwise). A value that is itself one of our options (``--text --json``)
-    is left alone: the text was forgotten, and argparse says so."""
+    is left alone: the text was forgotten, and argparse says so; so is
+    ``--``, which argparse drops from any value (the text became a list)."""
     out: list[str] = []
     i = 0
     while i < len(argv):
         a = argv[i]
         if a in _TEXT_OPTIONS and i + 1 < len(argv) and argv[i + 1].startswith("-") \
-                and argv[i + 1].split("=", 1)[0] not in options:
+                and argv[i + 1] != "--" and argv[i + 1].split("=", 1)[0] not in options:
             out.append(f"{a}={argv[i + 1]}")
             i += 2
             continue
