@@ -88,7 +88,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="one JSON object per step: step, loss, vocab_size, batch_distinct_ids, grad_rows, "
                         "input_grad_rows, changed_rows, grad_fraction, changed_fraction, tied, sparse, optimizer")
 
-    d = sub.add_parser("build-default", help="regenerate the bundled default model bit for bit")
+    d = sub.add_parser("build-default", help="regenerate the bundled default model (bit for bit on the same CPU)")
     d.add_argument("--out", default=None, help="folder to write (default: the package's resources/default)")
     return p
 
