@@ -44,6 +44,13 @@ class GGUFError(ValueError):
     """The file is not a readable GGUF file."""
 
 
+def _q(value, limit: int = 48) -> str:
+    """A name or value from the file, quoted short for a message: a corrupt
+    length can make a key swallow the rest of the header."""
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 @dataclass(frozen=True)
 class GGUFTensorInfo:
     name: str
@@ -154,7 +161,7 @@ def _parse(path: Path, mm, size: int) -> GGUFHeader:
             array_lengths[key] = n
             least = _SCALAR[elem][1] if elem in _SCALAR else 8
             if n * least > size - pos:
-                raise GGUFError(f"array {key!r} announces {n:,} elements, more than the file holds (truncated?)")
+                raise GGUFError(f"array {_q(key)} announces {n:,} elements, more than the file holds (truncated?)")
             if elem in _SCALAR:
                 pos += n * _SCALAR[elem][1]
             elif elem == _STRING:
@@ -169,7 +176,7 @@ def _parse(path: Path, mm, size: int) -> GGUFHeader:
                     if pos > size:
                         break
         else:
-            raise GGUFError(f"unknown GGUF value type {vtype} for key {key!r}")
+            raise GGUFError(f"unknown GGUF value type {vtype} for key {_q(key)}")
         if pos > size:
             raise GGUFError("the metadata runs past the end of the file (truncated?)")
 
@@ -179,7 +186,7 @@ def _parse(path: Path, mm, size: int) -> GGUFHeader:
         (n_dims,) = unpack("<I", mm, pos)
         pos += 4
         if not 1 <= n_dims <= 8:
-            raise GGUFError(f"tensor {name!r} has {n_dims} dimensions")
+            raise GGUFError(f"tensor {_q(name)} has {n_dims} dimensions")
         dims = unpack(f"<{n_dims}Q", mm, pos)
         pos += 8 * n_dims
         type_id, offset = unpack("<IQ", mm, pos)
@@ -188,7 +195,7 @@ def _parse(path: Path, mm, size: int) -> GGUFHeader:
         for dim in dims:
             n_el *= dim
         if n_el >= 2**62:
-            raise GGUFError(f"tensor {name!r} has an impossible shape {tuple(reversed(dims))}")
+            raise GGUFError(f"tensor {_q(name)} has an impossible shape {tuple(reversed(dims))}")
         infos.append((name, tuple(reversed(dims)), type_id, offset))
 
     alignment = _alignment(metadata, types)
@@ -209,7 +216,7 @@ def _alignment(metadata: dict, types: dict[str, int]) -> int:
         return 32
     value = metadata[key]
     if types[key] != 4:
-        raise GGUFError(f"general.alignment must be a u32, not a value of GGUF type {types[key]} ({value!r})")
+        raise GGUFError(f"general.alignment must be a u32, not a value of GGUF type {types[key]} ({_q(value)})")
     if value <= 0 or value & (value - 1):
         raise GGUFError(f"general.alignment is {value}, not a power of two")
     return int(value)
@@ -224,7 +231,7 @@ def _check_layout(infos, alignment: int, data_start: int, size: int) -> None:
     end = data_start
     for name, shape, type_id, offset in infos:
         if offset % alignment:
-            raise GGUFError(f"tensor {name!r} starts at offset {offset:,}, not a multiple of the alignment {alignment}")
+            raise GGUFError(f"tensor {_q(name)} starts at offset {offset:,}, not a multiple of the alignment {alignment}")
         try:
             block, type_size = gguf.GGML_QUANT_SIZES[gguf.GGMLQuantizationType(type_id)]
         except (ValueError, KeyError):
@@ -234,19 +241,19 @@ def _check_layout(infos, alignment: int, data_start: int, size: int) -> None:
         for s in shape:
             n_el *= s
         if not shape or shape[-1] % block:
-            raise GGUFError(f"tensor {name!r} has rows of {shape[-1] if shape else 0} values, "
+            raise GGUFError(f"tensor {_q(name)} has rows of {shape[-1] if shape else 0} values, "
                             f"not a multiple of its type's block of {block}")
         nbytes = n_el // block * type_size
         if data_start + offset + nbytes > size:
             raise GGUFError(
-                f"tensor {name!r} needs bytes up to {data_start + offset + nbytes:,} but the file has only "
+                f"tensor {_q(name)} needs bytes up to {data_start + offset + nbytes:,} but the file has only "
                 f"{size:,} (truncated, or general.alignment does not match the file)"
             )
         if known and offset != expected:
             # llama.cpp lays tensors out in directory order, each padded to the
             # alignment; a header that says otherwise does not match its data
             raise GGUFError(
-                f"tensor {name!r} is said to start at offset {offset:,} but the tensors before it end at "
+                f"tensor {_q(name)} is said to start at offset {offset:,} but the tensors before it end at "
                 f"{expected:,}; the tensor directory does not match the file"
             )
         expected += nbytes + (-nbytes % alignment)
@@ -291,15 +298,15 @@ def memmap_rows(header: GGUFHeader, name: str) -> np.ndarray:
     """
     info = header.tensors[name]
     if len(info.shape) != 2:
-        raise GGUFError(f"tensor {name!r} is not 2-D (shape {info.shape})")
+        raise GGUFError(f"tensor {_q(name)} is not 2-D (shape {info.shape})")
     rows, width = info.shape
     if rows == 0 or width == 0:
-        raise GGUFError(f"tensor {name!r} has shape ({rows:,}, {width:,}): an empty table has no rows to show")
+        raise GGUFError(f"tensor {_q(name)} has shape ({rows:,}, {width:,}): an empty table has no rows to show")
     rb = row_bytes(info.type_id, width)
     end = info.offset + rows * rb
     if end > header.path.stat().st_size:
         raise GGUFError(
-            f"tensor {name!r} needs bytes up to {end:,} but the file has only "
+            f"tensor {_q(name)} needs bytes up to {end:,} but the file has only "
             f"{header.path.stat().st_size:,} (truncated?)"
         )
     return np.memmap(header.path, dtype=np.uint8, mode="r", offset=info.offset, shape=(rows, rb))

@@ -542,6 +542,23 @@ def _q8_1_gguf(tmp, **_):
     return write_gguf(tmp / "q8_1.gguf", raw=(raw, None, qt))
 
 
+def _long_key_gguf(tmp, gguf_file, **_):
+    """The first key's length (a u64 at byte 24) grown so the key swallows
+    the whole header, up to the tensor data: found by the fuzz suite, whose
+    error message then quoted 700 characters of header."""
+    import gguf
+
+    reader = gguf.GGUFReader(str(gguf_file))
+    data_start = min(int(t.data_offset) for t in reader.tensors)
+    del reader
+    raw = bytearray(gguf_file.read_bytes())
+    struct.pack_into("<Q", raw, 24, data_start - 32)
+    raw[data_start : data_start + 4] = struct.pack("<I", 0x7FFF0000)  # the value type read after it
+    p = tmp / "longkey.gguf"
+    p.write_bytes(bytes(raw))
+    return p
+
+
 def write_safetensors(path: Path, header: dict, data: bytes = b"", length: int | None = None) -> Path:
     """A safetensors file from a header dict and data bytes; ``length``
     overrides the 8-byte header length (to make it lie)."""
@@ -646,6 +663,7 @@ BAD_FILES = {
                                          "alignment.*do(es)? not match the file"),
     "gguf-alignment-larger-than-file": (lambda tmp, **_: _ones_gguf(tmp, 4096, "UINT32", "a4096"),
                                         "general.alignment does not match the file|not a multiple"),
+    "gguf-key-swallows-header": (_long_key_gguf, "not a readable GGUF file"),
     # item 5: types the gguf package cannot dequantise are refused at open, by name
     "gguf-i8": (lambda tmp, **_: _typed_gguf(tmp, np.int8, "i8"), "stored as I8, which the gguf package cannot"),
     "gguf-i32": (lambda tmp, **_: _typed_gguf(tmp, np.int32, "i32"), "stored as I32"),
