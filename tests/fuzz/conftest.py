@@ -29,8 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "core"))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
-#: allocations beyond the process's size at the start of the suite
-HEADROOM = 4 * 1024**3
+from fuzzing import HEADROOM  # noqa: E402
 
 
 def pytest_addoption(parser):
@@ -60,9 +59,10 @@ def _vm_data_bytes() -> int | None:
     return None
 
 
-@pytest.fixture(scope="session", autouse=True)
+@pytest.fixture(scope="module", autouse=True)
 def bounded_memory():
-    """Cap the process's data segment while fuzzing (restored afterwards)."""
+    """Cap the process's data segment while a fuzz module runs (restored
+    after it, so the rest of the suite runs unbounded)."""
     used = _vm_data_bytes()
     soft, hard = resource.getrlimit(resource.RLIMIT_DATA)
     if used is None:
@@ -78,7 +78,7 @@ def bounded_memory():
         resource.setrlimit(resource.RLIMIT_DATA, (soft, hard))
 
 
-@pytest.fixture(scope="session", autouse=True)
+@pytest.fixture(scope="module", autouse=True)
 def private_dirs(tmp_path_factory):
     """Own config and (empty) Hugging Face cache folders. The GGUF tokenizer
     cache stays shared (SmolLM2's takes seconds to build); the file fuzzers

@@ -10,6 +10,9 @@ from hypothesis import HealthCheck, settings
 from explorer.core.errors import ExplorerError, user_message
 from explorer.core.inspection import InspectLimits, inspect_text
 
+#: what a fuzz module may allocate beyond the process's size when it starts
+HEADROOM = 4 * 1024**3
+
 #: examples per target in CI (each target's own default) unless a longer run is asked for
 LONG_RUN = int(os.environ.get("EXPLORER_FUZZ_EXAMPLES", "0") or 0)
 

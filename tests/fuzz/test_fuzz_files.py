@@ -394,3 +394,19 @@ def test_outcome_rejects_foreign_errors():
         check_error(ValueError("x"))
     with pytest.raises(ZeroDivisionError):
         outcome(lambda: 1 / 0)
+
+
+def test_memory_is_really_bounded_here(bounded_memory):
+    """The harness: past the cap an allocation fails, and the core sees the
+    cap and refuses the copy first (a 6 GB table with 4 GB of headroom)."""
+    from fuzzing import HEADROOM
+
+    from explorer.core.memory import MemoryLimitError, available_bytes
+
+    if bounded_memory is None:
+        pytest.skip("no /proc/self/status here")
+    with pytest.raises(MemoryError):
+        np.ones(2 * HEADROOM // 8)
+    assert available_bytes() <= HEADROOM
+    with pytest.raises(MemoryLimitError, match="needs 6.00 GB"):
+        open_table("random:1000000x1500").matrix()
