@@ -38,7 +38,7 @@ __all__ = [
 _EPS = 1e-12
 
 # neighbour search lives in its own module; its names stay importable from here
-from .neighbors import Neighbor, analogy, nearest_neighbors, nearest_neighbors_many  # noqa: E402
+from .nearest import Neighbor, analogy, nearest_neighbors, nearest_neighbors_many  # noqa: E402
 
 
 def normalize_rows(x: np.ndarray) -> np.ndarray:
