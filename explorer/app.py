@@ -9,24 +9,26 @@ import sys
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
-from PySide6.QtCore import QByteArray, QObject, QSettings, QTimer, Signal, qInstallMessageHandler  # noqa: E402
+import json  # noqa: E402
+import logging  # noqa: E402
+
+from PySide6.QtCore import QByteArray, QObject, QSettings, QTimer, Signal  # noqa: E402
 from PySide6.QtWidgets import QApplication, QFileDialog  # noqa: E402
+from superqt.utils import QMessageHandler  # noqa: E402
 
 from .core import recent  # noqa: E402
+from .core.errors import user_message  # noqa: E402
+from .core.loading import LoadedModel, load_model  # noqa: E402
+from .core.text import tokenizer_family  # noqa: E402
 from .state import AppState  # noqa: E402
 from .ui.main_window import MainWindow  # noqa: E402
 from .ui.model_picker import ModelPicker  # noqa: E402
 from .ui.style import STYLESHEET, apply_theme, configure_pyqtgraph  # noqa: E402
-from .workers import (  # noqa: E402
-    JobRunner,
-    LoadedModel,
-    await_all_workers,
-    load_model_job,
-    neighbors_job,
-    warm_up_job,
-)
+from .workers import JobRunner, await_all_workers, warm_up_job  # noqa: E402
 
 ORG, APP = "embedding-explorer", "Token Embedding Explorer"
+#: how long closing the window waits for background jobs to reach a yield
+CLOSE_WAIT_MS = 500
 
 
 def _list_sources_job(recent_specs):
@@ -53,14 +55,15 @@ class Explorer(QObject):
         self.state = AppState(self)
         self.window = MainWindow(self.state)
         self.loader = JobRunner(self)
-        self.neighbor_jobs = JobRunner(self)
         self.listing = JobRunner(self)
         self.picker: ModelPicker | None = None
         self._last_error = ""
         self._closed = False
         self._warmed = False
         self._pending_token: int | None = None
-        self._runners = [self.loader, self.neighbor_jobs, self.listing]
+        self._load_text = ""  # the text when the running load started
+        # the last text typed for each kind of tokenizer (ids, a toy's words, real text)
+        self._texts: dict[str, str] = self._saved_texts()
         self._build_views()
 
         w = self.window
@@ -79,62 +82,102 @@ class Explorer(QObject):
         self.loader.succeeded.connect(self._on_loader_succeeded)
         self.loader.failed.connect(self._on_loader_failed)
         self.loader.cancelled.connect(self._on_loader_cancelled)
-        self.neighbor_jobs.succeeded.connect(self.window.inspector.set_neighbors)
         self.listing.succeeded.connect(self._on_listing_succeeded)
-        self.state.selected_token_changed.connect(self._on_state_selected_token_changed)
         self._refresh_recent()
 
     def _runner(self) -> JobRunner:
         """A job runner for one view, stopped with the others on close."""
-        runner = JobRunner(self)
-        self._runners.append(runner)
-        return runner
+        return JobRunner(self)
 
     def _build_views(self) -> None:
-        """The tabs beside the matrix; each view gets the state and its own runner."""
-        from .ui.cost_view import CostView
-        from .ui.projection_view import ProjectionView
-        from .ui.similarity_view import SimilarityView
+        """The tabs beside the matrix. Each view is built when its tab is first
+        shown; it then synchronizes from the state like any hidden view."""
+        w = self.window
+        self._pages = {
+            "lookup": w.add_view("Lookup", "Row i of E two ways: one-hot vector × E versus a pointer offset, "
+                                 "animated, then measured", self._build_lookup),
+            "projection": w.add_view("Projection", "PCA of the embedding table: where tokens sit, neighbours, "
+                                     "analogies", self._build_projection),
+            "similarity": w.add_view("Similarity", "How alike the text's tokens are: learned vectors vs ids vs "
+                                     "one-hot; random vectors", self._build_similarity),
+            "training": w.add_view("Training", "Train a small next-token model and watch its embedding table "
+                                   "learn: gradient sparsity, rows moved by momentum and weight decay, drift of "
+                                   "rare rows, classes clustering", self._build_training),
+            "cost": w.add_view("Cost", "What the table costs (parameters, bytes, tying, Adam), famous models "
+                               "compared, why vectors, context-free lookup", self._build_cost),
+        }
+        w.tabs.currentChanged.connect(self._on_tabs_current_changed)
 
+    def view(self, name: str):
+        """The view of tab ``name`` (built now if its tab was never shown)."""
+        return self._pages[name].view()
+
+    @property
+    def lookup_view(self):
+        return self.view("lookup")
+
+    @property
+    def projection_view(self):
+        return self.view("projection")
+
+    @property
+    def similarity_view(self):
+        return self.view("similarity")
+
+    @property
+    def training_view(self):
+        return self.view("training")
+
+    @property
+    def cost_view(self):
+        return self.view("cost")
+
+    def _build_lookup(self):
         from .ui.lookup_view import LookupView
 
-        w = self.window
-        self.lookup_view = LookupView(self.state, runner=self._runner())
-        w.add_view(self.lookup_view, "Lookup",
-                   "Row i of E two ways: one-hot vector × E versus a pointer offset, animated, then measured")
-        self.projection_view = ProjectionView(self.state, runner=self._runner())
-        w.add_view(self.projection_view, "Projection",
-                   "PCA of the embedding table: where tokens sit, neighbours, analogies")
-        self.similarity_view = SimilarityView(self.state, runner=self._runner())
-        w.add_view(self.similarity_view, "Similarity",
-                   "How alike the text's tokens are: learned vectors vs ids vs one-hot; random vectors")
-        for view in (self.projection_view, self.similarity_view):
-            view.token_selected.connect(self.state.set_selected_token)
-            view.token_added.connect(self.state.add_extra_token)
+        return LookupView(self.state, runner=self._runner())
+
+    def _build_projection(self):
+        from .ui.projection_view import ProjectionView
+
+        view = ProjectionView(self.state, runner=self._runner())
+        view.token_selected.connect(self.state.set_selected_token)
+        view.token_added.connect(self.state.add_extra_token)
+        return view
+
+    def _build_similarity(self):
+        from .ui.similarity_view import SimilarityView
+
+        view = SimilarityView(self.state, runner=self._runner())
+        view.token_selected.connect(self.state.set_selected_token)
+        view.token_added.connect(self.state.add_extra_token)
+        return view
+
+    def _build_training(self):
         from .ui.training_view import TrainingView
 
-        self.training_view = TrainingView(self.state, runner=self._runner())
-        w.add_view(self.training_view, "Training",
-                   "Train a small next-token model and watch its embedding table learn: gradient sparsity, "
-                   "rows moved by momentum and weight decay, drift of rare rows, classes clustering")
-        self.training_view.model_saved.connect(self.open_spec)
-        self.cost_view = CostView(self.state, runner=self._runner())
-        w.add_view(self.cost_view, "Cost", "What the table costs (parameters, bytes, tying, Adam), "
-                   "famous models compared, why vectors, context-free lookup")
-        self.cost_view.token_selected.connect(self.state.set_selected_token)
-        # heavy views work only while their tab is shown
-        self._lazy_views = [self.lookup_view, self.projection_view, self.cost_view]
-        w.tabs.currentChanged.connect(self._on_tabs_current_changed)
-        self._on_tabs_current_changed(w.tabs.currentIndex())
+        view = TrainingView(self.state, runner=self._runner())
+        view.model_saved.connect(self.open_spec)
+        return view
+
+    def _build_cost(self):
+        from .ui.cost_view import CostView
+
+        view = CostView(self.state, runner=self._runner())
+        view.token_selected.connect(self.state.set_selected_token)
+        return view
 
     def _on_tabs_current_changed(self, index: int) -> None:
+        # views not yet on the gate pattern are told whether their tab is shown
         current = self.window.tabs.widget(index)
-        for view in self._lazy_views:
-            view.set_active(current is not None and (current is view or current.isAncestorOf(view)))
+        for page in self._pages.values():
+            view = page.widget() if page.built else None
+            if view is not None and hasattr(view, "set_active"):
+                view.set_active(page is current)
 
     def busy(self) -> bool:
         """Whether any background job is still running (for --screenshot)."""
-        return any(r.running for r in self._runners)
+        return any(r.running for r in self.findChildren(JobRunner))
 
     # -- models ------------------------------------------------------------------------
     @property
@@ -145,14 +188,20 @@ class Explorer(QObject):
     def last_error(self) -> str:
         return self._last_error
 
-    def open_spec(self, spec: str) -> None:
-        """Load ``spec`` in the background; the current model stays until it succeeds."""
+    def open_spec(self, spec: str, keep_text: bool = False) -> None:
+        """Load ``spec`` in the background; the current model stays until it succeeds.
+
+        The new model gets the text last typed for its kind of tokenizer, or
+        with ``keep_text`` the text on screen (unless it cannot read it).
+        """
         spec = (spec or "").strip()
         if not spec or self._closed:
             return
         self._last_error = ""
         self.window.set_progress(0.0, f"Opening {spec}…")
-        self.loader.start(load_model_job, spec)
+        self._remember_text()
+        self._load_text = self.state.text
+        self.loader.start(load_model, spec, self.state.text, {} if keep_text else dict(self._texts))
 
     def cancel_load(self) -> None:
         if self.loader.running:
@@ -164,10 +213,8 @@ class Explorer(QObject):
     def _on_loader_succeeded(self, loaded: LoadedModel) -> None:
         self.window.set_progress(None)
         table = loaded.table
-        self.state.set_table(table)
-        self.window.matrix_view.set_overview(loaded.overview)
-        if not self.state.text and table.example_text:
-            self.state.set_text(table.example_text)
+        # a text typed while the model loaded stays; otherwise the one for this kind of tokenizer
+        self.state.set_model(loaded, adopt_text=self.state.text == self._load_text)
         if self._pending_token is not None:
             self.state.select_position(self._pending_token)
             self._pending_token = None
@@ -181,8 +228,9 @@ class Explorer(QObject):
         self.window.statusBar().showMessage(f"Opened in {loaded.seconds:.2f} s", 4000)
         self.load_finished.emit(True)
 
-    def _on_loader_failed(self, message: str) -> None:
+    def _on_loader_failed(self, exc: BaseException) -> None:
         self.window.set_progress(None)
+        message = user_message(exc)
         self._last_error = message
         if self.state.table is None:
             message += "\n\nChoose another model."
@@ -224,13 +272,20 @@ class Explorer(QObject):
         self.state.add_extra_token(token_id)
         self.state.set_selected_token(token_id)
 
-    def _on_state_selected_token_changed(self, token_id: int) -> None:
+    # -- texts per kind of tokenizer -----------------------------------------------------
+    def _remember_text(self) -> None:
         table = self.state.table
-        if table is None or token_id < 0 or table.fits_in_memory:
-            self.neighbor_jobs.cancel(emit=False)  # an older search is for another table or token
-            return
-        # big tables: neighbours stream over the file in a worker
-        self.neighbor_jobs.start(neighbors_job, table, table.row(token_id), 10, [token_id])
+        if table is not None and self.state.text and self.state.tokenized.error is None:
+            self._texts[tokenizer_family(table.tokenizer, table.spec)] = self.state.text
+
+    def _saved_texts(self) -> dict[str, str]:
+        try:
+            data = json.loads(str(self.settings.value("texts", "{}")))
+        except ValueError:
+            return {}
+        if not isinstance(data, dict):
+            return {}
+        return {str(k): v for k, v in data.items() if isinstance(v, str)}
 
     # -- settings ------------------------------------------------------------------------
     def restore_settings(self) -> None:
@@ -252,24 +307,29 @@ class Explorer(QObject):
         self.settings.setValue("windowState", self.window.saveState())
         self.settings.setValue("splitter", self.window.splitter.saveState())
         self.settings.setValue("text", self.state.text)
+        self._remember_text()
+        self.settings.setValue("texts", json.dumps(self._texts))
         self.settings.setValue("view", self.window.tabs.tabText(self.window.tabs.currentIndex()).lower())
         if self.state.table is not None:
             self.settings.setValue("model", self.state.table.spec)
         self.settings.sync()
 
     def _on_window_closing(self) -> None:
-        self.shutdown()
+        # the window goes at once; a job stuck in a long library call is left
+        # to run() (which ends the process) rather than holding the close
+        self.shutdown(wait_ms=CLOSE_WAIT_MS)
 
-    def shutdown(self) -> None:
-        """Save settings, stop every job and wait for the threads (on close)."""
-        if self._closed:
-            return
-        self._closed = True
-        self.save_settings()
-        self.training_view.shutdown()  # a paused job never reaches a yield: stop it first
-        for runner in self._runners:
-            runner.cancel(emit=False)
-        await_all_workers(15000)
+    def shutdown(self, wait_ms: int = 15000) -> bool:
+        """Save settings, ask every job to stop and wait up to ``wait_ms`` for
+        the threads. Returns whether they all stopped."""
+        if not self._closed:
+            self._closed = True
+            self.save_settings()
+            if self._pages["training"].built:
+                self.training_view.shutdown()  # a paused job never reaches a yield: stop it first
+            for runner in self.findChildren(JobRunner):  # the state's computations included
+                runner.cancel(emit=False)
+        return await_all_workers(wait_ms)
 
     def start(self, model: str | None = None, text: str | None = None, token: int | None = None) -> None:
         """Open the initial model and text (from the command line or the last session)."""
@@ -277,21 +337,41 @@ class Explorer(QObject):
         saved_text = self.settings.value("text", "")
         self.state.set_text(text if text is not None else (saved_text if model is None else ""))
         self._pending_token = token
-        self.open_spec(str(spec))
+        self.open_spec(str(spec), keep_text=text is not None)
 
 
 _QT_NOISE = ("This plugin does not support propagateSizeHints",)
+_message_handler: "_QtMessages | None" = None
 
 
-def _on_qt_message(mode, context, message) -> None:
-    """Pass Qt's messages on to stderr, minus known platform-plugin noise."""
-    if not message.startswith(_QT_NOISE):
-        sys.stderr.write(message + "\n")
+class _QtNoiseFilter(logging.Filter):
+    """Drop known platform-plugin noise from Qt's messages."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not record.getMessage().startswith(_QT_NOISE)
+
+
+class _QtMessages(QMessageHandler):
+    """superqt's handler, routing Qt's messages to a logger, without keeping
+    every record for the life of the app."""
+
+    def __call__(self, *args) -> None:
+        super().__call__(*args)
+        self.records.clear()
+
+
+def _route_qt_messages() -> None:
+    """Qt's own messages go through Python logging (to stderr), minus noise."""
+    global _message_handler
+    logger = logging.getLogger("explorer.qt")
+    logger.addFilter(_QtNoiseFilter())
+    _message_handler = _QtMessages(logger)
+    _message_handler.install()
 
 
 def make_app(argv=None) -> QApplication:
-    if QApplication.instance() is None and "pytest" not in sys.modules:
-        qInstallMessageHandler(_on_qt_message)
+    if QApplication.instance() is None and "pytest" not in sys.modules and _message_handler is None:
+        _route_qt_messages()
     app = QApplication.instance() or QApplication(argv or sys.argv[:1])
     app.setOrganizationName(ORG)
     app.setApplicationName(APP)
@@ -356,5 +436,12 @@ def run(model=None, text=None, token=None, view=None, screenshot=None, size=None
     win.show()
     QTimer.singleShot(0, lambda: ex.start(model=model, text=text, token=token))
     code = app.exec()
-    ex.shutdown()
-    return result["code"] or code
+    code = result["code"] or code
+    if not ex.shutdown(wait_ms=CLOSE_WAIT_MS):
+        # a job inside one long library call (building a GGUF tokenizer takes
+        # seconds) cannot be stopped; jobs only read, and the settings are
+        # saved: end the process rather than make the user wait
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+    return code

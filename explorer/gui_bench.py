@@ -1,6 +1,8 @@
 """GUI measurements for ``python -m explorer bench --gui`` (Qt offscreen).
 
-Kept out of ``core`` because it drives the real window.
+Kept out of ``core`` because it drives the real window. A *stall* is the
+longest gap between ticks of a 5 ms timer on the GUI thread while something
+happens: the time the window could not answer the user.
 """
 
 from __future__ import annotations
@@ -9,15 +11,29 @@ import os
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
+
+#: the targets of issue 10, printed beside the figures
+TARGETS = {
+    "select_token_ms_median": ("<=", 16),
+    "select_token_ms_max": ("<=", 50),
+    "select_token_big_ms_median": ("<=", 30),
+    "scatter_fps": (">=", 60),
+    "paste_stall_ms": ("<=", 100),
+    "big_open_stall_ms": ("<=", 100),
+    "quit_during_load_s": ("<=", 1),
+    "start_to_interactive_default_s": ("<=", 1.5),
+}
+BIG_SPEC = "random:128256x4096"
+TICK_MS = 5
 
 _READY_SCRIPT = r"""
 import sys, time
-from PySide6.QtCore import QTimer
+from PySide6.QtCore import QTimer, QSettings
 from explorer.app import Explorer, make_app
-app = make_app()
-from PySide6.QtCore import QSettings
 import tempfile, os
+app = make_app()
 ex = Explorer(settings=QSettings(os.path.join(tempfile.mkdtemp(), 's.ini'), QSettings.IniFormat))
 ex.window.resize(1280, 800)
 ex.window.show()
@@ -31,13 +47,36 @@ QTimer.singleShot(0, lambda: ex.start(model=SPEC))
 app.exec()
 """
 
+# closes the real app (explorer.app.run) while a model loads and says when
+_QUIT_SCRIPT = r"""
+import os, sys, time, tempfile
+os.environ["XDG_CONFIG_HOME"] = tempfile.mkdtemp()
+from PySide6.QtCore import QTimer
+from PySide6.QtWidgets import QApplication
+from explorer import app as A
+qapp = A.make_app()
+def close_when_loading():
+    win = next((w for w in QApplication.topLevelWidgets() if w.inherits("QMainWindow")), None)
+    if win is None or not win.isVisible() or not win.progress.isVisible() or win.progress.value() < 300:
+        QTimer.singleShot(5, close_when_loading)
+        return
+    print(f"CLOSING {time.time():.6f}", flush=True)
+    win.close()
+QTimer.singleShot(5, close_when_loading)
+code = A.run(model=SPEC, size=(1280, 800))
+os._exit(code)
+"""
+
+
+def _child_env() -> dict:
+    return dict(os.environ, QT_QPA_PLATFORM=os.environ.get("QT_QPA_PLATFORM", "offscreen"))
+
 
 def time_to_interactive(spec: str = "default") -> float:
     """Seconds from launching a fresh process to the window drawn with the model loaded."""
-    env = dict(os.environ, QT_QPA_PLATFORM=os.environ.get("QT_QPA_PLATFORM", "offscreen"))
     t0 = time.perf_counter()
     proc = subprocess.Popen([sys.executable, "-c", _READY_SCRIPT.replace("SPEC", repr(spec))],
-                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env)
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=_child_env())
     line = proc.stdout.readline().strip()
     t = time.perf_counter() - t0
     proc.wait(timeout=60)
@@ -46,12 +85,83 @@ def time_to_interactive(spec: str = "default") -> float:
     return t
 
 
-def bench_gui() -> dict:
-    """Selection latency on a 50,257 x 768 table, start-up and MiniLM opening times."""
-    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    import tempfile
+def quit_during_load(spec: str = BIG_SPEC) -> float:
+    """Seconds from closing the window while ``spec`` loads to the end of the process."""
+    proc = subprocess.Popen([sys.executable, "-c", _QUIT_SCRIPT.replace("SPEC", repr(spec))],
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=_child_env())
+    closing = None
+    for line in proc.stdout:
+        if line.startswith("CLOSING"):
+            closing = float(line.split()[1])
+    proc.wait(timeout=120)
+    ended = time.time()
+    if closing is None:
+        raise RuntimeError(f"the load of {spec} ended before the window could be closed")
+    return ended - closing
 
-    from PySide6.QtCore import QEventLoop, QSettings, QTimer
+
+class StallMeter:
+    """Runs the event loop until a condition holds, measuring the longest gap
+    between ticks of a 5 ms timer (a stall of the GUI thread)."""
+
+    def __init__(self, app):
+        from PySide6.QtCore import QEventLoop, QTimer
+
+        self._app, self._loop = app, QEventLoop()
+        self._timer = QTimer()
+        self._timer.setInterval(TICK_MS)
+        self._timer.timeout.connect(self._tick)
+        self._cond = lambda: True
+        self._last = 0.0
+        self.longest = 0.0
+
+    def _tick(self) -> None:
+        now = time.perf_counter()
+        self.longest = max(self.longest, now - self._last)
+        self._last = now
+        if self._cond():
+            self._loop.quit()
+
+    def run_until(self, cond, timeout_s: float = 120.0, settle_s: float = 0.3) -> float:
+        """Run until ``cond()`` then ``settle_s`` more; returns the longest stall in ms."""
+        deadline = time.perf_counter() + timeout_s
+        state = {"met_at": None}
+
+        def done() -> bool:
+            now = time.perf_counter()
+            if state["met_at"] is None and cond():
+                state["met_at"] = now
+            return (state["met_at"] is not None and now - state["met_at"] >= settle_s) or now > deadline
+
+        self._cond = done
+        self.longest = 0.0
+        self._last = time.perf_counter()
+        self._timer.start()
+        self._loop.exec()
+        self._timer.stop()
+        if state["met_at"] is None:
+            raise RuntimeError("timed out waiting for the window")
+        return self.longest * 1000
+
+
+def _select_times(app, ex, ids, reps: int = 3) -> list[float]:
+    """Milliseconds to select a token and repaint every visible view, per click."""
+    times = []
+    for rep in range(reps):
+        for i in ids:
+            t0 = time.perf_counter()
+            ex.state.set_selected_token(i + rep)
+            ex.window.repaint()  # every visible view redrawn, synchronously
+            times.append((time.perf_counter() - t0) * 1000)
+            app.processEvents()
+    return times
+
+
+def bench_gui() -> dict:
+    """The GUI figures of issue 10 (see :data:`TARGETS`), on an offscreen 1280x800 window."""
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    from PySide6.QtCore import QSettings
+    from PySide6.QtGui import QGuiApplication
 
     from .app import Explorer, make_app
     from .core.sources import package_path
@@ -60,59 +170,68 @@ def bench_gui() -> dict:
     ex = Explorer(settings=QSettings(os.path.join(tempfile.mkdtemp(), "s.ini"), QSettings.IniFormat))
     ex.window.resize(1280, 800)
     ex.window.show()
+    meter = StallMeter(app)
+    loaded = {}
+    ex.load_finished.connect(lambda ok: loaded.__setitem__("ok", ok))
 
-    def wait_load(spec: str) -> float:
-        loop = QEventLoop()
-        ok = {}
-        ex.load_finished.connect(lambda r: (ok.setdefault("ok", r), loop.quit()))
+    def open_and_wait(spec: str) -> tuple[float, float]:
+        loaded.clear()
         t0 = time.perf_counter()
         ex.open_spec(spec)
-        QTimer.singleShot(120_000, loop.quit)
-        loop.exec()
-        ex.window.repaint()
-        dt = time.perf_counter() - t0
-        ex.load_finished.disconnect()
-        if not ok.get("ok"):
+        stall = meter.run_until(lambda: "ok" in loaded and not ex.busy())
+        if not loaded.get("ok"):
             raise RuntimeError(f"could not open {spec}: {ex.last_error}")
-        return dt
+        return time.perf_counter() - t0, stall
 
     out: dict = {}
-    wait_load("random:50257x768")
+    # every view subscribed, every tab visited once, then back to the matrix
+    open_and_wait("random:50257x768")
     ids = [42, 7, 50000, 1234, 31337, 5, 25000, 999, 40000, 12]
     ex.state.set_text(" ".join(str(i) for i in ids))
-    app.processEvents()
-    times = []
-    for rep in range(3):
-        for i in ids:
-            t0 = time.perf_counter()
-            ex.state.set_selected_token(i + rep)
-            ex.window.repaint()  # every visible view redrawn, synchronously
-            times.append(time.perf_counter() - t0)
-    out["select_token_ms_median"] = statistics.median(times) * 1000
-    out["select_token_ms_max"] = max(times) * 1000
-    out["select_token_target_ms"] = 50
-    out.update(_scatter_fps(app, ex))
+    for name in ex.window.view_names():
+        ex.window.show_view(name)
+        meter.run_until(lambda: not ex.busy(), settle_s=0.2)
+    ex.window.show_view("matrix")
+    meter.run_until(lambda: not ex.busy(), settle_s=0.2)
+    times = _select_times(app, ex, ids)
+    out["select_token_ms_median"] = statistics.median(times)
+    out["select_token_ms_max"] = max(times)
+    out.update(_scatter_fps(app, ex, meter))
+
+    # a pasted book: the clipboard's 1 MB into the text box, tokenized
+    book = ("It was the best of times, it was the worst of times, it was the age of wisdom. " * 13_000)[:1_000_000]
+    QGuiApplication.clipboard().setText(book)
+    edit = ex.window.token_strip.edit
+    edit.setFocus()
+    edit.selectAll()
+    edit.paste()
+    out["paste_stall_ms"] = meter.run_until(
+        lambda: ex.state.text == edit.text() and ex.state.tokenized.text == edit.text() and not ex.busy())
+    out["paste_tokens"] = len(ex.state.tokens)
+
+    # the biggest table: opening it, then clicking in it
+    _seconds, out["big_open_stall_ms"] = open_and_wait(BIG_SPEC)
+    ex.state.set_text(" ".join(str(i) for i in (42, 7, 128000, 1234, 99999, 5, 64000, 999, 100000, 12)))
+    meter.run_until(lambda: not ex.busy(), settle_s=0.1)
+    big = _select_times(app, ex, [42, 7, 128000, 1234, 99999, 5, 64000, 999, 100000, 12])
+    out["select_token_big_ms_median"] = statistics.median(big)
+    out["select_token_big_ms_max"] = max(big)
+
     if package_path("minilm") is not None:
-        out["open_minilm_to_drawn_s"] = wait_load("minilm")
-        out["open_minilm_target_s"] = 4.0
+        out["open_minilm_to_drawn_s"], _ = open_and_wait("minilm")
     ex.shutdown()
     ex.window.close()
+    out["quit_during_load_s"] = quit_during_load(BIG_SPEC)
     out["start_to_interactive_default_s"] = time_to_interactive("default")
-    out["start_target_s"] = 3.0
+    out["targets"] = {k: f"{op} {v}" for k, (op, v) in TARGETS.items()}
     return out
 
 
-def _scatter_fps(app, ex, seconds: float = 3.0) -> dict:
+def _scatter_fps(app, ex, meter, seconds: float = 3.0) -> dict:
     """Frames per second while panning and zooming the 50,257-point projection."""
-    from PySide6.QtCore import QEventLoop, QTimer
-
     win = ex.window
     win.show_view("projection")
-    loop = QEventLoop()
-    QTimer.singleShot(0, loop.quit)
-    t_end = time.perf_counter() + 60
-    while ex.busy() and time.perf_counter() < t_end:  # the PCA job
-        app.processEvents(QEventLoop.AllEvents, 50)
+    meter.run_until(lambda: not ex.busy() and ex.projection_view.result is not None, settle_s=0.5)
     view = ex.projection_view
     vb = view.plot.getPlotItem().getViewBox()
     port = view.plot.viewport()
@@ -127,18 +246,33 @@ def _scatter_fps(app, ex, seconds: float = 3.0) -> dict:
     fps = n / (time.perf_counter() - t0)
     points = int(len(view.result.ids)) if view.result is not None else 0
     win.show_view("matrix")
-    return {"scatter_points": points, "scatter_fps": fps, "scatter_target_fps": 30}
+    return {"scatter_points": points, "scatter_fps": fps}
+
+
+def _verdict(key: str, value: float) -> str:
+    op, target = TARGETS[key]
+    ok = value <= target if op == "<=" else value >= target
+    return f"(target {op} {target:g}: {'met' if ok else 'NOT met'})"
 
 
 def format_gui(results: dict) -> str:
-    lines = ["GUI (offscreen, 1280x800)"]
-    lines.append(f"  select a token, 50,257 x 768: median {results['select_token_ms_median']:.1f} ms, "
-                 f"max {results['select_token_ms_max']:.1f} ms (target < 50 ms)")
-    if "scatter_fps" in results:
-        lines.append(f"  pan/zoom the projection of {results['scatter_points']:,} points: "
-                     f"{results['scatter_fps']:.1f} frames/s (target >= 30)")
-    if "open_minilm_to_drawn_s" in results:
-        lines.append(f"  open MiniLM to a drawn matrix: {results['open_minilm_to_drawn_s']:.2f} s (target < 4 s)")
-    lines.append(f"  start to interactive window, default model: {results['start_to_interactive_default_s']:.2f} s "
-                 "(target < 3 s)")
+    r = results
+    lines = ["GUI (offscreen, 1280x800; a stall is the longest gap between ticks of a 5 ms timer)"]
+    lines.append(f"  select a token, 50,257 x 768, every tab visited: median {r['select_token_ms_median']:.1f} ms "
+                 f"{_verdict('select_token_ms_median', r['select_token_ms_median'])}, "
+                 f"max {r['select_token_ms_max']:.1f} ms {_verdict('select_token_ms_max', r['select_token_ms_max'])}")
+    lines.append(f"  select a token, 128,256 x 4,096: median {r['select_token_big_ms_median']:.1f} ms "
+                 f"{_verdict('select_token_big_ms_median', r['select_token_big_ms_median'])}")
+    lines.append(f"  pan/zoom the projection of {r['scatter_points']:,} points: {r['scatter_fps']:.1f} frames/s "
+                 f"{_verdict('scatter_fps', r['scatter_fps'])}")
+    lines.append(f"  paste 1 MB of text: longest stall {r['paste_stall_ms']:.0f} ms "
+                 f"{_verdict('paste_stall_ms', r['paste_stall_ms'])}")
+    lines.append(f"  open {BIG_SPEC}: longest stall {r['big_open_stall_ms']:.0f} ms "
+                 f"{_verdict('big_open_stall_ms', r['big_open_stall_ms'])}")
+    lines.append(f"  quit while it loads: {r['quit_during_load_s']:.2f} s "
+                 f"{_verdict('quit_during_load_s', r['quit_during_load_s'])}")
+    if "open_minilm_to_drawn_s" in r:
+        lines.append(f"  open MiniLM to a drawn matrix: {r['open_minilm_to_drawn_s']:.2f} s")
+    lines.append(f"  start to interactive window, default model: {r['start_to_interactive_default_s']:.2f} s "
+                 f"{_verdict('start_to_interactive_default_s', r['start_to_interactive_default_s'])}")
     return "\n".join(lines)

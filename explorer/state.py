@@ -1,20 +1,48 @@
 """AppState: the single source of truth shared by every view.
 
-Holds the loaded table, the text and its tokens, the selected token and the
-tokens the user added. Setters return early when nothing changed, so views
-can call them from their own signals without feedback loops.
+It holds the loaded model, the text and its tokens, the selected token and
+the tokens the user added, and everything derived from them that a view
+shows: the matrix overview, the class index, the neighbours of the
+selection, the tokens of interest, the projection, the lookup check, the
+measurement, the random-vector check and the first-layer run. Derived
+results are :class:`~explorer.workers.Computation` objects: each is dropped
+the moment its inputs change and recomputed (in a worker unless it costs
+microseconds); a result made for an older model or selection never lands.
+
+Views mirror this object and call its setters with the user's intents;
+setters return early when nothing changed, so there are no feedback loops.
 """
 
 from __future__ import annotations
 
 from PySide6.QtCore import QObject, Signal
 
+from .core.context import contextual_job
+from .core.geometry import random_vector_check_job
+from .core.loading import ClassIndex, LoadedModel
+from .core.lookup import lookup_check_job, measure_lookup_job
+from .core.neighbors import INLINE_VALUES, iter_neighbors_of, neighbors_of
+from .core.overview import MatrixOverview, matrix_overview
+from .core.projection import DEFAULT_SAMPLE, WHOLE_VOCAB_LIMIT, interest_job, projection_job
 from .core.sources import EmbeddingTable
-from .core.tokens import Token, TokenizeError
+from .core.text import INLINE_CHARS, TokenizedText, tokenize_text
+from .core.tokens import Token
+from .workers import Computation
 
-__all__ = ["AppState"]
+__all__ = ["AppState", "MAX_EXTRA_TOKENS", "N_NEIGHBORS"]
 
 MAX_EXTRA_TOKENS = 200
+#: neighbours of the selected token kept (the inspector lists them all, the projection draws some)
+N_NEIGHBORS = 10
+#: neighbours of each text token among the tokens of interest
+N_TEXT_NEIGHBORS = 3
+#: pairs of random vectors (and of rows) in the random-vector check
+N_RANDOM_PAIRS = 5000
+
+
+def _tokenize_job(tokenizer, text: str, vocab_size: int):
+    yield 0.0, f"Tokenizing {len(text):,} characters…"
+    return tokenize_text(tokenizer, text, vocab_size)
 
 
 class AppState(QObject):
@@ -23,51 +51,97 @@ class AppState(QObject):
     Signals
     -------
     model_changed(object)
-        A new EmbeddingTable is loaded.
+        A new EmbeddingTable is installed: every model-specific readout
+        clears now; the new model's tokens and selection follow at once.
+    overview_changed(object)
+        The MatrixOverview of the new table.
     text_changed(str)
-    tokens_changed(list)
-        The tokens of the text (list of Token) after a text or model change.
-    tokenize_failed(str)
-        The text cannot be tokenized for this table; the message says why.
+    tokens_changed(object)
+        The TokenizedText of the text for this table (after a text or model change).
     selected_token_changed(int)
         The selected token id (-1: none).
     extra_tokens_changed(list)
         Token ids the user added (neighbours clicked, searches).
+    tokenizing_changed(bool)
+        A long text is being tokenized in the background.
+
+    Derived results (Computation objects; their ``finished`` carries the value)
+    ----------------------------------------------------------------------------
+    neighbors : NeighborList of the selected token.
+    interest : TokensOfInterest: the text's tokens, their neighbours, the added ones (lazy).
+    projection : ProjectionResult for the parameters of :meth:`request_projection` (lazy).
+    lookup_check : PathComparison of one-hot @ E and E[i] for the selected token
+        (lazy; never computed for a table too big to hold).
+    measurement : the lookup timings, when :meth:`measure_lookup` asks for them.
+    random_check : CosineCheck of random vectors and the table's rows (lazy).
+    context : ContextResult of the model's first layer, for :meth:`request_context`.
     """
 
     model_changed = Signal(object)
+    overview_changed = Signal(object)
     text_changed = Signal(str)
-    tokens_changed = Signal(list)
-    tokenize_failed = Signal(str)
+    tokens_changed = Signal(object)
     selected_token_changed = Signal(int)
     extra_tokens_changed = Signal(list)
+    tokenizing_changed = Signal(bool)
 
     def __init__(self, parent: QObject | None = None):
         super().__init__(parent)
         self._table: EmbeddingTable | None = None
+        self._overview: MatrixOverview | None = None
+        self._classes: ClassIndex | None = None
         self._text = ""
-        self._tokens: list[Token] = []
-        self._tokenize_error = ""
+        self._tokenized = TokenizedText("", (), 0)
         self._selected_id = -1
         self._selected_position = -1
         self._extra: list[int] = []
+        self._pending_position = -1  # the position to keep once a long text is tokenized
+        self._tokenizing = Computation(self)
+        self._tokenizing.finished.connect(self._on_tokenizing_finished)
+        self._tokenizing.running_changed.connect(self.tokenizing_changed)
+        self.neighbors = Computation(self)
+        self.interest = Computation(self, lazy=True)
+        self.projection = Computation(self, lazy=True)
+        self.lookup_check = Computation(self, lazy=True)
+        self.measurement = Computation(self)
+        self.random_check = Computation(self, lazy=True)
+        self.context = Computation(self)
+        self._projection_params: tuple[str, int] | None = None
+        self.interest.finished.connect(self._on_interest_finished)
 
-    # -- read --------------------------------------------------------------------
+    # -- read --------------------------------------------------------------------------
     @property
     def table(self) -> EmbeddingTable | None:
         return self._table
+
+    @property
+    def overview(self) -> MatrixOverview | None:
+        return self._overview
+
+    @property
+    def classes(self) -> ClassIndex | None:
+        return self._classes
 
     @property
     def text(self) -> str:
         return self._text
 
     @property
+    def tokenized(self) -> TokenizedText:
+        return self._tokenized
+
+    @property
     def tokens(self) -> list[Token]:
-        return list(self._tokens)
+        return list(self._tokenized.tokens)
 
     @property
     def tokenize_error(self) -> str:
-        return self._tokenize_error
+        err = self._tokenized.error
+        return str(err) if err is not None else ""
+
+    @property
+    def tokenizing(self) -> bool:
+        return self._tokenizing.running
 
     @property
     def selected_id(self) -> int:
@@ -85,104 +159,218 @@ class AppState(QObject):
     def in_range(self, token_id: int) -> bool:
         return self._table is not None and 0 <= token_id < self._table.vocab_size
 
-    # -- write -------------------------------------------------------------------
-    def set_table(self, table: EmbeddingTable) -> None:
-        """Install a newly loaded table; re-tokenizes the text and keeps the
-        selected position when it still exists."""
-        if table is self._table:
+    # -- the model ---------------------------------------------------------------------
+    def set_model(self, loaded: LoadedModel, adopt_text: bool = True) -> None:
+        """Install a model the loader prepared: table, overview, classes and the
+        text's tokens go in together, then the selection (the same position
+        when it still exists).
+
+        With ``adopt_text`` the text the loader tokenized (the text for this
+        table's kind of tokenizer, or its example) becomes the text; without
+        it (the user typed while the model loaded) the current text stays
+        and is tokenized anew.
+        """
+        if loaded.table is self._table:
             return
         position = self._selected_position
-        self._table = table
+        self._table = loaded.table
+        self._overview = loaded.overview
+        self._classes = loaded.classes
         self._extra = []
         self._selected_id = -1
         self._selected_position = -1
-        self.model_changed.emit(table)
+        self._tokenizing.clear()
+        self._tokenized = TokenizedText(self._text, (), loaded.table.vocab_size)
+        self._clear_derived()
+        self._projection_params = None
+        self.model_changed.emit(loaded.table)
+        self.overview_changed.emit(loaded.overview)
         self.extra_tokens_changed.emit([])
-        self._retokenize()
-        if self._tokens:
-            pos = position if 0 <= position < len(self._tokens) else self._first_selectable()
-            self.select_position(pos)
+        self.random_check.request(random_vector_check_job, loaded.table, N_RANDOM_PAIRS, key=id(loaded.table))
+        if adopt_text and loaded.tokenized.text != self._text:
+            self._text = loaded.tokenized.text
+            self.text_changed.emit(self._text)
+        if loaded.tokenized.text == self._text:
+            self._install_tokens(loaded.tokenized, position)
         else:
-            self.selected_token_changed.emit(-1)
+            self._retokenize(position)
 
+    def set_table(self, table: EmbeddingTable) -> None:
+        """Install a table opened elsewhere (tests, a saved training run):
+        its overview and tokens are computed here, so keep it small."""
+        if table is self._table:
+            return
+        tokenized = tokenize_text(table.tokenizer, self._text, table.vocab_size)
+        self.set_model(LoadedModel(table, matrix_overview(table), ClassIndex.from_table(table), tokenized, 0.0),
+                       adopt_text=False)
+
+    def _clear_derived(self) -> None:
+        for comp in self.findChildren(Computation):
+            if comp is not self._tokenizing:
+                comp.clear()
+
+    # -- the text ----------------------------------------------------------------------
     def set_text(self, text: str) -> None:
+        text = text or ""
         if text == self._text:
             return
         self._text = text
         self.text_changed.emit(text)
-        old_pos = self._selected_position
-        self._retokenize()
-        if self._tokens:
-            pos = old_pos if 0 <= old_pos < len(self._tokens) else self._first_selectable()
-            self._selected_position = -2  # force a fresh emit for the new tokens
-            self.select_position(pos)
-        elif self._selected_position != -1:
-            self._selected_position = -1
-            if self._selected_id != -1 and self._selected_id not in self._extra:
-                self._selected_id = -1
-                self.selected_token_changed.emit(-1)
+        self._retokenize(self._selected_position)
 
+    def _retokenize(self, position: int) -> None:
+        table = self._table
+        if table is None:
+            self._tokenizing.clear()
+            self._install_tokens(TokenizedText(self._text, (), 0), position)
+        elif len(self._text) <= INLINE_CHARS:
+            self._tokenizing.clear()
+            self._install_tokens(tokenize_text(table.tokenizer, self._text, table.vocab_size), position)
+        else:
+            # the old tokens stay on screen until the new ones arrive
+            self._pending_position = position
+            self._tokenizing.request(_tokenize_job, table.tokenizer, self._text, table.vocab_size,
+                                     key=(id(table), self._text))
+
+    def _on_tokenizing_finished(self, tokenized: TokenizedText) -> None:
+        if self._table is not None and tokenized.text == self._text and tokenized.vocab_size == self._table.vocab_size:
+            self._install_tokens(tokenized, self._pending_position)
+
+    def _install_tokens(self, tokenized: TokenizedText, position: int) -> None:
+        self._tokenized = tokenized
+        self.tokens_changed.emit(tokenized)
+        self._update_interest()
+        if tokenized.tokens:
+            pos = position if 0 <= position < len(tokenized.tokens) else tokenized.first_selectable()
+            self._select(pos, tokenized.tokens[pos].id, force=True)
+        elif self._selected_position != -1 or (self._selected_id != -1 and self._selected_id not in self._extra):
+            self._select(-1, self._selected_id if self._selected_id in self._extra else -1, force=True)
+
+    # -- the selection -----------------------------------------------------------------
     def select_position(self, position: int) -> None:
         """Select the token at ``position`` in the text."""
-        if not 0 <= position < len(self._tokens):
+        tokens = self._tokenized.tokens
+        if not 0 <= position < len(tokens):
             return
-        tid = self._tokens[position].id
-        if position == self._selected_position and tid == self._selected_id:
-            return
-        self._selected_position = position
-        if not self.in_range(tid):
-            tid = -1
-        self._selected_id = tid
-        self.selected_token_changed.emit(tid)
+        self._select(position, tokens[position].id)
 
     def set_selected_token(self, token_id: int) -> None:
         """Select a token id (from a chip, a neighbour, a matrix row, a point).
 
         The first occurrence in the text becomes the selected position, if any.
         """
-        if not self.in_range(token_id):
+        if not self.in_range(token_id) or token_id == self._selected_id:
             return
-        if token_id == self._selected_id:
+        self._select(self._tokenized.position_of(token_id), int(token_id))
+
+    def step_selection(self, delta: int) -> None:
+        """Move the selection by ``delta`` tokens along the text (arrow keys)."""
+        n = len(self._tokenized.tokens)
+        if not n:
             return
-        pos = next((t.position for t in self._tokens if t.id == token_id), -1)
-        if pos == -1 and 0 <= self._selected_position < len(self._tokens):
-            pos = -1
-        self._selected_position = pos
-        self._selected_id = int(token_id)
-        self.selected_token_changed.emit(self._selected_id)
+        pos = self._selected_position if self._selected_position >= 0 else (-1 if delta > 0 else n)
+        self.select_position(max(0, min(n - 1, pos + delta)))
 
     def add_extra_token(self, token_id: int) -> None:
         if not self.in_range(token_id) or token_id in self._extra:
             return
         self._extra = (self._extra + [int(token_id)])[-MAX_EXTRA_TOKENS:]
         self.extra_tokens_changed.emit(list(self._extra))
+        self._update_interest()
 
-    def step_selection(self, delta: int) -> None:
-        """Move the selection by ``delta`` tokens along the text (arrow keys)."""
-        if not self._tokens:
+    def _select(self, position: int, token_id: int, force: bool = False) -> None:
+        token_id = int(token_id) if self.in_range(token_id) else -1
+        if not force and position == self._selected_position and token_id == self._selected_id:
             return
-        pos = self._selected_position if self._selected_position >= 0 else (-1 if delta > 0 else len(self._tokens))
-        self.select_position(max(0, min(len(self._tokens) - 1, pos + delta)))
+        changed = token_id != self._selected_id or force
+        self._selected_position = position
+        self._selected_id = token_id
+        if changed and self.neighbors.key != self._neighbors_key():
+            self.neighbors.clear()  # no view may read the old token's neighbours meanwhile
+        self.selected_token_changed.emit(token_id)
+        if changed:
+            self._update_neighbors()
+            self._update_lookup_check()
 
-    # -- helpers -----------------------------------------------------------------
-    def _first_selectable(self) -> int:
-        for t in self._tokens:
-            if not t.special and self.in_range(t.id):
-                return t.position
-        return 0
+    def _neighbors_key(self) -> tuple:
+        return (id(self._table), self._selected_id)
 
-    def _retokenize(self) -> None:
-        tokens: list[Token] = []
-        error = ""
-        if self._table is not None and self._text:
-            try:
-                tokens = self._table.tokenizer.encode(self._text)
-            except TokenizeError as exc:
-                error = str(exc)
-            except Exception as exc:  # a broken tokenizer must not take the app down
-                error = f"the tokenizer failed on this text: {exc}"
-        self._tokens = tokens
-        self._tokenize_error = error
-        self.tokens_changed.emit(list(tokens))
-        if error:
-            self.tokenize_failed.emit(error)
+    def _update_neighbors(self) -> None:
+        table, tid = self._table, self._selected_id
+        key = self._neighbors_key()
+        if table is None or tid < 0:
+            self.neighbors.clear()
+        elif self.neighbors.key == key and (self.neighbors.value is not None or self.neighbors.running):
+            return
+        elif table.params <= INLINE_VALUES:
+            self.neighbors.publish(neighbors_of(table, tid, N_NEIGHBORS), key=key)
+        else:
+            self.neighbors.request(iter_neighbors_of, table, tid, N_NEIGHBORS, key=key)
+
+    def _update_lookup_check(self) -> None:
+        table, tid = self._table, self._selected_id
+        if table is None or tid < 0 or not table.fits_in_memory:
+            self.lookup_check.clear()  # a table too big to hold is not multiplied out
+        else:
+            self.lookup_check.request(lookup_check_job, table, tid, key=(id(table), tid))
+
+    # -- the tokens of interest and the projection ----------------------------------------
+    def _update_interest(self) -> None:
+        table = self._table
+        if table is None:
+            self.interest.clear()
+            return
+        text_ids = tuple(self._tokenized.distinct_ids())
+        extra = tuple(self._extra)
+        self.interest.request(interest_job, table, text_ids, extra, N_TEXT_NEIGHBORS,
+                              key=(id(table), text_ids, extra))
+
+    def _on_interest_finished(self, _interest) -> None:
+        if self._projection_params is not None and self._projection_params[0] == "chosen":
+            self._update_projection()
+
+    def default_projection_mode(self) -> str:
+        """``all`` for vocabularies that fit a PCA at once, else ``sample``."""
+        table = self._table
+        return "all" if table is None or table.trained_rows <= WHOLE_VOCAB_LIMIT else "sample"
+
+    def request_projection(self, mode: str | None = None, sample_size: int = DEFAULT_SAMPLE) -> None:
+        """Fit the projection with these parameters (the projection view's
+        controls); ``chosen`` fits on the tokens of interest once they are known."""
+        self._projection_params = (mode or self.default_projection_mode(), int(sample_size))
+        self._update_projection()
+
+    @property
+    def projection_params(self) -> tuple[str, int] | None:
+        """(mode, sample size) of the last projection asked for, or None."""
+        return self._projection_params
+
+    def _update_projection(self) -> None:
+        table, params = self._table, self._projection_params
+        if table is None or params is None:
+            self.projection.clear()
+            return
+        mode, sample = params
+        if mode == "chosen":
+            interest = self.interest.value
+            if interest is None:  # it is on its way; _on_interest_finished comes back here
+                self.projection.clear()
+                return
+            ids = tuple(interest.all_ids())
+        elif mode == "sample":
+            ids = tuple(self.interest.value.all_ids()) if self.interest.value is not None else ()
+        else:
+            ids = ()
+        self.projection.request(projection_job, table, mode, sample, ids, key=(id(table), mode, sample, ids))
+
+    # -- work the user asks for ------------------------------------------------------------
+    def measure_lookup(self, batch_sizes: tuple[int, ...] = (1, 64)) -> None:
+        """Time gather, one-hot @ E and nn.Linear on the table, in a worker."""
+        if self._table is not None:
+            self.measurement.request(measure_lookup_job, self._table, batch_sizes)
+
+    def request_context(self, folder, sequences, picks) -> None:
+        """Run the model's first layer on ``sequences`` and compare the vectors at ``picks``."""
+        seqs = tuple(tuple(int(i) for i in s) for s in sequences)
+        picks = tuple(tuple(p) for p in picks)
+        self.context.request(contextual_job, folder, seqs, picks, key=(str(folder), seqs, picks))

@@ -1,72 +1,35 @@
-"""Run core generators off the GUI thread and hand back plain data.
+"""Qt glue that runs core generators off the GUI thread and hands back plain data.
 
-A :class:`JobRunner` runs one kind of job at a time (loading a model, the
-neighbours of a big table, ...). Starting a new job asks the old one to stop
-and bumps a generation counter, so a stale result never overwrites a fresh
-one. Workers never touch widgets or AppState; only the GUI-thread slots
-connected to the runner's signals do.
+Two pieces:
 
-Jobs are generator functions: they ``yield (fraction, message)`` for
-progress and ``return`` their result. The worker can stop at any yield.
+* :class:`JobRunner` runs one generator job at a time in superqt's thread
+  pool. Starting a job asks the older one to stop and bumps a generation
+  counter, so a stale result never overwrites a fresh one.
+* :class:`Computation` is one derived result of the state (the neighbours
+  of the selection, a projection, ...): it keeps the latest value, drops it
+  the moment its inputs change, and recomputes in a worker, now or, for a
+  *lazy* one, once some view wants it.
+
+Jobs are generator functions in ``core``: they ``yield (fraction, message)``
+for progress (anything else they yield is passed on as a partial result)
+and ``return`` their result. A worker can stop only at a yield. Nothing here
+touches widgets; only the GUI-thread slots connected to these signals do.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Callable, Iterator
+from typing import Callable, Hashable, Iterator
 
-import numpy as np
 import shiboken6
 from PySide6.QtCore import QObject, Signal
 from superqt.utils import GeneratorWorker, WorkerBase
 
 from .core.runtime import limit_torch_threads
-from .core.overview import MatrixOverview, iter_matrix_overview
-from .core.sources import EmbeddingTable, SourceError, open_table
 
-__all__ = ["JobRunner", "LoadedModel", "load_model_job", "await_all_workers"]
+__all__ = ["JobRunner", "Computation", "await_all_workers", "warm_up_job"]
 
 
-@dataclass
-class LoadedModel:
-    """What the loader hands to the GUI thread."""
-
-    table: EmbeddingTable
-    overview: MatrixOverview
-    seconds: float
-
-
-def load_model_job(spec: str) -> Iterator[tuple[float, str]]:
-    """Open ``spec``, read it into memory when it fits, build the overview."""
-    import time
-
-    t0 = time.perf_counter()
-    yield 0.02, f"Opening {spec}…"
-    table = open_table(spec)
-    limit_torch_threads(import_torch=False)
-    yield 0.3, f"Reading {table.vocab_size:,} × {table.dim:,} table…"
-    if table.fits_in_memory:
-        blocks = max(1, table.vocab_size // 16384 + 1)
-        for k, (start, _blk) in enumerate(table.iter_blocks()):
-            yield 0.3 + 0.5 * k / blocks, "Reading rows…"
-        table.matrix()
-        yield 0.8, "Normalising rows for neighbour search…"
-        table.unit_matrix()
-    table.completion_pieces()  # for the search boxes; here, not on the GUI thread
-    yield 0.85, "Drawing the overview…"
-    gen = iter_matrix_overview(table)
-    while True:
-        try:
-            fraction = next(gen)
-        except StopIteration as stop:
-            overview = stop.value
-            break
-        yield 0.85 + 0.14 * fraction, "Drawing the overview…"
-    yield 1.0, "Done"
-    return LoadedModel(table, overview, time.perf_counter() - t0)
-
-
-def warm_up_job():
+def warm_up_job() -> Iterator[tuple[float, str]]:
     """Import torch off the GUI thread once the window is up: the lookup view
     and the training need it, and importing it takes over a second."""
     yield 0.0, "Preparing torch…"
@@ -85,8 +48,9 @@ class JobRunner(QObject):
         Anything else the job yielded (e.g. training metrics), in order.
     succeeded(object)
         The job's return value (only for the newest job).
-    failed(str)
-        A message for the user (only for the newest job).
+    failed(object)
+        The exception the newest job raised (format it with
+        :func:`explorer.core.errors.user_message`).
     cancelled()
     running_changed(bool)
     """
@@ -94,7 +58,7 @@ class JobRunner(QObject):
     progressed = Signal(float, str)
     produced = Signal(object)
     succeeded = Signal(object)
-    failed = Signal(str)
+    failed = Signal(object)
     cancelled = Signal()
     running_changed = Signal(bool)
 
@@ -116,7 +80,15 @@ class JobRunner(QObject):
         self.cancel(emit=False)
         self._generation += 1
         gen = self._generation
-        worker = GeneratorWorker(job, *args, **kwargs)
+        steps = job(*args, **kwargs)
+        worker = GeneratorWorker(_run_steps, steps)
+        # A stopped job's generator is never resumed, so its frame (holding its
+        # arguments: a whole table) lives as long as the worker object, which
+        # superqt can keep (its run() swaps warnings.showwarning, not thread-safely,
+        # for a closure over the worker). Close it once the worker is done.
+        worker.finished.connect(lambda s=steps: _close_steps(s))
+        # the lambdas hold the generation, not self: a runner deleted while its
+        # job runs is detected in _alive()
         worker.yielded.connect(lambda v, g=gen: self._on_worker_yielded(g, v))
         worker.returned.connect(lambda v, g=gen: self._on_worker_returned(g, v))
         worker.errored.connect(lambda e, g=gen: self._on_worker_errored(g, e))
@@ -143,8 +115,8 @@ class JobRunner(QObject):
         """Ask the current job to stop at its next yield; its result is dropped."""
         if self._worker is None:
             return
-        self._worker.quit()
-        self._worker = None
+        worker, self._worker = self._worker, None
+        worker.quit()  # a paused worker sees the request too (superqt checks it first)
         self._generation += 1
         self.running_changed.emit(False)
         if emit:
@@ -175,12 +147,12 @@ class JobRunner(QObject):
         self.running_changed.emit(False)
         self.succeeded.emit(value)
 
-    def _on_worker_errored(self, gen: int, exc: Exception) -> None:
+    def _on_worker_errored(self, gen: int, exc: BaseException) -> None:
         if not self._alive(gen):
             return
         self._worker = None
         self.running_changed.emit(False)
-        self.failed.emit(user_message(exc))
+        self.failed.emit(exc)
 
     def _on_worker_aborted(self, gen: int) -> None:
         if self._alive(gen) and self._worker is not None:
@@ -188,14 +160,159 @@ class JobRunner(QObject):
             self.running_changed.emit(False)
 
 
-def user_message(exc: BaseException) -> str:
-    """A one-line message for the user from an exception raised by a job."""
-    if isinstance(exc, SourceError):
-        return str(exc)
-    if isinstance(exc, MemoryError):
-        return "Not enough memory for this table; try a smaller one."
-    text = str(exc) or type(exc).__name__
-    return f"{type(exc).__name__}: {text}" if not isinstance(exc, (ValueError, OSError)) else text
+def _run_steps(steps: Iterator):
+    """The generator function superqt's worker needs, around a job's generator."""
+    return (yield from steps)
+
+
+def _close_steps(steps) -> None:
+    try:
+        steps.close()
+    except ValueError:  # still executing: it ends by itself and frees its frame then
+        pass
+
+
+class Computation(QObject):
+    """One derived result, kept current off the GUI thread.
+
+    :meth:`request` says the inputs changed: the current value is dropped at
+    once (``reset``), an older run is cancelled so its result never lands,
+    and the job runs in a worker. A *lazy* computation runs only while some
+    consumer wants it (:meth:`want`, driven by the views' visibility); a
+    request nobody wants waits, and starts when first wanted. Cheap results
+    are set on the spot with :meth:`publish`, through the same signals.
+
+    Signals
+    -------
+    reset()
+        The value was dropped (new inputs, or none).
+    started()
+    progressed(float, str)
+    produced(object)
+        A partial result the job yielded.
+    finished(object)
+        The new value.
+    failed(object)
+        The exception the job raised.
+    cancelled()
+        The user cancelled the run (no value).
+    running_changed(bool)
+    """
+
+    reset = Signal()
+    started = Signal()
+    progressed = Signal(float, str)
+    produced = Signal(object)
+    finished = Signal(object)
+    failed = Signal(object)
+    cancelled = Signal()
+    running_changed = Signal(bool)
+
+    def __init__(self, parent: QObject | None = None, lazy: bool = False):
+        super().__init__(parent)
+        self.lazy = lazy
+        self._runner = JobRunner(self)
+        self._runner.progressed.connect(self.progressed)
+        self._runner.produced.connect(self.produced)
+        self._runner.succeeded.connect(self._on_runner_succeeded)
+        self._runner.failed.connect(self._on_runner_failed)
+        self._runner.cancelled.connect(self.cancelled)
+        self._runner.running_changed.connect(self.running_changed)
+        self._value = None
+        self._error: BaseException | None = None
+        self._key: Hashable = None
+        self._pending: tuple | None = None
+        self._wanted: set[int] = set()
+
+    # -- read --------------------------------------------------------------------------
+    @property
+    def value(self):
+        """The latest result for the current inputs, or None."""
+        return self._value
+
+    @property
+    def error(self) -> BaseException | None:
+        return self._error
+
+    @property
+    def key(self) -> Hashable:
+        """The key of the inputs the value (or the running job) is for."""
+        return self._key
+
+    @property
+    def running(self) -> bool:
+        return self._runner.running
+
+    @property
+    def pending(self) -> bool:
+        """A request waits for somebody to want it."""
+        return self._pending is not None
+
+    @property
+    def wanted(self) -> bool:
+        return not self.lazy or bool(self._wanted)
+
+    # -- write -------------------------------------------------------------------------
+    def request(self, job: Callable[..., Iterator], *args, key: Hashable = None, **kwargs) -> None:
+        """New inputs: drop the value and compute ``job(*args, **kwargs)`` in a worker.
+
+        With a ``key`` equal to the current one (and a value, a run or a
+        request under way) nothing happens: the inputs did not change.
+        """
+        if key is not None and key == self._key and (self._value is not None or self.running or self.pending):
+            return
+        self._drop(key)
+        if self.wanted:
+            self._start(job, args, kwargs)
+        else:
+            self._pending = (job, args, kwargs)
+
+    def publish(self, value, key: Hashable = None) -> None:
+        """Set a value computed on the spot (for inputs cheap to handle here)."""
+        self._drop(key)
+        self._value = value
+        self.finished.emit(value)
+
+    def clear(self) -> None:
+        """No inputs any more (no model, nothing selected): drop everything."""
+        self._drop(None)
+
+    def cancel(self) -> None:
+        """Stop the running job at its next yield (the user asked); no value."""
+        self._pending = None
+        self._runner.cancel()
+
+    def want(self, consumer: object, wanted: bool = True) -> None:
+        """Say whether ``consumer`` needs the value now (a view on screen)."""
+        if wanted:
+            self._wanted.add(id(consumer))
+        else:
+            self._wanted.discard(id(consumer))
+        if self.wanted and self._pending is not None:
+            job, args, kwargs = self._pending
+            self._pending = None
+            self._start(job, args, kwargs)
+
+    # -- helpers -----------------------------------------------------------------------
+    def _drop(self, key: Hashable) -> None:
+        self._runner.cancel(emit=False)
+        self._pending = None
+        self._value = None
+        self._error = None
+        self._key = key
+        self.reset.emit()
+
+    def _start(self, job, args, kwargs) -> None:
+        self._runner.start(job, *args, **kwargs)
+        self.started.emit()
+
+    def _on_runner_succeeded(self, value) -> None:
+        self._value = value
+        self.finished.emit(value)
+
+    def _on_runner_failed(self, exc: BaseException) -> None:
+        self._error = exc
+        self.failed.emit(exc)
 
 
 def await_all_workers(msecs: int = 10000) -> bool:
@@ -205,23 +322,3 @@ def await_all_workers(msecs: int = 10000) -> bool:
         return True
     except RuntimeError:
         return False
-
-
-def neighbors_job(table: EmbeddingTable, query: np.ndarray, k: int, exclude: list[int]):
-    """Neighbours of ``query`` over a table too big for memory.
-
-    Streams the table in blocks of about 32 MB, keeps each block's top k with
-    the core search, and merges them; stops at any yield when cancelled.
-    """
-    from .core.geometry import Neighbor, nearest_neighbors
-
-    block = max(256, 8 * 1024 * 1024 // max(1, table.dim))
-    total = table.trained_rows
-    best: list[Neighbor] = []
-    for start, rows in table.iter_blocks(block, stop=total):
-        local_excl = [i - start for i in exclude if start <= i < start + len(rows)]
-        for nb in nearest_neighbors(rows, query, k=k, exclude=local_excl):
-            best.append(Neighbor(nb.id + start, nb.cosine))
-        best = sorted(best, key=lambda n: -n.cosine)[:k]
-        yield (start + len(rows)) / total, f"Searching neighbours… {start + len(rows):,} of {total:,} rows"
-    return best

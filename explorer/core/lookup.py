@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from typing import Iterator
+
 import numpy as np
 
 from .cost import dtype_bytes
@@ -256,3 +258,10 @@ def measure_lookup_job(table, batch_sizes=(1, 64), repeats: int = 5):
         seen += 1
         yield float(item), msg
     return result
+
+
+def lookup_check_job(table, token_id: int) -> Iterator[tuple[float, str]]:
+    """:func:`compare_table_paths` for a worker (the first call scans E for
+    non-finite values): yields progress, returns a PathComparison or None."""
+    yield 0.0, "Checking one-hot @ E against E[i]…"
+    return compare_table_paths(table, int(token_id))

@@ -33,6 +33,8 @@ __all__ = [
     "projection_job",
     "find_token_ids",
     "tokens_of_interest",
+    "TokensOfInterest",
+    "interest_job",
 ]
 
 #: at most this many trained rows: fit on the whole vocabulary by default
@@ -311,3 +313,30 @@ def tokens_of_interest(table, text_ids: Sequence[int], extra_ids: Sequence[int],
                         taken.add(i)
                         neighbors.append(i)
     return {"text": text, "neighbors": neighbors, "extra": extra}
+
+
+@dataclass(frozen=True)
+class TokensOfInterest:
+    """The tokens the projection labels: the text's, their nearest neighbours
+    and the ones the user added; no id in two groups.
+
+    Attributes
+    ----------
+    text, neighbors, extra : tuple of int
+        In order of first appearance.
+    """
+
+    text: tuple[int, ...] = ()
+    neighbors: tuple[int, ...] = ()
+    extra: tuple[int, ...] = ()
+
+    def all_ids(self) -> list[int]:
+        """Every id of interest, sorted (the fit set of the ``chosen`` mode)."""
+        return sorted(set(self.text) | set(self.neighbors) | set(self.extra))
+
+
+def interest_job(table, text_ids: Sequence[int], extra_ids: Sequence[int], k: int = 3) -> Iterator[tuple[float, str]]:
+    """:func:`tokens_of_interest` for a worker: yields progress, returns TokensOfInterest."""
+    yield 0.0, "Finding the neighbours of the text's tokens…"
+    found = tokens_of_interest(table, text_ids, extra_ids, k=k)
+    return TokensOfInterest(tuple(found["text"]), tuple(found["neighbors"]), tuple(found["extra"]))

@@ -39,7 +39,7 @@ __all__ = [
 
 #: Texts longer than this are cut before tokenizing so a pasted book never
 #: hangs the app; the caller is told through :attr:`Tokenization.truncated`.
-MAX_TEXT_CHARS = 20_000
+MAX_TEXT_CHARS = 50_000
 #: an id written with more digits than this cannot be a row of any table
 #: (int64 has 19), and converting it would cost time (Python refuses ints of
 #: more than 4,300 digits outright)

@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 
 from superqt.utils import signals_blocked
 
+from ..core.errors import user_message
 from ..core import cost
 from ..core.context import (
     DEFAULT_SENTENCES,
@@ -828,9 +829,9 @@ class CostView(QWidget):
             f"After one transformer layer the two “{self.word_edit.text().strip()}” vectors differ: cos = {c1:.4f} < 1. "
             "Attention mixed in the neighbouring words; the table row itself never changes.")
 
-    def _on_runner_failed(self, message: str) -> None:
+    def _on_runner_failed(self, exc: BaseException) -> None:
         """The model could not be run."""
-        self._set_context_status(f"The model could not be run here: {message}")
+        self._set_context_status(f"The model could not be run here: {user_message(exc)}")
 
     def _set_context_status(self, text: str) -> None:
         self._context_message = text

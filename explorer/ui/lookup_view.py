@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 
 from superqt.utils import signals_blocked
 
+from ..core.errors import user_message
 from ..core import animation as anim
 from ..core.lookup import DTYPE_CHOICES, compare_table_paths, measure_lookup_job, row_layout, stored_base
 from ..core.tokens import display_piece
@@ -1040,7 +1041,8 @@ class LookupView(QWidget):
                                        f"({result['gather_repeats']} for the gather), computed in float32")
         self._draw_measurement()
 
-    def _on_runner_failed(self, message: str) -> None:
+    def _on_runner_failed(self, exc: BaseException) -> None:
+        message = user_message(exc)
         self.measure_status.setText(f"The measurement failed:<br>{html.escape(message, quote=False)}")
         self.measure_status.setToolTip(message)
 

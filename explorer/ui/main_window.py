@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Callable
+
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
@@ -45,6 +47,35 @@ ABOUT = (
     "A lookup is a row gather: a pointer jump to base + i × d × sizeof(dtype), no arithmetic.</p>"
     "<p>PySide6, pyqtgraph, torch, transformers, scikit-learn, numpy.</p>"
 )
+
+
+class LazyPage(QScrollArea):
+    """A tab page that builds its view when first shown.
+
+    The scroll area lets the window shrink below a dense view's minimum size
+    (scroll bars appear) instead of forcing the whole window wide.
+    """
+
+    def __init__(self, build: Callable[[], QWidget], parent=None):
+        super().__init__(parent)
+        self.setWidgetResizable(True)
+        self.setFrameShape(QFrame.NoFrame)
+        self._build = build
+
+    @property
+    def built(self) -> bool:
+        return self._build is None
+
+    def view(self) -> QWidget:
+        """The page's view, built now if it was not yet."""
+        if self._build is not None:
+            build, self._build = self._build, None
+            self.setWidget(build())
+        return self.widget()
+
+    def showEvent(self, event) -> None:
+        self.view()
+        super().showEvent(event)
 
 
 class MainWindow(QMainWindow):
@@ -96,7 +127,14 @@ class MainWindow(QMainWindow):
 
         split = QSplitter(Qt.Horizontal)
         split.addWidget(self.tabs)
-        split.addWidget(self.inspector)
+        # below its comfortable height (1024 x 700) the inspector scrolls rather than squash its tables
+        side = QScrollArea()
+        side.setWidgetResizable(True)
+        side.setFrameShape(QFrame.NoFrame)
+        side.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
+        side.setWidget(self.inspector)
+        side.setMinimumWidth(self.inspector.minimumWidth() + side.verticalScrollBar().sizeHint().width())
+        split.addWidget(side)
         split.setStretchFactor(0, 3)
         split.setStretchFactor(1, 1)
         split.setSizes([900, 380])
@@ -133,16 +171,13 @@ class MainWindow(QMainWindow):
         self._build_menus()
         state.model_changed.connect(self._on_state_model_changed)
 
-    def add_view(self, widget: QWidget, title: str, tooltip: str) -> int:
-        # a scroll area lets the window shrink below a dense view's minimum
-        # size (scroll bars appear) instead of forcing the whole window wide
-        scroll = QScrollArea()
-        scroll.setWidgetResizable(True)
-        scroll.setFrameShape(QFrame.NoFrame)
-        scroll.setWidget(widget)
-        i = self.tabs.addTab(scroll, title)
+    def add_view(self, title: str, tooltip: str, build: Callable[[], QWidget]) -> LazyPage:
+        """A tab whose view ``build()`` makes the first time the tab is shown
+        (or :meth:`LazyPage.view` is asked for): start-up builds only what is on screen."""
+        page = LazyPage(build)
+        i = self.tabs.addTab(page, title)
         self.tabs.setTabToolTip(i, tooltip)
-        return i
+        return page
 
     def show_view(self, name: str) -> bool:
         for i in range(self.tabs.count()):
@@ -184,7 +219,6 @@ class MainWindow(QMainWindow):
         for a in (focus, prev_t, next_t, cancel):
             self.view_menu.addAction(a)
         self.view_menu.addSeparator()
-        self.tabs.currentChanged.connect(lambda _i: None)
         for n in range(1, 7):
             act = QAction(self, shortcut=QKeySequence(f"Ctrl+{n}"),
                           triggered=lambda _=False, k=n - 1: self.tabs.setCurrentIndex(k) if k < self.tabs.count() else None)

@@ -12,7 +12,8 @@ from PySide6.QtWidgets import QGraphicsRectItem, QLabel, QStackedLayout, QVBoxLa
 from ..core.overview import MatrixOverview, RowBand, row_band
 from ..core.tokens import short_piece
 from ..state import AppState
-from .style import ACCENT, DIVERGING, EXTRA, SPACING, TEXT_TOKENS, plot_colors, style_plot
+from .binding import ShownGate
+from .style import ACCENT, DIVERGING, EXTRA, SPACING, TEXT_TOKENS, plot_colors, shrinkable, style_plot
 
 #: rows either side of the selected one in the zoomed band
 BAND_HALF = 16
@@ -102,19 +103,55 @@ class MatrixView(QWidget):
         self.colorbar.setImageItem([self.overview_img, self.band_img])
         self.colorbar.axis.enableAutoSIPrefix(False)
         self.glw.addItem(self.colorbar, row=0, col=2)
+        # long titles are clipped rather than widen the grid past a narrow window
+        shrinkable(self.overview_plot.titleLabel)
+        shrinkable(self.band_plot.titleLabel)
 
         for plot in (self.overview_plot, self.band_plot):
             plot.scene().sigMouseClicked.connect(self._on_scene_clicked)
 
+        self._gate = ShownGate(self, self._synchronize)
         state.model_changed.connect(self._on_state_model_changed)
+        state.overview_changed.connect(self._on_state_overview_changed)
         state.selected_token_changed.connect(self._on_state_selected_token_changed)
         state.tokens_changed.connect(self._on_state_tokens_changed)
         state.extra_tokens_changed.connect(self._on_state_extra_tokens_changed)
 
-    # -- data in ------------------------------------------------------------------------
-    def set_overview(self, overview: MatrixOverview) -> None:
-        """The loader computed the overview off the GUI thread; draw it once."""
+    # -- state --------------------------------------------------------------------------
+    def _synchronize(self) -> None:
+        """Redraw everything from the state (first show, or shown after being hidden)."""
+        if self._state.overview is None:
+            self._show_empty()
+            return
+        self._draw_overview(self._state.overview)
+        self._draw_extra()
+
+    def _on_state_model_changed(self, _table) -> None:
+        self._gate.update(self._show_empty)
+
+    def _on_state_overview_changed(self, overview: MatrixOverview) -> None:
+        self._gate.update(self._draw_overview, overview)
+
+    def _on_state_selected_token_changed(self, _token_id: int) -> None:
+        self._gate.update(self._update_band)
+
+    def _on_state_tokens_changed(self, _tokens) -> None:
+        self._gate.update(self._update_text_marks)
+
+    def _on_state_extra_tokens_changed(self, _ids: list) -> None:
+        self._gate.update(self._draw_extra)
+
+    def _show_empty(self) -> None:
+        self._overview = None
+        self._band = None
+        self._stack.setCurrentWidget(self.empty)
+        self.empty.setText("Open a model to see its embedding matrix (Ctrl+O)" if self._state.table is None
+                           else "Drawing the matrix…")
+
+    def _draw_overview(self, overview: MatrixOverview) -> None:
+        """Draw the overview the loader computed off the GUI thread (one setImage)."""
         self._overview = overview
+        self._band = None
         table = self._state.table
         if table is None:
             return
@@ -130,32 +167,21 @@ class MatrixView(QWidget):
                             "drag to pan, wheel to zoom.")
         small = v <= 2 * BAND_HALF + 1
         self.overview_plot.setVisible(not small)
-        step = ""
-        if overview.row_step > 1 or overview.col_step > 1:
-            step = f" (every {overview.row_step:,}th row" + (f", {overview.col_step}th column)" if overview.col_step > 1 else ")")
-        self.overview_plot.setTitle(f"Whole table: {v:,} × {d:,}{step}", size="10pt")
+        self.overview_plot.setTitle(f"Whole table: {v:,} × {d:,}", size="10pt")
+        rows = "token id (row)" if overview.row_step == 1 else f"token id (every {overview.row_step:,}th row)"
+        self.overview_plot.setLabel("left", rows)
+        cols = "dimension" if overview.col_step == 1 else f"dimension (every {overview.col_step:,}th)"
+        self.overview_plot.setLabel("bottom", cols)
         self.overview_plot.setLimits(xMin=-d * 0.05, xMax=d * 1.05, yMin=-v * 0.05, yMax=v * 1.05)
         self.overview_plot.setRange(xRange=(0, d), yRange=(0, v), padding=0.02)
         self._update_text_marks()
         self._update_band()
 
-    # -- state --------------------------------------------------------------------------
-    def _on_state_model_changed(self, _table) -> None:
-        self._overview = None
-        self._band = None
-        self._stack.setCurrentWidget(self.empty)
-        self.empty.setText("Drawing the matrix…")
-
-    def _on_state_selected_token_changed(self, token_id: int) -> None:
-        self._update_band()
-
-    def _on_state_tokens_changed(self, _tokens) -> None:
-        self._update_text_marks()
-
-    def _on_state_extra_tokens_changed(self, ids: list) -> None:
+    def _draw_extra(self) -> None:
         table = self._state.table
         if table is None:
             return
+        ids = self._state.extra_ids
         self.overview_extra.setData(x=[-table.dim * 0.02] * len(ids), y=[i + 0.5 for i in ids])
 
     # -- drawing --------------------------------------------------------------------------
@@ -163,7 +189,7 @@ class MatrixView(QWidget):
         table = self._state.table
         if table is None or self._overview is None:
             return
-        ids = sorted({t.id for t in self._state.tokens if self._state.in_range(t.id)})
+        ids = self._state.tokenized.distinct_ids(include_special=True)
         self.overview_text.setData(x=[-table.dim * 0.02] * len(ids), y=[i + 0.5 for i in ids])
         self._draw_band_marks()
 
@@ -203,8 +229,8 @@ class MatrixView(QWidget):
         band, table = self._band, self._state.table
         if band is None or table is None:
             return
-        ids = [t.id for t in self._state.tokens if band.start <= t.id < band.stop and t.id != self._state.selected_id]
-        ids = sorted(set(ids))
+        sel = self._state.selected_id
+        ids = [i for i in self._state.tokenized.counts if band.start <= i < band.stop and i != sel]
         self.band_marks.setData(x=[-table.dim * 0.015] * len(ids), y=[i + 0.5 for i in ids])
 
     def _label_band_rows(self, band: RowBand) -> None:

@@ -33,6 +33,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ..core.errors import user_message
 from ..core.geometry import Neighbor, analogy, nearest_neighbors
 from ..core.projection import (
     DEFAULT_SAMPLE,
@@ -423,7 +424,7 @@ class ProjectionView(QWidget):
             except StopIteration as stop:
                 self._on_runner_succeeded(stop.value)
             except ValueError as exc:
-                self._on_runner_failed(str(exc))
+                self._on_runner_failed(exc)
             return
         self._runner.start(projection_job, table, mode, self.sample_spin.value(), ids)
 
@@ -510,8 +511,8 @@ class ProjectionView(QWidget):
         self._stack.setCurrentWidget(self.plot)
         self._draw_all(autorange=True)
 
-    def _on_runner_failed(self, message: str) -> None:
-        self.empty.setText(f"The projection failed: {message}")
+    def _on_runner_failed(self, exc: BaseException) -> None:
+        self.empty.setText(f"The projection failed: {user_message(exc)}")
         self._stack.setCurrentWidget(self.empty)
 
     # -- controls ----------------------------------------------------------------------

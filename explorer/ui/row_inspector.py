@@ -3,6 +3,8 @@ split into pieces, the mean-pooled vector."""
 
 from __future__ import annotations
 
+import html
+
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, Signal
@@ -22,12 +24,21 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..core.geometry import Neighbor, mean_pool, nearest_neighbors
-from ..core.tokens import display_piece, words_of
+from ..core.errors import user_message
+from ..core.geometry import Neighbor
+from ..core.neighbors import NeighborList
+from ..core.rows import pooled_word, row_facts
+from ..core.tokens import display_piece
 from ..state import AppState
+from .binding import JobBinding, ShownGate
 from .style import ACCENT, SPACING, mono_font, plot_colors, style_plot
 
-N_NEIGHBORS = 10
+
+def _compact_rows(table: QTableView) -> None:
+    """Rows as tall as a line of text (the style's default fits only three neighbours)."""
+    height = table.fontMetrics().height() + 6
+    table.verticalHeader().setMinimumSectionSize(height)
+    table.verticalHeader().setDefaultSectionSize(height)
 
 
 class RowValuesModel(QAbstractTableModel):
@@ -83,6 +94,7 @@ class RowInspector(QWidget):
         self._neighbors: list[Neighbor] = []
         self._pooled: np.ndarray | None = None
         self.setMinimumWidth(320)
+        self.setMinimumHeight(640)
         outer = QVBoxLayout(self)
         outer.setContentsMargins(SPACING, SPACING, SPACING, SPACING)
         outer.setSpacing(SPACING)
@@ -146,16 +158,20 @@ class RowInspector(QWidget):
         nb_lay.setContentsMargins(0, 0, 0, 0)
         nb_lay.setSpacing(4)
         self.nb_title = QLabel("Nearest neighbours by cosine")
+        self.nb_title.setWordWrap(True)
         self.nb_title.setToolTip("cos(a, b) = a·b / (‖a‖‖b‖) over the whole vocabulary, the token itself excluded")
         nb_lay.addWidget(self.nb_title)
         self.neighbors = QTableWidget(0, 3)
         self.neighbors.setHorizontalHeaderLabels(["piece", "id", "cosine"])
         self.neighbors.verticalHeader().setVisible(False)
+        _compact_rows(self.neighbors)
         self.neighbors.setEditTriggers(QAbstractItemView.NoEditTriggers)
         self.neighbors.setSelectionBehavior(QAbstractItemView.SelectRows)
         self.neighbors.horizontalHeader().setSectionResizeMode(0, QHeaderView.Stretch)
         self.neighbors.setToolTip("Click a neighbour to select it")
         self.neighbors.cellClicked.connect(self._on_neighbors_cell_clicked)
+        rows = self.neighbors.verticalHeader().defaultSectionSize()
+        self.neighbors.setMinimumHeight(self.neighbors.horizontalHeader().sizeHint().height() + 5 * rows + 4)
         nb_lay.addWidget(self.neighbors)
         self.pooled = QLabel()
         self.pooled.setWordWrap(True)
@@ -179,61 +195,99 @@ class RowInspector(QWidget):
         self.values = QTableView()
         self.values.setModel(self.values_model)
         self.values.verticalHeader().setVisible(False)
+        _compact_rows(self.values)
         self.values.horizontalHeader().setSectionResizeMode(QHeaderView.Stretch)
         self.values.setFont(mono_font())
         tl.addWidget(self.values)
         split.addWidget(tbl_box)
-        split.setSizes([160, 260, 200])
+        split.setStretchFactor(1, 2)
+        split.setSizes([150, 320, 170])
         outer.addWidget(split, 1)
 
+        self._gate = ShownGate(self, self._synchronize)
+        self._neighbor_binding = JobBinding(self._gate, state.neighbors, on_reset=self._on_neighbors_reset,
+                                            on_result=self._on_neighbors_result, on_error=self._on_neighbors_failed)
         state.model_changed.connect(self._on_state_model_changed)
         state.selected_token_changed.connect(self._on_state_selected_token_changed)
         state.tokens_changed.connect(self._on_state_tokens_changed)
 
     # -- state ---------------------------------------------------------------------------
+    def _synchronize(self) -> None:
+        """Everything from the state (the view was hidden, or is shown for the first time)."""
+        self._show_selection()
+        value = self._state.neighbors.value
+        if value is not None:
+            self._on_neighbors_result(value)
+
     def _on_state_model_changed(self, _table) -> None:
-        self._clear()
+        self._gate.update(self._clear)
 
-    def _on_state_tokens_changed(self, _tokens) -> None:
-        self._update_pooled()
+    def _on_state_tokens_changed(self, _tokenized) -> None:
+        self._gate.update(self._update_pooled)
 
-    def _on_state_selected_token_changed(self, token_id: int) -> None:
-        table = self._state.table
+    def _on_state_selected_token_changed(self, _token_id: int) -> None:
+        self._gate.update(self._show_selection)
+
+    def _show_selection(self) -> None:
+        table, token_id = self._state.table, self._state.selected_id
         if table is None or token_id < 0:
             self._clear()
+            self._explain_bad_token()
             return
-        row = table.row(token_id)
-        self._row = row
-        piece = display_piece(table.piece(token_id))
-        self.title.setText(piece)
+        facts = row_facts(table, token_id)
+        self._row = facts.values
+        self.title.setText(display_piece(table.piece(token_id)))
         self.subtitle.setText(f"Row {token_id:,} of {table.vocab_size:,} · {table.dim:,} values · {table.dtype}")
-        finite = np.isfinite(row)
-        # float64: a row of huge finite values must not overflow to inf
-        norm = float(np.linalg.norm(row[finite].astype(np.float64))) if finite.any() else float("nan")
         self.facts["id"].setText(f"{token_id:,}")
-        self.facts["norm"].setText(f"{norm:.4f}" + ("" if finite.all() else f"  ({(~finite).sum()} non-finite)"))
-        self.facts["range"].setText(f"{np.nanmin(row):+.4f} / {np.nanmax(row):+.4f}" if finite.any() else "n/a")
-        off = table.byte_offset(token_id)
-        self.facts["offset"].setText(f"{off:,} B = 0x{off:X}")
-        item = table.row_bytes / table.dim
+        self.facts["norm"].setText(f"{facts.norm:.4f}" + (f"  ({facts.nonfinite:,} non-finite)" if facts.nonfinite else ""))
+        self.facts["range"].setText(f"{facts.vmin:+.4f} / {facts.vmax:+.4f}" if facts.nonfinite < table.dim else "n/a")
+        self.facts["offset"].setText(f"{facts.offset:,} B = 0x{facts.offset:X}")
+        item = facts.itemsize
         item_txt = f"{item:g}" if item == int(item) else f"{item:.4f}".rstrip("0")
-        self.facts["stride"].setText(f"{table.row_bytes:,} B = {table.dim:,} × {item_txt} B ({table.dtype})")
-        self.facts["address"].setText(f"base + {token_id:,} × {table.row_bytes:,}")
-        self._draw_values(row)
-        self.values_model.set_values(row)
-        self.set_neighbors(nearest_neighbors(table, row, k=N_NEIGHBORS, exclude=[token_id])
-                           if table.fits_in_memory else [])
+        self.facts["stride"].setText(f"{facts.stride:,} B = {table.dim:,} × {item_txt} B ({table.dtype})")
+        self.facts["address"].setText(f"base + {token_id:,} × {facts.stride:,}")
+        self._draw_values(facts.values)
+        self.values_model.set_values(facts.values)
         self._update_pooled()
+        if self._state.neighbors.value is None:
+            self._on_neighbors_reset()
 
-    def set_neighbors(self, neighbors: list[Neighbor]) -> None:
-        """Show neighbours (also called by the app when a worker found them)."""
+    def _explain_bad_token(self) -> None:
+        """The selected chip names no row: say why instead of "No token selected"."""
+        table, tokenized, pos = self._state.table, self._state.tokenized, self._state.selected_position
+        if table is None or not 0 <= pos < len(tokenized.tokens):
+            return
+        token = tokenized.tokens[pos]
+        self.title.setText(display_piece(token.piece))
+        if token.id < 0:
+            why = "it is not in this table's vocabulary, so it has no row"
+        else:
+            why = (f"id {token.id:,} is past the last row: this table has rows 0 to {table.vocab_size - 1:,} "
+                   f"(V = {table.vocab_size:,}); a lookup would fail with an index error")
+        self.subtitle.setText(f"Token {pos + 1:,} of the text: {why}.")
+
+    def _on_neighbors_reset(self) -> None:
+        self._fill_neighbors([])
+        busy = self._state.selected_id >= 0 and self._state.table is not None
+        self.nb_title.setText("Nearest neighbours by cosine (searching…)" if busy else "Nearest neighbours by cosine")
+
+    def _on_neighbors_result(self, result: NeighborList) -> None:
         table = self._state.table
-        if table is not None:  # a late result must never name rows the table does not have
-            neighbors = [n for n in neighbors if 0 <= n.id < table.vocab_size]
+        if table is None or result.token_id != self._state.selected_id:
+            return
+        self._fill_neighbors(result.neighbors)
+        self.nb_title.setText(f"Nearest neighbours by cosine ({result.rows_searched:,} rows searched)")
+
+    def _on_neighbors_failed(self, exc: BaseException) -> None:
+        self._fill_neighbors([])
+        self.nb_title.setText(f"Nearest neighbours: the search failed ({user_message(exc)})")
+
+    def _fill_neighbors(self, neighbors) -> None:
+        table = self._state.table
         self._neighbors = list(neighbors)
         self.neighbors.clearSelection()  # a highlight would point at a row of the old list
-        self.neighbors.setRowCount(len(neighbors))
-        for r, nb in enumerate(neighbors):
+        self.neighbors.setRowCount(len(self._neighbors))
+        for r, nb in enumerate(self._neighbors):
             cells = [display_piece(table.piece(nb.id)), f"{nb.id:,}", f"{nb.cosine:+.3f}"]
             for c, text in enumerate(cells):
                 it = QTableWidgetItem(text)
@@ -241,11 +295,6 @@ class RowInspector(QWidget):
                     it.setTextAlignment(Qt.AlignRight | Qt.AlignVCenter)
                     it.setFont(mono_font())
                 self.neighbors.setItem(r, c, it)
-        if table is not None and not table.fits_in_memory and not neighbors:
-            self.nb_title.setText("Nearest neighbours by cosine (searching the table…)")
-        else:
-            self.nb_title.setText(f"Nearest neighbours by cosine ({table.trained_rows:,} rows searched)"
-                                  if table else "Nearest neighbours by cosine")
 
     def neighbor_ids(self) -> list[int]:
         return [n.id for n in self._neighbors]
@@ -268,25 +317,19 @@ class RowInspector(QWidget):
 
     def _update_pooled(self) -> None:
         table = self._state.table
-        pos = self._state.selected_position
-        self._pooled = None
-        if table is None or pos < 0:
+        tokenized = self._state.tokenized
+        word = (pooled_word(table, tokenized.text, tokenized.word_pieces(self._state.selected_position))
+                if table is not None else None)
+        self._pooled = word.vector if word is not None else None
+        if word is None:
             self.pooled.setText("")
             return
-        tokens = self._state.tokens
-        word = tokens[pos].word if pos < len(tokens) else None
-        group = next((g for g in words_of(tokens) if g[0].word == word), None) if word is not None else None
-        if not group or len(group) < 2 or not all(self._state.in_range(t.id) for t in group):
-            self.pooled.setText("")
-            return
-        vec = mean_pool(table.rows([t.id for t in group]))
-        self._pooled = vec
-        text = self._state.text[group[0].start:group[-1].end]
-        pieces = " + ".join(display_piece(t.piece) for t in group)
-        first = ", ".join(f"{v:+.3f}" for v in vec[:4])
+        pieces = " + ".join(html.escape(display_piece(t.piece), quote=False) for t in word.pieces)
+        first = ", ".join(f"{v:+.3f}" for v in word.vector[:4])
+        norm = float(np.linalg.norm(word.vector.astype(np.float64)))
         self.pooled.setText(
-            f"<b>“{text}”</b> is split into {len(group)} pieces ({pieces}); it has no row of its own. "
-            f"Mean of their rows: norm {np.linalg.norm(vec):.4f}, [{first}, …]"
+            f"<b>“{html.escape(word.text, quote=False)}”</b> is split into {len(word.pieces)} pieces ({pieces}); "
+            f"it has no row of its own. Mean of their rows: norm {norm:.4f}, [{first}, …]"
         )
 
     def pooled_vector(self) -> np.ndarray | None:

@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ..core.errors import user_message
 from ..core.geometry import (
     CosineCheck,
     id_distance_matrix,
@@ -589,8 +590,8 @@ class SimilarityView(QWidget):
             f"<b>Volume</b>: a unit ball in {check.dim:,} dimensions keeps (1 − 0.01)^{check.dim:,} = {f:.5g} of its "
             f"volume inside radius 0.99, so {1 - f:.3%} lies in the outer 1 % shell.")
 
-    def _on_runner_failed(self, message: str) -> None:
-        self.facts.setText(f"The random-vector check failed: {message}")
+    def _on_runner_failed(self, exc: BaseException) -> None:
+        self.facts.setText(f"The random-vector check failed: {user_message(exc)}")
 
     # -- export -----------------------------------------------------------------------------
     def _export_dialog(self, what: str, ext: str) -> None:

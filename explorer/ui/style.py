@@ -114,3 +114,22 @@ def apply_theme(app) -> None:
     theme = os.environ.get("EXPLORER_THEME", "").lower()
     if theme == "dark" or (theme != "light" and is_dark()):
         app.setPalette(dark_palette())
+
+
+def shrinkable(label: pg.LabelItem) -> None:
+    """Let a plot title be narrower than its text: a long title must not widen
+    the whole plot grid past the window (it is clipped instead).
+
+    pyqtgraph's LabelItem makes its text width its minimum width on every
+    setText; this keeps the height and drops the width.
+    """
+    original = label.updateMin
+
+    def update_min():
+        original()
+        label.setMinimumWidth(0)
+        label._sizeHint[Qt.SizeHint.MinimumSize] = (0, label._sizeHint[Qt.SizeHint.MinimumSize][1])
+        label._sizeHint[Qt.SizeHint.PreferredSize] = (0, label._sizeHint[Qt.SizeHint.PreferredSize][1])
+
+    label.updateMin = update_min
+    update_min()

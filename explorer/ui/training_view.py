@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
     QPushButton, QScrollArea, QSizePolicy, QSpinBox, QToolButton, QVBoxLayout, QWidget,
 )
 
+from ..core.errors import ExplorerError, user_message
 from ..core.training import (
     MAX_CORPUS_CHARS, ConfigError, TrainConfig, TrainingControl, TrainingRun, live_training_job,
     save_model_folder, synthetic_corpus, text_corpus,
@@ -700,15 +701,14 @@ class TrainingView(QWidget):
         self._update_buttons()
         self._fire_target()
 
-    def _on_runner_failed(self, message: str) -> None:
+    def _on_runner_failed(self, exc: BaseException) -> None:
         """Divergence or a corpus that cannot train: say why, keep the charts."""
         if not self._running:
             return
         self._running = False
         self.frame_timer.stop()
         self._redraw()
-        for prefix in ("FloatingPointError: ", "ConfigError: "):
-            message = message.removeprefix(prefix)
+        message = str(exc) if isinstance(exc, (FloatingPointError, ExplorerError)) else user_message(exc)
         self._set_message(message[:1].upper() + message[1:] + ". The charts show the run up to there.",
                           error=True)
         self._update_buttons()

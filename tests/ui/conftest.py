@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import gc
+
 import pytest
 from PySide6.QtCore import QSettings
 
@@ -22,3 +24,29 @@ def explorer(qtbot, settings):
     ex.window.show()
     yield ex
     ex.shutdown()
+
+
+#: top-level widgets Qt itself keeps for the life of the application
+_QT_OWN = ("QTipLabel", "QComboBoxPrivateContainer")
+
+
+@pytest.fixture(autouse=True)
+def _no_top_level_widget_leaks(request):
+    """Every window or dialog a test opens is gone once the test is over
+    (pytest-qt closes what was registered; nothing may be left behind)."""
+    from PySide6.QtCore import QCoreApplication, QEvent
+    from PySide6.QtWidgets import QApplication
+
+    make_app()
+    before = {id(w) for w in QApplication.topLevelWidgets()}
+    yield
+    # every other fixture is finalised by now; the test's own references to
+    # them (pytest drops them only after teardown) must not keep widgets alive
+    request.node.funcargs.clear()
+    for _ in range(3):  # deleteLater of windows, then of their children
+        QCoreApplication.sendPostedEvents(None, QEvent.DeferredDelete)
+        QApplication.processEvents()
+        gc.collect()  # pyqtgraph's items hold their context menus in reference cycles
+    left = [w for w in QApplication.topLevelWidgets()
+            if id(w) not in before and type(w).__name__ not in _QT_OWN and w.metaObject().className() not in _QT_OWN]
+    assert not left, f"top-level widgets left behind: {[(type(w).__name__, w.windowTitle()) for w in left]}"

@@ -11,30 +11,21 @@ import pytest
 from PySide6.QtCore import QSettings, Qt
 from PySide6.QtWidgets import QApplication
 
-from ui_helpers import LOAD_TIMEOUT, load
+from ui_helpers import LOAD_TIMEOUT, assert_nearest, click_chip, load, wait_neighbors
 from explorer.app import Explorer, make_app
 from explorer.core.sources import open_table
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def brute_neighbors(matrix: np.ndarray, i: int, k: int) -> list[int]:
-    m = matrix.astype(np.float64)
-    n = np.linalg.norm(m, axis=1)
-    cos = m @ m[i] / np.maximum(n * n[i], 1e-12)
-    cos[i] = -np.inf
-    return list(np.argsort(-cos, kind="stable")[:k])
-
-
 def test_default_model_click_chip_shows_row(qtbot, explorer):
     table = load(qtbot, explorer, "default")
     assert table.spec == "default"
     assert explorer.state.text == table.example_text
-    chips = explorer.window.token_strip.chips()
+    strip = explorer.window.token_strip
     expected = table.tokenizer.encode(explorer.state.text)
-    assert [c.token_id for c in chips] == [t.id for t in expected]
-    target = chips[3]
-    qtbot.mouseClick(target, Qt.LeftButton)
+    assert [t.id for t in strip.chips.tokens()] == [t.id for t in expected]
+    click_chip(qtbot, strip, 3)
     tid = expected[3].id
     assert explorer.state.selected_id == tid
     assert explorer.state.selected_position == 3
@@ -43,22 +34,21 @@ def test_default_model_click_chip_shows_row(qtbot, explorer):
     assert insp.facts["offset"].text() == f"{tid * table.row_bytes:,} B = 0x{tid * table.row_bytes:X}"
     assert insp.facts["id"].text() == f"{tid:,}"
     assert float(insp.facts["norm"].text().split()[0]) == pytest.approx(np.linalg.norm(table.row(tid)), abs=1e-4)
-    want = brute_neighbors(table.matrix(), tid, 10)
-    assert insp.neighbor_ids()[:5] == want[:5]
+    assert_nearest(table.matrix(), tid, insp.neighbor_ids())
     np.testing.assert_array_equal(insp.values_model._values, table.matrix()[tid])
     # the selected chip is styled, and only it
-    assert [c.property("selected") for c in chips].count(True) == 1
-    assert chips[3].property("selected") is True
+    flags = [strip.chips.flags(i)["selected"] for i in range(len(expected))]
+    assert flags.count(True) == 1 and flags[3]
 
 
 def test_repeated_tokens_share_one_row(qtbot, explorer):
     load(qtbot, explorer, "toy:cat-sat")
     explorer.state.set_text("the cat sat on the mat")
-    chips = explorer.window.token_strip.chips()
-    qtbot.mouseClick(chips[0], Qt.LeftButton)
-    assert chips[4].property("sameRow") is True  # the second "the" reads the same row
-    assert chips[1].property("sameRow") is False
-    assert "×2" in chips[0].id_label.text()
+    strip = explorer.window.token_strip
+    click_chip(qtbot, strip, 0)
+    assert strip.chips.flags(4)["same_row"]  # the second "the" reads the same row
+    assert not strip.chips.flags(1)["same_row"]
+    assert "×2" in strip.chips.label(0)[1]
 
 
 def test_clicking_a_neighbour_selects_it_and_adds_it(qtbot, explorer):
@@ -76,7 +66,7 @@ def test_clicking_a_neighbour_selects_it_and_adds_it(qtbot, explorer):
 def test_arrow_keys_move_the_selection(qtbot, explorer):
     load(qtbot, explorer, "toy:robot")
     explorer.state.select_position(0)
-    area = explorer.window.token_strip.area
+    area = explorer.window.token_strip.chips
     area.setFocus()
     qtbot.keyClick(area, Qt.Key_Right)
     assert explorer.state.selected_position == 1
@@ -99,6 +89,10 @@ def test_random_table_offset_of_token_42(qtbot, explorer):
     table = load(qtbot, explorer, "random:50257x768")
     explorer.state.set_text("42")
     assert explorer.state.selected_id == 42
+    # 38.6 M values: the neighbours are searched in a worker, and land in the inspector
+    ids = wait_neighbors(qtbot, explorer.state)
+    qtbot.waitUntil(lambda: explorer.window.inspector.neighbor_ids() == ids)
+    assert_nearest(table.matrix(), 42, ids)
     assert explorer.window.inspector.facts["offset"].text() == "129,024 B = 0x1F800"
     assert explorer.window.inspector.facts["stride"].text().startswith("3,072 B")
     assert explorer.window.matrix_view.highlighted_row() == 42
@@ -117,7 +111,9 @@ def test_real_models_open_and_select(qtbot, explorer, spec):
     ref = open_table(spec)
     np.testing.assert_array_equal(insp.values_model._values, ref.row(bank.id))
     assert insp.facts["offset"].text().startswith(f"{bank.id * ref.row_bytes:,} B")
-    assert insp.neighbor_ids()[:3] == brute_neighbors(ref.matrix(), bank.id, 3)
+    wait_neighbors(qtbot, explorer.state)
+    qtbot.waitUntil(lambda: len(insp.neighbor_ids()) == 10)
+    assert_nearest(ref.matrix(), bank.id, insp.neighbor_ids())
     status = explorer.window.status_model.text()
     assert f"{table.vocab_size:,} × {table.dim:,}" in status and table.dtype in status
 
@@ -147,18 +143,19 @@ def test_tokenize_error_is_shown_not_raised(qtbot, explorer):
     assert explorer.state.tokens == []
     explorer.state.set_text("the cat")
     assert strip.error.isHidden()
-    assert len(strip.chips()) == 2
+    assert len(strip.chips.tokens()) == 2
 
 
 def test_out_of_range_ids_are_flagged(qtbot, explorer):
     load(qtbot, explorer, "random:100x8")
     explorer.state.set_text("5 300")
-    chips = explorer.window.token_strip.chips()
-    assert chips[1].property("outOfRange") is True
-    assert chips[0].property("outOfRange") is False
-    explorer.state.select_position(1)  # nothing to show for an id outside the table
+    chips = explorer.window.token_strip.chips
+    assert chips.flags(1)["out_of_range"]
+    assert not chips.flags(0)["out_of_range"]
+    explorer.state.select_position(1)  # no row to show for an id outside the table, only why
     assert explorer.state.selected_id == -1
-    assert explorer.window.inspector.title.text() == "No token selected"
+    assert explorer.window.inspector.facts["offset"].text() == "–"
+    assert "past the last row" in explorer.window.inspector.subtitle.text()
 
 
 def test_typing_in_the_text_box_retokenizes(qtbot, explorer):
@@ -167,7 +164,7 @@ def test_typing_in_the_text_box_retokenizes(qtbot, explorer):
     edit.clear()
     qtbot.keyClicks(edit, "the red car")
     qtbot.waitUntil(lambda: explorer.state.text == "the red car", timeout=3000)
-    assert [c.token_id for c in explorer.window.token_strip.chips()] == [
+    assert [t.id for t in explorer.window.token_strip.chips.tokens()] == [
         explorer.state.table.tokenizer.id_of(w) for w in ("the", "red", "car")
     ]
 
@@ -175,6 +172,7 @@ def test_typing_in_the_text_box_retokenizes(qtbot, explorer):
 def test_closing_during_a_load_is_clean(qtbot, settings):
     make_app()
     ex = Explorer(settings=settings)
+    qtbot.addWidget(ex.window)
     ex.window.show()
     ex.open_spec("random:400000x512")  # the loader reads 200M values: still running at close
     qtbot.wait(50)
@@ -200,6 +198,7 @@ def test_cancel_keeps_the_previous_model(qtbot, explorer):
 def test_settings_are_restored(qtbot, settings):
     make_app()
     ex = Explorer(settings=settings)
+    qtbot.addWidget(ex.window)
     ex.window.show()
     ex.window.resize(760, 560)
     saved = ex.window.size()
@@ -208,6 +207,7 @@ def test_settings_are_restored(qtbot, settings):
     ex.window.show_view("similarity")
     ex.window.close()
     ex2 = Explorer(settings=QSettings(settings.fileName(), QSettings.IniFormat))
+    qtbot.addWidget(ex2.window)
     ex2.restore_settings()
     with qtbot.waitSignal(ex2.load_finished, timeout=LOAD_TIMEOUT):
         ex2.start()
@@ -291,12 +291,24 @@ def test_hidden_views_defer_their_work_until_shown(qtbot, explorer):
     win = explorer.window
     assert win.tabs.currentIndex() == 0  # the matrix
     explorer.state.set_selected_token(30)
-    # no PCA fitted, no walk built while their tabs are hidden
-    assert explorer.projection_view.result is None
-    assert explorer.lookup_view._hot != 30
+    # a tab never shown has not even built its view, so nothing is fitted or animated
+    assert not explorer._pages["projection"].built and not explorer._pages["lookup"].built
+    assert explorer.state.projection.value is None and not explorer.state.projection.running
     win.show_view("projection")
     qtbot.waitUntil(lambda: explorer.projection_view.result is not None, timeout=30000)
     win.show_view("lookup")
     assert explorer.lookup_view._hot == 30
     explorer.state.set_selected_token(31)
     assert explorer.lookup_view._hot == 31  # shown: follows at once
+
+
+def test_a_selected_id_past_the_table_is_explained(qtbot, explorer):
+    load(qtbot, explorer, "random:100x8")
+    explorer.state.set_text("5 99 100 7")
+    explorer.state.select_position(2)
+    insp = explorer.window.inspector
+    assert explorer.state.selected_id == -1
+    assert insp.title.text() == "100"
+    assert "rows 0 to 99" in insp.subtitle.text() and "index error" in insp.subtitle.text()
+    assert explorer.state.tokenized.rows_read == 3  # 5, 99 and 7; 100 names no row
+    assert "3 distinct rows read" in explorer.window.token_strip.summary.text()

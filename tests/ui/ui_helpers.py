@@ -3,7 +3,32 @@ has its own conftest.py, so "import conftest" would be ambiguous)."""
 
 from __future__ import annotations
 
+import numpy as np
+
 LOAD_TIMEOUT = 60_000
+
+
+def _cosines(matrix: np.ndarray, i: int) -> np.ndarray:
+    m = matrix.astype(np.float64)
+    n = np.linalg.norm(m, axis=1)
+    cos = m @ m[i] / np.maximum(n * n[i], 1e-12)
+    cos[i] = -np.inf
+    return cos
+
+
+def assert_nearest(matrix: np.ndarray, i: int, ids, tol: float = 1e-5) -> None:
+    """``ids`` are the len(ids) nearest rows of row i by cosine, best first.
+
+    Checked against float64 cosines with a tolerance, so that two rows whose
+    cosines tie to within float32 rounding may come in either order (the
+    order of float32 sums differs between CPUs).
+    """
+    cos = _cosines(matrix, i)
+    got = cos[list(ids)]
+    assert i not in ids and len(set(ids)) == len(ids)
+    assert np.all(np.diff(got) <= tol), got  # best first
+    kth = np.sort(cos)[::-1][len(ids) - 1]
+    assert got.min() >= kth - tol, (got, kth)  # none better was left out
 
 
 def load(qtbot, ex, spec: str, ok: bool = True):
@@ -35,3 +60,26 @@ def standalone_view(qtbot, view_cls, size=(1000, 700)):
     yield v, state, runner
     runner.cancel(emit=False)
     await_all_workers()
+
+
+def click_chip(qtbot, strip, position: int) -> None:
+    """Click the chip at ``position`` of a TokenStrip, where it is drawn."""
+    from PySide6.QtCore import Qt
+
+    rect = strip.chips.chip_rect(position)
+    strip.scroll.ensureVisible(int(rect.center().x()), int(rect.center().y()))
+    qtbot.mouseClick(strip.chips, Qt.LeftButton, pos=rect.center().toPoint())
+
+
+def wait_neighbors(qtbot, state, timeout: int = 30_000):
+    """Wait until the state's neighbours of the selected token have landed; returns their ids."""
+    qtbot.waitUntil(lambda: state.neighbors.value is not None
+                    and state.neighbors.value.token_id == state.selected_id, timeout=timeout)
+    return state.neighbors.value.ids()
+
+
+def wait_tokens(qtbot, state, text: str, timeout: int = 30_000):
+    """Set ``text`` and wait until its tokens are installed (long texts tokenize in a worker)."""
+    state.set_text(text)
+    qtbot.waitUntil(lambda: state.tokenized.text == text and not state.tokenizing, timeout=timeout)
+    return state.tokens

@@ -1,0 +1,164 @@
+"""JobRunner and Computation: results land only for the newest inputs, lazy
+work waits for a consumer, failures carry the exception (pytest-qt, no widgets)."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from explorer.core.errors import ExplorerError
+from explorer.workers import Computation, JobRunner, await_all_workers
+
+
+def _value_job(value, gate: threading.Event | None = None, runs: list | None = None):
+    if runs is not None:
+        runs.append(value)
+    yield 0.5, "half way"
+    if gate is not None:
+        while not gate.wait(0.005):
+            yield 0.5, "waiting"
+    return value
+
+
+class _Boom(ExplorerError):
+    pass
+
+
+def _failing_job():
+    yield 0.1, "starting"
+    raise _Boom("the table is on fire; open another one")
+
+
+@pytest.fixture
+def comp(qtbot):
+    c = Computation()
+    yield c
+    c.clear()
+    await_all_workers()
+
+
+def test_a_request_runs_in_a_worker_and_publishes_its_value(qtbot, comp):
+    with qtbot.waitSignal(comp.finished, timeout=5000) as blocker:
+        comp.request(_value_job, 42)
+    assert blocker.args == [42]
+    assert comp.value == 42 and not comp.running
+
+
+def test_a_newer_request_wins_and_the_older_result_never_lands(qtbot, comp):
+    seen = []
+    comp.finished.connect(seen.append)
+    slow_gate = threading.Event()
+    comp.request(_value_job, "old", slow_gate, key="old")
+    qtbot.waitUntil(lambda: comp.running)
+    with qtbot.waitSignal(comp.finished, timeout=5000):
+        comp.request(_value_job, "new", key="new")
+    slow_gate.set()  # the old job may now finish: its value must be dropped
+    await_all_workers()
+    qtbot.wait(20)
+    assert seen == ["new"] and comp.value == "new"
+
+
+def test_new_inputs_drop_the_value_at_once(qtbot, comp):
+    comp.publish("first", key=1)
+    resets = []
+    comp.reset.connect(lambda: resets.append(comp.value))
+    gate = threading.Event()
+    comp.request(_value_job, "second", gate, key=2)
+    assert comp.value is None and resets == [None]  # nobody can read "first" for inputs 2
+    gate.set()
+    qtbot.waitUntil(lambda: comp.value == "second", timeout=5000)
+
+
+def test_same_key_does_not_recompute(qtbot, comp):
+    runs = []
+    with qtbot.waitSignal(comp.finished, timeout=5000):
+        comp.request(_value_job, "x", None, runs, key="k")
+    comp.request(_value_job, "x", None, runs, key="k")
+    await_all_workers()
+    assert runs == ["x"]
+    with qtbot.waitSignal(comp.finished, timeout=5000):
+        comp.request(_value_job, "y", None, runs, key="k2")
+    assert runs == ["x", "y"]
+
+
+def test_a_lazy_computation_waits_for_a_consumer(qtbot):
+    comp = Computation(lazy=True)
+    runs = []
+    comp.request(_value_job, 7, None, runs, key=7)
+    await_all_workers()
+    assert runs == [] and comp.pending and comp.value is None
+    consumer = object()
+    with qtbot.waitSignal(comp.finished, timeout=5000):
+        comp.want(consumer)
+    assert runs == [7] and comp.value == 7
+    comp.want(consumer, False)
+    comp.request(_value_job, 8, None, runs, key=8)
+    await_all_workers()
+    assert runs == [7] and comp.pending  # nobody watches: nothing runs
+
+
+def test_failure_carries_the_exception(qtbot, comp):
+    with qtbot.waitSignal(comp.failed, timeout=5000) as blocker:
+        comp.request(_failing_job)
+    exc = blocker.args[0]
+    assert isinstance(exc, _Boom) and comp.error is exc
+    assert "open another one" in str(exc)
+
+
+def test_progress_is_forwarded(qtbot, comp):
+    seen = []
+    comp.progressed.connect(lambda f, m: seen.append((f, m)))
+    with qtbot.waitSignal(comp.finished, timeout=5000):
+        comp.request(_value_job, 1)
+    assert (0.5, "half way") in seen
+
+
+def test_cancel_stops_a_job_and_keeps_no_value(qtbot, comp):
+    gate = threading.Event()
+    comp.request(_value_job, "never", gate)
+    qtbot.waitUntil(lambda: comp.running)
+    with qtbot.waitSignal(comp.cancelled, timeout=5000):
+        comp.cancel()
+    gate.set()
+    await_all_workers()
+    qtbot.wait(20)
+    assert comp.value is None and not comp.running
+
+
+def test_runner_ignores_reports_after_its_owner_is_deleted(qtbot):
+    import shiboken6
+
+    runner = JobRunner()
+    gate = threading.Event()
+    runner.start(_value_job, 1, gate)
+    shiboken6.delete(runner)
+    gate.set()
+    assert await_all_workers()  # no report reaches the deleted runner, nothing crashes
+
+
+class _Arg:
+    """Stands for a job's big argument (a table)."""
+
+
+def test_a_finished_or_stopped_job_lets_go_of_its_arguments(qtbot):
+    import gc
+    import weakref
+
+    runner = JobRunner()
+    kept = []  # superqt may keep a worker object alive after its job: so do we, on purpose
+    for cancel in (False, True):
+        arg = _Arg()
+        ref = weakref.ref(arg)
+        gate = threading.Event()
+        runner.start(_value_job, arg, gate)
+        kept.append(runner._worker)
+        del arg
+        if cancel:
+            runner.cancel()
+        gate.set()
+        await_all_workers()
+        qtbot.waitUntil(lambda: all(not w.is_running for w in kept), timeout=5000)
+        qtbot.wait(10)  # the worker's finished signal reaches the GUI thread
+        gc.collect()
+        assert ref() is None, "the job's generator still holds its argument"
