@@ -265,8 +265,8 @@ def find_token_ids(table, query: str, limit: int = 20, prefix: bool = True) -> l
     if q.isdigit():
         add(int(q))
     if prefix and len(out) < limit:
-        pieces = getattr(tok, "_all_pieces", None)
-        allp = pieces() if callable(pieces) else [table.piece(i) for i in range(min(table.vocab_size, 100_000))]
+        # a lazy scan: it stops as soon as enough pieces matched
+        allp = (table.piece(i) for i in range(min(table.vocab_size, 100_000)))
         ql = q.lower()
         for i, p in enumerate(allp):
             if len(out) >= limit:
