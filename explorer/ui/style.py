@@ -13,6 +13,8 @@ TEXT_TOKENS = "#C98A00"
 #: tokens the user added (neighbours, searches)
 EXTRA = "#8E6CC7"
 ERROR = "#D1495B"
+#: neighbours of the selected and of the text's tokens (the projection)
+NEIGHBORS = "#5D8AA8"
 #: Okabe-Ito, colour-blind safe, for classes
 CLASS_COLORS = ["#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7", "#000000", "#999999",
                  # Paul Tol's muted colours past Okabe-Ito's nine: the bundled language has ten classes
@@ -90,8 +92,24 @@ def contrast_text(background) -> QColor:
     return QColor("#202020") if lum > 0.18 else QColor("#ffffff")
 
 
+def blend(top: str | QColor, bottom: str | QColor, alpha: float) -> QColor:
+    """The opaque colour of ``top`` drawn at ``alpha`` (0..1) over ``bottom``.
+
+    Plots draw faint lines in this colour rather than with a translucent pen:
+    Qt's raster engine blends a translucent vertical line pixel by pixel,
+    about 25 times slower than it draws an opaque one.
+    """
+    t, b = QColor(top), QColor(bottom)
+    mix = [round(alpha * ct + (1 - alpha) * cb) for ct, cb in ((t.red(), b.red()), (t.green(), b.green()),
+                                                                 (t.blue(), b.blue()))]
+    return QColor(*mix)
+
+
 def class_color(index: int) -> str:
-    return CLASS_COLORS[index % len(CLASS_COLORS)]
+    """Colour of class ``index``; Okabe-Ito's black becomes near-white on a dark palette."""
+    color = CLASS_COLORS[index % len(CLASS_COLORS)]
+    dark = QColor(plot_colors()[0]).lightness() < 128  # plots drawn on a dark base
+    return "#E8E8E8" if color == "#000000" and dark else color
 
 
 STYLESHEET = """

@@ -44,13 +44,14 @@ def standalone_view(qtbot, view_cls, size=(1000, 700), **kwargs):
     ``runner=``), wired like the app wires it; ``kwargs`` go to the view.
 
     A generator for fixtures: yields (view, state, runner), then stops the
-    runner and the state's jobs.
+    runner and the state's jobs. Views that follow the state's computations
+    take no runner; they get only the state.
     """
     import inspect
 
     from explorer.app import make_app
     from explorer.state import AppState
-    from explorer.workers import Computation, JobRunner, await_all_workers
+    from explorer.workers import JobRunner, await_all_workers
 
     make_app()
     state = AppState()
@@ -66,8 +67,8 @@ def standalone_view(qtbot, view_cls, size=(1000, 700), **kwargs):
     v.show()
     yield v, state, runner
     runner.cancel(emit=False)
-    for comp in state.findChildren(Computation):
-        comp.cancel()
+    for job in state.findChildren(JobRunner):
+        job.cancel(emit=False)
     await_all_workers()
 
 
