@@ -15,7 +15,7 @@ from ...core import animation as anim
 from ...core.animation import RowWindow
 from ...core.lookup import RowLayout
 from ..style import ACCENT, DIVERGING, ERROR, PENDING, SPACING, WASTED, mono_font, plot_colors, with_alpha
-from .plots import GLW_MIN_HEIGHT, SMALL_D, CellTexts, OutputVector, elastic_label, make_plot, plot_area
+from .plots import GLW_MIN_HEIGHT, SMALL_D, CellTexts, OutputVector, Ranges, elastic_label, make_plot, plot_area
 
 #: pixels (bins) of the compressed one-hot strip
 STRIP_BINS = 800
@@ -36,6 +36,7 @@ class OneHotPanel(QWidget):
         self._hot = -1
         self._right_labels: list | None = None
         self._axis_width = 0
+        self._ranges = Ranges()
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, SPACING // 2, 0)
         lay.setSpacing(SPACING // 2)
@@ -165,7 +166,7 @@ class OneHotPanel(QWidget):
         self._fit_axes()
         hk = int(np.nonzero(window.ids == hot)[0][0])
         self.zoom_hot.setRect(QRectF(0, window.positions[hk], d, 1))
-        self.zoom_plot.setRange(xRange=(0, d), yRange=(0, n_img), padding=0.02)
+        self._ranges.set(self.zoom_plot, (0, d), (0, n_img))
         bottom = self.zoom_plot.getAxis("bottom")
         if d <= 40:
             step = 1 if d <= 16 else 5
@@ -178,7 +179,7 @@ class OneHotPanel(QWidget):
         self.zoom_texts.show(cells, lim)
         self.output.set_row(rows[hk], lim)
         self.out_plot.getAxis("bottom").setTicks(bottom._tickLevels)
-        self.strip_plot.setRange(xRange=(0, v), yRange=(0, 1), padding=0.01)
+        self._ranges.set(self.strip_plot, (0, v), (0, 1), padding=0.01)
         self.strip_plot.getAxis("bottom").setStyle(showValues=v <= 20)
         self.strip_plot.getAxis("bottom").setTicks([[(r + 0.5, str(r)) for r in range(v)] if v <= 20 else [], []])
         self.strip_label.setText(f"x[{hot:,}] = 1")

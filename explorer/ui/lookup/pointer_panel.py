@@ -13,7 +13,7 @@ from superqt import QElidingLabel
 from ...core import animation as anim
 from ...core.lookup import RowLayout, StoredBase
 from ..style import ACCENT, ERROR, PENDING, SPACING, contrast_text, css_rgba, mono_font, plot_colors
-from .plots import GLW_MIN_HEIGHT, OutputVector, elastic_label, make_plot, plot_area, small_font
+from .plots import GLW_MIN_HEIGHT, OutputVector, Ranges, elastic_label, make_plot, plot_area, small_font
 
 PHASES = ("1. compute the address", "2. jump to it", "3. copy d values", "done")
 #: rows drawn around the hot one in "Around the row"
@@ -34,6 +34,8 @@ class PointerPanel(QWidget):
         fg = plot_colors()[1]
         self._fg = fg
         self._layout: RowLayout | None = None
+        self._near_first = 0  # the first row drawn in "Around the row"
+        self._ranges = Ranges()
         self._formula_lines: list[str] = []
         lay = QVBoxLayout(self)
         lay.setContentsMargins(SPACING // 2, 0, 0, 0)
@@ -84,7 +86,6 @@ class PointerPanel(QWidget):
         self.mem_plot.addItem(self.mem_arrow)
         self.mem_jump = pg.PlotDataItem(pen=pg.mkPen(ERROR, width=2, style=Qt.DashLine))
         self.mem_plot.addItem(self.mem_jump)
-        self.mem_plot.setYRange(-0.6, 2.9, padding=0)
         bottom = self.mem_plot.getAxis("bottom")
         bottom.setStyle(showValues=False)
         bottom.setPen(pg.mkPen(None))
@@ -115,7 +116,6 @@ class PointerPanel(QWidget):
         self.near_fill.setBrush(pg.mkBrush(ACCENT))
         self.near_fill.setZValue(3)
         self.near_plot.addItem(self.near_fill)
-        self.near_plot.setYRange(-0.1, 1.1, padding=0)
 
     # -- one token -----------------------------------------------------------------------
     def show_token(self, row: np.ndarray, lim: float) -> None:
@@ -137,7 +137,7 @@ class PointerPanel(QWidget):
         else:
             self.mem_bounds.setData([], [])
         self.mem_row.setValue(lay.offset + lay.stride / 2)
-        self.mem_plot.setRange(xRange=(0, lay.table_bytes), padding=0.02)
+        self._ranges.set(self.mem_plot, (0, lay.table_bytes), (-0.6, 2.9), padding=0.02)
         self._set_title(self.mem_plot, f"Whole table, one block: {lay.table_bytes:,} B")
         start, end, row_lab = self.mem_labels
         start.setText(" base")
@@ -157,9 +157,11 @@ class PointerPanel(QWidget):
             plot.setTitle(text, size="9pt", color=self._fg)
 
     def _show_near(self, lay: RowLayout) -> None:
+        """Rows around row i, one stride each, drawn in strides from the first one shown."""
         v, hot = lay.vocab_size, lay.token_id
         lo = max(0, min(hot - NEAR_ROWS // 2, v - NEAR_ROWS))
         rows = list(range(lo, min(v, lo + NEAR_ROWS)))
+        self._near_first = lo
         hot_fill = QColor(ACCENT).lighter(170)
         for k, (rect, text) in enumerate(zip(self.near_rects, self.near_texts)):
             if k >= len(rows):
@@ -169,16 +171,16 @@ class PointerPanel(QWidget):
             r = rows[k]
             is_hot = r == hot
             fill = hot_fill if is_hot else QColor(PENDING)
-            rect.setRect(QRectF(r * lay.stride, 0, lay.stride, 1))
+            rect.setRect(QRectF(r - lo, 0, 1, 1))
             rect.setBrush(pg.mkBrush(fill))
             rect.setPen(pg.mkPen(ACCENT if is_hot else self._fg, width=2 if is_hot else 1))
             text.setText(f"row {r:,}")
             text.setColor(contrast_text(fill))
-            text.setPos(r * lay.stride + lay.stride / 2, 0.5)
+            text.setPos(r - lo + 0.5, 0.5)
             rect.show()
             text.show()
-        self.near_plot.setRange(xRange=(rows[0] * lay.stride, (rows[-1] + 1) * lay.stride), padding=0.02)
-        self.near_plot.getAxis("bottom").setTicks([[(lay.offset, f"base + {hex_address(lay.offset)}")], []])
+        self._ranges.set(self.near_plot, (0, len(rows)), (-0.1, 1.1))
+        self.near_plot.getAxis("bottom").setTicks([[(hot - lo, f"base + {hex_address(lay.offset)}")], []])
         self._set_title(self.near_plot, f"Around row {hot:,}: one row = {lay.stride:,} B")
 
     def _set_formula(self, lay: RowLayout, base: StoredBase | None, stored: bool) -> None:
@@ -227,7 +229,7 @@ class PointerPanel(QWidget):
             self.mem_jump.setData([0, x], [1.55, 1.55])
         else:
             self.mem_jump.setData([], [])
-        self.near_fill.setRect(QRectF(lay.offset, 0.0, lay.stride * (f.gather_values / lay.dim), 0.14))
+        self.near_fill.setRect(QRectF(lay.token_id - self._near_first, 0.0, f.gather_values / lay.dim, 0.14))
         mark = css_rgba(ACCENT, 50)
         lines = []
         for k, line in enumerate(self._formula_lines):
