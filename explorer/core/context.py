@@ -22,11 +22,13 @@ from __future__ import annotations
 import functools
 import importlib.util
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator, Sequence
 
 import numpy as np
+
+from .geometry import one_hot_distance_matrix
 
 __all__ = [
     "DEFAULT_WORDS",
@@ -39,6 +41,8 @@ __all__ = [
     "same_row",
     "repeated_word",
     "context_support",
+    "ContextPlan",
+    "context_plan",
     "ContextResult",
     "first_layer_states",
     "contextual_job",
@@ -97,13 +101,13 @@ def resolve_word(tokenizer, word: str) -> int | None:
     return None
 
 
-@dataclass
+@dataclass(frozen=True)
 class WhyVectors:
     """The same tokens three ways.
 
     Attributes
     ----------
-    labels : list of str
+    labels : tuple of str
         What the user sees for each token (the word or the piece).
     ids : ndarray, int64, shape (n,)
     id_distance : ndarray, int64, shape (n, n)
@@ -115,28 +119,22 @@ class WhyVectors:
         Cosine between the table's rows (NaN for zero or non-finite rows).
     from_text : bool
         The words were not in the vocabulary; the first tokens of the text were used.
-    missing : list of str
+    missing : tuple of str
         Words the vocabulary does not hold as a single token.
     """
 
-    labels: list
+    labels: tuple
     ids: np.ndarray
     id_distance: np.ndarray
     onehot_distance: np.ndarray
     onehot_cosine: np.ndarray
     cosine: np.ndarray
     from_text: bool = False
-    missing: list = field(default_factory=list)
+    missing: tuple = ()
 
     @property
     def n(self) -> int:
         return len(self.ids)
-
-
-def _one_hot(ids: np.ndarray, vocab_size: int) -> np.ndarray:
-    oh = np.zeros((len(ids), vocab_size), np.float64)
-    oh[np.arange(len(ids)), ids] = 1.0
-    return oh
 
 
 def _cosine_matrix(x: np.ndarray) -> np.ndarray:
@@ -196,14 +194,12 @@ def why_vectors(table, words: Sequence[str] = DEFAULT_WORDS, text_tokens: Sequen
     arr = np.asarray(ids, np.int64)
     n = len(arr)
     id_dist = np.abs(arr[:, None] - arr[None, :])
-    oh = _one_hot(arr, v)
-    # ‖a - b‖² = ‖a‖² + ‖b‖² - 2 a·b, without an (n, n, V) array for big V
-    sq = (oh * oh).sum(1)
-    oh_dist = np.sqrt(np.maximum(sq[:, None] + sq[None, :] - 2 * (oh @ oh.T), 0.0)) if n else np.zeros((0, 0))
-    oh_cos = _cosine_matrix(oh) if n else np.zeros((0, 0))
+    # two one-hot vectors differ in exactly two places whatever V is: never build (n, V)
+    oh_dist = one_hot_distance_matrix(arr)
+    oh_cos = (arr[:, None] == arr[None, :]).astype(np.float64)
     rows = table.rows(arr) if n else np.zeros((0, table.dim), np.float32)
     cos = _cosine_matrix(rows) if n else np.zeros((0, 0))
-    return WhyVectors(labels, arr, id_dist, oh_dist, oh_cos, cos, from_text, missing)
+    return WhyVectors(tuple(labels), arr, id_dist, oh_dist, oh_cos, cos, from_text, tuple(missing))
 
 
 # --------------------------------------------------------------------------
@@ -221,17 +217,17 @@ class Occurrence:
     piece: str
 
 
-@dataclass
+@dataclass(frozen=True)
 class SameRow:
     """A word found in several sentences and the rows its occurrences read.
 
     Attributes
     ----------
     word : str
-    occurrences : list of Occurrence
+    occurrences : tuple of Occurrence
         Two occurrences: the first in each of two sentences, or else the
         first two of one sentence.
-    sequences : list of list of int
+    sequences : tuple of tuple of int
         The ids of each sentence as the tokenizer gives them (specials included).
     rows : ndarray, float32, shape (len(occurrences), d)
     message : str
@@ -239,8 +235,8 @@ class SameRow:
     """
 
     word: str
-    occurrences: list
-    sequences: list
+    occurrences: tuple
+    sequences: tuple
     rows: np.ndarray
     message: str = ""
 
@@ -274,14 +270,14 @@ def same_row(table, sentences: Sequence[str], word: str = DEFAULT_WORD) -> SameR
     word = (word or "").strip()
     empty = np.zeros((0, table.dim), np.float32)
     if not word:
-        return SameRow(word, [], [], empty, "Type a word to look for.")
+        return SameRow(word, (), (), empty, "Type a word to look for.")
     occ, seqs = [], []
     for k, s in enumerate(sentences):
         try:
             toks = table.tokenizer.encode(s)
         except Exception as exc:
-            return SameRow(word, [], [], empty, f"Sentence {k + 1} cannot be tokenized: {exc}")
-        seqs.append([t.id for t in toks])
+            return SameRow(word, (), (), empty, f"Sentence {k + 1} cannot be tokenized: {exc}")
+        seqs.append(tuple(int(t.id) for t in toks))
         for t in toks:
             if t.special or not 0 <= t.id < table.vocab_size:
                 continue
@@ -299,9 +295,9 @@ def same_row(table, sentences: Sequence[str], word: str = DEFAULT_WORD) -> SameR
             msg = f"“{word}” is split into several pieces in this vocabulary, so it has no single row; try another word."
         else:
             msg = f"Type “{word}” in both sentences (as a whole word) to compare its two occurrences."
-        return SameRow(word, occ, seqs, empty, msg)
+        return SameRow(word, tuple(occ), tuple(seqs), empty, msg)
     rows = table.rows([o.id for o in occ])
-    return SameRow(word, occ, seqs, rows)
+    return SameRow(word, tuple(occ), tuple(seqs), rows)
 
 
 # --------------------------------------------------------------------------
@@ -369,6 +365,43 @@ def context_support(table) -> tuple[Path | None, str]:
     return path, ""
 
 
+@dataclass(frozen=True)
+class ContextPlan:
+    """What to run to compare a word's two occurrences after the first layer.
+
+    Attributes
+    ----------
+    folder : Path or None
+        The model folder, or None when the run cannot be made (``reason`` says why).
+    sequences : tuple of tuple of int
+    picks : tuple of (sequence index, position)
+    reason : str
+    """
+
+    folder: Path | None
+    sequences: tuple = ()
+    picks: tuple = ()
+    reason: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return self.folder is not None
+
+
+def context_plan(table, same: SameRow) -> ContextPlan:
+    """The first-layer run that would show ``same``'s occurrences differ, or why there is none.
+
+    Cheap (a file-system check): the run itself is :func:`contextual_job`.
+    """
+    folder, reason = context_support(table)
+    if folder is None:
+        return ContextPlan(None, reason=reason)
+    if not same.ok:
+        return ContextPlan(None, reason="Contextual vectors need two occurrences of the word.")
+    picks = tuple((o.sentence, o.position) for o in same.occurrences)
+    return ContextPlan(folder, tuple(same.sequences), picks)
+
+
 @functools.lru_cache(maxsize=2)
 def _load_first_layer(folder: str):
     """The model with only its first transformer layer, eval mode, cached."""
@@ -387,19 +420,19 @@ def _load_first_layer(folder: str):
     return model
 
 
-@dataclass
+@dataclass(frozen=True)
 class ContextResult:
     """Vectors of chosen token positions at three stages of the model.
 
     Attributes
     ----------
-    stages : list of str
+    stages : tuple of str
         "table row", "embedding layer output", "after transformer layer 1".
     vectors : dict str -> ndarray, float32, shape (n, d)
         One row per chosen (sequence, position).
     """
 
-    stages: list
+    stages: tuple
     vectors: dict
 
     def cosine(self, stage: str, a: int = 0, b: int = 1) -> float:
@@ -449,7 +482,7 @@ def first_layer_states(folder, sequences: Sequence[Sequence[int]], picks: Sequen
             out[STAGES[0]].append(weight[ids[0, pos]].float().numpy().copy())
             out[STAGES[1]].append(hs[0][0, pos].float().numpy().copy())
             out[STAGES[2]].append(hs[1][0, pos].float().numpy().copy())
-    return ContextResult(list(STAGES), {k: np.stack(v).astype(np.float32) for k, v in out.items()})
+    return ContextResult(STAGES, {k: np.stack(v).astype(np.float32) for k, v in out.items()})
 
 
 def contextual_job(folder, sequences, picks) -> Iterator[tuple[float, str]]:

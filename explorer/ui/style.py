@@ -19,6 +19,12 @@ CLASS_COLORS = ["#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00"
                  "#44AA99", "#882255", "#117733", "#AA4499"]
 DIVERGING = "CET-D1A"
 SEQUENTIAL = "viridis"
+#: bars of reference figures (other models) beside the loaded one (ACCENT); Okabe-Ito blue and sky blue
+REFERENCE = "#0072B2"
+REFERENCE_LIGHT = "#56B4E9"
+#: text written on colour-mapped cells: the one of these that contrasts more with the cell
+DARK_TEXT = "#1a1a1a"
+LIGHT_TEXT = "#ffffff"
 
 SPACING = 8
 
@@ -54,6 +60,54 @@ def style_plot(plot: pg.PlotItem) -> None:
         ax.setTextPen(fg)
         ax.enableAutoSIPrefix(False)
         ax.setPen(pg.mkPen(QColor(fg).lighter(160) if not is_dark() else QColor(fg).darker(160)))
+
+
+def translucent(color: str | QColor, alpha: int) -> QColor:
+    """``color`` with opacity ``alpha`` (0-255), e.g. a shaded band in the accent colour."""
+    c = QColor(color)
+    c.setAlpha(int(alpha))
+    return c
+
+
+def _relative_luminance(c: QColor) -> float:
+    """WCAG relative luminance of an opaque colour (0 black .. 1 white)."""
+
+    def channel(v: float) -> float:
+        return v / 12.92 if v <= 0.04045 else ((v + 0.055) / 1.055) ** 2.4
+
+    return 0.2126 * channel(c.redF()) + 0.7152 * channel(c.greenF()) + 0.0722 * channel(c.blueF())
+
+
+def contrast_ratio(a: QColor, b: QColor) -> float:
+    """WCAG contrast ratio of two opaque colours (1 .. 21)."""
+    la, lb = sorted((_relative_luminance(QColor(a)), _relative_luminance(QColor(b))), reverse=True)
+    return (la + 0.05) / (lb + 0.05)
+
+
+def composite(color: QColor, under: QColor | None = None) -> QColor:
+    """What a translucent ``color`` looks like over ``under`` (default: the
+    palette's Base, the background of tables and plots)."""
+    color = QColor(color)
+    if color.alpha() == 255:
+        return color
+    if under is None:
+        under = QColor(plot_colors()[0])
+    a = color.alphaF()
+    return QColor.fromRgbF(*(a * x + (1 - a) * y for x, y in ((color.redF(), under.redF()),
+                                                             (color.greenF(), under.greenF()),
+                                                             (color.blueF(), under.blueF()))))
+
+
+def text_color_on(background: QColor | str, under: QColor | None = None) -> QColor:
+    """The text colour (DARK_TEXT or LIGHT_TEXT) that reads best on ``background``.
+
+    A translucent background is first blended over ``under`` (default: the
+    palette's Base), so a lightly tinted cell in the dark theme gets light
+    text and the same cell in the light theme dark text.
+    """
+    bg = composite(QColor(background), under)
+    dark, light = QColor(DARK_TEXT), QColor(LIGHT_TEXT)
+    return dark if contrast_ratio(bg, dark) >= contrast_ratio(bg, light) else light
 
 
 def mono_font(point_size: int | None = None) -> QFont:

@@ -19,7 +19,7 @@ def minilm():
 
 def test_why_vectors_on_minilm(minilm):
     w = context.why_vectors(minilm, ["cat", "dog", "airplane"])
-    assert w.labels == ["cat", "dog", "airplane"] and not w.from_text
+    assert w.labels == ("cat", "dog", "airplane") and not w.from_text
     tok = minilm.tokenizer.backend
     ids = np.array([tok.token_to_id(x) for x in ("cat", "dog", "airplane")])
     assert np.array_equal(w.ids, ids)
@@ -37,8 +37,8 @@ def test_why_vectors_falls_back_to_the_text_on_a_toy():
     t = open_table("toy:robot")
     toks = t.tokenizer.encode("robot arm box")
     w = context.why_vectors(t, ["cat", "dog", "airplane"], toks)
-    assert w.from_text and w.labels == ["robot", "arm", "box"]
-    assert w.missing == ["cat", "dog", "airplane"]
+    assert w.from_text and w.labels == ("robot", "arm", "box")
+    assert w.missing == ("cat", "dog", "airplane")
     # FACTS.md toy C: cos(robot, arm) = 0.995, cos(robot, box) = 0
     assert round(w.cosine[0, 1], 3) == 0.995 and abs(w.cosine[0, 2]) < 1e-12
 
@@ -73,6 +73,32 @@ def test_same_row_explains_a_missing_word(minilm):
     assert not r.ok and "both sentences" in r.message
     r = context.same_row(minilm, ["unhappiness here", "unhappiness there"], "unhappiness")
     assert not r.ok and "pieces" in r.message
+
+
+def test_one_hot_panel_never_builds_a_vocabulary_wide_array():
+    t = open_table("random:256000x8")
+    w = context.why_vectors(t, [], t.tokenizer.encode("0 255999 42 0"))
+    # against explicit one-hot vectors of length V
+    oh = np.zeros((w.n, t.vocab_size))
+    oh[np.arange(w.n), w.ids] = 1
+    dist = np.linalg.norm(oh[:, None] - oh[None], axis=-1)
+    np.testing.assert_allclose(w.onehot_distance, dist)
+    np.testing.assert_allclose(w.onehot_cosine, oh @ oh.T)
+
+
+def test_context_plan_says_what_to_run_or_why_not(minilm):
+    same = context.same_row(minilm, list(context.DEFAULT_SENTENCES), "bank")
+    plan = context.context_plan(minilm, same)
+    assert plan.ok and plan.folder == context.context_support(minilm)[0]
+    assert plan.sequences == same.sequences and len(plan.picks) == 2
+    for (s, p), o in zip(plan.picks, same.occurrences):
+        assert plan.sequences[s][p] == o.id == minilm.tokenizer.id_of("bank")
+    missing = context.same_row(minilm, ["the river bank", "a quiet street"], "bank")
+    plan = context.context_plan(minilm, missing)
+    assert not plan.ok and "two occurrences" in plan.reason
+    toy = open_table("toy:robot")
+    plan = context.context_plan(toy, context.same_row(toy, ["robot arm robot"], "robot"))
+    assert not plan.ok and "toy or random" in plan.reason
 
 
 def test_context_support():

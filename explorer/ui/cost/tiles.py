@@ -1,0 +1,136 @@
+"""Small widgets the Cost pages share: a figure tile, small matrices of
+numbers, and the pages' style sheet."""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import numpy as np
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor, QFont
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QFrame,
+    QHeaderView,
+    QLabel,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+)
+
+from ..style import SPACING, text_color_on
+
+TILE_STYLE = """
+#CostTile { border: 1px solid palette(mid); border-radius: 8px; background: palette(base); }
+#TileCaption { color: palette(placeholder-text); font-size: 10pt; }
+#TileValue { font-size: 18pt; font-weight: 600; }
+#TileSub { font-size: 10pt; }
+#TileFormula { color: palette(placeholder-text); font-size: 9pt; }
+#CardTitle { font-size: 16pt; font-weight: 600; }
+#PanelTitle { font-size: 11pt; font-weight: 600; }
+#Verdict { font-size: 13pt; font-weight: 600; }
+"""
+
+
+class Tile(QFrame):
+    """One figure of the cost card: caption, big value, sub line and formula."""
+
+    def __init__(self, caption: str, tooltip: str, parent=None):
+        super().__init__(parent)
+        self.setObjectName("CostTile")
+        self.setToolTip(tooltip)
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(SPACING * 2, SPACING, SPACING * 2, SPACING)
+        lay.setSpacing(2)
+        self.caption = QLabel(caption)
+        self.caption.setObjectName("TileCaption")
+        self.value = QLabel("–")
+        self.value.setObjectName("TileValue")
+        f = QFont(self.value.font())
+        f.setPointSize(18)
+        f.setWeight(QFont.DemiBold)
+        self.value.setFont(f)
+        self.value.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        self.sub = QLabel("")
+        self.sub.setObjectName("TileSub")
+        self.sub.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        self.sub.setWordWrap(True)
+        self.formula = QLabel("")
+        self.formula.setObjectName("TileFormula")
+        self.formula.setWordWrap(True)
+        for w in (self.caption, self.value, self.sub, self.formula):
+            lay.addWidget(w)
+        lay.addStretch(1)
+
+    def set(self, value: str, sub: str = "", formula: str = "") -> None:
+        self.value.setText(value)
+        self.sub.setText(sub)
+        self.formula.setText(formula)
+
+    def clear(self) -> None:
+        self.set("–")
+
+
+def note_label(text: str = "") -> QLabel:
+    """A quiet, wrapping line under a panel (formulas, captions)."""
+    lab = QLabel(text)
+    lab.setObjectName("TileFormula")
+    lab.setWordWrap(True)
+    return lab
+
+
+def title_label(text: str) -> QLabel:
+    lab = QLabel(text)
+    lab.setObjectName("PanelTitle")
+    return lab
+
+
+def matrix_table(tooltip: str) -> QTableWidget:
+    """A small read-only n x n table of numbers."""
+    t = QTableWidget()
+    t.setToolTip(tooltip)
+    t.setEditTriggers(QAbstractItemView.NoEditTriggers)
+    t.setSelectionMode(QAbstractItemView.NoSelection)
+    t.setWordWrap(False)
+    t.horizontalHeader().setSectionResizeMode(QHeaderView.Stretch)
+    t.verticalHeader().setSectionResizeMode(QHeaderView.ResizeToContents)
+    return t
+
+
+def fill_matrix(table: QTableWidget, labels: list[str], values: np.ndarray, fmt: Callable[[float], str],
+                colors: Callable[[float], QColor] | None = None) -> None:
+    """Write ``values`` (n, n) into ``table``; the raw value goes to Qt.UserRole.
+
+    With ``colors`` each finite cell gets that background and the text colour
+    that reads best on it (in either palette).
+    """
+    n = len(labels)
+    table.setRowCount(n)
+    table.setColumnCount(n)
+    table.setHorizontalHeaderLabels(labels)
+    table.setVerticalHeaderLabels(labels)
+    for i in range(n):
+        for j in range(n):
+            v = values[i, j]
+            item = QTableWidgetItem(fmt(v))
+            item.setData(Qt.UserRole, float(v))
+            item.setTextAlignment(Qt.AlignRight | Qt.AlignVCenter)
+            if colors is not None and np.isfinite(v):
+                bg = colors(v)
+                item.setBackground(bg)
+                item.setForeground(text_color_on(bg))
+            table.setItem(i, j, item)
+    fit_height(table)
+
+
+def fit_height(table: QTableWidget) -> None:
+    """Fix a small table's height to its rows, so no empty band is left under them."""
+    table.resizeRowsToContents()
+    h = table.horizontalHeader().height() + 2 * table.frameWidth()
+    h += sum(table.rowHeight(i) for i in range(table.rowCount()))
+    table.setFixedHeight(max(h, 40))
+
+
+def clear_matrix(table: QTableWidget) -> None:
+    table.setRowCount(0)
+    table.setColumnCount(0)
