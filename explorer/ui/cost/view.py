@@ -3,7 +3,6 @@ while it is on screen."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QTabWidget, QVBoxLayout, QWidget
 
 from ...state import AppState
@@ -27,10 +26,8 @@ class CostView(QWidget):
     Signals
     -------
     token_selected(int)
-        The user clicked a token of the "why vectors" page (its id).
+        That of :class:`WhyPage`: the user clicked a token on its number line.
     """
-
-    token_selected = Signal(int)
 
     def __init__(self, state: AppState, parent=None):
         super().__init__(parent)
@@ -47,7 +44,7 @@ class CostView(QWidget):
         for key, title, tip in PAGES:
             self.pages.addTab(getattr(self, key), title)
             self.pages.setTabToolTip(self.pages.count() - 1, tip)
-        self.why_page.token_selected.connect(self.token_selected)
+        self.token_selected = self.why_page.token_selected
 
     def show_page(self, name: str) -> None:
         """Bring page ``name`` (card, compare, why, context) to the front."""
