@@ -5,6 +5,7 @@ from __future__ import annotations
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QFont, QFontDatabase, QGuiApplication, QPalette
+from PySide6.QtWidgets import QVBoxLayout
 
 #: "the selected token", the same in every view
 ACCENT = "#00A36C"
@@ -168,6 +169,19 @@ def apply_theme(app) -> None:
     theme = os.environ.get("EXPLORER_THEME", "").lower()
     if theme == "dark" or (theme != "light" and is_dark()):
         app.setPalette(dark_palette())
+
+
+class FitLayout(QVBoxLayout):
+    """A view's outer layout that fills the scrolling tab page it sits in.
+
+    Word-wrapped labels give a layout a height-for-width, and a scroll area
+    then sizes the view to its preferred height, scrolling although the view
+    could shrink to the page. Without it the view gets the page's height
+    (or its minimum height, and scrolls only below that).
+    """
+
+    def hasHeightForWidth(self) -> bool:
+        return False
 
 
 def shrinkable(label: pg.LabelItem) -> None:

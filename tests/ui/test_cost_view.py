@@ -73,6 +73,25 @@ def test_card_on_a_gpt2_shaped_table(view):
     assert "k ≤ 756" in t["factor"].formula.text()
 
 
+@pytest.fixture
+def narrow_view(qtbot):
+    yield from standalone_view(qtbot, CostView, size=(560, 700))
+
+
+def test_tiles_and_panels_reflow_in_a_narrow_window(narrow_view):
+    v, state, _ = narrow_view
+    state.set_table(open_table("random:50257x768"))
+    card = v.card_page
+    assert card.columns < 4 and card.minimumSizeHint().width() <= v.width()
+    v.show_page("why")
+    state.set_text("0 1 2")
+    assert v.why_page.minimumSizeHint().width() <= v.width()
+    cells = v.why_page.cos_table
+    for c in range(cells.columnCount()):  # no value is elided
+        text = cells.item(0, c).text()
+        assert cells.fontMetrics().horizontalAdvance(text) <= cells.columnWidth(c), text
+
+
 def test_famous_models_compared(view):
     v, state, _ = view
     state.set_table(open_table("random:50257x768"))
@@ -119,6 +138,7 @@ def test_break_even_rank_on_minilm(view, minilm):
     """Issue 12, item 5: V·d/(V+d) = 379.2 for MiniLM, so k = 379 still saves."""
     v, state, _ = view
     state.set_table(minilm)
+    assert v.card_page.tiles["tying"].value.text() == "no output layer"  # an encoder: nothing to tie
     page, tile = v.card_page, v.card_page.tiles["factor"]
     assert "k ≤ 379" in tile.formula.text() and "379.2" in tile.formula.text()
     page.k_slider.setValue(379)

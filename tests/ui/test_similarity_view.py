@@ -172,6 +172,14 @@ def test_column_labels_never_run_into_each_other(qtbot, sized_view):
         assert metrics.horizontalAdvance(label) <= step * cell_px, (label, cell_px)
     if width < 600:  # narrow: long pieces are shortened
         assert any(label.endswith("…") for _, label in ticks)
+    # values are written in a cell only when they fit it
+    for h in page.maps:
+        n = h.values.shape[0]
+        if h.cell_texts_shown:
+            px = h.plot.getViewBox().width() / n
+            widest = max(QFontMetrics(t.textItem.font()).horizontalAdvance(t.textItem.toPlainText())
+                         for t in h.texts[: n * n])
+            assert widest <= px, (widest, px)
 
 
 def test_hidden_pages_compute_nothing(qtbot, view):

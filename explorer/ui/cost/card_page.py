@@ -5,7 +5,7 @@ directions, each with its formula."""
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QGridLayout, QHBoxLayout, QLabel, QSlider, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QSlider, QVBoxLayout, QWidget
 from superqt.utils import signals_blocked
 
 from ...core import cost
@@ -13,7 +13,7 @@ from ...core.geometry import random_cosine_bound, random_cosine_std, shell_volum
 from ...state import AppState
 from ..binding import ShownGate
 from ..style import SPACING, mono_font
-from .tiles import Tile, note_label
+from .tiles import ReflowGrid, Tile, note_label
 
 EMPTY_TITLE = "Open a model to see what its embedding table costs (Ctrl+O)"
 
@@ -33,7 +33,9 @@ TILES = [
                             "of sinusoidal positions"),
     ("random", "Random directions", "Cosine of two random Gaussian vectors in d dimensions ≈ N(0, 1/d)"),
 ]
+#: most tile columns, and the width a tile needs (pixels) before the grid drops a column
 COLUMNS = 4
+TILE_WIDTH = 190
 
 
 def default_rank(dim: int) -> int:
@@ -55,15 +57,12 @@ class CardPage(QWidget):
         self.title.setWordWrap(True)
         self.title.setTextInteractionFlags(Qt.TextSelectableByMouse)
         lay.addWidget(self.title)
-        grid = QGridLayout()
-        grid.setSpacing(SPACING + 4)
-        self.tiles: dict[str, Tile] = {}
-        for k, (key, caption, tip) in enumerate(TILES):
-            self.tiles[key] = Tile(caption, tip)
-            grid.addWidget(self.tiles[key], k // COLUMNS, k % COLUMNS)
-        for c in range(COLUMNS):
-            grid.setColumnStretch(c, 1)
-        lay.addLayout(grid)
+        self._grid = ReflowGrid(TILE_WIDTH, COLUMNS, min_columns=2)
+        self._grid.setSpacing(SPACING + 4)
+        self.tiles: dict[str, Tile] = {key: Tile(caption, tip) for key, caption, tip in TILES}
+        for tile in self.tiles.values():
+            self._grid.add(tile)
+        lay.addLayout(self._grid)
 
         krow = QHBoxLayout()
         klab = QLabel("Factorisation rank k")
@@ -86,6 +85,17 @@ class CardPage(QWidget):
 
         self._gate = ShownGate(self, self._synchronize)
         state.model_changed.connect(self._on_state_model_changed)
+
+    # -- layout ------------------------------------------------------------------------
+    @property
+    def columns(self) -> int:
+        """Tile columns in use (fewer in a narrow window)."""
+        return self._grid.columns
+
+    def resizeEvent(self, event) -> None:
+        """Reflow the tiles: four columns when wide, down to two when narrow."""
+        self._grid.reflow(self, event.size().width())
+        super().resizeEvent(event)
 
     # -- state -------------------------------------------------------------------------
     def _on_state_model_changed(self, _table) -> None:
@@ -127,7 +137,7 @@ class CardPage(QWidget):
         else:
             t["share"].set("unknown", "the whole model's size is not known", "this table has no checkpoint around it")
         self._draw_row(cost.row_layout(table.dtype, d, table.row_bytes))
-        self._draw_tying(table.tied, c.tying_saves)
+        self._draw_tying(table.tied, c.tying_saves, has_model=table.kind not in ("random", "toy"))
         for db in cost.bytes_per_dtype(v, d):
             t[db.dtype].set(cost.format_size(db.bytes), f"{cost.format_size(db.bytes, binary=True)} · {db.bytes:,} bytes",
                             f"V × d × {db.itemsize} byte{'s' if db.itemsize > 1 else ''}")
@@ -158,15 +168,18 @@ class CardPage(QWidget):
             formula += f"; as float32 (what a lookup returns) {layout.float32_row_bytes:,} bytes"
         self.tiles["row"].set(f"{layout.row_bytes:,} bytes", sub, formula)
 
-    def _draw_tying(self, tied: bool | None, saves: int) -> None:
+    def _draw_tying(self, tied: bool | None, saves: int, has_model: bool) -> None:
         tile = self.tiles["tying"]
         if tied is True:
             tile.set("tied", f"saves {saves:,} parameters", "the output projection d → V reuses E (same tensor)")
         elif tied is False:
             tile.set("not tied", f"tying would save {saves:,}", "the output projection d → V is a second V × d matrix")
+        elif has_model:
+            tile.set("no output layer", f"a tied one would reuse these {saves:,} parameters",
+                     "the checkpoint has no output projection d → V (an encoder), or it cannot be told")
         else:
-            tile.set("unknown", f"tied, an output projection would reuse these {saves:,}",
-                     "no output projection was found, or it cannot be told")
+            tile.set("unknown", f"a tied output layer would reuse these {saves:,} parameters",
+                     "a toy or random table has no model around it")
 
     def _draw_factor(self) -> None:
         table = self._state.table

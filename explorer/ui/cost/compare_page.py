@@ -106,12 +106,11 @@ class ComparePage(QWidget):
         self.glw.ci.setSpacing(SPACING * 3)
         self.param_plot = self.glw.addPlot(row=0, col=0)
         self.bytes_plot = self.glw.addPlot(row=0, col=1)
-        self.param_plot.setTitle("Embedding parameters V × d (log scale)", color=fg, size="10pt")
-        self.bytes_plot.setTitle(f"Bytes: <span style='color:{REFERENCE}'>■</span> float32 "
-                                 f"<span style='color:{REFERENCE_LIGHT}'>■</span> float16 (log scale)",
-                                 color=fg, size="10pt")
-        self.param_plot.setLabel("bottom", "parameters")
-        self.bytes_plot.setLabel("bottom", "bytes")
+        self.param_plot.setTitle("Parameters V × d", color=fg, size="10pt")
+        self.bytes_plot.setTitle(f"Bytes <span style='color:{REFERENCE}'>■</span> float32 "
+                                 f"<span style='color:{REFERENCE_LIGHT}'>■</span> float16", color=fg, size="10pt")
+        self.param_plot.setLabel("bottom", "parameters (log scale)")
+        self.bytes_plot.setLabel("bottom", "bytes (log scale)")
         self.param_bars = pg.BarGraphItem(x0=[], y=[], width=[], height=0.6, brushes=[], pen=None)
         self.bytes32_bars = pg.BarGraphItem(x0=[], y=[], width=[], height=0.36, brush=REFERENCE, pen=None)
         self.bytes16_bars = pg.BarGraphItem(x0=[], y=[], width=[], height=0.36, brush=REFERENCE_LIGHT, pen=None)
@@ -192,10 +191,8 @@ class ComparePage(QWidget):
             self.param_plot.addItem(ti)
             self._bar_labels.append(ti)
         for i, ti in enumerate(self._bar_labels):
-            if i < n:
-                c = rows[i].cost
-                share = f" · {100 * c.model_share:.1f} %" if c.model_share is not None else ""
-                ti.setText(f"{cost.format_count(c.params)}{share}")
+            if i < n:  # the count only: the share is in the table, and a long label would be clipped
+                ti.setText(cost.format_count(rows[i].cost.params))
                 ti.setPos(lp[i] + 0.05, float(i))
                 ti.show()
             else:

@@ -11,11 +11,13 @@ from PySide6.QtGui import QColor, QFont
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QFrame,
+    QGridLayout,
     QHeaderView,
     QLabel,
     QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
+    QWidget,
 )
 
 from ..style import SPACING, text_color_on
@@ -69,6 +71,53 @@ class Tile(QFrame):
 
     def clear(self) -> None:
         self.set("–")
+
+
+class ReflowGrid(QGridLayout):
+    """Widgets laid out in as many columns as the width allows, row by row.
+
+    Parameters
+    ----------
+    item_width : int
+        The width one widget needs (pixels).
+    max_columns, min_columns : int
+    """
+
+    def __init__(self, item_width: int, max_columns: int, min_columns: int = 1):
+        super().__init__()
+        self._item_width, self._max, self._min = item_width, max_columns, min_columns
+        self._widgets: list[QWidget] = []
+        self._columns = 0
+
+    @property
+    def columns(self) -> int:
+        return self._columns
+
+    def add(self, widget: QWidget) -> None:
+        self._widgets.append(widget)
+        self._place(self._columns or self._max, force=True)
+
+    def reflow(self, parent: QWidget, width: int) -> None:
+        """Lay the widgets out for ``parent`` resized to ``width`` pixels (call
+        from its resizeEvent). A parent held at its minimum width (a scroll
+        area around it) drops a column, so the grid can get narrower."""
+        m = parent.layout().contentsMargins()
+        free = width - m.left() - m.right() + self.horizontalSpacing()
+        columns = free // (self._item_width + self.horizontalSpacing())
+        if self._columns and width <= parent.minimumSizeHint().width():
+            columns = min(columns, self._columns - 1)
+        self._place(max(self._min, min(self._max, columns)))
+
+    def _place(self, columns: int, force: bool = False) -> None:
+        if columns == self._columns and not force:
+            return
+        self._columns = columns
+        for w in self._widgets:
+            self.removeWidget(w)  # adding it again would leave its old cell behind
+        for k, w in enumerate(self._widgets):
+            self.addWidget(w, k // columns, k % columns)
+        for c in range(self._max):
+            self.setColumnStretch(c, 1 if c < columns else 0)
 
 
 def note_label(text: str = "") -> QLabel:

@@ -32,7 +32,7 @@ class CostView(QWidget):
     def __init__(self, state: AppState, parent=None):
         super().__init__(parent)
         self.setStyleSheet(TILE_STYLE)
-        lay = QVBoxLayout(self)
+        lay = QVBoxLayout(self)  # its pages want their full height: the tab page scrolls
         lay.setContentsMargins(0, 0, 0, 0)
         self.pages = QTabWidget()
         self.pages.setDocumentMode(True)

@@ -14,10 +14,12 @@ from ...core.errors import user_message
 from ...state import AppState
 from ..binding import ShownGate
 from ..style import DIVERGING, SPACING, TEXT_TOKENS, plot_colors, style_plot, text_color_on, translucent
-from .tiles import clear_matrix, fill_matrix, fit_height, matrix_table, note_label, title_label
+from .tiles import ReflowGrid, clear_matrix, fill_matrix, fit_height, matrix_table, note_label, title_label
 
 #: opacity of the cosine colours behind the numbers
 CELL_ALPHA = 110
+#: the width a panel needs for six tokens' numbers (pixels); narrower, the panels stack
+PANEL_WIDTH = 270
 
 
 class WhyPage(QWidget):
@@ -53,18 +55,18 @@ class WhyPage(QWidget):
         self.note = note_label()
         lay.addWidget(self.note)
 
-        panels = QHBoxLayout()
-        panels.setSpacing(SPACING * 2)
+        self._panels = ReflowGrid(PANEL_WIDTH, 3)
+        self._panels.setSpacing(SPACING * 2)
         for panel in (self._build_ids(), self._build_onehot(), self._build_learned()):
-            panel.addStretch(1)
-            panels.addLayout(panel, 1)
-        lay.addLayout(panels, 1)
+            self._panels.add(panel)
+        lay.addLayout(self._panels)
+        lay.addStretch(1)
 
         self._gate = ShownGate(self, self._synchronize)
         state.model_changed.connect(self._on_state_model_changed)
         state.tokens_changed.connect(self._on_state_tokens_changed)
 
-    def _build_ids(self) -> QVBoxLayout:
+    def _build_ids(self) -> QWidget:
         bg, fg = plot_colors()
         self.numberline = pg.PlotWidget(background=bg)
         self.numberline.setToolTip("Each token placed at its id on a number line; click one to select it")
@@ -90,26 +92,34 @@ class WhyPage(QWidget):
         self.id_caption.setWordWrap(True)
         return self._panel("1 · Ids as numbers", self.numberline, self.id_table, self.id_caption)
 
-    def _build_onehot(self) -> QVBoxLayout:
+    def _build_onehot(self) -> QWidget:
         self.onehot_table = matrix_table("Above the diagonal: distance ‖e_i − e_j‖; below it: cos(e_i, e_j); "
                                          "one-hot vectors of length V")
         self.onehot_caption = QLabel("")
         self.onehot_caption.setWordWrap(True)
         return self._panel("2 · One-hot vectors", self.onehot_table, self.onehot_caption)
 
-    def _build_learned(self) -> QVBoxLayout:
+    def _build_learned(self) -> QWidget:
         self.cos_table = matrix_table("cos(E[i], E[j]) = E[i]·E[j] / (‖E[i]‖ ‖E[j]‖), from the loaded table")
         self.cos_caption = QLabel("")
         self.cos_caption.setWordWrap(True)
         return self._panel("3 · The table's vectors", self.cos_table, self.cos_caption)
 
     @staticmethod
-    def _panel(title: str, *widgets) -> QVBoxLayout:
-        box = QVBoxLayout()
+    def _panel(title: str, *widgets) -> QWidget:
+        panel = QWidget()
+        box = QVBoxLayout(panel)
+        box.setContentsMargins(0, 0, 0, 0)
         box.addWidget(title_label(title))
         for w in widgets:
             box.addWidget(w)
-        return box
+        box.addStretch(1)
+        return panel
+
+    def resizeEvent(self, event) -> None:
+        """Three panels side by side when they fit, else stacked."""
+        self._panels.reflow(self, event.size().width())
+        super().resizeEvent(event)
 
     # -- state -------------------------------------------------------------------------
     @property

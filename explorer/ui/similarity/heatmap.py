@@ -57,12 +57,15 @@ class Heatmap:
         self._bottom_ticks: list[tuple[float, str]] = []
         #: the plot width the column labels were last fitted to (pixels)
         self.layout_width = 0.0
+        self._written = 0  # cells with a value written
+        self._text_px = 0  # the widest of those values, in pixels
         self.colorbar: pg.ColorBarItem | None = None
         if colorbar_label is not None:
             self.colorbar = pg.ColorBarItem(values=(0, 1), interactive=False, width=10)
             self.colorbar.setImageItem(self.image)
             self.colorbar.axis.enableAutoSIPrefix(False)
-            self.colorbar.setLabel("right", colorbar_label)
+            if colorbar_label:
+                self.colorbar.setLabel("right", colorbar_label)
             style_plot(self.colorbar)
         plot.getViewBox().sigResized.connect(self._on_view_resized)
 
@@ -89,6 +92,7 @@ class Heatmap:
         self.image.hide()
         for t in self.texts:
             t.hide()
+        self._written = 0
         self.set_ticks([])
         self.highlight(-1, 0, None)
 
@@ -106,23 +110,38 @@ class Heatmap:
             self.plot.addItem(t, ignoreBounds=True)
             self.texts.append(t)
         lo, hi = levels
-        k = 0
+        metrics = QFontMetrics(font)
+        k, widest = 0, 0
         for r in range(n if want else 0):
             for c in range(n):
                 v = float(self.values[r, c])
                 t = self.texts[k]
                 k += 1
                 frac = 0.5 if hi == lo else (float(np.clip(v, lo, hi)) - lo) / (hi - lo)
-                t.setText(fmt(v), color=text_color_on(cmap.map(frac, mode="qcolor")))
+                text = fmt(v)
+                widest = max(widest, metrics.horizontalAdvance(text))
+                t.setText(text, color=text_color_on(cmap.map(frac, mode="qcolor")))
                 t.setFont(font)
                 t.setPos(c + 0.5, r + 0.5)
-                t.show()
         for t in self.texts[k:]:
             t.hide()
+        self._written, self._text_px = k, widest
+        self._fit_cell_texts()
+
+    def _fit_cell_texts(self) -> None:
+        """Values are shown only when they fit their cells (never over a neighbour's)."""
+        n = self.values.shape[0]
+        fits = n > 0 and self.plot.getViewBox().width() / n >= self._text_px + 4
+        for t in self.texts[: self._written]:
+            t.setVisible(fits)
 
     def cell_texts(self) -> list[str]:
-        """The texts written in the cells, row by row."""
-        return [t.textItem.toPlainText() for t in self.texts if t.isVisible()]
+        """The values written in the cells, row by row (shown when they fit)."""
+        return [t.textItem.toPlainText() for t in self.texts[: self._written]]
+
+    @property
+    def cell_texts_shown(self) -> bool:
+        return self._written > 0 and self.texts[0].isVisible()
 
     # -- axis labels ---------------------------------------------------------------------
     def set_ticks(self, labels: list[str], bottom: bool = True) -> None:
@@ -165,6 +184,7 @@ class Heatmap:
 
     def _on_view_resized(self, *_args) -> None:
         self._layout_bottom_ticks()
+        self._fit_cell_texts()
 
     # -- selection -----------------------------------------------------------------------
     def highlight(self, row: int, n: int, pair: tuple[int, int] | None) -> None:

@@ -167,9 +167,9 @@ class RegimesPage(QWidget):
         self.main = Heatmap(self.glw.addPlot(row=0, col=0, rowspan=2), "Learned vectors: cosine similarity",
                             BAR_LABELS["cosine"])
         self.glw.addItem(self.main.colorbar, row=0, col=1, rowspan=2)
-        self.ids_map = Heatmap(self.glw.addPlot(row=0, col=2), "Scalar ids: |i − j|", "|i − j|")
+        self.ids_map = Heatmap(self.glw.addPlot(row=0, col=2), "Scalar ids: |i − j|", "")
         self.glw.addItem(self.ids_map.colorbar, row=0, col=3)
-        self.onehot = Heatmap(self.glw.addPlot(row=1, col=2), "One-hot vectors: ‖e_i − e_j‖", "‖e_i − e_j‖")
+        self.onehot = Heatmap(self.glw.addPlot(row=1, col=2), "One-hot: ‖e_i − e_j‖", "")
         self.glw.addItem(self.onehot.colorbar, row=1, col=3)
         self.glw.ci.layout.setColumnStretchFactor(0, 5)
         self.glw.ci.layout.setColumnStretchFactor(2, 3)

@@ -3,10 +3,10 @@ random-vector check; each page works only while it is on screen."""
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QTabWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QTabWidget, QWidget
 
 from ...state import AppState
-from ..style import SPACING
+from ..style import SPACING, FitLayout
 from .random_page import RandomPage
 from .regimes_page import RegimesPage
 
@@ -23,7 +23,7 @@ class SimilarityView(QWidget):
 
     def __init__(self, state: AppState, parent=None):
         super().__init__(parent)
-        lay = QVBoxLayout(self)
+        lay = FitLayout(self)  # the heatmaps shrink to the page rather than scroll
         lay.setContentsMargins(SPACING, 0, SPACING, SPACING)
         self.pages = QTabWidget()
         self.pages.setDocumentMode(True)
