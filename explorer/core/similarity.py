@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Iterable, Sequence
+from typing import Iterable, Iterator, Sequence
 
 import numpy as np
 
@@ -25,6 +25,8 @@ __all__ = [
     "SimilarityMatrices",
     "matrix_token_ids",
     "similarity_matrices",
+    "similarity_job",
+    "is_cheap",
     "cell_decimals",
 ]
 
@@ -32,6 +34,9 @@ __all__ = [
 METRICS = ("cosine", "dot", "euclidean")
 #: most tokens compared at once (the text's and the added ones)
 MAX_TOKENS = 200
+#: multiply-adds (n * n * d) computed on the spot; more go to a worker
+#: (200 tokens of a 4,096-wide table take 150 ms or more on a busy 2-core machine)
+INLINE_MACS = 8_000_000
 
 
 @dataclass(frozen=True)
@@ -156,6 +161,19 @@ def similarity_matrices(table, ids: Sequence[int], metric: str = "cosine", label
         signed=metric != "euclidean",
         zeroed=tuple(int(k) for k in np.flatnonzero(~finite)),
     )
+
+
+def is_cheap(n_tokens: int, dim: int) -> bool:
+    """Whether comparing ``n_tokens`` rows of width ``dim`` takes only a few
+    milliseconds (n * n * d <= :data:`INLINE_MACS`)."""
+    return int(n_tokens) ** 2 * int(dim) <= INLINE_MACS
+
+
+def similarity_job(table, ids: Sequence[int], metric: str = "cosine") -> Iterator[tuple[float, str]]:
+    """:func:`similarity_matrices` as a job for a worker: yields progress,
+    returns :class:`SimilarityMatrices`."""
+    yield 0.0, f"Comparing {len(ids):,} tokens of width {table.dim:,}…"
+    return similarity_matrices(table, ids, metric)
 
 
 def cell_decimals(values: np.ndarray, metric: str, n: int) -> int:

@@ -76,6 +76,18 @@ def test_matrix_token_ids_text_then_added_tokens():
     assert len(capped) == 7 and capped[:3] == (the, cat, dog) and len(set(capped)) == 7
 
 
+def test_the_job_returns_the_same_matrices_and_says_what_is_cheap(robot):
+    gen = similarity.similarity_job(robot, [0, 1, 2], "dot")
+    fraction, message = next(gen)
+    assert fraction == 0.0 and "3 tokens" in message
+    with pytest.raises(StopIteration) as stop:
+        next(gen)
+    np.testing.assert_array_equal(stop.value.value.learned,
+                                  similarity.similarity_matrices(robot, [0, 1, 2], "dot").learned)
+    assert similarity.is_cheap(200, 200) and similarity.is_cheap(44, 4096)
+    assert not similarity.is_cheap(200, 4096) and not similarity.is_cheap(150, 768)
+
+
 def test_cell_decimals_keep_one_precision_per_matrix():
     assert similarity.cell_decimals(np.array([[1.0, -0.316]]), "cosine", 4) == 3
     assert similarity.cell_decimals(np.array([[1.0]]), "cosine", 12) == 2

@@ -188,9 +188,32 @@ def test_hidden_pages_compute_nothing(qtbot, view):
     state.set_table(open_table("toy:robot"))
     state.set_text("robot arm box tool")
     assert v.regimes_page.matrices is None  # hidden: nothing computed
+    assert state.similarity.value is None and not state.similarity.running and not state.similarity.pending
     qtbot.waitUntil(lambda: v.random_page.check is not None, timeout=CHECK_TIMEOUT)
     v.show_page("regimes")
     assert v.regimes_page.matrices.n == 4  # drawn from the state once shown
+
+
+def test_many_tokens_of_a_wide_table_are_compared_in_a_worker(qtbot, view):
+    v, state, _ = view
+    table = open_table("random:3000x4096")
+    state.set_table(table)
+    text = " ".join(str(i) for i in range(0, 3000, 20))  # 150 tokens: 92 M multiply-adds
+    with qtbot.waitSignal(state.similarity.finished, timeout=CHECK_TIMEOUT):
+        state.set_text(text)
+        assert state.similarity.running and v.regimes_page.matrices is None  # not on the GUI thread
+        assert "Comparing" in v.regimes_page.empty.text()
+    m = v.regimes_page.matrices
+    assert m is state.similarity.value and m.n == 150 and m.ids[:3] == (0, 20, 40)
+    x = table.rows(list(m.ids[:20])).astype(np.float64)
+    n = np.linalg.norm(x, axis=1)
+    np.testing.assert_allclose(m.learned[:20, :20], x @ x.T / np.outer(n, n), atol=1e-9)
+    # a few tokens of the same table are compared on the spot
+    state.set_text("1 2 3")
+    assert not state.similarity.running and v.regimes_page.matrices.ids == (1, 2, 3)
+    # the measure goes to the state with the page's request
+    v.regimes_page.set_metric("dot")
+    assert state.similarity.value.metric == "dot" and v.regimes_page.matrices.metric == "dot"
 
 
 def test_random_check_runs_only_while_its_page_is_shown(qtbot, view):

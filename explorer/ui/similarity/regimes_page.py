@@ -1,5 +1,6 @@
 """Learned vectors next to scalar ids and one-hot vectors: the same tokens,
-three matrices."""
+three matrices. The state computes them (on the spot when cheap, else in a
+worker) while this page is on screen; the page draws them."""
 
 from __future__ import annotations
 
@@ -15,17 +16,19 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QMenu,
+    QProgressBar,
     QStackedLayout,
     QToolButton,
     QVBoxLayout,
     QWidget,
 )
 
+from ...core.errors import user_message
 from ...core.projection import find_token_ids
-from ...core.similarity import MAX_TOKENS, SimilarityMatrices, cell_decimals, matrix_token_ids, similarity_matrices
+from ...core.similarity import MAX_TOKENS, SimilarityMatrices, cell_decimals
 from ...core.tokens import display_piece
 from ...state import AppState
-from ..binding import ShownGate
+from ..binding import JobBinding, ShownGate
 from ..export import export_graphics
 from ..style import DIVERGING, SEQUENTIAL, SPACING, plot_colors
 from .heatmap import Heatmap
@@ -108,9 +111,9 @@ class RegimesPage(QWidget):
         outer.addLayout(self._stack, 1)
 
         self._gate = ShownGate(self, self._synchronize)
+        self._binding = JobBinding(self._gate, state.similarity, on_reset=self._on_similarity_reset,
+                                   on_result=self._draw, on_error=self._on_similarity_failed, progress=self.progress)
         state.model_changed.connect(self._on_state_model_changed)
-        state.tokens_changed.connect(self._on_state_tokens_changed)
-        state.extra_tokens_changed.connect(self._on_state_extra_tokens_changed)
         state.selected_token_changed.connect(self._on_state_selected_token_changed)
 
     def _build_bar(self) -> QHBoxLayout:
@@ -137,6 +140,12 @@ class RegimesPage(QWidget):
         self.count_label.setToolTip("Distinct tokens in the matrix: the text's (special tokens left out) and the "
                                     f"added ones (neighbours clicked, searches), at most {MAX_TOKENS}")
         bar.addWidget(self.count_label)
+        self.progress = QProgressBar()
+        self.progress.setMaximumWidth(80)
+        self.progress.setRange(0, 0)  # one step: busy until the matrices land
+        self.progress.setToolTip("Comparing the tokens (many tokens of a wide table)")
+        self.progress.hide()
+        bar.addWidget(self.progress)
         self.export_button = QToolButton()
         self.export_button.setText("Export")
         self.export_button.setToolTip("Save the matrices (PNG/SVG) or the similarity matrix (CSV)")
@@ -200,24 +209,30 @@ class RegimesPage(QWidget):
     def _on_state_model_changed(self, table) -> None:
         self._pair = None
         self.search.set_completions(table.completion_pieces if table is not None else list)
-        self._gate.update(self._synchronize)
-
-    def _on_state_tokens_changed(self, _tokens) -> None:
-        self._gate.update(self._rebuild)
-
-    def _on_state_extra_tokens_changed(self, _ids) -> None:
-        self._gate.update(self._rebuild)
+        self._gate.update(self._clear_hover)
 
     def _on_state_selected_token_changed(self, _token_id: int) -> None:
         self._gate.update(self._draw_highlight)
 
     def _on_metric_combo_changed(self, _i: int) -> None:
-        self._rebuild()
+        self._state.request_similarity(self.metric)
 
     def _synchronize(self) -> None:
+        """Draw the state's matrices, or ask for them (with this page's measure)."""
+        self._clear_hover()
+        comp = self._state.similarity
+        # the gate synchronizes before the binding hears the page was shown: want
+        # the matrices now, so cheap ones are computed on the spot, not in a worker
+        comp.want(self._binding, True)
+        if comp.value is not None and comp.value.metric == self.metric:
+            self._draw(comp.value)
+        else:
+            self._on_similarity_reset()
+            self._state.request_similarity(self.metric)
+
+    def _clear_hover(self) -> None:
         self.info.setText(HOVER_HINT)  # no hover text of another model survives
         self.glw.setToolTip("")
-        self._rebuild()
 
     def _on_search_return_pressed(self) -> None:
         table = self._state.table
@@ -231,21 +246,27 @@ class RegimesPage(QWidget):
         self.search.clear()
 
     # -- drawing -----------------------------------------------------------------------
-    def _rebuild(self) -> None:
-        st = self._state
-        table = st.table
-        ids = matrix_token_ids(st.tokens, st.extra_ids, table.vocab_size) if table is not None else ()
-        self.count_label.setText(f"{len(ids):,} tokens" if ids else "")
-        if table is None or not ids:
-            self._m = None
-            self.empty.setText("Open a model to compare its tokens (Ctrl+O)" if table is None
-                               else "Type some text or add tokens to compare them")
-            self._stack.setCurrentIndex(0)
-            for h in self.maps:
-                h.clear()
+    def _on_similarity_reset(self) -> None:
+        """New tokens, measure or model: nothing to show until the matrices land."""
+        self._m = None
+        table = self._state.table
+        self.count_label.setText("")
+        self.empty.setText("Open a model to compare its tokens (Ctrl+O)" if table is None
+                           else "Comparing the tokens…")
+        self._stack.setCurrentIndex(0)
+        for h in self.maps:
+            h.clear()
+
+    def _on_similarity_failed(self, exc: BaseException) -> None:
+        self.empty.setText(f"The tokens could not be compared: {user_message(exc)}")
+
+    def _draw(self, m: SimilarityMatrices) -> None:
+        if m.n == 0:
+            self._on_similarity_reset()
+            self.empty.setText("Type some text or add tokens to compare them")
             return
-        m = similarity_matrices(table, ids, self.metric)
         self._m = m
+        self.count_label.setText(f"{m.n:,} tokens")
         self._stack.setCurrentIndex(1)
         div, seq = pg.colormap.get(DIVERGING), pg.colormap.get(SEQUENTIAL)
         cmap = div if m.signed else seq
