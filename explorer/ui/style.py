@@ -111,6 +111,20 @@ def text_color_on(background: QColor | str, under: QColor | None = None) -> QCol
     return dark if contrast_ratio(bg, dark) >= contrast_ratio(bg, light) else light
 
 
+def text_colors_on(rgb) -> list[QColor]:
+    """:func:`text_color_on` for many opaque cells at once: ``rgb`` is an
+    (n, 3) or (n, 4) array of floats in 0..1 (e.g. ColorMap.map(x, mode="float"))."""
+    import numpy as np
+
+    c = np.asarray(rgb, dtype=np.float64)[:, :3]
+    linear = np.where(c <= 0.04045, c / 12.92, ((c + 0.055) / 1.055) ** 2.4)
+    lum = linear @ np.array([0.2126, 0.7152, 0.0722])
+    dark, light = QColor(DARK_TEXT), QColor(LIGHT_TEXT)
+    ld, ll = _relative_luminance(dark), _relative_luminance(light)
+    use_dark = (lum + 0.05) / (ld + 0.05) >= (ll + 0.05) / (lum + 0.05)
+    return [dark if d else light for d in use_dark]
+
+
 def mono_font(point_size: int | None = None) -> QFont:
     f = QFontDatabase.systemFont(QFontDatabase.FixedFont)
     if point_size:

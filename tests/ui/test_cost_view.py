@@ -296,7 +296,9 @@ def test_cosine_cells_are_readable_in_both_palettes(view):
 
 
 def test_text_color_on_picks_the_readable_one():
-    from explorer.ui.style import DARK_TEXT, LIGHT_TEXT, text_color_on
+    import pyqtgraph as pg
+
+    from explorer.ui.style import DARK_TEXT, DIVERGING, LIGHT_TEXT, SEQUENTIAL, text_color_on, text_colors_on
 
     assert text_color_on(QColor("#ffffff")).name() == QColor(DARK_TEXT).name()
     assert text_color_on(QColor("#000000")).name() == QColor(LIGHT_TEXT).name()
@@ -304,3 +306,11 @@ def test_text_color_on_picks_the_readable_one():
     faint = QColor(255, 0, 0, 20)
     assert text_color_on(faint, QColor("#1e1f22")).name() == QColor(LIGHT_TEXT).name()
     assert text_color_on(faint, QColor("#ffffff")).name() == QColor(DARK_TEXT).name()
+    # the vectorised form agrees with the single one on both colour maps
+    for name in (DIVERGING, SEQUENTIAL):
+        cmap = pg.colormap.get(name)
+        x = np.linspace(0, 1, 101)
+        many = text_colors_on(cmap.map(x, mode="float"))
+        one = [text_color_on(cmap.map(v, mode="qcolor")) for v in x]
+        assert [c.name() for c in many] == [c.name() for c in one]
+        assert {c.name() for c in many} == {QColor(DARK_TEXT).name(), QColor(LIGHT_TEXT).name()}

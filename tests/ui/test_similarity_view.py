@@ -279,6 +279,19 @@ def test_nonfinite_rows_do_not_crash(view, tmp_path):
             assert out.stat().st_size > 1000
 
 
+def test_export_from_a_hidden_page_leaves_nothing_wanted(view, tmp_path):
+    v, state, _ = view
+    v.show_page("random")
+    _robot(state)
+    assert not state.similarity.wanted
+    v.export_plot(str(tmp_path / "m.png"))
+    assert (tmp_path / "m.png").stat().st_size > 1000
+    assert v.regimes_page.matrices.n == 4  # drawn for the export
+    assert not state.similarity.wanted  # but the hidden page still asks for nothing
+    state.set_text("robot arm")
+    assert state.similarity.value is None and not state.similarity.running
+
+
 def test_cell_text_is_readable_in_both_palettes(view):
     v, state, _ = view
     app = QApplication.instance()

@@ -11,7 +11,7 @@ from PySide6.QtCore import QRectF
 from PySide6.QtGui import QFont, QFontMetrics
 from PySide6.QtWidgets import QGraphicsRectItem
 
-from ..style import ACCENT, plot_colors, shrinkable, style_plot, text_color_on
+from ..style import ACCENT, plot_colors, shrinkable, style_plot, text_colors_on
 
 #: values are written in the cells up to this many tokens
 CELL_TEXT_MAX = 14
@@ -110,22 +110,22 @@ class Heatmap:
             self.plot.addItem(t, ignoreBounds=True)
             self.texts.append(t)
         lo, hi = levels
+        values = self.values.ravel()[:want]
+        fracs = np.full(want, 0.5) if hi == lo else (np.clip(values, lo, hi) - lo) / (hi - lo)
+        colors = text_colors_on(cmap.map(fracs, mode="float")) if want else []
         metrics = QFontMetrics(font)
-        k, widest = 0, 0
-        for r in range(n if want else 0):
-            for c in range(n):
-                v = float(self.values[r, c])
-                t = self.texts[k]
-                k += 1
-                frac = 0.5 if hi == lo else (float(np.clip(v, lo, hi)) - lo) / (hi - lo)
-                text = fmt(v)
-                widest = max(widest, metrics.horizontalAdvance(text))
-                t.setText(text, color=text_color_on(cmap.map(frac, mode="qcolor")))
+        widest = 0
+        for k in range(want):
+            t = self.texts[k]
+            text = fmt(float(values[k]))
+            widest = max(widest, metrics.horizontalAdvance(text))
+            t.setText(text, color=colors[k])
+            if t.textItem.font().pointSize() != font.pointSize():
                 t.setFont(font)
-                t.setPos(c + 0.5, r + 0.5)
-        for t in self.texts[k:]:
+            t.setPos(k % n + 0.5, k // n + 0.5)
+        for t in self.texts[want:]:
             t.hide()
-        self._written, self._text_px = k, widest
+        self._written, self._text_px = want, widest
         self._fit_cell_texts()
 
     def _fit_cell_texts(self) -> None:

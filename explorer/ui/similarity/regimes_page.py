@@ -220,7 +220,7 @@ class RegimesPage(QWidget):
     def _synchronize(self) -> None:
         """Draw the state's matrices, or ask for them (with this page's measure)."""
         self._clear_hover()
-        comp = self._state.similarity
+        comp, shown = self._state.similarity, self._gate.visible
         # the gate synchronizes before the binding hears the page was shown: want
         # the matrices now, so cheap ones are computed on the spot, not in a worker
         comp.want(self._binding, True)
@@ -228,7 +228,11 @@ class RegimesPage(QWidget):
             self._draw(comp.value)
         else:
             self._on_similarity_reset()
-            self._state.request_similarity(self.metric)
+            self._state.request_similarity(self.metric)  # lands in _draw through the binding
+            if not shown and comp.value is not None:  # an export from a hidden page
+                self._draw(comp.value)
+        if not shown:
+            comp.want(self._binding, False)
 
     def _clear_hover(self) -> None:
         self.info.setText(HOVER_HINT)  # no hover text of another model survives
