@@ -1,17 +1,11 @@
-"""Why vectors, and why the lookup alone knows no context.
+"""Why the lookup alone knows no context.
 
-Three demonstrations for the Cost view (FACTS.md, "Why vectors and not ids"
-and "The object"):
-
-* :func:`why_vectors`: the same few tokens as scalar ids (a false metric
-  |i - j|), as one-hot vectors (every pair sqrt(2) apart, cosine 0) and as
-  the table's learned rows (real cosines).
 * :func:`same_row`: a word typed in two sentences gives the same id, so the
-  same row: the lookup is context-free and order-free.
-* :func:`first_layer_states` / :func:`contextual_job`: where the model itself
-  can run (a transformers architecture with safetensors weights, e.g.
-  MiniLM), the output of its first transformer layer at those positions,
-  which does depend on the neighbours.
+  same row: the lookup is context-free and order-free (FACTS.md, "The object").
+* :func:`context_plan`, :func:`first_layer_states` / :func:`contextual_job`:
+  where the model itself can run (a transformers architecture with
+  safetensors weights, e.g. MiniLM), the output of its first transformer
+  layer at those positions, which does depend on the neighbours.
 
 Pure numpy / torch / transformers; torch and transformers are imported only
 inside the functions that run the model. No Qt here.
@@ -28,14 +22,11 @@ from typing import Iterator, Sequence
 
 import numpy as np
 
-from .geometry import one_hot_distance_matrix
+from .why import clean_piece, cosine
 
 __all__ = [
-    "DEFAULT_WORDS",
     "DEFAULT_SENTENCES",
-    "WhyVectors",
-    "why_vectors",
-    "resolve_word",
+    "DEFAULT_WORD",
     "Occurrence",
     "SameRow",
     "same_row",
@@ -46,160 +37,11 @@ __all__ = [
     "ContextResult",
     "first_layer_states",
     "contextual_job",
-    "cosine",
 ]
 
-DEFAULT_WORDS = ("cat", "dog", "airplane")
 #: "bank" at the same position in both, so only the context differs
 DEFAULT_SENTENCES = ("the river bank was flooded", "the savings bank was closed")
 DEFAULT_WORD = "bank"
-#: most tokens the "why vectors" panels show
-MAX_WHY_TOKENS = 6
-_PIECE_PREFIXES = ("Ġ", "▁", "##", " ")
-
-
-def cosine(a: np.ndarray, b: np.ndarray) -> float:
-    """cos(a, b) = a·b / (‖a‖‖b‖) in float64; NaN for a zero or non-finite vector."""
-    a = np.asarray(a, np.float64).ravel()
-    b = np.asarray(b, np.float64).ravel()
-    na, nb = np.linalg.norm(a), np.linalg.norm(b)
-    if not (np.isfinite(na) and np.isfinite(nb)) or na == 0 or nb == 0:
-        return float("nan")
-    return float(a @ b / (na * nb))
-
-
-def _clean_piece(piece: str) -> str:
-    for p in _PIECE_PREFIXES:
-        if piece.startswith(p):
-            piece = piece[len(p):]
-    return piece.strip().lower()
-
-
-def resolve_word(tokenizer, word: str) -> int | None:
-    """The id of ``word`` when the vocabulary holds it as one token, else None.
-
-    Tries the word itself, with a word-start marker (GPT-2 ``Ġ``,
-    SentencePiece ``▁``), lower-cased, then tokenizes it and accepts a single
-    non-special piece.
-    """
-    word = word.strip()
-    if not word:
-        return None
-    for cand in (word, "Ġ" + word, "▁" + word, word.lower(), "Ġ" + word.lower(), "▁" + word.lower()):
-        try:
-            tid = tokenizer.id_of(cand)
-        except Exception:
-            tid = None
-        if tid is not None and tid >= 0:
-            return int(tid)
-    try:
-        toks = [t for t in tokenizer.encode(word) if not t.special]
-    except Exception:
-        return None
-    if len(toks) == 1 and toks[0].id >= 0 and _clean_piece(toks[0].piece) == word.lower():
-        return int(toks[0].id)
-    return None
-
-
-@dataclass(frozen=True)
-class WhyVectors:
-    """The same tokens three ways.
-
-    Attributes
-    ----------
-    labels : tuple of str
-        What the user sees for each token (the word or the piece).
-    ids : ndarray, int64, shape (n,)
-    id_distance : ndarray, int64, shape (n, n)
-        |i - j| between the scalar ids.
-    onehot_distance : ndarray, float64, shape (n, n)
-        ‖e_i - e_j‖ between one-hot vectors of length V.
-    onehot_cosine : ndarray, float64, shape (n, n)
-    cosine : ndarray, float64, shape (n, n)
-        Cosine between the table's rows (NaN for zero or non-finite rows).
-    from_text : bool
-        The words were not in the vocabulary; the first tokens of the text were used.
-    missing : tuple of str
-        Words the vocabulary does not hold as a single token.
-    """
-
-    labels: tuple
-    ids: np.ndarray
-    id_distance: np.ndarray
-    onehot_distance: np.ndarray
-    onehot_cosine: np.ndarray
-    cosine: np.ndarray
-    from_text: bool = False
-    missing: tuple = ()
-
-    @property
-    def n(self) -> int:
-        return len(self.ids)
-
-
-def _cosine_matrix(x: np.ndarray) -> np.ndarray:
-    x = np.asarray(x, np.float64)
-    with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
-        norms = np.linalg.norm(x, axis=1)
-        bad = ~np.isfinite(norms) | (norms == 0) | ~np.all(np.isfinite(x), axis=1)
-        unit = x / np.where(bad, 1.0, norms)[:, None]
-        c = unit @ unit.T
-    c[bad, :] = np.nan
-    c[:, bad] = np.nan
-    return np.clip(c, -1.0, 1.0)
-
-
-def why_vectors(table, words: Sequence[str] = DEFAULT_WORDS, text_tokens: Sequence = ()) -> WhyVectors:
-    """The scalar-id, one-hot and learned-vector views of a few tokens.
-
-    Parameters
-    ----------
-    table : EmbeddingTable
-    words : sequence of str
-        Words to look up; those the vocabulary holds as one token are used.
-    text_tokens : sequence of Token
-        Fallback when fewer than two words are found: the first distinct
-        non-special tokens of the text.
-
-    Returns
-    -------
-    WhyVectors
-        With n >= 0 tokens (at most :data:`MAX_WHY_TOKENS`).
-    """
-    v = int(table.vocab_size)
-    labels, ids, missing = [], [], []
-    for w in words:
-        w = w.strip()
-        if not w:
-            continue
-        tid = resolve_word(table.tokenizer, w)
-        if tid is None or not 0 <= tid < v:
-            missing.append(w)
-        elif tid not in ids:
-            labels.append(w)
-            ids.append(tid)
-    from_text = False
-    if len(ids) < 2:
-        from_text = True
-        labels, ids = [], []
-        for t in text_tokens:
-            if t.special or not 0 <= t.id < v or t.id in ids:
-                continue
-            labels.append(_clean_piece(t.piece) or t.piece)
-            ids.append(int(t.id))
-            if len(ids) >= MAX_WHY_TOKENS:
-                break
-    ids = ids[:MAX_WHY_TOKENS]
-    labels = labels[:MAX_WHY_TOKENS]
-    arr = np.asarray(ids, np.int64)
-    n = len(arr)
-    id_dist = np.abs(arr[:, None] - arr[None, :])
-    # two one-hot vectors differ in exactly two places whatever V is: never build (n, V)
-    oh_dist = one_hot_distance_matrix(arr)
-    oh_cos = (arr[:, None] == arr[None, :]).astype(np.float64)
-    rows = table.rows(arr) if n else np.zeros((0, table.dim), np.float32)
-    cos = _cosine_matrix(rows) if n else np.zeros((0, 0))
-    return WhyVectors(tuple(labels), arr, id_dist, oh_dist, oh_cos, cos, from_text, tuple(missing))
 
 
 # --------------------------------------------------------------------------
@@ -281,7 +123,7 @@ def same_row(table, sentences: Sequence[str], word: str = DEFAULT_WORD) -> SameR
         for t in toks:
             if t.special or not 0 <= t.id < table.vocab_size:
                 continue
-            if t.text_in(s).strip().lower() == word.lower() and _clean_piece(t.piece) == word.lower():
+            if t.text_in(s).strip().lower() == word.lower() and clean_piece(t.piece) == word.lower():
                 occ.append(Occurrence(k, t.position, int(t.id), t.piece))
     # prefer one occurrence from each of two sentences; else two from one
     firsts = [next(o for o in occ if o.sentence == k) for k in sorted({o.sentence for o in occ})]
@@ -325,7 +167,7 @@ def repeated_word(table, text: str) -> str | None:
     seen = set()
     for t in toks:
         w = t.text_in(text).strip().lower()
-        if t.special or not w or _clean_piece(t.piece) != w or not 0 <= t.id < table.vocab_size:
+        if t.special or not w or clean_piece(t.piece) != w or not 0 <= t.id < table.vocab_size:
             continue
         if w in seen:
             return w

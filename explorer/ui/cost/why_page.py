@@ -9,7 +9,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QVBoxLayout, QWidget
 
-from ...core.context import DEFAULT_WORDS, MAX_WHY_TOKENS, WhyVectors, why_vectors
+from ...core.why import DEFAULT_WORDS, MAX_WHY_TOKENS, WhyVectors, why_vectors
 from ...core.errors import user_message
 from ...state import AppState
 from ..binding import ShownGate
