@@ -138,9 +138,9 @@ class Explorer(QObject):
         return LookupView(self.state, runner=self._runner())
 
     def _build_projection(self):
-        from .ui.projection_view import ProjectionView
+        from .ui.projection import ProjectionView
 
-        view = ProjectionView(self.state, runner=self._runner())
+        view = ProjectionView(self.state)
         view.token_selected.connect(self.state.set_selected_token)
         view.token_added.connect(self.state.add_extra_token)
         return view

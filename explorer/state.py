@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QObject, Signal
 
+from .core.analogy import ANALOGY_K, analogy_job
 from .core.context import contextual_job
 from .core.geometry import random_vector_check_job
 from .core.loading import ClassIndex, LoadedModel
@@ -76,6 +77,7 @@ class AppState(QObject):
     measurement : the lookup timings, when :meth:`measure_lookup` asks for them.
     random_check : CosineCheck of random vectors and the table's rows (lazy).
     context : ContextResult of the model's first layer, for :meth:`request_context`.
+    analogy : AnalogyResult of a − b + c, for :meth:`request_analogy`.
     similarity : SimilarityMatrices of the text's and the added tokens, by the
         measure of :meth:`request_similarity` (only while wanted; on the spot when cheap).
     """
@@ -109,6 +111,7 @@ class AppState(QObject):
         self.measurement = Computation(self)
         self.random_check = Computation(self, lazy=True)
         self.context = Computation(self)
+        self.analogy = Computation(self)
         self.similarity = Computation(self, lazy=True)
         self._similarity_metric: str | None = None
         self._projection_params: tuple[str, int] | None = None
@@ -399,6 +402,15 @@ class AppState(QObject):
         """Time gather, one-hot @ E and nn.Linear on the table, in a worker."""
         if self._table is not None:
             self.measurement.request(measure_lookup_job, self._table, batch_sizes)
+
+    def request_analogy(self, a: int, b: int, c: int) -> None:
+        """Solve a − b + c on the table (the rows nearest to â − b̂ + ĉ), in a worker."""
+        table = self._table
+        if table is None:
+            self.analogy.clear()
+            return
+        a, b, c = int(a), int(b), int(c)
+        self.analogy.request(analogy_job, table, a, b, c, ANALOGY_K, key=(id(table), a, b, c))
 
     def request_context(self, folder, sequences, picks) -> None:
         """Run the model's first layer on ``sequences`` and compare the vectors at ``picks``."""

@@ -19,6 +19,7 @@ def test_wheel_contains_resources_and_entry_point(tmp_path):
                    "explorer/resources/default/config.json", "explorer/resources/default/classes.json",
                    "explorer/resources/toy/robot.json", "explorer/cli.py", "explorer/core/sources.py"):
         assert needed in names, needed
+    assert "explorer/ui/projection/view.py" in names  # a view split into a package ships whole
     entry = next(n for n in names if n.endswith("entry_points.txt"))
     text = zipfile.ZipFile(wheel).read(entry).decode()
     assert "embedding-explorer = explorer.cli:main" in text

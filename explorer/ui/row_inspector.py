@@ -232,6 +232,7 @@ class RowInspector(QWidget):
         table, token_id = self._state.table, self._state.selected_id
         if table is None or token_id < 0:
             self._clear()
+            self._explain_bad_token()
             return
         facts = row_facts(table, token_id)
         self._row = facts.values
@@ -250,6 +251,20 @@ class RowInspector(QWidget):
         self._update_pooled()
         if self._state.neighbors.value is None:
             self._on_neighbors_reset()
+
+    def _explain_bad_token(self) -> None:
+        """The selected chip names no row: say why instead of "No token selected"."""
+        table, tokenized, pos = self._state.table, self._state.tokenized, self._state.selected_position
+        if table is None or not 0 <= pos < len(tokenized.tokens):
+            return
+        token = tokenized.tokens[pos]
+        self.title.setText(display_piece(token.piece))
+        if token.id < 0:
+            why = "it is not in this table's vocabulary, so it has no row"
+        else:
+            why = (f"id {token.id:,} is past the last row: this table has rows 0 to {table.vocab_size - 1:,} "
+                   f"(V = {table.vocab_size:,}); a lookup would fail with an index error")
+        self.subtitle.setText(f"Token {pos + 1:,} of the text: {why}.")
 
     def _on_neighbors_reset(self) -> None:
         self._fill_neighbors([])

@@ -14,6 +14,8 @@ TEXT_TOKENS = "#C98A00"
 #: tokens the user added (neighbours, searches)
 EXTRA = "#8E6CC7"
 ERROR = "#D1495B"
+#: neighbours of the selected and of the text's tokens (the projection)
+NEIGHBORS = "#5D8AA8"
 #: Okabe-Ito, colour-blind safe, for classes
 CLASS_COLORS = ["#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7", "#000000", "#999999",
                  # Paul Tol's muted colours past Okabe-Ito's nine: the bundled language has ten classes
@@ -85,20 +87,6 @@ def contrast_ratio(a: QColor, b: QColor) -> float:
     return (la + 0.05) / (lb + 0.05)
 
 
-def composite(color: QColor, under: QColor | None = None) -> QColor:
-    """What a translucent ``color`` looks like over ``under`` (default: the
-    palette's Base, the background of tables and plots)."""
-    color = QColor(color)
-    if color.alpha() == 255:
-        return color
-    if under is None:
-        under = QColor(plot_colors()[0])
-    a = color.alphaF()
-    return QColor.fromRgbF(*(a * x + (1 - a) * y for x, y in ((color.redF(), under.redF()),
-                                                             (color.greenF(), under.greenF()),
-                                                             (color.blueF(), under.blueF()))))
-
-
 def text_color_on(background: QColor | str, under: QColor | None = None) -> QColor:
     """The text colour (DARK_TEXT or LIGHT_TEXT) that reads best on ``background``.
 
@@ -106,7 +94,10 @@ def text_color_on(background: QColor | str, under: QColor | None = None) -> QCol
     palette's Base), so a lightly tinted cell in the dark theme gets light
     text and the same cell in the light theme dark text.
     """
-    bg = composite(QColor(background), under)
+    bg = QColor(background)
+    if bg.alpha() < 255:
+        opaque = QColor(bg.red(), bg.green(), bg.blue())
+        bg = blend(opaque, under if under is not None else plot_colors()[0], bg.alphaF())
     dark, light = QColor(DARK_TEXT), QColor(LIGHT_TEXT)
     return dark if contrast_ratio(bg, dark) >= contrast_ratio(bg, light) else light
 
@@ -132,8 +123,24 @@ def mono_font(point_size: int | None = None) -> QFont:
     return f
 
 
+def blend(top: str | QColor, bottom: str | QColor, alpha: float) -> QColor:
+    """The opaque colour of ``top`` drawn at ``alpha`` (0..1) over ``bottom``.
+
+    Plots draw faint lines in this colour rather than with a translucent pen:
+    Qt's raster engine blends a translucent vertical line pixel by pixel,
+    about 25 times slower than it draws an opaque one.
+    """
+    t, b = QColor(top), QColor(bottom)
+    mix = [round(alpha * ct + (1 - alpha) * cb) for ct, cb in ((t.red(), b.red()), (t.green(), b.green()),
+                                                                 (t.blue(), b.blue()))]
+    return QColor(*mix)
+
+
 def class_color(index: int) -> str:
-    return CLASS_COLORS[index % len(CLASS_COLORS)]
+    """Colour of class ``index``; Okabe-Ito's black becomes near-white on a dark palette."""
+    color = CLASS_COLORS[index % len(CLASS_COLORS)]
+    dark = QColor(plot_colors()[0]).lightness() < 128  # plots drawn on a dark base
+    return "#E8E8E8" if color == "#000000" and dark else color
 
 
 STYLESHEET = """

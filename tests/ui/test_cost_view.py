@@ -12,7 +12,7 @@ from PySide6.QtWidgets import QApplication
 
 from explorer.core.sources import open_table, package_path
 from explorer.ui.cost import CostView
-from explorer.ui.style import composite, contrast_ratio, dark_palette
+from explorer.ui.style import blend, contrast_ratio, dark_palette
 from ui_helpers import standalone_view
 
 RUN_TIMEOUT = 120_000
@@ -286,7 +286,8 @@ def test_cosine_cells_are_readable_in_both_palettes(view):
             for r in range(4):
                 for c in range(4):
                     item = cells.item(r, c)
-                    bg = composite(item.background().color(), base)
+                    cell = item.background().color()
+                    bg = blend(QColor(cell.red(), cell.green(), cell.blue()), base, cell.alphaF())
                     fg = item.foreground().color()
                     # the better of dark and light text on any cell reaches at least 4.1:1
                     assert contrast_ratio(bg, fg) >= 4.0, (r, c, bg.name(), fg.name())

@@ -44,13 +44,14 @@ def standalone_view(qtbot, view_cls, size=(1000, 700), **kwargs):
     ``runner=``), wired like the app wires it; ``kwargs`` go to the view.
 
     A generator for fixtures: yields (view, state, runner), then stops the
-    runner and the state's jobs.
+    runner and the state's jobs. Views that follow the state's computations
+    take no runner; they get only the state.
     """
     import inspect
 
     from explorer.app import make_app
     from explorer.state import AppState
-    from explorer.workers import Computation, JobRunner, await_all_workers
+    from explorer.workers import JobRunner, await_all_workers
 
     make_app()
     state = AppState()
@@ -59,15 +60,15 @@ def standalone_view(qtbot, view_cls, size=(1000, 700), **kwargs):
         kwargs.setdefault("runner", runner)
     v = view_cls(state, **kwargs)
     for name, slot in (("token_selected", state.set_selected_token), ("token_added", state.add_extra_token)):
-        if hasattr(v, name):
+        if hasattr(v, name):  # the Cost view adds no tokens
             getattr(v, name).connect(slot)
     qtbot.addWidget(v)
     v.resize(*size)
     v.show()
     yield v, state, runner
     runner.cancel(emit=False)
-    for comp in state.findChildren(Computation):
-        comp.cancel()
+    for job in state.findChildren(JobRunner):
+        job.cancel(emit=False)
     await_all_workers()
 
 
