@@ -118,6 +118,19 @@ def test_click_a_cell_selects_the_pair(qtbot, view):
     assert all(m.row_rect.isVisible() for m in page.maps)
 
 
+def test_pieces_with_angle_brackets_are_shown_as_text(view):
+    v, state, _ = view
+    page = v.regimes_page
+    t = open_table("toy:cat-sat")  # has a <pad> row
+    state.set_table(t)
+    pad = t.tokenizer.id_of("<pad>")
+    state.set_text("cat sat")
+    state.add_extra_token(pad)
+    m = page.matrices
+    page.select_cell(m.index(pad), 0)
+    assert "&lt;pad&gt;" in page.info.text()  # written as text, not swallowed as a tag
+
+
 def test_model_switch_clears_the_hover_text(view):
     v, state, _ = view
     page = v.regimes_page
@@ -137,7 +150,7 @@ def test_added_tokens_join_and_cap(view):
     state.set_table(t)
     state.set_text("the cat")
     page.search.setText("dog")
-    page._on_search_return_pressed()
+    page.search.returnPressed.emit()
     dog = t.tokenizer.id_of("dog")
     assert dog in state.extra_ids and page.matrices.ids[-1] == dog
     for i in range(3, 193):

@@ -13,7 +13,7 @@ from ...core.geometry import random_cosine_bound, random_cosine_std, shell_volum
 from ...state import AppState
 from ..binding import ShownGate
 from ..style import SPACING, mono_font
-from .tiles import ReflowGrid, Tile, note_label
+from .tiles import ReflowGrid, Tile, note_label, plain_label
 
 EMPTY_TITLE = "Open a model to see what its embedding table costs (Ctrl+O)"
 
@@ -52,9 +52,8 @@ class CardPage(QWidget):
         lay = QVBoxLayout(self)
         lay.setContentsMargins(SPACING * 2, SPACING * 2, SPACING * 2, SPACING * 2)
         lay.setSpacing(SPACING)
-        self.title = QLabel(EMPTY_TITLE)
+        self.title = plain_label(EMPTY_TITLE)
         self.title.setObjectName("CardTitle")
-        self.title.setWordWrap(True)
         self.title.setTextInteractionFlags(Qt.TextSelectableByMouse)
         lay.addWidget(self.title)
         self._grid = ReflowGrid(TILE_WIDTH, COLUMNS, min_columns=2)

@@ -36,7 +36,7 @@ from ...core.errors import user_message
 from ...state import AppState
 from ..binding import JobBinding, ShownGate
 from ..style import ACCENT, SPACING, TEXT_TOKENS, mono_font
-from .tiles import note_label, title_label
+from .tiles import note_label, plain_label, title_label
 
 #: typing pauses this long before the model's first layer runs again
 DEBOUNCE_MS = 400
@@ -89,9 +89,8 @@ class ContextPage(QWidget):
         self.occ_table = _readonly_table(OCCURRENCE_COLUMNS, "Each occurrence of the word: its sentence, position, "
                                          "id and the row it reads", 92)
         lay.addWidget(self.occ_table)
-        self.verdict = QLabel("")
+        self.verdict = plain_label()
         self.verdict.setObjectName("Verdict")
-        self.verdict.setWordWrap(True)
         self.verdict.setTextInteractionFlags(Qt.TextSelectableByMouse)
         lay.addWidget(self.verdict)
 
@@ -113,8 +112,7 @@ class ContextPage(QWidget):
         status.addWidget(self.ctx_progress)
         status.addWidget(self.ctx_cancel)
         lay.addLayout(status)
-        self.scale_note = QLabel("")
-        self.scale_note.setWordWrap(True)
+        self.scale_note = plain_label()
         self.scale_note.setToolTip("The original Transformer multiplies the looked-up row by √d_model before "
                                    "adding positions")
         lay.addWidget(self.scale_note)

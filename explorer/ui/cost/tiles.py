@@ -44,22 +44,19 @@ class Tile(QFrame):
         lay = QVBoxLayout(self)
         lay.setContentsMargins(SPACING * 2, SPACING, SPACING * 2, SPACING)
         lay.setSpacing(2)
-        self.caption = QLabel(caption)
+        self.caption = plain_label(caption, wrap=False)
         self.caption.setObjectName("TileCaption")
-        self.value = QLabel("–")
+        self.value = plain_label("–", wrap=False)
         self.value.setObjectName("TileValue")
         f = QFont(self.value.font())
         f.setPointSize(18)
         f.setWeight(QFont.DemiBold)
         self.value.setFont(f)
         self.value.setTextInteractionFlags(Qt.TextSelectableByMouse)
-        self.sub = QLabel("")
+        self.sub = plain_label()
         self.sub.setObjectName("TileSub")
         self.sub.setTextInteractionFlags(Qt.TextSelectableByMouse)
-        self.sub.setWordWrap(True)
-        self.formula = QLabel("")
-        self.formula.setObjectName("TileFormula")
-        self.formula.setWordWrap(True)
+        self.formula = note_label()
         for w in (self.caption, self.value, self.sub, self.formula):
             lay.addWidget(w)
         lay.addStretch(1)
@@ -120,16 +117,24 @@ class ReflowGrid(QGridLayout):
             self.setColumnStretch(c, 1 if c < columns else 0)
 
 
+def plain_label(text: str = "", wrap: bool = True) -> QLabel:
+    """A label that shows its text as written: pieces such as <pad> and words
+    the user typed are never taken for markup."""
+    lab = QLabel(text)
+    lab.setTextFormat(Qt.PlainText)
+    lab.setWordWrap(wrap)
+    return lab
+
+
 def note_label(text: str = "") -> QLabel:
     """A quiet, wrapping line under a panel (formulas, captions)."""
-    lab = QLabel(text)
+    lab = plain_label(text)
     lab.setObjectName("TileFormula")
-    lab.setWordWrap(True)
     return lab
 
 
 def title_label(text: str) -> QLabel:
-    lab = QLabel(text)
+    lab = plain_label(text, wrap=False)
     lab.setObjectName("PanelTitle")
     return lab
 

@@ -14,7 +14,16 @@ from ...core.errors import user_message
 from ...state import AppState
 from ..binding import ShownGate
 from ..style import DIVERGING, SPACING, TEXT_TOKENS, plot_colors, style_plot, text_color_on, translucent
-from .tiles import ReflowGrid, clear_matrix, fill_matrix, fit_height, matrix_table, note_label, title_label
+from .tiles import (
+    ReflowGrid,
+    clear_matrix,
+    fill_matrix,
+    fit_height,
+    matrix_table,
+    note_label,
+    plain_label,
+    title_label,
+)
 
 #: opacity of the cosine colours behind the numbers
 CELL_ALPHA = 110
@@ -88,21 +97,18 @@ class WhyPage(QWidget):
             plot.addItem(ti)
             self._numberline_labels.append(ti)
         self.id_table = matrix_table("|i − j|: the distance ids as numbers would impose")
-        self.id_caption = QLabel("")
-        self.id_caption.setWordWrap(True)
+        self.id_caption = plain_label()
         return self._panel("1 · Ids as numbers", self.numberline, self.id_table, self.id_caption)
 
     def _build_onehot(self) -> QWidget:
         self.onehot_table = matrix_table("Above the diagonal: distance ‖e_i − e_j‖; below it: cos(e_i, e_j); "
                                          "one-hot vectors of length V")
-        self.onehot_caption = QLabel("")
-        self.onehot_caption.setWordWrap(True)
+        self.onehot_caption = plain_label()
         return self._panel("2 · One-hot vectors", self.onehot_table, self.onehot_caption)
 
     def _build_learned(self) -> QWidget:
         self.cos_table = matrix_table("cos(E[i], E[j]) = E[i]·E[j] / (‖E[i]‖ ‖E[j]‖), from the loaded table")
-        self.cos_caption = QLabel("")
-        self.cos_caption.setWordWrap(True)
+        self.cos_caption = plain_label()
         return self._panel("3 · The table's vectors", self.cos_table, self.cos_caption)
 
     @staticmethod

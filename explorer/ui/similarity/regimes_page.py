@@ -5,16 +5,15 @@ worker) while this page is on screen; the page draws them."""
 from __future__ import annotations
 
 import csv
+import html
 
 import pyqtgraph as pg
-from PySide6.QtCore import QStringListModel, Qt, Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QComboBox,
-    QCompleter,
     QFileDialog,
     QHBoxLayout,
     QLabel,
-    QLineEdit,
     QMenu,
     QProgressBar,
     QStackedLayout,
@@ -30,6 +29,7 @@ from ...core.tokens import display_piece
 from ...state import AppState
 from ..binding import JobBinding, ShownGate
 from ..export import export_graphics
+from ..projection.controls import TokenSearch
 from ..style import DIVERGING, SEQUENTIAL, SPACING, plot_colors
 from .heatmap import Heatmap
 
@@ -49,30 +49,6 @@ HOVER_HINT = "Hover a cell to read its value; click it to select that pair"
 def _compact_count(x: float) -> str:
     """A distance between ids short enough for a small cell: 42, 1.23k, 13.6k, 128k."""
     return f"{x:,.0f}" if abs(x) < 1000 else f"{x / 1000:.3g}k"
-
-
-class TokenSearch(QLineEdit):
-    """Type a piece (or #id) and press Enter; completions are filled at the first focus."""
-
-    def __init__(self, parent=None):
-        super().__init__(parent)
-        self._pieces = QStringListModel(self)
-        comp = QCompleter(self._pieces, self)
-        comp.setCaseSensitivity(Qt.CaseInsensitive)
-        comp.setMaxVisibleItems(12)
-        self.setCompleter(comp)
-        self._source = None
-
-    def set_completions(self, source) -> None:
-        """``source()`` gives the pieces to offer (asked at the next focus, not now)."""
-        self._source = source
-        self._pieces.setStringList([])
-
-    def focusInEvent(self, event) -> None:
-        if self._source is not None:
-            source, self._source = self._source, None
-            self._pieces.setStringList(source())
-        super().focusInEvent(event)
 
 
 class RegimesPage(QWidget):
@@ -129,12 +105,11 @@ class RegimesPage(QWidget):
         self.metric_combo.currentIndexChanged.connect(self._on_metric_combo_changed)
         bar.addWidget(self.metric_combo)
         bar.addSpacing(SPACING)
-        self.search = TokenSearch()
+        self.search = TokenSearch()  # the projection's search box: completions filled at the first focus
         self.search.setPlaceholderText("Add a token…")
-        self.search.setClearButtonEnabled(True)
         self.search.setToolTip(f"Type a piece (or #id) and press Enter to add it to the matrix "
                                f"(up to {MAX_TOKENS} tokens in all)")
-        self.search.returnPressed.connect(self._on_search_return_pressed)
+        self.search.query_entered.connect(self._on_search_query_entered)
         bar.addWidget(self.search, 1)
         self.count_label = QLabel()
         self.count_label.setToolTip("Distinct tokens in the matrix: the text's (special tokens left out) and the "
@@ -238,13 +213,13 @@ class RegimesPage(QWidget):
         self.info.setText(HOVER_HINT)  # no hover text of another model survives
         self.glw.setToolTip("")
 
-    def _on_search_return_pressed(self) -> None:
+    def _on_search_query_entered(self, query: str) -> None:
         table = self._state.table
-        if table is None or not self.search.text().strip():
+        if table is None:
             return
-        hits = find_token_ids(table, self.search.text(), limit=1)
+        hits = find_token_ids(table, query, limit=1)
         if not hits:
-            self.info.setText(f"No token “{self.search.text()}” in this vocabulary")
+            self.info.setText(f"No token “{html.escape(query)}” in this vocabulary")
             return
         self.token_added.emit(hits[0])
         self.search.clear()
@@ -325,7 +300,7 @@ class RegimesPage(QWidget):
     def _describe_cell(self, r: int, c: int) -> str:
         m, table = self._m, self._state.table
         a, b = m.ids[r], m.ids[c]
-        pa, pb = display_piece(table.piece(a)), display_piece(table.piece(b))
+        pa, pb = html.escape(display_piece(table.piece(a))), html.escape(display_piece(table.piece(b)))
         text = (f"<b>{pa}</b> (id {a:,}) and <b>{pb}</b> (id {b:,}): {SYMBOLS[m.metric]} = "
                 f"{self._fmt(m)(m.learned[r, c])} · |i − j| = {abs(a - b):,} · one-hot distance = {m.one_hot[r, c]:.3f}")
         self.info.setText(text)
