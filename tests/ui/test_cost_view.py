@@ -248,6 +248,31 @@ def test_model_switch_clears_everything(qtbot, view, minilm):
     assert v.card_page.tiles["params"].value.text() == "12"
 
 
+def test_a_first_layer_run_never_lands_after_a_switch_or_a_cancel(qtbot, view, minilm):
+    from explorer.workers import await_all_workers
+
+    v, state, _ = view
+    page = v.context_page
+    state.set_table(minilm)
+    v.show_page("context")
+    assert state.context.running  # the run started when the page was shown
+    state.set_table(open_table("toy:robot"))  # mid-run
+    assert not state.context.running and state.context.value is None
+    await_all_workers()
+    QApplication.processEvents()  # deliver anything the old worker emitted
+    assert state.context.value is None and page.ctx_table.rowCount() == 0
+    assert "not available" in page.context_message
+    # back on MiniLM, the user cancels the run
+    state.set_table(minilm)
+    assert state.context.running and page.ctx_cancel.isVisibleTo(page)
+    page.ctx_cancel.click()
+    assert not state.context.running and not page.ctx_cancel.isVisibleTo(page)
+    await_all_workers()
+    QApplication.processEvents()
+    assert state.context.value is None and page.ctx_table.rowCount() == 0
+    assert "Cancelled" in page.context_message
+
+
 def test_tables_without_a_model_say_so(qtbot, view):
     v, state, _ = view
     state.set_table(open_table("default"))
