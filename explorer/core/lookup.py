@@ -210,25 +210,20 @@ def stored_base(table) -> tuple[int, object, str]:
     Returns (address, keep_alive, what): hold ``keep_alive`` as long as the
     address is shown, or the memory may be freed and reused. For a GGUF
     table the address is that of its quantised data (memory-mapped file);
-    otherwise ``table.torch_table().data_ptr()``.
+    otherwise ``table.torch_table().data_ptr()``
+    (see :meth:`EmbeddingTable.stored_buffer`).
     """
-    raw = getattr(getattr(table, "_reader", None), "raw", None)
-    if isinstance(raw, np.ndarray) and str(table.dtype) not in ("float32", "float16", "bfloat16"):
-        return int(raw.__array_interface__["data"][0]), raw, f"the {table.dtype} blocks of the memory-mapped GGUF file"
-    tensor = table.torch_table()
-    return int(tensor.data_ptr()), tensor, f"E.data_ptr() ({str(tensor.dtype).replace('torch.', '')} tensor, this process)"
+    buf = table.stored_buffer()
+    return buf.address, buf.keep_alive, buf.description
 
 
 def compare_table_paths(table, token_id: int) -> PathComparison | None:
     """:func:`compare_paths` on a loaded table's real values for one id, or
     None when the table is too big to hold in memory (then nothing is checked)."""
-    if not getattr(table, "fits_in_memory", True):
+    if not table.fits_in_memory:
         return None
     matrix = table.matrix()
-    finite = getattr(table, "_all_finite", None)
-    if finite is None:  # once per table: a V x d scan is too much for every click
-        finite = bool(np.isfinite(matrix).all())
-        setattr(table, "_all_finite", finite)
+    finite = table.all_finite()  # cached by the table: a V x d scan is too much for every click
     with np.errstate(invalid="ignore", over="ignore"):
         return compare_paths(matrix, [int(token_id)], finite=finite)
 
