@@ -156,9 +156,11 @@ def fill_matrix(table: QTableWidget, labels: list[str], values: np.ndarray, fmt:
     """Write ``values`` (n, n) into ``table``; the raw value goes to Qt.UserRole.
 
     With ``colors`` each finite cell gets that background and the text colour
-    that reads best on it (in either palette).
+    that reads best on it (in either palette). Items are reused: creating
+    them anew costs a relayout each.
     """
     n = len(labels)
+    table.setUpdatesEnabled(False)
     table.setRowCount(n)
     table.setColumnCount(n)
     table.setHorizontalHeaderLabels(labels)
@@ -166,14 +168,21 @@ def fill_matrix(table: QTableWidget, labels: list[str], values: np.ndarray, fmt:
     for i in range(n):
         for j in range(n):
             v = values[i, j]
-            item = QTableWidgetItem(fmt(v))
+            item = table.item(i, j)
+            if item is None:
+                item = QTableWidgetItem()
+                table.setItem(i, j, item)
+            item.setText(fmt(v))
             item.setData(Qt.UserRole, float(v))
             item.setTextAlignment(Qt.AlignRight | Qt.AlignVCenter)
             if colors is not None and np.isfinite(v):
                 bg = colors(v)
                 item.setBackground(bg)
                 item.setForeground(text_color_on(bg))
-            table.setItem(i, j, item)
+            else:
+                item.setData(Qt.BackgroundRole, None)
+                item.setData(Qt.ForegroundRole, None)
+    table.setUpdatesEnabled(True)
     fit_height(table)
 
 

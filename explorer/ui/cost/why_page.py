@@ -46,6 +46,7 @@ class WhyPage(QWidget):
         super().__init__(parent)
         self._state = state
         self._why: WhyVectors | None = None
+        self._shown: tuple = (None, None)  # (table, what the panels show)
         self._cmap = pg.colormap.get(DIVERGING)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(SPACING * 2, SPACING, SPACING * 2, SPACING)
@@ -158,6 +159,10 @@ class WhyPage(QWidget):
             self._clear(f"Cannot compare these tokens: {user_message(exc)}")
             return
         self._why = why
+        shown = (tuple(why.ids), why.labels, why.missing, why.from_text)
+        if self._shown[0] is table and self._shown[1] == shown:
+            return  # typing that left the first tokens alone: the panels already show them
+        self._shown = (table, shown)
         self.note.setText(self._note(why))
         self._draw(why, table)
 
@@ -175,6 +180,7 @@ class WhyPage(QWidget):
         return "Same tokens, three ways of turning them into numbers."
 
     def _clear(self, message: str) -> None:
+        self._shown = (None, None)
         self.note.setText(message)
         self.numberline_points.setData(x=[], y=[])
         for ti in self._numberline_labels:

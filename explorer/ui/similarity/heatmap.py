@@ -58,6 +58,7 @@ class Heatmap:
         #: the plot width the column labels were last fitted to (pixels)
         self.layout_width = 0.0
         self._written = 0  # cells with a value written
+        self._cell_state: list = []  # per text item: what it shows (text, colour, font size, column, row)
         self._text_px = 0  # the widest of those values, in pixels
         self.colorbar: pg.ColorBarItem | None = None
         if colorbar_label is not None:
@@ -109,6 +110,7 @@ class Heatmap:
             t.setZValue(5)
             self.plot.addItem(t, ignoreBounds=True)
             self.texts.append(t)
+            self._cell_state.append(None)
         lo, hi = levels
         values = self.values.ravel()[:want]
         fracs = np.full(want, 0.5) if hi == lo else (np.clip(values, lo, hi) - lo) / (hi - lo)
@@ -119,10 +121,14 @@ class Heatmap:
             t = self.texts[k]
             text = fmt(float(values[k]))
             widest = max(widest, metrics.horizontalAdvance(text))
+            state = (text, colors[k].rgb(), font.pointSize(), k % n, k // n)
+            if self._cell_state[k:k + 1] == [state]:
+                continue  # unchanged: touching a text item costs a relayout
             t.setText(text, color=colors[k])
             if t.textItem.font().pointSize() != font.pointSize():
                 t.setFont(font)
             t.setPos(k % n + 0.5, k // n + 0.5)
+            self._cell_state[k:k + 1] = [state]
         for t in self.texts[want:]:
             t.hide()
         self._written, self._text_px = want, widest
