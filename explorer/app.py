@@ -146,9 +146,9 @@ class Explorer(QObject):
         return view
 
     def _build_similarity(self):
-        from .ui.similarity_view import SimilarityView
+        from .ui.similarity import SimilarityView
 
-        view = SimilarityView(self.state, runner=self._runner())
+        view = SimilarityView(self.state)
         view.token_selected.connect(self.state.set_selected_token)
         view.token_added.connect(self.state.add_extra_token)
         return view
@@ -161,9 +161,9 @@ class Explorer(QObject):
         return view
 
     def _build_cost(self):
-        from .ui.cost_view import CostView
+        from .ui.cost import CostView
 
-        view = CostView(self.state, runner=self._runner())
+        view = CostView(self.state)
         view.token_selected.connect(self.state.set_selected_token)
         return view
 

@@ -39,8 +39,9 @@ def load(qtbot, ex, spec: str, ok: bool = True):
     return ex.state.table
 
 
-def standalone_view(qtbot, view_cls, size=(1000, 700)):
-    """A view on its own AppState and JobRunner, wired like the app wires it.
+def standalone_view(qtbot, view_cls, size=(1000, 700), **kwargs):
+    """A view on its own AppState (and a JobRunner for views that still take
+    ``runner=``), wired like the app wires it; ``kwargs`` go to the view.
 
     A generator for fixtures: yields (view, state, runner), then stops the
     runner and the state's jobs. Views that follow the state's computations
@@ -55,10 +56,12 @@ def standalone_view(qtbot, view_cls, size=(1000, 700)):
     make_app()
     state = AppState()
     runner = JobRunner()
-    takes_runner = "runner" in inspect.signature(view_cls).parameters
-    v = view_cls(state, runner=runner) if takes_runner else view_cls(state)
-    v.token_selected.connect(state.set_selected_token)
-    v.token_added.connect(state.add_extra_token)
+    if "runner" in inspect.signature(view_cls).parameters:
+        kwargs.setdefault("runner", runner)
+    v = view_cls(state, **kwargs)
+    for name, slot in (("token_selected", state.set_selected_token), ("token_added", state.add_extra_token)):
+        if hasattr(v, name):  # the Cost view adds no tokens
+            getattr(v, name).connect(slot)
     qtbot.addWidget(v)
     v.resize(*size)
     v.show()
