@@ -9,6 +9,7 @@ import sys
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
+import gc  # noqa: E402
 import json  # noqa: E402
 import logging  # noqa: E402
 
@@ -45,9 +46,12 @@ class Explorer(QObject):
     -------
     load_finished(bool)
         A model load ended (True: installed; False: failed or cancelled).
+    warmed_up()
+        torch is imported (after the first model): the app's long-lived objects exist.
     """
 
     load_finished = Signal(bool)
+    warmed_up = Signal()
 
     def __init__(self, settings: QSettings | None = None, parent=None):
         super().__init__(parent)
@@ -146,9 +150,9 @@ class Explorer(QObject):
         return view
 
     def _build_similarity(self):
-        from .ui.similarity_view import SimilarityView
+        from .ui.similarity import SimilarityView
 
-        view = SimilarityView(self.state, runner=self._runner())
+        view = SimilarityView(self.state)
         view.token_selected.connect(self.state.set_selected_token)
         view.token_added.connect(self.state.add_extra_token)
         return view
@@ -161,9 +165,9 @@ class Explorer(QObject):
         return view
 
     def _build_cost(self):
-        from .ui.cost_view import CostView
+        from .ui.cost import CostView
 
-        view = CostView(self.state, runner=self._runner())
+        view = CostView(self.state)
         view.token_selected.connect(self.state.set_selected_token)
         return view
 
@@ -224,9 +228,14 @@ class Explorer(QObject):
         self._refresh_recent()
         if not self._warmed:
             self._warmed = True
-            self._runner().start(warm_up_job)
+            warm = self._runner()
+            warm.succeeded.connect(self._on_warm_up_succeeded)
+            warm.start(warm_up_job)
         self.window.statusBar().showMessage(f"Opened in {loaded.seconds:.2f} s", 4000)
         self.load_finished.emit(True)
+
+    def _on_warm_up_succeeded(self, _result) -> None:
+        self.warmed_up.emit()
 
     def _on_loader_failed(self, exc: BaseException) -> None:
         self.window.set_progress(None)
@@ -433,6 +442,10 @@ def run(model=None, text=None, token=None, view=None, screenshot=None, size=None
             app.quit()
 
         ex.load_finished.connect(_on_loaded)
+    # torch, the tokenizers and the views make hundreds of thousands of long-lived
+    # objects that every full garbage collection would walk again (60-180 ms, a
+    # stall in whatever handler it lands): once they exist, park them
+    ex.warmed_up.connect(gc.freeze)
     win.show()
     QTimer.singleShot(0, lambda: ex.start(model=model, text=text, token=token))
     code = app.exec()

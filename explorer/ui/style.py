@@ -5,6 +5,7 @@ from __future__ import annotations
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QFont, QFontDatabase, QGuiApplication, QPalette
+from PySide6.QtWidgets import QVBoxLayout
 
 #: "the selected token", the same in every view
 ACCENT = "#00A36C"
@@ -26,6 +27,12 @@ WASTED = "#969696"
 THIRD_PATH = "#0072B2"
 DIVERGING = "CET-D1A"
 SEQUENTIAL = "viridis"
+#: bars of reference figures (other models) beside the loaded one (ACCENT); Okabe-Ito blue and sky blue
+REFERENCE = "#0072B2"
+REFERENCE_LIGHT = "#56B4E9"
+#: text written on colour-mapped cells: the one of these that contrasts more with the cell
+DARK_TEXT = "#1a1a1a"
+LIGHT_TEXT = "#ffffff"
 
 SPACING = 8
 
@@ -61,6 +68,57 @@ def style_plot(plot: pg.PlotItem) -> None:
         ax.setTextPen(fg)
         ax.enableAutoSIPrefix(False)
         ax.setPen(pg.mkPen(QColor(fg).lighter(160) if not is_dark() else QColor(fg).darker(160)))
+
+
+def translucent(color: str | QColor, alpha: int) -> QColor:
+    """``color`` with opacity ``alpha`` (0-255), e.g. a shaded band in the accent colour."""
+    c = QColor(color)
+    c.setAlpha(int(alpha))
+    return c
+
+
+def _relative_luminance(c: QColor) -> float:
+    """WCAG relative luminance of an opaque colour (0 black .. 1 white)."""
+
+    def channel(v: float) -> float:
+        return v / 12.92 if v <= 0.04045 else ((v + 0.055) / 1.055) ** 2.4
+
+    return 0.2126 * channel(c.redF()) + 0.7152 * channel(c.greenF()) + 0.0722 * channel(c.blueF())
+
+
+def contrast_ratio(a: QColor, b: QColor) -> float:
+    """WCAG contrast ratio of two opaque colours (1 .. 21)."""
+    la, lb = sorted((_relative_luminance(QColor(a)), _relative_luminance(QColor(b))), reverse=True)
+    return (la + 0.05) / (lb + 0.05)
+
+
+def text_color_on(background: QColor | str, under: QColor | None = None) -> QColor:
+    """The text colour (DARK_TEXT or LIGHT_TEXT) that reads best on ``background``.
+
+    A translucent background is first blended over ``under`` (default: the
+    palette's Base), so a lightly tinted cell in the dark theme gets light
+    text and the same cell in the light theme dark text.
+    """
+    bg = QColor(background)
+    if bg.alpha() < 255:
+        opaque = QColor(bg.red(), bg.green(), bg.blue())
+        bg = blend(opaque, under if under is not None else plot_colors()[0], bg.alphaF())
+    dark, light = QColor(DARK_TEXT), QColor(LIGHT_TEXT)
+    return dark if contrast_ratio(bg, dark) >= contrast_ratio(bg, light) else light
+
+
+def text_colors_on(rgb) -> list[QColor]:
+    """:func:`text_color_on` for many opaque cells at once: ``rgb`` is an
+    (n, 3) or (n, 4) array of floats in 0..1 (e.g. ColorMap.map(x, mode="float"))."""
+    import numpy as np
+
+    c = np.asarray(rgb, dtype=np.float64)[:, :3]
+    linear = np.where(c <= 0.04045, c / 12.92, ((c + 0.055) / 1.055) ** 2.4)
+    lum = linear @ np.array([0.2126, 0.7152, 0.0722])
+    dark, light = QColor(DARK_TEXT), QColor(LIGHT_TEXT)
+    ld, ll = _relative_luminance(dark), _relative_luminance(light)
+    use_dark = (lum + 0.05) / (ld + 0.05) >= (ll + 0.05) / (lum + 0.05)
+    return [dark if d else light for d in use_dark]
 
 
 def mono_font(point_size: int | None = None) -> QFont:
@@ -159,6 +217,19 @@ def apply_theme(app) -> None:
     theme = os.environ.get("EXPLORER_THEME", "").lower()
     if theme == "dark" or (theme != "light" and is_dark()):
         app.setPalette(dark_palette())
+
+
+class FitLayout(QVBoxLayout):
+    """A view's outer layout that fills the scrolling tab page it sits in.
+
+    Word-wrapped labels give a layout a height-for-width, and a scroll area
+    then sizes the view to its preferred height, scrolling although the view
+    could shrink to the page. Without it the view gets the page's height
+    (or its minimum height, and scrolls only below that).
+    """
+
+    def hasHeightForWidth(self) -> bool:
+        return False
 
 
 def shrinkable(label: pg.LabelItem) -> None:

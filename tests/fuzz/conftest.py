@@ -29,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "core"))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
-from fuzzing import HEADROOM  # noqa: E402
+from fuzzing import HEADROOM, vm_data_bytes  # noqa: E402
 
 
 def pytest_addoption(parser):
@@ -48,22 +48,13 @@ def pytest_configure(config):
         os.environ["EXPLORER_FUZZ_EXAMPLES"] = str(n)
 
 
-def _vm_data_bytes() -> int | None:
-    try:
-        with open("/proc/self/status") as f:
-            for line in f:
-                if line.startswith("VmData:"):
-                    return int(line.split()[1]) * 1024
-    except (OSError, ValueError):
-        return None
-    return None
 
 
 @pytest.fixture(scope="module", autouse=True)
 def bounded_memory():
     """Cap the process's data segment while a fuzz module runs (restored
     after it, so the rest of the suite runs unbounded)."""
-    used = _vm_data_bytes()
+    used = vm_data_bytes()
     soft, hard = resource.getrlimit(resource.RLIMIT_DATA)
     if used is None:
         yield None

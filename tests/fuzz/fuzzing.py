@@ -72,3 +72,15 @@ def check_inspect(table, text: str, limits: InspectLimits = SMALL_LIMITS):
     out = json.dumps(data, allow_nan=False)
     out.encode("utf-8")
     return got
+
+
+def vm_data_bytes() -> int | None:
+    """This process's data segment (what RLIMIT_DATA limits), from /proc, or None."""
+    try:
+        with open("/proc/self/status") as fh:
+            for line in fh:
+                if line.startswith("VmData:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError):
+        return None
+    return None

@@ -399,7 +399,7 @@ def test_outcome_rejects_foreign_errors():
 def test_memory_is_really_bounded_here(bounded_memory):
     """The harness: past the cap an allocation fails, and the core sees the
     cap and refuses the copy first (a 6 GB table with 4 GB of headroom)."""
-    from fuzzing import HEADROOM
+    from fuzzing import HEADROOM, vm_data_bytes
 
     from explorer.core.memory import MemoryLimitError, available_bytes
 
@@ -407,6 +407,8 @@ def test_memory_is_really_bounded_here(bounded_memory):
         pytest.skip("no /proc/self/status here")
     with pytest.raises(MemoryError):
         np.ones(2 * HEADROOM // 8)
-    assert available_bytes() <= HEADROOM
+    # the core sees the cap: what is left under it (the data segment may have
+    # shrunk since the module started, so the room can exceed HEADROOM a little)
+    assert available_bytes() <= bounded_memory - vm_data_bytes() + (64 << 20)
     with pytest.raises(MemoryLimitError, match="needs 6.00 GB"):
         open_table("random:1000000x1500").matrix()

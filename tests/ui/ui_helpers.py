@@ -60,7 +60,7 @@ def standalone_view(qtbot, view_cls, size=(1000, 700), **kwargs):
         kwargs.setdefault("runner", runner)
     v = view_cls(state, **kwargs)
     for name, slot in (("token_selected", state.set_selected_token), ("token_added", state.add_extra_token)):
-        if hasattr(v, name):
+        if hasattr(v, name):  # the Cost view adds no tokens
             getattr(v, name).connect(slot)
     qtbot.addWidget(v)
     v.resize(*size)
