@@ -128,26 +128,10 @@ def mono_font(point_size: int | None = None) -> QFont:
     return f
 
 
-def with_alpha(color, alpha: int) -> QColor:
-    """``color`` (a name or QColor) with opacity ``alpha`` (0..255)."""
-    c = QColor(color)
-    c.setAlpha(int(alpha))
-    return c
-
-
 def css_rgba(color, alpha: int) -> str:
     """``color`` with opacity ``alpha`` (0..255) for rich text: rgba(r,g,b,a)."""
     c = QColor(color)
     return f"rgba({c.red()},{c.green()},{c.blue()},{int(alpha)})"
-
-
-def contrast_text(background) -> QColor:
-    """Near-black or white, whichever reads better on ``background`` (text on
-    colour-mapped cells and filled shapes, in either theme)."""
-    c = QColor(background)
-    # relative luminance (sRGB weights); the crossover where both contrasts are equal
-    lum = 0.2126 * c.redF() ** 2.2 + 0.7152 * c.greenF() ** 2.2 + 0.0722 * c.blueF() ** 2.2
-    return QColor("#202020") if lum > 0.18 else QColor("#ffffff")
 
 
 def blend(top: str | QColor, bottom: str | QColor, alpha: float) -> QColor:

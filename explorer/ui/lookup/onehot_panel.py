@@ -14,7 +14,7 @@ from PySide6.QtWidgets import QGraphicsRectItem, QVBoxLayout, QWidget
 from ...core import animation as anim
 from ...core.animation import RowWindow
 from ...core.lookup import RowLayout
-from ..style import ACCENT, DIVERGING, ERROR, PENDING, SPACING, WASTED, mono_font, plot_colors, with_alpha
+from ..style import ACCENT, DIVERGING, ERROR, PENDING, SPACING, WASTED, mono_font, plot_colors, translucent
 from .plots import GLW_MIN_HEIGHT, SMALL_D, CellTexts, OutputVector, Ranges, elastic_label, make_plot, plot_area
 
 #: pixels (bins) of the compressed one-hot strip
@@ -74,7 +74,7 @@ class OneHotPanel(QWidget):
         self.strip_plot.addItem(self.strip_cursor)
         self.strip_hot = pg.InfiniteLine(angle=90, movable=False, pen=pg.mkPen(ACCENT, width=3))
         self.strip_plot.addItem(self.strip_hot)
-        self.strip_label = pg.TextItem(color=ACCENT, anchor=(0, 0.5), fill=pg.mkBrush(with_alpha(plot_colors()[0], 200)))
+        self.strip_label = pg.TextItem(color=ACCENT, anchor=(0, 0.5), fill=pg.mkBrush(translucent(plot_colors()[0], 200)))
         bold = QFont(self.font())
         bold.setBold(True)
         self.strip_label.setFont(bold)
@@ -104,14 +104,14 @@ class OneHotPanel(QWidget):
         cur_pen.setCosmetic(True)
         self.zoom_cur = QGraphicsRectItem()
         self.zoom_cur.setPen(cur_pen)
-        self.zoom_cur.setBrush(pg.mkBrush(with_alpha(ERROR, 60)))
+        self.zoom_cur.setBrush(pg.mkBrush(translucent(ERROR, 60)))
         self.zoom_cur.setZValue(9)
         self.zoom_plot.addItem(self.zoom_cur)
         self.zoom_gap = pg.TextItem(color=self._fg, anchor=(0.5, 0.5))
         self.zoom_gap.setZValue(10)
         self.zoom_plot.addItem(self.zoom_gap, ignoreBounds=True)
         self.zoom_texts = CellTexts(self.zoom_plot, anim.SMALL_V * SMALL_D)
-        self._shade_rgba = np.array(with_alpha(WASTED, 190).getRgb(), np.uint8)
+        self._shade_rgba = np.array(translucent(WASTED, 190).getRgb(), np.uint8)
 
     def _build_output(self) -> None:
         self.out_plot = make_plot(self.glw, 2, "", self._fg, labelled=True)

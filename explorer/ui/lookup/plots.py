@@ -11,7 +11,7 @@ from PySide6.QtGui import QColor, QFont
 from PySide6.QtWidgets import QLabel, QSizePolicy
 
 from .row_labels import RowLabelAxis
-from ..style import ACCENT, DIVERGING, contrast_text, plot_colors, style_plot
+from ..style import ACCENT, DIVERGING, text_color_on, plot_colors, style_plot
 
 #: values are written as numbers (and drawn as cells) when d is at most this
 SMALL_D = 12
@@ -93,7 +93,7 @@ class CellTexts:
     def text_color(self, value: float, lim: float) -> QColor:
         """Text that reads on the cell's colour (the diverging map over [-lim, lim])."""
         x = 0.5 if not np.isfinite(value) else float(np.clip(0.5 + 0.5 * value / lim, 0.0, 1.0))
-        return contrast_text(self._cmap.map(x, mode=pg.ColorMap.QCOLOR))
+        return text_color_on(self._cmap.map(x, mode=pg.ColorMap.QCOLOR))
 
     def show(self, cells: list[tuple[float, float, str, float]], lim: float) -> None:
         """(x, y, text, value) per cell; the rest are hidden."""

@@ -12,7 +12,7 @@ from superqt import QElidingLabel
 
 from ...core import animation as anim
 from ...core.lookup import RowLayout, StoredBase
-from ..style import ACCENT, ERROR, PENDING, SPACING, contrast_text, css_rgba, mono_font, plot_colors
+from ..style import ACCENT, ERROR, PENDING, SPACING, text_color_on, css_rgba, mono_font, plot_colors
 from .plots import GLW_MIN_HEIGHT, OutputVector, Ranges, elastic_label, make_plot, plot_area, small_font
 
 PHASES = ("1. compute the address", "2. jump to it", "3. copy d values", "done")
@@ -91,7 +91,7 @@ class PointerPanel(QWidget):
         bottom.setPen(pg.mkPen(None))
         bottom.setHeight(4)
         self.mem_labels = []
-        for anchor, color in (((0, 0.5), contrast_text(PENDING)), ((1, 0.5), contrast_text(PENDING)),
+        for anchor, color in (((0, 0.5), text_color_on(PENDING)), ((1, 0.5), text_color_on(PENDING)),
                               ((0, 0.5), QColor(ACCENT))):
             t = pg.TextItem(color=color, anchor=anchor)
             t.setFont(small_font(self.font()))
@@ -175,7 +175,7 @@ class PointerPanel(QWidget):
             rect.setBrush(pg.mkBrush(fill))
             rect.setPen(pg.mkPen(ACCENT if is_hot else self._fg, width=2 if is_hot else 1))
             text.setText(f"row {r:,}")
-            text.setColor(contrast_text(fill))
+            text.setColor(text_color_on(fill))
             text.setPos(r - lo + 0.5, 0.5)
             rect.show()
             text.show()
