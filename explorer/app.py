@@ -9,6 +9,7 @@ import sys
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
+import gc  # noqa: E402
 import json  # noqa: E402
 import logging  # noqa: E402
 
@@ -45,9 +46,12 @@ class Explorer(QObject):
     -------
     load_finished(bool)
         A model load ended (True: installed; False: failed or cancelled).
+    warmed_up()
+        torch is imported (after the first model): the app's long-lived objects exist.
     """
 
     load_finished = Signal(bool)
+    warmed_up = Signal()
 
     def __init__(self, settings: QSettings | None = None, parent=None):
         super().__init__(parent)
@@ -133,22 +137,22 @@ class Explorer(QObject):
         return self.view("cost")
 
     def _build_lookup(self):
-        from .ui.lookup_view import LookupView
+        from .ui.lookup import LookupView
 
-        return LookupView(self.state, runner=self._runner())
+        return LookupView(self.state)
 
     def _build_projection(self):
-        from .ui.projection_view import ProjectionView
+        from .ui.projection import ProjectionView
 
-        view = ProjectionView(self.state, runner=self._runner())
+        view = ProjectionView(self.state)
         view.token_selected.connect(self.state.set_selected_token)
         view.token_added.connect(self.state.add_extra_token)
         return view
 
     def _build_similarity(self):
-        from .ui.similarity_view import SimilarityView
+        from .ui.similarity import SimilarityView
 
-        view = SimilarityView(self.state, runner=self._runner())
+        view = SimilarityView(self.state)
         view.token_selected.connect(self.state.set_selected_token)
         view.token_added.connect(self.state.add_extra_token)
         return view
@@ -161,9 +165,9 @@ class Explorer(QObject):
         return view
 
     def _build_cost(self):
-        from .ui.cost_view import CostView
+        from .ui.cost import CostView
 
-        view = CostView(self.state, runner=self._runner())
+        view = CostView(self.state)
         view.token_selected.connect(self.state.set_selected_token)
         return view
 
@@ -188,8 +192,12 @@ class Explorer(QObject):
     def last_error(self) -> str:
         return self._last_error
 
-    def open_spec(self, spec: str) -> None:
-        """Load ``spec`` in the background; the current model stays until it succeeds."""
+    def open_spec(self, spec: str, keep_text: bool = False) -> None:
+        """Load ``spec`` in the background; the current model stays until it succeeds.
+
+        The new model gets the text last typed for its kind of tokenizer, or
+        with ``keep_text`` the text on screen (unless it cannot read it).
+        """
         spec = (spec or "").strip()
         if not spec or self._closed:
             return
@@ -197,7 +205,7 @@ class Explorer(QObject):
         self.window.set_progress(0.0, f"Opening {spec}…")
         self._remember_text()
         self._load_text = self.state.text
-        self.loader.start(load_model, spec, self.state.text, dict(self._texts))
+        self.loader.start(load_model, spec, self.state.text, {} if keep_text else dict(self._texts))
 
     def cancel_load(self) -> None:
         if self.loader.running:
@@ -220,9 +228,14 @@ class Explorer(QObject):
         self._refresh_recent()
         if not self._warmed:
             self._warmed = True
-            self._runner().start(warm_up_job)
+            warm = self._runner()
+            warm.succeeded.connect(self._on_warm_up_succeeded)
+            warm.start(warm_up_job)
         self.window.statusBar().showMessage(f"Opened in {loaded.seconds:.2f} s", 4000)
         self.load_finished.emit(True)
+
+    def _on_warm_up_succeeded(self, _result) -> None:
+        self.warmed_up.emit()
 
     def _on_loader_failed(self, exc: BaseException) -> None:
         self.window.set_progress(None)
@@ -331,7 +344,7 @@ class Explorer(QObject):
         saved_text = self.settings.value("text", "")
         self.state.set_text(text if text is not None else (saved_text if model is None else ""))
         self._pending_token = token
-        self.open_spec(str(spec))
+        self.open_spec(str(spec), keep_text=text is not None)
 
 
 _QT_NOISE = ("This plugin does not support propagateSizeHints",)
@@ -427,6 +440,10 @@ def run(model=None, text=None, token=None, view=None, screenshot=None, size=None
             app.quit()
 
         ex.load_finished.connect(_on_loaded)
+    # torch, the tokenizers and the views make hundreds of thousands of long-lived
+    # objects that every full garbage collection would walk again (60-180 ms, a
+    # stall in whatever handler it lands): once they exist, park them
+    ex.warmed_up.connect(gc.freeze)
     win.show()
     QTimer.singleShot(0, lambda: ex.start(model=model, text=text, token=token))
     code = app.exec()

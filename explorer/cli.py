@@ -13,14 +13,24 @@ Errors print one line ``error: ...`` and exit with status 2.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import os
 import sys
+import tempfile
+
+from .core.errors import ExplorerError, user_message
 
 VIEWS = ("matrix", "lookup", "projection", "similarity", "training", "cost")
 
 
 class CliError(Exception):
     """A user error: printed as ``error: ...``, exit status 2."""
+
+
+#: argparse takes "-x" for an option; --text takes it as text (see _text_values_with_dashes)
+_DASH_HELP = "text starting with a dash is taken as it is (--text -x), or write --text=-x"
+_TEXT_OPTIONS = ("--text",)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -31,7 +41,7 @@ class _Parser(argparse.ArgumentParser):
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="embedding-explorer", description="See and understand token embedding matrices.")
     p.add_argument("--model", default=None, help="model spec to open (default: the last one, or the bundled model)")
-    p.add_argument("--text", default=None, help="text to tokenize")
+    p.add_argument("--text", default=None, help=f"text to tokenize; {_DASH_HELP}")
     p.add_argument("--token", type=int, default=None, help="position of the token to select (from 0)")
     p.add_argument("--view", default=None, help=f"view to bring to the front: {', '.join(VIEWS)}")
     p.add_argument("--screenshot", default=None, metavar="FILE.png", help="save a screenshot once loaded, then exit")
@@ -44,7 +54,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     i = sub.add_parser("inspect", help="tokenize a text and show its rows and neighbours")
     i.add_argument("--model", default="default")
-    i.add_argument("--text", required=True)
+    i.add_argument("--text", required=True, help=f"the text; {_DASH_HELP}")
     i.add_argument("--k", type=int, default=5, help="neighbours per token")
     i.add_argument("--json", action="store_true")
 
@@ -78,15 +88,46 @@ def build_parser() -> argparse.ArgumentParser:
                    help="one JSON object per step: step, loss, vocab_size, batch_distinct_ids, grad_rows, "
                         "input_grad_rows, changed_rows, grad_fraction, changed_fraction, tied, sparse, optimizer")
 
-    d = sub.add_parser("build-default", help="regenerate the bundled default model bit for bit")
+    d = sub.add_parser("build-default", help="regenerate the bundled default model (bit for bit on the same CPU)")
     d.add_argument("--out", default=None, help="folder to write (default: the package's resources/default)")
     return p
+
+
+def _option_strings(parser: argparse.ArgumentParser) -> set[str]:
+    names = set()
+    for action in parser._actions:
+        names.update(action.option_strings)
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in action.choices.values():
+                names |= _option_strings(sub)
+    return names
+
+
+def _text_values_with_dashes(argv: list[str], options: set[str]) -> list[str]:
+    """Join ``--text VALUE`` into ``--text=VALUE`` when VALUE starts with a
+    dash, so argparse takes it as the text ("expected one argument"
+    otherwise). A value that is itself one of our options (``--text --json``)
+    is left alone: the text was forgotten, and argparse says so; so is
+    ``--``, which argparse drops from any value (the text became a list)."""
+    out: list[str] = []
+    i = 0
+    while i < len(argv):
+        a = argv[i]
+        if a in _TEXT_OPTIONS and i + 1 < len(argv) and argv[i + 1].startswith("-") \
+                and argv[i + 1] != "--" and argv[i + 1].split("=", 1)[0] not in options:
+            out.append(f"{a}={argv[i + 1]}")
+            i += 2
+            continue
+        out.append(a)
+        i += 1
+    return out
 
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     try:
-        args = build_parser().parse_args(argv)
+        parser = build_parser()
+        args = parser.parse_args(_text_values_with_dashes(list(argv), _option_strings(parser)))
         if args.command == "models":
             return cmd_models(args)
         if args.command == "inspect":
@@ -99,7 +140,10 @@ def main(argv: list[str] | None = None) -> int:
             return cmd_build_default(args)
         return cmd_gui(args)
     except CliError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"error: {_one_line(str(exc))}", file=sys.stderr)
+        return 2
+    except (ExplorerError, MemoryError) as exc:
+        print(f"error: {user_message(exc)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130
@@ -107,17 +151,14 @@ def main(argv: list[str] | None = None) -> int:
         return 0
 
 
-def _fail_from(exc: Exception) -> CliError:
-    return CliError(str(exc))
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
 
 
 def _open(spec: str):
-    from .core.sources import SourceError, open_table
+    from .core.sources import open_table
 
-    try:
-        return open_table(spec)
-    except SourceError as exc:
-        raise _fail_from(exc) from None
+    return open_table(spec)
 
 
 # -- models ---------------------------------------------------------------------
@@ -159,70 +200,45 @@ def _print_table(rows, right=()):
 
 
 def inspect_data(spec: str, text: str, k: int = 5) -> dict:
-    """Everything `inspect --json` prints (also used by tests and the GUI)."""
-    from .core.geometry import mean_pool, nearest_neighbors
-    from .core.tokens import TokenizeError, words_of
+    """Everything `inspect --json` prints, as strict JSON data (no NaN or
+    Infinity: non-finite values are None). See :func:`explorer.core.inspection.inspect_text`."""
+    from .core.inspection import inspect_text
 
     table = _open(spec)
-    try:
-        tokens = table.tokenizer.encode(text)
-    except TokenizeError as exc:
-        raise CliError(str(exc)) from None
-    bad = [t for t in tokens if not 0 <= t.id < table.vocab_size]
-    if bad:
-        t = bad[0]
-        from .core.tokens import IdTokenizer
+    with _native_stderr_held():
+        return inspect_text(table, text, k).as_json()
 
-        if isinstance(table.tokenizer, IdTokenizer):
-            raise CliError(f"id {t.id:,} is out of range: this table has rows 0 to {table.vocab_size - 1:,}")
-        raise CliError(
-            f"the tokenizer gave id {t.id:,} for {t.piece!r} but the table has only {table.vocab_size:,} rows "
-            f"(0 to {table.vocab_size - 1:,}); the tokenizer does not match this table"
-        )
-    ids = [t.id for t in tokens]
-    rows = table.rows(ids) if ids else []
-    out_tokens = []
-    neighbors = []
-    for t, row in zip(tokens, rows):
-        out_tokens.append({
-            "position": t.position,
-            "piece": t.piece,
-            "text": t.text_in(text),
-            "id": t.id,
-            "start": t.start,
-            "end": t.end,
-            "special": t.special,
-            "word": t.word,
-            "byte_offset": table.byte_offset(t.id),
-            "row": [float(x) for x in row],
-        })
-        nb = nearest_neighbors(table, row, k=k, exclude=[t.id])
-        neighbors.append([{"piece": table.piece(n.id), "id": n.id, "cosine": n.cosine} for n in nb])
-    words = []
-    for group in words_of(tokens):
-        if len(group) > 1:
-            vec = mean_pool(table.rows([g.id for g in group]))
-            words.append({
-                "text": text[group[0].start:group[-1].end],
-                "positions": [g.position for g in group],
-                "mean": [float(x) for x in vec],
-            })
-    return {
-        "model": table.spec,
-        "name": table.name,
-        "vocab_size": table.vocab_size,
-        "dim": table.dim,
-        "dtype": table.dtype,
-        "row_bytes": table.row_bytes,
-        "params": table.params,
-        "bytes": table.stored_bytes,
-        "tied": table.tied,
-        "model_params": table.model_params,
-        "tokens": out_tokens,
-        "neighbors": neighbors,
-        "words": words,
-        "notes": list(table.notes),
-    }
+
+@contextlib.contextmanager
+def _native_stderr_held():
+    """Hold what native code writes to stderr while a tokenizer runs.
+
+    A Rust panic in a tokenizer prints its own message and backtrace on
+    file descriptor 2 before Python sees the exception (which becomes our
+    one-line error). On failure that noise is dropped; on success anything
+    written is passed on, so no warning is lost.
+    """
+    try:
+        sys.stderr.flush()
+        saved = os.dup(2)
+    except (OSError, ValueError):
+        yield
+        return
+    with tempfile.TemporaryFile() as held:
+        os.dup2(held.fileno(), 2)
+        ok = False
+        try:
+            yield
+            ok = True
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+            if ok:
+                held.seek(0)
+                data = held.read()
+                if data:
+                    sys.stderr.write(data.decode("utf-8", "replace"))
+                    sys.stderr.flush()
 
 
 def cmd_inspect(args) -> int:
@@ -230,7 +246,7 @@ def cmd_inspect(args) -> int:
         raise CliError("--k must be at least 1")
     data = inspect_data(args.model, args.text, args.k)
     if args.json:
-        print(json.dumps(data))
+        print(json.dumps(data, allow_nan=False))
         return 0
     from .core.tokens import display_piece
 
@@ -245,15 +261,23 @@ def cmd_inspect(args) -> int:
         return 0
     rows = [("#", "piece", "id", "byte offset", "row (first values)", "nearest by cosine")]
     for t, nb in zip(data["tokens"], data["neighbors"]):
-        vals = ", ".join(f"{x:+.3f}" for x in t["row"][:4]) + (", ..." if len(t["row"]) > 4 else "")
-        near = ", ".join(f"{display_piece(n['piece'])} {n['cosine']:.2f}" for n in nb[:3])
-        piece = display_piece(t["piece"]) + (" (special)" if t["special"] else "")
-        rows.append((t["position"], piece, f"{t['id']:,}", f"{t['byte_offset']:,} = 0x{t['byte_offset']:X}", f"[{vals}]", near))
+        rows.append((t["position"], display_piece(t["piece"]) + (" (special)" if t["special"] else ""),
+                     f"{t['id']:,}", f"{t['byte_offset']:,} = 0x{t['byte_offset']:X}",
+                     _first_values(t["row"]),
+                     "(not searched)" if nb is None else
+                     ", ".join(f"{display_piece(n['piece'])} {n['cosine']:.2f}" for n in nb[:3])))
     _print_table(rows, right=(0, 2, 3))
     for w in data["words"]:
         print(f"word {w['text']!r} is split into {len(w['positions'])} pieces; their mean pooled row starts "
-              f"[{', '.join(f'{x:+.3f}' for x in w['mean'][:4])}, ...]")
+              f"{_first_values(w['mean'])}")
     return 0
+
+
+def _first_values(row: list | None) -> str:
+    if row is None:
+        return "(not printed)"
+    vals = ", ".join("nan/inf" if x is None else f"{x:+.3f}" for x in row[:4])
+    return f"[{vals}{', ...' if len(row) > 4 else ''}]"
 
 
 # -- bench --------------------------------------------------------------------------
@@ -287,7 +311,7 @@ def cmd_bench(args) -> int:
 
         results["gui"] = bench_gui()
     if args.json:
-        print(json.dumps(results, indent=1))
+        print(json.dumps(bench.results_as_json(results), indent=1))
         return 0
     gui = results.pop("gui", None)
     training = results.pop("training", None)

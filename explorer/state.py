@@ -17,13 +17,15 @@ from __future__ import annotations
 
 from PySide6.QtCore import QObject, Signal
 
+from .core.analogy import ANALOGY_K, analogy_job
 from .core.context import contextual_job
 from .core.geometry import random_vector_check_job
 from .core.loading import ClassIndex, LoadedModel
-from .core.lookup import lookup_check_job, measure_lookup_job
+from .core.lookup import lookup_check_job, measure_lookup_job, stored_base_job
 from .core.neighbors import INLINE_VALUES, iter_neighbors_of, neighbors_of
 from .core.overview import MatrixOverview, matrix_overview
 from .core.projection import DEFAULT_SAMPLE, WHOLE_VOCAB_LIMIT, interest_job, projection_job
+from .core.similarity import is_cheap, matrix_token_ids, similarity_job, similarity_matrices
 from .core.sources import EmbeddingTable
 from .core.text import INLINE_CHARS, TokenizedText, tokenize_text
 from .core.tokens import Token
@@ -73,9 +75,14 @@ class AppState(QObject):
     projection : ProjectionResult for the parameters of :meth:`request_projection` (lazy).
     lookup_check : PathComparison of one-hot @ E and E[i] for the selected token
         (lazy; never computed for a table too big to hold).
-    measurement : the lookup timings, when :meth:`measure_lookup` asks for them.
+    stored_base : StoredBase, where the stored table starts in memory (lazy; None
+        for a table too big to hold).
+    measurement : LookupMeasurement, the lookup timings, when :meth:`measure_lookup` asks for them.
     random_check : CosineCheck of random vectors and the table's rows (lazy).
     context : ContextResult of the model's first layer, for :meth:`request_context`.
+    analogy : AnalogyResult of a − b + c, for :meth:`request_analogy`.
+    similarity : SimilarityMatrices of the text's and the added tokens, by the
+        measure of :meth:`request_similarity` (only while wanted; on the spot when cheap).
     """
 
     model_changed = Signal(object)
@@ -104,9 +111,13 @@ class AppState(QObject):
         self.interest = Computation(self, lazy=True)
         self.projection = Computation(self, lazy=True)
         self.lookup_check = Computation(self, lazy=True)
+        self.stored_base = Computation(self, lazy=True)
         self.measurement = Computation(self)
         self.random_check = Computation(self, lazy=True)
         self.context = Computation(self)
+        self.analogy = Computation(self)
+        self.similarity = Computation(self, lazy=True)
+        self._similarity_metric: str | None = None
         self._projection_params: tuple[str, int] | None = None
         self.interest.finished.connect(self._on_interest_finished)
         self.training = TrainingRunner(self, self.model_changed)
@@ -189,6 +200,7 @@ class AppState(QObject):
         self.overview_changed.emit(loaded.overview)
         self.extra_tokens_changed.emit([])
         self.random_check.request(random_vector_check_job, loaded.table, N_RANDOM_PAIRS, key=id(loaded.table))
+        self.stored_base.request(stored_base_job, loaded.table, key=id(loaded.table))
         if adopt_text and loaded.tokenized.text != self._text:
             self._text = loaded.tokenized.text
             self.text_changed.emit(self._text)
@@ -242,6 +254,7 @@ class AppState(QObject):
         self._tokenized = tokenized
         self.tokens_changed.emit(tokenized)
         self._update_interest()
+        self._update_similarity()
         if tokenized.tokens:
             pos = position if 0 <= position < len(tokenized.tokens) else tokenized.first_selectable()
             self._select(pos, tokenized.tokens[pos].id, force=True)
@@ -279,6 +292,7 @@ class AppState(QObject):
         self._extra = (self._extra + [int(token_id)])[-MAX_EXTRA_TOKENS:]
         self.extra_tokens_changed.emit(list(self._extra))
         self._update_interest()
+        self._update_similarity()
 
     def _select(self, position: int, token_id: int, force: bool = False) -> None:
         token_id = int(token_id) if self.in_range(token_id) else -1
@@ -365,11 +379,44 @@ class AppState(QObject):
             ids = ()
         self.projection.request(projection_job, table, mode, sample, ids, key=(id(table), mode, sample, ids))
 
+    # -- the similarity of the chosen tokens -------------------------------------------------
+    def request_similarity(self, metric: str) -> None:
+        """Compare the text's and the added tokens by ``metric`` (cosine, dot,
+        euclidean: the Similarity view's measure), now and whenever they change."""
+        self._similarity_metric = metric
+        self._update_similarity()
+
+    def _update_similarity(self) -> None:
+        table, metric, comp = self._table, self._similarity_metric, self.similarity
+        if table is None or metric is None:
+            comp.clear()
+            return
+        if not comp.wanted:
+            comp.clear()  # nobody shows it: the view asks again when it is shown
+            return
+        ids = matrix_token_ids(self._tokenized.tokens, self._extra, table.vocab_size)
+        key = (id(table), ids, metric)
+        if comp.key == key and (comp.value is not None or comp.running):
+            return
+        if is_cheap(len(ids), table.dim):
+            comp.publish(similarity_matrices(table, ids, metric), key=key)
+        else:
+            comp.request(similarity_job, table, ids, metric, key=key)
+
     # -- work the user asks for ------------------------------------------------------------
     def measure_lookup(self, batch_sizes: tuple[int, ...] = (1, 64)) -> None:
         """Time gather, one-hot @ E and nn.Linear on the table, in a worker."""
         if self._table is not None:
             self.measurement.request(measure_lookup_job, self._table, batch_sizes)
+
+    def request_analogy(self, a: int, b: int, c: int) -> None:
+        """Solve a − b + c on the table (the rows nearest to â − b̂ + ĉ), in a worker."""
+        table = self._table
+        if table is None:
+            self.analogy.clear()
+            return
+        a, b, c = int(a), int(b), int(c)
+        self.analogy.request(analogy_job, table, a, b, c, ANALOGY_K, key=(id(table), a, b, c))
 
     def request_context(self, folder, sequences, picks) -> None:
         """Run the model's first layer on ``sequences`` and compare the vectors at ``picks``."""

@@ -80,7 +80,13 @@ class JobRunner(QObject):
         self.cancel(emit=False)
         self._generation += 1
         gen = self._generation
-        worker = GeneratorWorker(job, *args, **kwargs)
+        steps = job(*args, **kwargs)
+        worker = GeneratorWorker(_run_steps, steps)
+        # A stopped job's generator is never resumed, so its frame (holding its
+        # arguments: a whole table) lives as long as the worker object, which
+        # superqt can keep (its run() swaps warnings.showwarning, not thread-safely,
+        # for a closure over the worker). Close it once the worker is done.
+        worker.finished.connect(lambda s=steps: _close_steps(s))
         # the lambdas hold the generation, not self: a runner deleted while its
         # job runs is detected in _alive()
         worker.yielded.connect(lambda v, g=gen: self._on_worker_yielded(g, v))
@@ -152,6 +158,18 @@ class JobRunner(QObject):
         if self._alive(gen) and self._worker is not None:
             self._worker = None
             self.running_changed.emit(False)
+
+
+def _run_steps(steps: Iterator):
+    """The generator function superqt's worker needs, around a job's generator."""
+    return (yield from steps)
+
+
+def _close_steps(steps) -> None:
+    try:
+        steps.close()
+    except ValueError:  # still executing: it ends by itself and frees its frame then
+        pass
 
 
 class Computation(QObject):

@@ -44,7 +44,7 @@ def cli_env(tmp_path_factory):
     mp = pytest.MonkeyPatch()
     mp.setenv("EXPLORER_CACHE_DIR", str(cache))
     mp.setenv("EXPLORER_CONFIG_DIR", str(config))
-    mp.setattr(sources, "hf_cache_dir", lambda: hub)
+    mp.setenv("HF_HUB_CACHE", str(hub))
     env = dict(os.environ, HF_HUB_CACHE=str(hub), HF_HUB_OFFLINE="1", PYTHONPATH=str(REPO), QT_QPA_PLATFORM="offscreen")
     env.pop("PYTHONWARNINGS", None)
     yield {"env": env, "hub": hub, "config": config, "snap": snap}
@@ -365,3 +365,131 @@ def test_subprocess_models_json(cli_env):
 def test_subprocess_errors(cli_env, argv):
     p = run(cli_env, *argv)
     assert_one_error_line(p.returncode, p.stdout, p.stderr)
+
+
+# --------------------------------------------------------------------------
+# Issue 11: texts and tables that crashed or took minutes
+# --------------------------------------------------------------------------
+
+
+def test_subprocess_invalid_utf8_text(cli_env):
+    """$'\\xff' on the command line arrives as a lone surrogate: every HF
+    tokenizer raised TypeError before."""
+    p = subprocess.run([sys.executable, "-m", "explorer", "inspect", "--model", "default", "--text",
+                        b"the \xff cat", "--json"], cwd=REPO, env=cli_env["env"], capture_output=True, timeout=120)
+    assert p.returncode == 0, p.stderr.decode(errors="replace")
+    data = json.loads(p.stdout)
+    assert [t["text"] for t in data["tokens"]] == ["the", "\ufffd", "cat"]
+    assert [t["start"] for t in data["tokens"]] == [0, 4, 6]
+
+
+@pytest.mark.parametrize("argv", [["--text", "-the cat"], ["--text=-the cat"], ["--text", "-"]])
+def test_text_starting_with_a_dash(capsys, cli_env, argv):
+    rc, out, err = call(capsys, "inspect", "--model", "default", *argv, "--json")
+    assert rc == 0, err
+    data = json.loads(out)
+    text = argv[-1].split("=", 1)[-1]
+    assert "".join(t["text"] for t in data["tokens"] if not t["special"]).replace(" ", "") in text.replace(" ", "")
+
+
+def test_forgotten_text_still_says_so(capsys, cli_env):
+    rc, out, err = call(capsys, "inspect", "--model", "default", "--text", "--json")
+    assert_one_error_line(rc, out, err)
+    assert "--text: expected one argument" in err
+    rc, out, err = call(capsys, "inspect", "--model", "default", "--text", "--")
+    assert_one_error_line(rc, out, err)
+    with pytest.raises(SystemExit):
+        cli.main(["inspect", "--help"])
+    assert "--text -x" in " ".join(capsys.readouterr().out.split())
+
+
+def test_subprocess_rust_panic_is_one_line(cli_env, tmp_path):
+    folder = mf.folder_with_tokenizer(
+        tmp_path / "panics", mf.wordlevel_json({"[UNK]": 0, "a": 1}, pre_tokenizer=mf.BACKTRACKING_SPLIT))
+    p = run(cli_env, "inspect", "--model", str(folder), "--text", "a" * 40 + "b")
+    assert_one_error_line(p.returncode, p.stdout, p.stderr)
+    assert "tokenizer failed on this text" in p.stderr and "panicked" not in p.stderr
+
+
+def test_missing_unk_token_is_one_line(capsys, cli_env, tmp_path):
+    folder = mf.folder_with_tokenizer(tmp_path / "nounk", mf.wordlevel_json({"a": 0, "b": 1}))
+    rc, out, err = call(capsys, "inspect", "--model", str(folder), "--text", "a zzz")
+    assert_one_error_line(rc, out, err)
+    assert "Missing [UNK] token" in err
+
+
+def test_inspect_json_is_strict_with_non_finite_weights(capsys, cli_env, tmp_path):
+    import torch
+    from safetensors.torch import save_file
+
+    w = torch.randn(50, 8, generator=torch.Generator().manual_seed(0))
+    w[3, 1], w[4, 0], w[4, 1] = float("nan"), float("inf"), float("-inf")
+    save_file({"model.embed_tokens.weight": w}, str(tmp_path / "model.safetensors"))
+    rc, out, err = call(capsys, "inspect", "--model", str(tmp_path), "--text", "3 4 5", "--json")
+    assert rc == 0, err
+
+    def refuse(name):
+        raise AssertionError(f"bare {name} in the JSON")
+
+    data = json.loads(out, parse_constant=refuse)
+    rows = {t["id"]: t["row"] for t in data["tokens"]}
+    assert rows[3][1] is None and rows[4][:2] == [None, None] and None not in rows[5]
+    assert rows[3][0] == pytest.approx(float(w[3, 0]))
+    # the readable form shows them too
+    rc, out, _ = call(capsys, "inspect", "--model", str(tmp_path), "--text", "4")
+    assert rc == 0 and "nan/inf" in out
+
+
+def _english(chars: int) -> str:
+    words = ("the river bank was quiet unlike the bank downtown and embedding tables map token ids to rows "
+             "of numbers while training moves rare rows slowly").split()
+    rng = np.random.default_rng(0)
+    return " ".join(words[i] for i in rng.integers(0, len(words), chars // 3))[:chars]
+
+
+@pytest.mark.parametrize("spec", ["smollm2", "random:50257x768"])
+def test_inspect_of_the_longest_text_is_bounded(cli_env, spec):
+    """20,000 characters ran a whole-vocabulary search per token: 57 s on
+    SmolLM2, 101 s and 122 MB of JSON on 50,257 x 768. Each distinct id is
+    now searched once, and the work is capped by sizes (no clock here)."""
+    from explorer.core.inspection import InspectLimits, inspect_text
+    from explorer.core.tokens import MAX_TEXT_CHARS
+
+    table, matrix, norms = _table(spec)
+    if spec == "smollm2":
+        text = _english(MAX_TEXT_CHARS)
+    else:
+        text = " ".join(str(i) for i in np.random.default_rng(1).integers(0, 50257, 5000))[:MAX_TEXT_CHARS]
+    limits = InspectLimits()
+    result = inspect_text(table, text, k=5, limits=limits)
+    w = result.work
+    distinct = list(dict.fromkeys(t.id for t in result.tokens))
+    assert len(result.tokens) > 3000
+    assert w.search_macs <= limits.search_macs and w.row_values <= limits.row_values
+    assert w.scanned_values <= limits.scan_values
+    assert w.searched_ids == min(len(distinct), limits.search_macs // (table.trained_rows * table.dim))
+    data = result.as_json()
+    assert len(json.dumps(data, allow_nan=False)) < 40_000_000
+    # tokens of one id share one search; the searched ones agree with numpy
+    by_id = {}
+    for t, nbs in zip(data["tokens"], data["neighbors"]):
+        if nbs is not None:
+            assert by_id.setdefault(t["id"], nbs) == nbs
+    for tid in list(by_id)[:5]:
+        cos = _cosines(matrix, norms, table.matrix()[tid])
+        cos[tid] = -np.inf
+        np.testing.assert_allclose([n["cosine"] for n in by_id[tid]], np.sort(cos)[::-1][:5], atol=1e-5)
+    if w.searched_ids < len(distinct):
+        assert any("Neighbours are searched for the first" in n for n in data["notes"])
+    if w.row_values < len(result.tokens) * table.dim:
+        assert any("Rows are printed for the first" in n for n in data["notes"])
+        assert data["tokens"][-1]["row"] is None
+
+
+def test_inspect_does_not_search_tables_past_its_budget(capsys, cli_env):
+    rc, out, err = call(capsys, "inspect", "--model", "random:10000000x65536", "--text", "5 7 5", "--json")
+    assert rc == 0, err
+    data = json.loads(out)
+    assert data["neighbors"] == [None, None, None]
+    assert data["tokens"][0]["row"] == data["tokens"][2]["row"] and len(data["tokens"][0]["row"]) == 65536
+    assert any("Neighbours are not searched" in n for n in data["notes"])

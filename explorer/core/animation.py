@@ -7,19 +7,25 @@ the output. The pointer path computes one address, jumps and copies d values.
 
 Time is continuous: a frame is a pure function of the elapsed (speed-scaled)
 seconds, so an animation driven by a clock and one driven by ``seek`` show
-the same thing. Each row gets its own duration: slow for the first rows and
+the same thing; :class:`Playhead` turns a clock (injectable, so tests move it
+by hand) into that time. Each row gets its own duration: slow for the first rows and
 around the hot row, fast (thousands of rows per second) elsewhere, so a walk
 over 50,000 rows still lasts a few seconds and the hot row can be watched.
+Which rows of E a zoomed picture of the walk shows is :func:`row_window`.
 No Qt here.
 """
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
+from typing import Callable
 
 import numpy as np
 
-__all__ = ["Frame", "WalkSchedule", "make_schedule", "strip_states", "PENDING", "WASTED", "HOT", "SWEEP"]
+__all__ = ["Frame", "WalkSchedule", "make_schedule", "strip_states", "Playhead", "ManualClock", "RowWindow",
+           "row_window",
+           "PENDING", "WASTED", "HOT", "SWEEP"]
 
 #: seconds one row takes when it is shown row by row (speed 1)
 ROW_SECONDS = 0.6
@@ -193,3 +199,168 @@ def strip_states(frame: Frame, vocab_size: int, hot: int, bins: int) -> np.ndarr
     hb = int(np.clip(np.searchsorted(edges, hot, side="right") - 1, 0, n - 1))
     out[hb] = HOT
     return out
+
+
+class ManualClock:
+    """A clock for :class:`Playhead` that moves only when told (tests, and
+    anything that renders frames at chosen times rather than in real time)."""
+
+    def __init__(self, start: float = 0.0):
+        self.now = float(start)
+
+    def __call__(self) -> float:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += float(seconds)
+
+
+class Playhead:
+    """Where the animation is: seconds of animation time, taken from a clock.
+
+    While playing, time runs at ``speed`` times the clock from the moment of
+    the last play, seek or speed change; paused (or suspended) it stands
+    still. It never leaves [0, end].
+
+    Parameters
+    ----------
+    end : float
+        Length of the animation in seconds (speed 1).
+    clock : callable () -> float
+        Seconds from any origin; ``time.perf_counter`` unless a test gives
+        one it moves by hand.
+    """
+
+    def __init__(self, end: float = 0.0, clock: Callable[[], float] = time.perf_counter):
+        self._clock = clock
+        self._end = max(0.0, float(end))
+        self._t = 0.0
+        self._speed = 1.0
+        self._playing = False
+        self._suspended = False
+        self._anchor_clock = clock()
+        self._anchor_t = 0.0
+
+    @property
+    def end(self) -> float:
+        return self._end
+
+    @property
+    def playing(self) -> bool:
+        return self._playing
+
+    @property
+    def speed(self) -> float:
+        return self._speed
+
+    def time(self) -> float:
+        """The animation time now, in seconds (speed 1)."""
+        if not self._playing or self._suspended:
+            return self._t
+        return min(self._end, self._anchor_t + (self._clock() - self._anchor_clock) * self._speed)
+
+    @property
+    def finished(self) -> bool:
+        return self.time() >= self._end
+
+    def reset(self, end: float) -> None:
+        """A new animation of length ``end``, at its start (playing or not, as before)."""
+        self._end = max(0.0, float(end))
+        self.seek(0.0)
+
+    def play(self) -> None:
+        """Run from the current time (from the start when at the end)."""
+        t = self.time()
+        self._t = 0.0 if t >= self._end else t
+        self._playing = True
+        self._anchor()
+
+    def pause(self) -> None:
+        self._t = self.time()
+        self._playing = False
+
+    def seek(self, t: float) -> None:
+        """Jump to ``t`` seconds; keeps playing or paused."""
+        self._t = min(max(float(t), 0.0), self._end)
+        self._anchor()
+
+    def set_speed(self, speed: float) -> None:
+        self._t = self.time()
+        self._speed = float(speed)
+        self._anchor()
+
+    def suspend(self) -> None:
+        """Hold the time without pausing (the picture is not on screen)."""
+        self._t = self.time()
+        self._suspended = True
+
+    def resume(self) -> None:
+        """Carry on from where :meth:`suspend` held the time, without a jump."""
+        if self._suspended:
+            self._suspended = False
+            self._anchor()
+
+    def _anchor(self) -> None:
+        self._anchor_clock = self._clock()
+        self._anchor_t = self._t
+
+
+#: rows shown either side of the hot row in the zoomed window
+ZOOM_HALF = 2
+#: rows shown at the start of the walk before a gap
+LEAD_ROWS = 2
+#: a table with at most this many rows is shown whole
+SMALL_V = 12
+
+
+@dataclass(frozen=True)
+class RowWindow:
+    """The rows of E a zoomed picture of the walk shows.
+
+    The first :data:`LEAD_ROWS` rows (where the walk starts), then, when the
+    hot row is far from them, a gap row standing for the rows in between,
+    then the rows around the hot row. A small table is shown whole.
+
+    Attributes
+    ----------
+    ids : np.ndarray, shape (n,), int64
+        Row ids shown, increasing.
+    positions : np.ndarray, shape (n,), int64
+        Display row of each id (0 at the top); the gap, if any, has its own.
+    gap : tuple (first, last) or None
+        Rows left out between the lead rows and the rows around the hot row.
+    gap_position : int
+        Display row of the gap (-1 without one).
+    n_display : int
+        Display rows in all (ids and gap).
+    """
+
+    ids: np.ndarray
+    positions: np.ndarray
+    gap: tuple[int, int] | None
+    gap_position: int
+    n_display: int
+
+
+def row_window(vocab_size: int, hot: int, half: int = ZOOM_HALF, lead: int = LEAD_ROWS,
+               small: int = SMALL_V) -> RowWindow:
+    """Which rows of a V-row table to show around ``hot``.
+
+    Rows hot-half .. hot+half (shifted to stay inside the table), after
+    the first ``lead`` rows and a gap when they are not adjacent.
+    """
+    v, hot = int(vocab_size), int(hot)
+    if not 0 <= hot < v:
+        raise IndexError(f"token id {hot:,} is out of range: rows 0 to {v - 1:,}")
+    if v <= small:
+        ids = np.arange(v, dtype=np.int64)
+        return RowWindow(ids, ids.copy(), None, -1, v)
+    width = 2 * half + 1
+    lo = max(0, min(hot - half, v - width))
+    near = np.arange(lo, lo + width, dtype=np.int64)
+    if lo <= lead + 1:  # the lead rows run into the window (at most one row left out: show it)
+        ids = np.arange(0, lo + width, dtype=np.int64)
+        return RowWindow(ids, ids.copy(), None, -1, len(ids))
+    ids = np.concatenate([np.arange(lead, dtype=np.int64), near])
+    positions = np.concatenate([np.arange(lead), np.arange(lead + 1, lead + 1 + width)]).astype(np.int64)
+    return RowWindow(ids, positions, (lead, lo - 1), lead, lead + 1 + width)

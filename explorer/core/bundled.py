@@ -1,8 +1,11 @@
 """The bundled default model: trained by the project's own code on the
 synthetic corpus, saved in Hugging Face layout under resources/default.
 
-Regenerate it bit for bit with ``python -m explorer build-default``.
-No Qt here.
+Regenerate it with ``python -m explorer build-default``: bit for bit on the
+same CPU (same corpus, same seed, one thread). On a CPU whose float kernels
+sum in another order the weights differ (training is chaotic) while the
+vocabulary, config, classes and the way the classes cluster stay; that is
+what tests/core/test_bundled.py checks. No Qt here.
 """
 
 from __future__ import annotations
@@ -21,14 +24,14 @@ EXAMPLE_TEXT = "the quick fox chases the sleepy cat in the park ."
 
 
 def build_default(out_dir: str | Path, progress=None):
-    """Train the default model and save it; deterministic (one thread).
+    """Train the default model and save it; deterministic on one CPU (one thread).
 
     Returns the trained torch module.
     """
     import torch
 
     threads = torch.get_num_threads()
-    torch.set_num_threads(1)  # summation order fixed -> identical bits every run
+    torch.set_num_threads(1)  # summation order fixed -> identical bits every run on this CPU
     try:
         corpus = make_corpus(CORPUS_SENTENCES, CORPUS_SEED)
         cfg = TrainConfig(**DEFAULT_CONFIG.__dict__)

@@ -1,17 +1,11 @@
-"""Why vectors, and why the lookup alone knows no context.
+"""Why the lookup alone knows no context.
 
-Three demonstrations for the Cost view (FACTS.md, "Why vectors and not ids"
-and "The object"):
-
-* :func:`why_vectors`: the same few tokens as scalar ids (a false metric
-  |i - j|), as one-hot vectors (every pair sqrt(2) apart, cosine 0) and as
-  the table's learned rows (real cosines).
 * :func:`same_row`: a word typed in two sentences gives the same id, so the
-  same row: the lookup is context-free and order-free.
-* :func:`first_layer_states` / :func:`contextual_job`: where the model itself
-  can run (a transformers architecture with safetensors weights, e.g.
-  MiniLM), the output of its first transformer layer at those positions,
-  which does depend on the neighbours.
+  same row: the lookup is context-free and order-free (FACTS.md, "The object").
+* :func:`context_plan`, :func:`first_layer_states` / :func:`contextual_job`:
+  where the model itself can run (a transformers architecture with
+  safetensors weights, e.g. MiniLM), the output of its first transformer
+  layer at those positions, which does depend on the neighbours.
 
 Pure numpy / torch / transformers; torch and transformers are imported only
 inside the functions that run the model. No Qt here.
@@ -22,188 +16,32 @@ from __future__ import annotations
 import functools
 import importlib.util
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator, Sequence
 
 import numpy as np
 
+from .why import clean_piece, cosine
+
 __all__ = [
-    "DEFAULT_WORDS",
     "DEFAULT_SENTENCES",
-    "WhyVectors",
-    "why_vectors",
-    "resolve_word",
+    "DEFAULT_WORD",
     "Occurrence",
     "SameRow",
     "same_row",
     "repeated_word",
     "context_support",
+    "ContextPlan",
+    "context_plan",
     "ContextResult",
     "first_layer_states",
     "contextual_job",
-    "cosine",
 ]
 
-DEFAULT_WORDS = ("cat", "dog", "airplane")
 #: "bank" at the same position in both, so only the context differs
 DEFAULT_SENTENCES = ("the river bank was flooded", "the savings bank was closed")
 DEFAULT_WORD = "bank"
-#: most tokens the "why vectors" panels show
-MAX_WHY_TOKENS = 6
-_PIECE_PREFIXES = ("Ġ", "▁", "##", " ")
-
-
-def cosine(a: np.ndarray, b: np.ndarray) -> float:
-    """cos(a, b) = a·b / (‖a‖‖b‖) in float64; NaN for a zero or non-finite vector."""
-    a = np.asarray(a, np.float64).ravel()
-    b = np.asarray(b, np.float64).ravel()
-    na, nb = np.linalg.norm(a), np.linalg.norm(b)
-    if not (np.isfinite(na) and np.isfinite(nb)) or na == 0 or nb == 0:
-        return float("nan")
-    return float(a @ b / (na * nb))
-
-
-def _clean_piece(piece: str) -> str:
-    for p in _PIECE_PREFIXES:
-        if piece.startswith(p):
-            piece = piece[len(p):]
-    return piece.strip().lower()
-
-
-def resolve_word(tokenizer, word: str) -> int | None:
-    """The id of ``word`` when the vocabulary holds it as one token, else None.
-
-    Tries the word itself, with a word-start marker (GPT-2 ``Ġ``,
-    SentencePiece ``▁``), lower-cased, then tokenizes it and accepts a single
-    non-special piece.
-    """
-    word = word.strip()
-    if not word:
-        return None
-    for cand in (word, "Ġ" + word, "▁" + word, word.lower(), "Ġ" + word.lower(), "▁" + word.lower()):
-        try:
-            tid = tokenizer.id_of(cand)
-        except Exception:
-            tid = None
-        if tid is not None and tid >= 0:
-            return int(tid)
-    try:
-        toks = [t for t in tokenizer.encode(word) if not t.special]
-    except Exception:
-        return None
-    if len(toks) == 1 and toks[0].id >= 0 and _clean_piece(toks[0].piece) == word.lower():
-        return int(toks[0].id)
-    return None
-
-
-@dataclass
-class WhyVectors:
-    """The same tokens three ways.
-
-    Attributes
-    ----------
-    labels : list of str
-        What the user sees for each token (the word or the piece).
-    ids : ndarray, int64, shape (n,)
-    id_distance : ndarray, int64, shape (n, n)
-        |i - j| between the scalar ids.
-    onehot_distance : ndarray, float64, shape (n, n)
-        ‖e_i - e_j‖ between one-hot vectors of length V.
-    onehot_cosine : ndarray, float64, shape (n, n)
-    cosine : ndarray, float64, shape (n, n)
-        Cosine between the table's rows (NaN for zero or non-finite rows).
-    from_text : bool
-        The words were not in the vocabulary; the first tokens of the text were used.
-    missing : list of str
-        Words the vocabulary does not hold as a single token.
-    """
-
-    labels: list
-    ids: np.ndarray
-    id_distance: np.ndarray
-    onehot_distance: np.ndarray
-    onehot_cosine: np.ndarray
-    cosine: np.ndarray
-    from_text: bool = False
-    missing: list = field(default_factory=list)
-
-    @property
-    def n(self) -> int:
-        return len(self.ids)
-
-
-def _one_hot(ids: np.ndarray, vocab_size: int) -> np.ndarray:
-    oh = np.zeros((len(ids), vocab_size), np.float64)
-    oh[np.arange(len(ids)), ids] = 1.0
-    return oh
-
-
-def _cosine_matrix(x: np.ndarray) -> np.ndarray:
-    x = np.asarray(x, np.float64)
-    with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
-        norms = np.linalg.norm(x, axis=1)
-        bad = ~np.isfinite(norms) | (norms == 0) | ~np.all(np.isfinite(x), axis=1)
-        unit = x / np.where(bad, 1.0, norms)[:, None]
-        c = unit @ unit.T
-    c[bad, :] = np.nan
-    c[:, bad] = np.nan
-    return np.clip(c, -1.0, 1.0)
-
-
-def why_vectors(table, words: Sequence[str] = DEFAULT_WORDS, text_tokens: Sequence = ()) -> WhyVectors:
-    """The scalar-id, one-hot and learned-vector views of a few tokens.
-
-    Parameters
-    ----------
-    table : EmbeddingTable
-    words : sequence of str
-        Words to look up; those the vocabulary holds as one token are used.
-    text_tokens : sequence of Token
-        Fallback when fewer than two words are found: the first distinct
-        non-special tokens of the text.
-
-    Returns
-    -------
-    WhyVectors
-        With n >= 0 tokens (at most :data:`MAX_WHY_TOKENS`).
-    """
-    v = int(table.vocab_size)
-    labels, ids, missing = [], [], []
-    for w in words:
-        w = w.strip()
-        if not w:
-            continue
-        tid = resolve_word(table.tokenizer, w)
-        if tid is None or not 0 <= tid < v:
-            missing.append(w)
-        elif tid not in ids:
-            labels.append(w)
-            ids.append(tid)
-    from_text = False
-    if len(ids) < 2:
-        from_text = True
-        labels, ids = [], []
-        for t in text_tokens:
-            if t.special or not 0 <= t.id < v or t.id in ids:
-                continue
-            labels.append(_clean_piece(t.piece) or t.piece)
-            ids.append(int(t.id))
-            if len(ids) >= MAX_WHY_TOKENS:
-                break
-    ids = ids[:MAX_WHY_TOKENS]
-    labels = labels[:MAX_WHY_TOKENS]
-    arr = np.asarray(ids, np.int64)
-    n = len(arr)
-    id_dist = np.abs(arr[:, None] - arr[None, :])
-    oh = _one_hot(arr, v)
-    # ‖a - b‖² = ‖a‖² + ‖b‖² - 2 a·b, without an (n, n, V) array for big V
-    sq = (oh * oh).sum(1)
-    oh_dist = np.sqrt(np.maximum(sq[:, None] + sq[None, :] - 2 * (oh @ oh.T), 0.0)) if n else np.zeros((0, 0))
-    oh_cos = _cosine_matrix(oh) if n else np.zeros((0, 0))
-    rows = table.rows(arr) if n else np.zeros((0, table.dim), np.float32)
-    cos = _cosine_matrix(rows) if n else np.zeros((0, 0))
-    return WhyVectors(labels, arr, id_dist, oh_dist, oh_cos, cos, from_text, missing)
 
 
 # --------------------------------------------------------------------------
@@ -221,17 +59,17 @@ class Occurrence:
     piece: str
 
 
-@dataclass
+@dataclass(frozen=True)
 class SameRow:
     """A word found in several sentences and the rows its occurrences read.
 
     Attributes
     ----------
     word : str
-    occurrences : list of Occurrence
+    occurrences : tuple of Occurrence
         Two occurrences: the first in each of two sentences, or else the
         first two of one sentence.
-    sequences : list of list of int
+    sequences : tuple of tuple of int
         The ids of each sentence as the tokenizer gives them (specials included).
     rows : ndarray, float32, shape (len(occurrences), d)
     message : str
@@ -239,8 +77,8 @@ class SameRow:
     """
 
     word: str
-    occurrences: list
-    sequences: list
+    occurrences: tuple
+    sequences: tuple
     rows: np.ndarray
     message: str = ""
 
@@ -274,18 +112,18 @@ def same_row(table, sentences: Sequence[str], word: str = DEFAULT_WORD) -> SameR
     word = (word or "").strip()
     empty = np.zeros((0, table.dim), np.float32)
     if not word:
-        return SameRow(word, [], [], empty, "Type a word to look for.")
+        return SameRow(word, (), (), empty, "Type a word to look for.")
     occ, seqs = [], []
     for k, s in enumerate(sentences):
         try:
             toks = table.tokenizer.encode(s)
         except Exception as exc:
-            return SameRow(word, [], [], empty, f"Sentence {k + 1} cannot be tokenized: {exc}")
-        seqs.append([t.id for t in toks])
+            return SameRow(word, (), (), empty, f"Sentence {k + 1} cannot be tokenized: {exc}")
+        seqs.append(tuple(int(t.id) for t in toks))
         for t in toks:
             if t.special or not 0 <= t.id < table.vocab_size:
                 continue
-            if t.text_in(s).strip().lower() == word.lower() and _clean_piece(t.piece) == word.lower():
+            if t.text_in(s).strip().lower() == word.lower() and clean_piece(t.piece) == word.lower():
                 occ.append(Occurrence(k, t.position, int(t.id), t.piece))
     # prefer one occurrence from each of two sentences; else two from one
     firsts = [next(o for o in occ if o.sentence == k) for k in sorted({o.sentence for o in occ})]
@@ -299,9 +137,9 @@ def same_row(table, sentences: Sequence[str], word: str = DEFAULT_WORD) -> SameR
             msg = f"“{word}” is split into several pieces in this vocabulary, so it has no single row; try another word."
         else:
             msg = f"Type “{word}” in both sentences (as a whole word) to compare its two occurrences."
-        return SameRow(word, occ, seqs, empty, msg)
+        return SameRow(word, tuple(occ), tuple(seqs), empty, msg)
     rows = table.rows([o.id for o in occ])
-    return SameRow(word, occ, seqs, rows)
+    return SameRow(word, tuple(occ), tuple(seqs), rows)
 
 
 # --------------------------------------------------------------------------
@@ -329,7 +167,7 @@ def repeated_word(table, text: str) -> str | None:
     seen = set()
     for t in toks:
         w = t.text_in(text).strip().lower()
-        if t.special or not w or _clean_piece(t.piece) != w or not 0 <= t.id < table.vocab_size:
+        if t.special or not w or clean_piece(t.piece) != w or not 0 <= t.id < table.vocab_size:
             continue
         if w in seen:
             return w
@@ -369,6 +207,43 @@ def context_support(table) -> tuple[Path | None, str]:
     return path, ""
 
 
+@dataclass(frozen=True)
+class ContextPlan:
+    """What to run to compare a word's two occurrences after the first layer.
+
+    Attributes
+    ----------
+    folder : Path or None
+        The model folder, or None when the run cannot be made (``reason`` says why).
+    sequences : tuple of tuple of int
+    picks : tuple of (sequence index, position)
+    reason : str
+    """
+
+    folder: Path | None
+    sequences: tuple = ()
+    picks: tuple = ()
+    reason: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return self.folder is not None
+
+
+def context_plan(table, same: SameRow) -> ContextPlan:
+    """The first-layer run that would show ``same``'s occurrences differ, or why there is none.
+
+    Cheap (a file-system check): the run itself is :func:`contextual_job`.
+    """
+    folder, reason = context_support(table)
+    if folder is None:
+        return ContextPlan(None, reason=reason)
+    if not same.ok:
+        return ContextPlan(None, reason="Contextual vectors need two occurrences of the word.")
+    picks = tuple((o.sentence, o.position) for o in same.occurrences)
+    return ContextPlan(folder, tuple(same.sequences), picks)
+
+
 @functools.lru_cache(maxsize=2)
 def _load_first_layer(folder: str):
     """The model with only its first transformer layer, eval mode, cached."""
@@ -387,19 +262,19 @@ def _load_first_layer(folder: str):
     return model
 
 
-@dataclass
+@dataclass(frozen=True)
 class ContextResult:
     """Vectors of chosen token positions at three stages of the model.
 
     Attributes
     ----------
-    stages : list of str
+    stages : tuple of str
         "table row", "embedding layer output", "after transformer layer 1".
     vectors : dict str -> ndarray, float32, shape (n, d)
         One row per chosen (sequence, position).
     """
 
-    stages: list
+    stages: tuple
     vectors: dict
 
     def cosine(self, stage: str, a: int = 0, b: int = 1) -> float:
@@ -449,7 +324,7 @@ def first_layer_states(folder, sequences: Sequence[Sequence[int]], picks: Sequen
             out[STAGES[0]].append(weight[ids[0, pos]].float().numpy().copy())
             out[STAGES[1]].append(hs[0][0, pos].float().numpy().copy())
             out[STAGES[2]].append(hs[1][0, pos].float().numpy().copy())
-    return ContextResult(list(STAGES), {k: np.stack(v).astype(np.float32) for k, v in out.items()})
+    return ContextResult(STAGES, {k: np.stack(v).astype(np.float32) for k, v in out.items()})
 
 
 def contextual_job(folder, sequences, picks) -> Iterator[tuple[float, str]]:

@@ -25,12 +25,19 @@ __all__ = [
     "bytes_per_dtype",
     "tying_text",
     "factorised_break_even",
+    "largest_saving_rank",
+    "Factorisation",
+    "factorisation",
+    "RowLayout",
+    "row_layout",
     "NamedCost",
     "comparison",
     "embedding_scale",
     "format_count",
     "format_mb",
     "format_mib",
+    "format_size",
+    "format_percent",
 ]
 
 #: bytes per element of the plain dtypes a table can be viewed in
@@ -171,10 +178,134 @@ def bytes_per_dtype(vocab_size: int, dim: int, dtypes=DTYPE_ORDER) -> list[Dtype
 def factorised_break_even(vocab_size: int, dim: int) -> float:
     """The k at which V*k + k*d equals V*d: k = V*d / (V + d).
 
-    A factorisation with a smaller k has fewer parameters than E.
+    A factorisation with a smaller k has fewer parameters than E; the break-even
+    is rarely a whole number, so say which ranks save with
+    :func:`largest_saving_rank`, never with this value rounded.
     """
     v, d = int(vocab_size), int(dim)
     return v * d / (v + d) if v + d else 0.0
+
+
+def largest_saving_rank(vocab_size: int, dim: int) -> int:
+    """The largest k with V*k + k*d < V*d (0 when none saves).
+
+    In integers, so no rounding can move it: for MiniLM (30,522 x 384) the
+    break-even is 379.2 and k = 379 still saves (largest k = 379, not 378).
+    """
+    v, d = int(vocab_size), int(dim)
+    if v <= 0 or d <= 0:
+        return 0
+    return (v * d - 1) // (v + d)
+
+
+@dataclass(frozen=True)
+class Factorisation:
+    """E ~ A (V x k) B (k x d) against E itself.
+
+    Attributes
+    ----------
+    vocab_size, dim, k : int
+    params : int
+        V*k + k*d.
+    full_params : int
+        V*d.
+    break_even : float
+        V*d / (V + d).
+    largest_saving_k : int
+        The largest k that still has fewer parameters than E.
+    """
+
+    vocab_size: int
+    dim: int
+    k: int
+    params: int
+    full_params: int
+    break_even: float
+    largest_saving_k: int
+
+    @property
+    def ratio(self) -> float:
+        """params / (V*d); NaN for an empty table."""
+        return self.params / self.full_params if self.full_params else float("nan")
+
+    @property
+    def saves(self) -> bool:
+        return self.params < self.full_params
+
+
+def factorisation(vocab_size: int, dim: int, k: int) -> Factorisation:
+    """The factorised alternative of rank ``k`` to a V x d table."""
+    return Factorisation(int(vocab_size), int(dim), int(k), factorised_params(vocab_size, dim, k),
+                         params(vocab_size, dim), factorised_break_even(vocab_size, dim),
+                         largest_saving_rank(vocab_size, dim))
+
+
+@dataclass(frozen=True)
+class RowLayout:
+    """How one row is stored, and what it would take in float32.
+
+    Attributes
+    ----------
+    dtype : str
+        The stored type: float32, float16, bfloat16, or a GGUF type (Q8_0, F16 ...).
+    dim : int
+    row_bytes : int
+        Bytes of one stored row: the row stride, offset of row i = i * row_bytes.
+    block_values, block_bytes : int
+        A block-quantised row is stored as blocks of ``block_values`` values,
+        ``block_bytes`` bytes each (Q8_0: 32 values, 34 bytes: 32 int8 and one
+        float16 scale). Plain dtypes: 1 value, itemsize bytes.
+    float32_row_bytes : int
+        d * 4: the same row as float32 (what lookups return).
+    """
+
+    dtype: str
+    dim: int
+    row_bytes: int
+    block_values: int
+    block_bytes: int
+    float32_row_bytes: int
+
+    @property
+    def blocks(self) -> int:
+        """Blocks per row (d for a plain dtype)."""
+        return self.dim // self.block_values if self.block_values else 0
+
+    @property
+    def quantised(self) -> bool:
+        """Stored in blocks of several values with their own scale."""
+        return self.block_values > 1
+
+    @property
+    def bytes_per_value(self) -> float:
+        return self.row_bytes / self.dim if self.dim else 0.0
+
+
+def _quant_block(dtype: str) -> tuple[int, int] | None:
+    """(values, bytes) of one block of GGML type ``dtype`` (e.g. Q8_0 -> (32, 34)), or None."""
+    try:
+        import gguf
+
+        return tuple(int(x) for x in gguf.GGML_QUANT_SIZES[gguf.GGMLQuantizationType[dtype]])
+    except (ImportError, KeyError, AttributeError):
+        return None
+
+
+def row_layout(dtype: str, dim: int, row_bytes: int) -> RowLayout:
+    """The stored layout of a row of ``dim`` values taking ``row_bytes`` bytes.
+
+    Plain dtypes are one value per element; GGUF block quantisations are
+    looked up in the gguf package (imported only for them). A layout that
+    cannot be told is described as ``row_bytes`` in one block.
+    """
+    dim, row_bytes = int(dim), int(row_bytes)
+    if dtype in DTYPE_BYTES:
+        block = (1, DTYPE_BYTES[dtype])
+    else:
+        block = _quant_block(dtype)
+        if block is None or not block[0] or dim % block[0] or dim // block[0] * block[1] != row_bytes:
+            block = (dim, row_bytes)
+    return RowLayout(dtype, dim, row_bytes, block[0], block[1], dim * 4)
 
 
 def tying_text(vocab_size: int, dim: int, tied: bool | None) -> str:
@@ -240,3 +371,42 @@ def format_mb(n: float) -> str:
 def format_mib(n: float) -> str:
     """Binary mebibytes with two decimals: '147.24 MiB'."""
     return f"{float(n) / 1024**2:,.2f} MiB"
+
+
+def format_size(n: float, binary: bool = False) -> str:
+    """Bytes in the unit that keeps them readable, two decimals: '154.39 MB',
+    '2.10 GB', '12.80 kB', '48 bytes' (``binary``: KiB, MiB, GiB, TiB).
+
+    Never rounds a size to 0.01 of a too-large unit, so a 2x difference
+    between two small tables stays visible.
+    """
+    n = float(n)
+    base = 1024 if binary else 1000
+    units = ("KiB", "MiB", "GiB", "TiB") if binary else ("kB", "MB", "GB", "TB")
+    if abs(n) < base:
+        return f"{n:,.0f} bytes"
+    p = 1
+    while p < len(units) and abs(n) >= base ** (p + 1):
+        p += 1
+    return f"{n / base ** p:,.2f} {units[p - 1]}"
+
+
+def format_percent(fraction: float, decimals: int = 2, rest: float | None = None) -> str:
+    """A share as a percentage that never rounds to a false 0 % or 100 %:
+    0.99956 -> '99.96 %', 1e-9 -> '< 0.01 %'.
+
+    ``rest`` is 1 - fraction when it is known more precisely than the
+    subtraction gives it (1 - 0.99**4096 is 1.0 in floating point, yet the
+    rest, 1.2e-18, is not 0): the share is then '> 99.99 %'.
+    """
+    x = float(fraction)
+    if x != x:
+        return "–"
+    step = 10.0 ** -decimals
+    pct = 100 * x
+    below_one = x < 1 if rest is None else float(rest) > 0
+    if x > 0 and pct < step:
+        return f"< {step:.{decimals}f} %"
+    if below_one and pct > 100 - step:
+        return f"> {100 - step:.{decimals}f} %"
+    return f"{pct:,.{decimals}f} %"

@@ -17,6 +17,7 @@ __all__ = [
     "similarity_matrix",
     "Neighbor",
     "nearest_neighbors",
+    "nearest_neighbors_many",
     "analogy",
     "mean_pool",
     "Projection",
@@ -35,6 +36,9 @@ __all__ = [
 ]
 
 _EPS = 1e-12
+
+# neighbour search lives in its own module; its names stay importable from here
+from .nearest import Neighbor, analogy, nearest_neighbors, nearest_neighbors_many  # noqa: E402
 
 
 def normalize_rows(x: np.ndarray) -> np.ndarray:
@@ -62,97 +66,6 @@ def similarity_matrix(x: np.ndarray, metric: str = "cosine") -> np.ndarray:
         np.fill_diagonal(d2, 0.0)
         return np.sqrt(d2)
     raise ValueError(f"unknown metric {metric!r}; use cosine, dot or euclidean")
-
-
-@dataclass(frozen=True)
-class Neighbor:
-    id: int
-    cosine: float
-
-
-def _topk(scores: np.ndarray, k: int) -> np.ndarray:
-    k = min(k, scores.size)
-    if k <= 0:
-        return np.empty(0, dtype=np.int64)
-    idx = np.argpartition(-scores, k - 1)[:k]
-    return idx[np.argsort(-scores[idx], kind="stable")]
-
-
-def nearest_neighbors(
-    table,
-    query: np.ndarray,
-    k: int = 5,
-    exclude: Sequence[int] = (),
-    block_rows: int = 32768,
-) -> list[Neighbor]:
-    """Top-k rows by cosine with ``query`` over the whole (trained) vocabulary.
-
-    Parameters
-    ----------
-    table : EmbeddingTable or ndarray (V, d)
-        Searched in blocks, so a table larger than memory works too.
-    query : ndarray (d,)
-    exclude : ids never returned (the query tokens themselves).
-
-    Rows with zero norm or non-finite values are skipped.
-    """
-    q64 = np.asarray(query, dtype=np.float64).reshape(-1)
-    with np.errstate(over="ignore", invalid="ignore"):
-        qn = float(np.linalg.norm(q64))  # float64: a float32 norm overflows for values above ~1.8e19
-    if not np.isfinite(qn) or qn == 0.0:
-        return []
-    q = (q64 / qn).astype(np.float32)
-    excl = set(int(i) for i in exclude)
-    unit = table.unit_matrix() if hasattr(table, "unit_matrix") else None
-    if unit is not None:
-        # a cached unit-norm table: one mat-vec, no norms recomputed per query
-        with np.errstate(invalid="ignore"):
-            scores = unit @ q
-        scores[~np.isfinite(scores)] = -np.inf
-        for i in excl:
-            if 0 <= i < scores.size:
-                scores[i] = -np.inf
-        top = _topk(scores, k)
-        return [Neighbor(int(i), float(scores[i])) for i in top if np.isfinite(scores[i])]
-    best_ids: list[np.ndarray] = []
-    best_scores: list[np.ndarray] = []
-    for start, blk in _blocks(table, block_rows):
-        with np.errstate(over="ignore", invalid="ignore"):
-            # float64 sums of squares: a float32 norm overflows above ~1.8e19 per value
-            norms = np.sqrt(np.einsum("ij,ij->i", blk, blk, dtype=np.float64))
-            scores = (blk @ q) / np.maximum(norms, _EPS)
-        scores[~np.isfinite(scores) | (norms == 0)] = -np.inf
-        for i in excl:
-            if start <= i < start + len(blk):
-                scores[i - start] = -np.inf
-        top = _topk(scores, k)
-        best_ids.append(top + start)
-        best_scores.append(scores[top])
-    if not best_ids:
-        return []
-    ids = np.concatenate(best_ids)
-    scores = np.concatenate(best_scores)
-    order = _topk(scores, k)
-    return [Neighbor(int(ids[i]), float(scores[i])) for i in order if np.isfinite(scores[i])]
-
-
-def _blocks(table, block_rows):
-    if isinstance(table, np.ndarray):
-        for s in range(0, table.shape[0], block_rows):
-            yield s, np.asarray(table[s : s + block_rows], dtype=np.float32)
-    else:
-        yield from table.iter_blocks(block_rows, stop=table.trained_rows)
-
-
-def analogy(table, a: int, b: int, c: int, k: int = 5) -> list[Neighbor]:
-    """Top-k answers to a - b + c (e.g. king - man + woman) by cosine.
-
-    The three inputs are excluded from the answers. Works on unit-normalised
-    rows, as is usual for word analogies.
-    """
-    rows = table[[a, b, c]] if isinstance(table, np.ndarray) else table.rows([a, b, c])
-    ra, rb, rc = normalize_rows(rows)
-    return nearest_neighbors(table, ra - rb + rc, k=k, exclude=(a, b, c))
 
 
 def mean_pool(rows: np.ndarray) -> np.ndarray:

@@ -44,6 +44,13 @@ class GGUFError(ValueError):
     """The file is not a readable GGUF file."""
 
 
+def _q(value, limit: int = 48) -> str:
+    """A name or value from the file, quoted short for a message: a corrupt
+    length can make a key swallow the rest of the header."""
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 @dataclass(frozen=True)
 class GGUFTensorInfo:
     name: str
@@ -69,10 +76,20 @@ class GGUFHeader:
     #: length of each array-valued metadata key (arrays are not decoded)
     array_lengths: dict[str, int]
     tensors: dict[str, GGUFTensorInfo]
+    #: ``general.alignment`` (checked), 32 when the file does not say
+    alignment: int = 32
 
 
 def read_header(path: str | Path) -> GGUFHeader:
-    """Parse the header and tensor directory of a GGUF file.
+    """Parse the header and tensor directory of a GGUF file and check them
+    against the file.
+
+    Besides the format itself, ``general.alignment`` must be a u32 power of
+    two, every tensor must start at a multiple of it, and (when every
+    tensor's type is known) the tensors must follow each other as the GGUF
+    spec and llama.cpp lay them out, ending where the file ends: a header
+    that does not match its file would otherwise read rows from the wrong
+    bytes.
 
     Raises
     ------
@@ -87,8 +104,10 @@ def read_header(path: str | Path) -> GGUFHeader:
         mm = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
         try:
             return _parse(path, mm, size)
-        except (struct.error, IndexError, UnicodeDecodeError, OverflowError) as exc:
+        except (struct.error, IndexError, OverflowError) as exc:
             raise GGUFError(f"the GGUF header is truncated or corrupt ({exc})") from None
+        except UnicodeDecodeError:
+            raise GGUFError("the GGUF header holds a string that is not UTF-8 (corrupt file?)") from None
         finally:
             mm.close()
 
@@ -101,7 +120,9 @@ def _parse(path: Path, mm, size: int) -> GGUFHeader:
     if version not in (2, 3):
         raise GGUFError(f"GGUF version {version} is not supported (versions 2 and 3 are)")
     n_tensors, n_kv = unpack("<QQ", mm, 8)
-    if n_tensors > 1_000_000 or n_kv > 1_000_000:
+    # every entry takes at least 8 bytes (a string length): more entries than
+    # that cannot fit in the file, and would only make the loops below spin
+    if n_tensors > min(1_000_000, size // 8) or n_kv > min(1_000_000, size // 8):
         raise GGUFError("the GGUF header announces an impossible number of entries")
     pos = 24
 
@@ -118,14 +139,16 @@ def _parse(path: Path, mm, size: int) -> GGUFHeader:
         if vtype == _STRING:
             (ln,) = unpack("<Q", mm, p)
             return p + 8 + ln
-        raise GGUFError(f"unknown GGUF value type {vtype}")
+        raise GGUFError(f"unknown GGUF value type {vtype} inside an array (nested arrays are not read)")
 
     metadata: dict = {}
+    types: dict[str, int] = {}
     array_lengths: dict[str, int] = {}
     for _ in range(n_kv):
         key, pos = read_str(pos)
         (vtype,) = unpack("<I", mm, pos)
         pos += 4
+        types[key] = vtype
         if vtype in _SCALAR:
             fmt, n = _SCALAR[vtype]
             (metadata[key],) = unpack(fmt, mm, pos)
@@ -136,18 +159,24 @@ def _parse(path: Path, mm, size: int) -> GGUFHeader:
             elem, n = unpack("<IQ", mm, pos)
             pos += 12
             array_lengths[key] = n
+            least = _SCALAR[elem][1] if elem in _SCALAR else 8
+            if n * least > size - pos:
+                raise GGUFError(f"array {_q(key)} announces {n:,} elements, more than the file holds (truncated?)")
             if elem in _SCALAR:
                 pos += n * _SCALAR[elem][1]
             elif elem == _STRING:
                 for _i in range(n):
                     (ln,) = unpack("<Q", mm, pos)
                     pos += 8 + ln
+                    if pos > size:
+                        break
             else:
-                # nested arrays: walk them element by element
                 for _i in range(n):
                     pos = skip_value(elem, pos)
+                    if pos > size:
+                        break
         else:
-            raise GGUFError(f"unknown GGUF value type {vtype} for key {key!r}")
+            raise GGUFError(f"unknown GGUF value type {vtype} for key {_q(key)}")
         if pos > size:
             raise GGUFError("the metadata runs past the end of the file (truncated?)")
 
@@ -156,21 +185,84 @@ def _parse(path: Path, mm, size: int) -> GGUFHeader:
         name, pos = read_str(pos)
         (n_dims,) = unpack("<I", mm, pos)
         pos += 4
-        if n_dims > 8:
-            raise GGUFError(f"tensor {name!r} has {n_dims} dimensions")
+        if not 1 <= n_dims <= 8:
+            raise GGUFError(f"tensor {_q(name)} has {n_dims} dimensions")
         dims = unpack(f"<{n_dims}Q", mm, pos)
         pos += 8 * n_dims
         type_id, offset = unpack("<IQ", mm, pos)
         pos += 12
+        n_el = 1
+        for dim in dims:
+            n_el *= dim
+        if n_el >= 2**62:
+            raise GGUFError(f"tensor {_q(name)} has an impossible shape {tuple(reversed(dims))}")
         infos.append((name, tuple(reversed(dims)), type_id, offset))
 
-    alignment = int(metadata.get("general.alignment", 32))
+    alignment = _alignment(metadata, types)
     data_start = pos + (-pos % alignment)
     tensors = {
         name: GGUFTensorInfo(name, shape, type_id, data_start + off)
         for name, shape, type_id, off in infos
     }
-    return GGUFHeader(path, version, metadata, array_lengths, tensors)
+    _check_layout(infos, alignment, data_start, size)
+    return GGUFHeader(path, version, metadata, array_lengths, tensors, alignment)
+
+
+def _alignment(metadata: dict, types: dict[str, int]) -> int:
+    """``general.alignment``: a u32 power of two (32 when absent), as the GGUF
+    spec and llama.cpp require."""
+    key = "general.alignment"
+    if key not in metadata:
+        return 32
+    value = metadata[key]
+    if types[key] != 4:
+        raise GGUFError(f"general.alignment must be a u32, not a value of GGUF type {types[key]} ({_q(value)})")
+    if value <= 0 or value & (value - 1):
+        raise GGUFError(f"general.alignment is {value}, not a power of two")
+    return int(value)
+
+
+def _check_layout(infos, alignment: int, data_start: int, size: int) -> None:
+    """Tensor offsets against the alignment and the file's size."""
+    import gguf
+
+    known = True
+    expected = 0
+    end = data_start
+    for name, shape, type_id, offset in infos:
+        if offset % alignment:
+            raise GGUFError(f"tensor {_q(name)} starts at offset {offset:,}, not a multiple of the alignment {alignment}")
+        try:
+            block, type_size = gguf.GGML_QUANT_SIZES[gguf.GGMLQuantizationType(type_id)]
+        except (ValueError, KeyError):
+            known = False
+            continue
+        n_el = 1
+        for s in shape:
+            n_el *= s
+        if not shape or shape[-1] % block:
+            raise GGUFError(f"tensor {_q(name)} has rows of {shape[-1] if shape else 0} values, "
+                            f"not a multiple of its type's block of {block}")
+        nbytes = n_el // block * type_size
+        if data_start + offset + nbytes > size:
+            raise GGUFError(
+                f"tensor {_q(name)} needs bytes up to {data_start + offset + nbytes:,} but the file has only "
+                f"{size:,} (truncated, or general.alignment does not match the file)"
+            )
+        if known and offset != expected:
+            # llama.cpp lays tensors out in directory order, each padded to the
+            # alignment; a header that says otherwise does not match its data
+            raise GGUFError(
+                f"tensor {_q(name)} is said to start at offset {offset:,} but the tensors before it end at "
+                f"{expected:,}; the tensor directory does not match the file"
+            )
+        expected += nbytes + (-nbytes % alignment)
+        end = max(end, data_start + offset + nbytes)
+    if known and infos and size - end >= alignment:
+        raise GGUFError(
+            f"the file holds {size - end:,} bytes after its last tensor: general.alignment ({alignment}) "
+            "or the tensor offsets do not match the file"
+        )
 
 
 def row_bytes(type_id: int, width: int) -> int:
@@ -197,16 +289,24 @@ def type_name(type_id: int) -> str:
 
 
 def memmap_rows(header: GGUFHeader, name: str) -> np.ndarray:
-    """Memory-map a 2-D tensor's raw bytes as uint8 of shape (rows, row_bytes)."""
+    """Memory-map a 2-D tensor's raw bytes as uint8 of shape (rows, row_bytes).
+
+    Raises
+    ------
+    GGUFError
+        For a tensor that is not 2-D, empty, or not inside the file.
+    """
     info = header.tensors[name]
     if len(info.shape) != 2:
-        raise GGUFError(f"tensor {name!r} is not 2-D (shape {info.shape})")
+        raise GGUFError(f"tensor {_q(name)} is not 2-D (shape {info.shape})")
     rows, width = info.shape
+    if rows == 0 or width == 0:
+        raise GGUFError(f"tensor {_q(name)} has shape ({rows:,}, {width:,}): an empty table has no rows to show")
     rb = row_bytes(info.type_id, width)
     end = info.offset + rows * rb
     if end > header.path.stat().st_size:
         raise GGUFError(
-            f"tensor {name!r} needs bytes up to {end:,} but the file has only "
+            f"tensor {_q(name)} needs bytes up to {end:,} but the file has only "
             f"{header.path.stat().st_size:,} (truncated?)"
         )
     return np.memmap(header.path, dtype=np.uint8, mode="r", offset=info.offset, shape=(rows, rb))

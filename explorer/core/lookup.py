@@ -5,7 +5,7 @@ See FACTS.md, "Cost of the two ways to look up". No Qt here.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from typing import Iterator
 
@@ -28,6 +28,9 @@ __all__ = [
     "stored_base",
     "compare_table_paths",
     "measure_lookup_job",
+    "lookup_check_job",
+    "StoredBase",
+    "stored_base_job",
 ]
 
 
@@ -138,9 +141,11 @@ def compare_paths(table: np.ndarray, ids, finite: bool | None = None) -> PathCom
 #: what the lookup view offers: "stored" (the table as it is), or a plain dtype
 DTYPE_CHOICES = ("stored", "float32", "float16", "bfloat16", "int8")
 
+#: quantisation blocks: (values, bytes) per block
+_BLOCKS = {"Q8_0": (32, 34), "Q4_0": (32, 18)}
 _BLOCK_NOTES = {
-    "Q8_0": "Q8_0 blocks: 32 values = 32 int8 + 1 float16 scale = 34 bytes",
-    "Q4_0": "Q4_0 blocks: 32 values = 16 bytes of 4-bit codes + 1 float16 scale = 18 bytes",
+    "Q8_0": "Q8_0: 32 values in 34 bytes (32 int8 + a float16 scale)",
+    "Q4_0": "Q4_0: 32 values in 18 bytes (16 bytes of 4-bit codes + a float16 scale)",
 }
 
 
@@ -164,6 +169,9 @@ class RowLayout:
         The rows are stored as quantisation blocks.
     note : str
         How the stride comes about, in words.
+    block_values, block_bytes : int
+        Values and bytes per quantisation block, when known (else 0): a row
+        is d / block_values blocks of block_bytes each.
     """
 
     vocab_size: int
@@ -176,6 +184,8 @@ class RowLayout:
     table_bytes: int
     quantised: bool
     note: str
+    block_values: int = 0
+    block_bytes: int = 0
 
 
 def row_layout(vocab_size: int, dim: int, token_id: int, dtype: str = "stored",
@@ -201,7 +211,9 @@ def row_layout(vocab_size: int, dim: int, token_id: int, dtype: str = "stored",
         note += f"; one row of {d:,} values takes {stride:,} bytes ({stride / d:.4g} bytes per value)"
     else:
         note = f"{d:,} values x {dtype_bytes(name)} bytes ({name}) = {stride:,} bytes per row"
-    return RowLayout(v, d, i, name, stride / d, stride, i * stride, v * stride, quantised, note)
+    block_values, block_bytes = _BLOCKS.get(name, (0, 0)) if quantised else (0, 0)
+    return RowLayout(v, d, i, name, stride / d, stride, i * stride, v * stride, quantised, note,
+                     block_values, block_bytes)
 
 
 def stored_base(table) -> tuple[int, object, str]:
@@ -210,59 +222,64 @@ def stored_base(table) -> tuple[int, object, str]:
     Returns (address, keep_alive, what): hold ``keep_alive`` as long as the
     address is shown, or the memory may be freed and reused. For a GGUF
     table the address is that of its quantised data (memory-mapped file);
-    otherwise ``table.torch_table().data_ptr()``.
+    otherwise ``table.torch_table().data_ptr()``
+    (see :meth:`EmbeddingTable.stored_buffer`).
     """
-    raw = getattr(getattr(table, "_reader", None), "raw", None)
-    if isinstance(raw, np.ndarray) and str(table.dtype) not in ("float32", "float16", "bfloat16"):
-        return int(raw.__array_interface__["data"][0]), raw, f"the {table.dtype} blocks of the memory-mapped GGUF file"
-    tensor = table.torch_table()
-    return int(tensor.data_ptr()), tensor, f"E.data_ptr() ({str(tensor.dtype).replace('torch.', '')} tensor, this process)"
+    buf = table.stored_buffer()
+    return buf.address, buf.keep_alive, buf.description
 
 
 def compare_table_paths(table, token_id: int) -> PathComparison | None:
     """:func:`compare_paths` on a loaded table's real values for one id, or
     None when the table is too big to hold in memory (then nothing is checked)."""
-    if not getattr(table, "fits_in_memory", True):
+    if not table.fits_in_memory:
         return None
     matrix = table.matrix()
-    finite = getattr(table, "_all_finite", None)
-    if finite is None:  # once per table: a V x d scan is too much for every click
-        finite = bool(np.isfinite(matrix).all())
-        setattr(table, "_all_finite", finite)
+    finite = table.all_finite()  # cached by the table: a V x d scan is too much for every click
     with np.errstate(invalid="ignore", over="ignore"):
         return compare_paths(matrix, [int(token_id)], finite=finite)
 
 
 def measure_lookup_job(table, batch_sizes=(1, 64), repeats: int = 5):
-    """A job for a worker: :func:`explorer.core.bench.iter_bench_lookup` as
-    ``(fraction, message)`` progress, returning its result dict."""
+    """A job for a worker: gather, one-hot @ E and nn.Linear timed on
+    ``table`` (:func:`explorer.core.bench.iter_bench_lookup`); yields
+    ``(fraction, message)`` progress, returns a
+    :class:`~explorer.core.bench.LookupMeasurement`."""
     from .bench import iter_bench_lookup
 
-    batch_sizes = [int(b) for b in batch_sizes]
-    gen = iter_bench_lookup(table, batch_sizes=batch_sizes, repeats=repeats)
-    steps = [(name, b) for b in batch_sizes for name in ("gather", "one-hot @ E", "nn.Linear on one-hot")]
-    result = None
-    seen = 0
-    while True:
-        try:
-            item = next(gen)
-        except StopIteration as stop:
-            if stop.value is not None:
-                result = stop.value
-            break
-        if isinstance(item, dict):
-            result = item
-            continue
-        if seen == 0:
-            msg = "Preparing the table as a float32 tensor…"
-        elif seen - 1 < len(steps):
-            name, b = steps[seen - 1]
-            msg = f"Timing {name} for {b:,} token{'s' if b != 1 else ''}…"
-        else:
-            msg = "Done"
-        seen += 1
-        yield float(item), msg
-    return result
+    return (yield from iter_bench_lookup(table, batch_sizes=[int(b) for b in batch_sizes], repeats=repeats))
+
+
+@dataclass(frozen=True)
+class StoredBase:
+    """Where the stored table starts in this process's memory.
+
+    Attributes
+    ----------
+    address : int
+        The address of row 0 (``E.data_ptr()``, or the quantised blocks of
+        a memory-mapped GGUF file).
+    what : str
+        What the address is, in words.
+    keep_alive : object
+        The object owning that memory: while it is held, the address stays
+        valid (freed memory could be reused for something else).
+    """
+
+    address: int
+    what: str
+    keep_alive: object = field(default=None, repr=False, compare=False)
+
+
+def stored_base_job(table) -> Iterator[tuple[float, str]]:
+    """:func:`stored_base` for a worker (it may read the whole table and
+    import torch): yields progress, returns a :class:`StoredBase`, or None
+    for a table too big to hold (offsets are then shown from a symbolic base)."""
+    yield 0.0, "Finding where the table starts in memory…"
+    if not table.fits_in_memory:
+        return None
+    address, keep, what = stored_base(table)
+    return StoredBase(int(address), what, keep)
 
 
 def lookup_check_job(table, token_id: int) -> Iterator[tuple[float, str]]:

@@ -16,12 +16,12 @@ same map the fitted points went through.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Iterator, Sequence
 
 import numpy as np
 
-from .geometry import pca_project
+from .geometry import Neighbor, pca_project
 
 __all__ = [
     "WHOLE_VOCAB_LIMIT",
@@ -35,6 +35,7 @@ __all__ = [
     "tokens_of_interest",
     "TokensOfInterest",
     "interest_job",
+    "variance_shown",
 ]
 
 #: at most this many trained rows: fit on the whole vocabulary by default
@@ -45,7 +46,7 @@ N_COMPONENTS = 10
 _BLOCK = 16384
 
 
-@dataclass
+@dataclass(frozen=True)
 class FitSet:
     """The rows a PCA is fitted on.
 
@@ -63,7 +64,7 @@ class FitSet:
     description: str
 
 
-@dataclass
+@dataclass(frozen=True, eq=False)
 class ProjectionResult:
     """What the projection job hands to the view.
 
@@ -96,10 +97,6 @@ class ProjectionResult:
     mean: np.ndarray
     description: str
     seconds: float = 0.0
-    _index: dict = field(default_factory=dict, repr=False)
-
-    def __post_init__(self):
-        self._index = {int(t): i for i, t in enumerate(self.ids)}
 
     @property
     def n_components(self) -> int:
@@ -107,7 +104,15 @@ class ProjectionResult:
 
     def index_of(self, token_id: int) -> int:
         """Position of ``token_id`` in :attr:`ids`, or -1 when it was not fitted."""
-        return self._index.get(int(token_id), -1)
+        return int(self.indices_of([token_id])[0])
+
+    def indices_of(self, ids: Sequence[int]) -> np.ndarray:
+        """Positions (m,) int64 of ``ids`` in :attr:`ids` (sorted), -1 where not fitted."""
+        ids = np.asarray(ids, np.int64).reshape(-1)
+        if not len(self.ids):
+            return np.full(len(ids), -1, np.int64)
+        pos = np.minimum(np.searchsorted(self.ids, ids), len(self.ids) - 1)
+        return np.where(self.ids[pos] == ids, pos, -1).astype(np.int64)
 
     def transform(self, rows: np.ndarray) -> np.ndarray:
         """Project rows (m, d) with the fitted components -> (m, k) float32."""
@@ -118,17 +123,13 @@ class ProjectionResult:
     def coords_of(self, table, ids: Sequence[int]) -> np.ndarray:
         """Coordinates (m, k) of any token ids: fitted ones looked up, the
         others projected with the fitted components."""
-        ids = [int(i) for i in ids]
+        ids = np.asarray(ids, np.int64).reshape(-1)
+        pos = self.indices_of(ids)
         out = np.zeros((len(ids), self.n_components), np.float32)
-        missing = []
-        for r, t in enumerate(ids):
-            j = self.index_of(t)
-            if j >= 0:
-                out[r] = self.coords[j]
-            else:
-                missing.append(r)
-        if missing:
-            out[missing] = self.transform(table.rows([ids[r] for r in missing]))
+        fitted = pos >= 0
+        out[fitted] = self.coords[pos[fitted]]
+        if not fitted.all():
+            out[~fitted] = self.transform(table.rows(ids[~fitted]))
         return out
 
 
@@ -207,7 +208,7 @@ def projection_job(
     if contiguous:
         start0 = int(fit.ids[0])
         stop = int(fit.ids[-1]) + 1
-        if getattr(table, "_full", None) is not None:
+        if table.fits_in_memory:  # held (or cached by this read) whole: one copy
             rows[:] = table.matrix()[start0:stop]
         else:
             for start, blk in table.iter_blocks(_BLOCK, stop=stop):
@@ -236,12 +237,13 @@ def projection_job(
     )
 
 
-def find_token_ids(table, query: str, limit: int = 20) -> list[int]:
+def find_token_ids(table, query: str, limit: int = 20, prefix: bool = True) -> list[int]:
     """Token ids matching what the user typed, best first.
 
     An integer is an id; otherwise the exact piece, then the piece with a
     word-start mark (``Ġ`` byte-level BPE, ``▁`` SentencePiece), then the
-    lower-cased forms, then pieces that start with the query.
+    lower-cased forms, then (with ``prefix``) pieces that start with the
+    query, a scan of up to 100,000 pieces.
     """
     q = (query or "").strip()
     if not q:
@@ -262,9 +264,9 @@ def find_token_ids(table, query: str, limit: int = 20) -> list[int]:
             pass
     if q.isdigit():
         add(int(q))
-    if len(out) < limit:
-        pieces = getattr(tok, "_all_pieces", None)
-        allp = pieces() if callable(pieces) else [table.piece(i) for i in range(min(table.vocab_size, 100_000))]
+    if prefix and len(out) < limit:
+        # a lazy scan: it stops as soon as enough pieces matched
+        allp = (table.piece(i) for i in range(min(table.vocab_size, 100_000)))
         ql = q.lower()
         for i, p in enumerate(allp):
             if len(out) >= limit:
@@ -276,21 +278,24 @@ def find_token_ids(table, query: str, limit: int = 20) -> list[int]:
 
 
 def tokens_of_interest(table, text_ids: Sequence[int], extra_ids: Sequence[int], k: int = 3,
-                       max_text: int = 64) -> dict[str, list[int]]:
+                       max_text: int = 64) -> "TokensOfInterest":
     """The text's tokens, their ``k`` nearest neighbours and the added tokens.
 
     Neighbours are searched only when the table's unit matrix is in memory
-    (one mat-mat product); otherwise the list is empty.
+    (one mat-mat product); otherwise there are none.
 
     Returns
     -------
-    dict with ``text``, ``neighbors`` and ``extra``: lists of unique ids, in
-    order, no id in two lists (text first, then extra, then neighbours).
+    TokensOfInterest
+        ``text``, ``neighbors`` and ``extra`` hold unique ids in order, no id
+        in two groups (text first, then extra, then neighbours); ``nearest``
+        keeps each text token's own k neighbours with their cosines.
     """
     v = table.vocab_size
     text = list(dict.fromkeys(int(i) for i in text_ids if 0 <= int(i) < v))[:max_text]
     extra = [i for i in dict.fromkeys(int(i) for i in extra_ids if 0 <= int(i) < v) if i not in text]
     neighbors: list[int] = []
+    nearest: dict[int, tuple[Neighbor, ...]] = {}
     unit = table.unit_matrix() if hasattr(table, "unit_matrix") else None
     trained_text = [i for i in text if i < table.trained_rows]
     if unit is not None and trained_text and k > 0:
@@ -306,13 +311,15 @@ def tokens_of_interest(table, text_ids: Sequence[int], extra_ids: Sequence[int],
             order = np.take_along_axis(scores, top, 1).argsort(axis=1)[:, ::-1]
             top = np.take_along_axis(top, order, 1)
             taken = set(text) | set(extra)
-            for r in range(top.shape[0]):
-                for i in top[r]:
-                    i = int(i)
-                    if np.isfinite(scores[r, i]) and i not in taken:
-                        taken.add(i)
-                        neighbors.append(i)
-    return {"text": text, "neighbors": neighbors, "extra": extra}
+            for r, tid in enumerate(trained_text):
+                found = [Neighbor(int(i), float(scores[r, i])) for i in top[r] if np.isfinite(scores[r, i])]
+                nearest[tid] = tuple(found)
+                for nb in found:
+                    if nb.id not in taken:
+                        taken.add(nb.id)
+                        neighbors.append(nb.id)
+    return TokensOfInterest(tuple(text), tuple(neighbors), tuple(extra),
+                            tuple(nearest.get(i, ()) for i in text))
 
 
 @dataclass(frozen=True)
@@ -324,11 +331,15 @@ class TokensOfInterest:
     ----------
     text, neighbors, extra : tuple of int
         In order of first appearance.
+    nearest : tuple of tuple of Neighbor
+        For each text token (same order as ``text``), its own nearest rows
+        by cosine, best first; empty when they were not searched.
     """
 
     text: tuple[int, ...] = ()
     neighbors: tuple[int, ...] = ()
     extra: tuple[int, ...] = ()
+    nearest: tuple[tuple[Neighbor, ...], ...] = ()
 
     def all_ids(self) -> list[int]:
         """Every id of interest, sorted (the fit set of the ``chosen`` mode)."""
@@ -338,5 +349,14 @@ class TokensOfInterest:
 def interest_job(table, text_ids: Sequence[int], extra_ids: Sequence[int], k: int = 3) -> Iterator[tuple[float, str]]:
     """:func:`tokens_of_interest` for a worker: yields progress, returns TokensOfInterest."""
     yield 0.0, "Finding the neighbours of the text's tokens…"
-    found = tokens_of_interest(table, text_ids, extra_ids, k=k)
-    return TokensOfInterest(tuple(found["text"]), tuple(found["neighbors"]), tuple(found["extra"]))
+    return tokens_of_interest(table, text_ids, extra_ids, k=k)
+
+
+def variance_shown(explained: Sequence[float], x: int, y: int) -> float:
+    """Share of the variance on the plane of components ``x`` and ``y`` (0-based).
+
+    Components are orthogonal, so their shares add, but a component drawn on
+    both axes counts once; a component that does not exist counts 0.
+    """
+    ev = np.asarray(explained, np.float64)
+    return float(sum(ev[k] for k in {int(x), int(y)} if 0 <= k < len(ev)))

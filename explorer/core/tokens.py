@@ -14,6 +14,7 @@ No Qt here.
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Protocol, Sequence
@@ -32,11 +33,66 @@ __all__ = [
     "words_of",
     "display_piece",
     "short_piece",
+    "representable",
+    "shown",
 ]
 
 #: Texts longer than this are cut before tokenizing so a pasted book never
 #: hangs the app; the caller is told through :attr:`Tokenization.truncated`.
 MAX_TEXT_CHARS = 50_000
+#: an id written with more digits than this cannot be a row of any table
+#: (int64 has 19), and converting it would cost time (Python refuses ints of
+#: more than 4,300 digits outright)
+MAX_ID_DIGITS = 18
+
+_SURROGATES = re.compile("[\ud800-\udfff]")
+
+
+def representable(text: str) -> str:
+    """``text`` with every lone surrogate replaced by U+FFFD.
+
+    Invalid UTF-8 in a command-line argument or a file name reaches Python as
+    lone surrogates (``'\\udcff'``), which no tokenizer and no UTF-8 output
+    accepts. One code point replaces one code point, so character offsets
+    into the result are offsets into the text the user typed.
+    """
+    if not text.isascii() and _SURROGATES.search(text):
+        return _SURROGATES.sub("\ufffd", text)
+    return text
+
+
+def shown(value: object, limit: int = 80) -> str:
+    """A user-supplied string quoted for a one-line message.
+
+    Control characters, line separators and lone surrogates are escaped (a
+    spec with a newline must not make a two-line error) and long values are
+    cut to ``limit`` characters.
+    """
+    text = str(value)
+    cut = len(text) > limit
+    text = text[:limit]
+    out = []
+    for ch in text:
+        cat = unicodedata.category(ch)
+        if cat in ("Cc", "Cs", "Zl", "Zp"):
+            out.append(ch.encode("unicode_escape", "backslashreplace").decode("ascii")
+                       if cat != "Cs" else f"\\u{ord(ch):04x}")
+        else:
+            out.append(ch)
+    return "'" + "".join(out) + ("…'" if cut else "'")
+
+
+def _reason(exc: BaseException) -> str:
+    """The first line of an exception's text, short enough for a message."""
+    text = str(exc).strip().splitlines()
+    first = text[0] if text else type(exc).__name__
+    return first[:160]
+
+
+def _is_panic(exc: BaseException) -> bool:
+    """A Rust panic surfacing from a tokenizer (``pyo3_runtime.PanicException``),
+    a BaseException that ``except Exception`` does not catch."""
+    return type(exc).__name__ == "PanicException"
 
 
 class TokenizeError(ExplorerError, ValueError):
@@ -130,9 +186,9 @@ class NameTokenizer:
             name = m.group(0)
             tid = self._index.get(name)
             if tid is None:
-                shown = ", ".join(self.names[:12])
+                known = ", ".join(self.names[:12])
                 raise TokenizeError(
-                    f"'{name}' is not in this table's vocabulary; use only these words: {shown}"
+                    f"{shown(name)} is not in this table's vocabulary; use only these words: {known}"
                 )
             special = name in self._special
             # like HFTokenizer: special tokens belong to no word
@@ -167,10 +223,16 @@ class IdTokenizer:
             # isdecimal, not isdigit: int() refuses digits such as "²" that isdigit accepts
             if not s.isdecimal():
                 raise TokenizeError(
-                    f"'{s}' is not a token id; this table has no tokenizer, so type "
+                    f"{shown(s)} is not a token id; this table has no tokenizer, so type "
                     f"whole numbers from 0 to {self.vocab_size - 1:,} separated by spaces"
                 )
-            tid = int(s)
+            digits = s.lstrip("0") or "0"
+            if len(digits) > MAX_ID_DIGITS:
+                raise TokenizeError(
+                    f"{shown(s, 24)} ({len(digits):,} digits) is far past the last row; this table "
+                    f"has rows 0 to {self.vocab_size - 1:,}"
+                )
+            tid = int(digits)
             tokens.append(Token(len(tokens), tid, str(tid), m.start(), m.end(), False, word))
         return tokens
 
@@ -178,7 +240,8 @@ class IdTokenizer:
         return str(token_id)
 
     def id_of(self, piece: str) -> int | None:
-        return int(piece) if piece.isdecimal() else None
+        digits = piece.lstrip("0") or "0"
+        return int(digits) if piece.isdecimal() and len(digits) <= MAX_ID_DIGITS else None
 
 
 class HFTokenizer:
@@ -197,7 +260,7 @@ class HFTokenizer:
         model = type(tokenizer.model).__name__
         self.kind = kind or model
         self.description = f"{self.kind}, {self.vocab_size:,} entries"
-        self._pieces: list[str] | None = None
+        self._pieces: dict[int, str] | None = None
         # ids of the tokenizer's special tokens ([UNK], <unk>, <|endoftext|>...):
         # the encoding's mask marks only those the post-processor adds
         try:
@@ -213,42 +276,73 @@ class HFTokenizer:
 
     @classmethod
     def from_file(cls, path: str | Path) -> "HFTokenizer":
+        """Load a ``tokenizer.json``.
+
+        Raises
+        ------
+        TokenizeError
+            When the file cannot be read or the tokenizers library refuses it
+            (a Rust panic included).
+        """
         from tokenizers import Tokenizer as _T
 
-        return cls(_T.from_file(str(path)))
+        try:
+            return cls(_T.from_file(str(path)))
+        except BaseException as exc:  # noqa: B036 - Rust panics are BaseExceptions
+            if not isinstance(exc, Exception) and not _is_panic(exc):
+                raise
+            raise TokenizeError(
+                f"{path}: the tokenizer file cannot be read ({_reason(exc)}); replace it"
+            ) from None
 
     @property
     def backend(self):
         return self._tok
 
     def encode(self, text: str) -> list[Token]:
-        text = text[:MAX_TEXT_CHARS]
+        """Tokens of ``text`` (cut to :data:`MAX_TEXT_CHARS`) with their spans.
+
+        Lone surrogates are replaced by U+FFFD first (:func:`representable`),
+        so spans stay offsets into the text as typed.
+
+        Raises
+        ------
+        TokenizeError
+            When the tokenizer fails on this text: a broken tokenizer.json
+            (an unknown-token entry missing from its vocabulary) or a Rust
+            panic (a pre-tokenizer pattern that backtracks without end).
+        """
+        text = representable(text[:MAX_TEXT_CHARS])
         if not text:
             # no text, no tokens: a post-processor would otherwise add [CLS] [SEP]
             return []
-        enc = self._tok.encode(text)
-        words = enc.word_ids
-        special = enc.special_tokens_mask
+        try:
+            enc = self._tok.encode(text)
+            rows = list(zip(enc.ids, enc.tokens, enc.offsets, enc.special_tokens_mask, enc.word_ids))
+        except BaseException as exc:  # noqa: B036 - Rust panics are BaseExceptions
+            if not isinstance(exc, Exception) and not _is_panic(exc):
+                raise
+            raise TokenizeError(
+                f"the tokenizer failed on this text ({_reason(exc)}); its tokenizer.json is broken, "
+                "so fix or replace it, or type other text"
+            ) from None
         tokens = []
-        for pos, (tid, piece, (s, e)) in enumerate(zip(enc.ids, enc.tokens, enc.offsets)):
-            sp = bool(special[pos]) or int(tid) in self._special_ids
-            tokens.append(Token(pos, int(tid), piece, int(s), int(e), sp, None if sp else words[pos]))
+        for pos, (tid, piece, (s, e), special, word) in enumerate(rows):
+            sp = bool(special) or int(tid) in self._special_ids
+            tokens.append(Token(pos, int(tid), piece, int(s), int(e), sp, None if sp else word))
         return tokens
 
-    def _all_pieces(self) -> list[str]:
+    def _piece_map(self) -> dict[int, str]:
+        # a dict, not a list indexed by id: a vocabulary may hold an id of
+        # 3,000,000,000, and a list up to it would take 24 GB
         if self._pieces is None:
             vocab = self._tok.get_vocab(with_added_tokens=True)
-            pieces = [""] * (max(vocab.values()) + 1 if vocab else 0)
-            for p, i in vocab.items():
-                pieces[i] = p
-            self._pieces = pieces
+            self._pieces = {int(i): p for p, i in vocab.items()}
         return self._pieces
 
     def piece(self, token_id: int) -> str:
-        pieces = self._all_pieces()
-        if 0 <= token_id < len(pieces) and pieces[token_id]:
-            return pieces[token_id]
-        return f"<{token_id}>"
+        p = self._piece_map().get(int(token_id))
+        return p if p else f"<{token_id}>"
 
     def id_of(self, piece: str) -> int | None:
         return self._tok.token_to_id(piece)

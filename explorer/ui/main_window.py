@@ -127,7 +127,14 @@ class MainWindow(QMainWindow):
 
         split = QSplitter(Qt.Horizontal)
         split.addWidget(self.tabs)
-        split.addWidget(self.inspector)
+        # below its comfortable height (1024 x 700) the inspector scrolls rather than squash its tables
+        side = QScrollArea()
+        side.setWidgetResizable(True)
+        side.setFrameShape(QFrame.NoFrame)
+        side.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
+        side.setWidget(self.inspector)
+        side.setMinimumWidth(self.inspector.minimumWidth() + side.verticalScrollBar().sizeHint().width())
+        split.addWidget(side)
         split.setStretchFactor(0, 3)
         split.setStretchFactor(1, 1)
         split.setSizes([900, 380])

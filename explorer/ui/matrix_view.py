@@ -13,7 +13,7 @@ from ..core.overview import MatrixOverview, RowBand, row_band
 from ..core.tokens import short_piece
 from ..state import AppState
 from .binding import ShownGate
-from .style import ACCENT, DIVERGING, EXTRA, SPACING, TEXT_TOKENS, plot_colors, style_plot
+from .style import ACCENT, DIVERGING, EXTRA, SPACING, TEXT_TOKENS, plot_colors, shrinkable, style_plot
 
 #: rows either side of the selected one in the zoomed band
 BAND_HALF = 16
@@ -103,6 +103,9 @@ class MatrixView(QWidget):
         self.colorbar.setImageItem([self.overview_img, self.band_img])
         self.colorbar.axis.enableAutoSIPrefix(False)
         self.glw.addItem(self.colorbar, row=0, col=2)
+        # long titles are clipped rather than widen the grid past a narrow window
+        shrinkable(self.overview_plot.titleLabel)
+        shrinkable(self.band_plot.titleLabel)
 
         for plot in (self.overview_plot, self.band_plot):
             plot.scene().sigMouseClicked.connect(self._on_scene_clicked)
@@ -164,10 +167,11 @@ class MatrixView(QWidget):
                             "drag to pan, wheel to zoom.")
         small = v <= 2 * BAND_HALF + 1
         self.overview_plot.setVisible(not small)
-        step = ""
-        if overview.row_step > 1 or overview.col_step > 1:
-            step = f" (every {overview.row_step:,}th row" + (f", {overview.col_step}th column)" if overview.col_step > 1 else ")")
-        self.overview_plot.setTitle(f"Whole table: {v:,} × {d:,}{step}", size="10pt")
+        self.overview_plot.setTitle(f"Whole table: {v:,} × {d:,}", size="10pt")
+        rows = "token id (row)" if overview.row_step == 1 else f"token id (every {overview.row_step:,}th row)"
+        self.overview_plot.setLabel("left", rows)
+        cols = "dimension" if overview.col_step == 1 else f"dimension (every {overview.col_step:,}th)"
+        self.overview_plot.setLabel("bottom", cols)
         self.overview_plot.setLimits(xMin=-d * 0.05, xMax=d * 1.05, yMin=-v * 0.05, yMax=v * 1.05)
         self.overview_plot.setRange(xRange=(0, d), yRange=(0, v), padding=0.02)
         self._update_text_marks()

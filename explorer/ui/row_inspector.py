@@ -34,6 +34,13 @@ from .binding import JobBinding, ShownGate
 from .style import ACCENT, SPACING, mono_font, plot_colors, style_plot
 
 
+def _compact_rows(table: QTableView) -> None:
+    """Rows as tall as a line of text (the style's default fits only three neighbours)."""
+    height = table.fontMetrics().height() + 6
+    table.verticalHeader().setMinimumSectionSize(height)
+    table.verticalHeader().setDefaultSectionSize(height)
+
+
 class RowValuesModel(QAbstractTableModel):
     """Index and value of each column of the selected row."""
 
@@ -87,6 +94,7 @@ class RowInspector(QWidget):
         self._neighbors: list[Neighbor] = []
         self._pooled: np.ndarray | None = None
         self.setMinimumWidth(320)
+        self.setMinimumHeight(640)
         outer = QVBoxLayout(self)
         outer.setContentsMargins(SPACING, SPACING, SPACING, SPACING)
         outer.setSpacing(SPACING)
@@ -150,16 +158,20 @@ class RowInspector(QWidget):
         nb_lay.setContentsMargins(0, 0, 0, 0)
         nb_lay.setSpacing(4)
         self.nb_title = QLabel("Nearest neighbours by cosine")
+        self.nb_title.setWordWrap(True)
         self.nb_title.setToolTip("cos(a, b) = a·b / (‖a‖‖b‖) over the whole vocabulary, the token itself excluded")
         nb_lay.addWidget(self.nb_title)
         self.neighbors = QTableWidget(0, 3)
         self.neighbors.setHorizontalHeaderLabels(["piece", "id", "cosine"])
         self.neighbors.verticalHeader().setVisible(False)
+        _compact_rows(self.neighbors)
         self.neighbors.setEditTriggers(QAbstractItemView.NoEditTriggers)
         self.neighbors.setSelectionBehavior(QAbstractItemView.SelectRows)
         self.neighbors.horizontalHeader().setSectionResizeMode(0, QHeaderView.Stretch)
         self.neighbors.setToolTip("Click a neighbour to select it")
         self.neighbors.cellClicked.connect(self._on_neighbors_cell_clicked)
+        rows = self.neighbors.verticalHeader().defaultSectionSize()
+        self.neighbors.setMinimumHeight(self.neighbors.horizontalHeader().sizeHint().height() + 5 * rows + 4)
         nb_lay.addWidget(self.neighbors)
         self.pooled = QLabel()
         self.pooled.setWordWrap(True)
@@ -183,11 +195,13 @@ class RowInspector(QWidget):
         self.values = QTableView()
         self.values.setModel(self.values_model)
         self.values.verticalHeader().setVisible(False)
+        _compact_rows(self.values)
         self.values.horizontalHeader().setSectionResizeMode(QHeaderView.Stretch)
         self.values.setFont(mono_font())
         tl.addWidget(self.values)
         split.addWidget(tbl_box)
-        split.setSizes([160, 260, 200])
+        split.setStretchFactor(1, 2)
+        split.setSizes([150, 320, 170])
         outer.addWidget(split, 1)
 
         self._gate = ShownGate(self, self._synchronize)
@@ -218,6 +232,7 @@ class RowInspector(QWidget):
         table, token_id = self._state.table, self._state.selected_id
         if table is None or token_id < 0:
             self._clear()
+            self._explain_bad_token()
             return
         facts = row_facts(table, token_id)
         self._row = facts.values
@@ -236,6 +251,20 @@ class RowInspector(QWidget):
         self._update_pooled()
         if self._state.neighbors.value is None:
             self._on_neighbors_reset()
+
+    def _explain_bad_token(self) -> None:
+        """The selected chip names no row: say why instead of "No token selected"."""
+        table, tokenized, pos = self._state.table, self._state.tokenized, self._state.selected_position
+        if table is None or not 0 <= pos < len(tokenized.tokens):
+            return
+        token = tokenized.tokens[pos]
+        self.title.setText(display_piece(token.piece))
+        if token.id < 0:
+            why = "it is not in this table's vocabulary, so it has no row"
+        else:
+            why = (f"id {token.id:,} is past the last row: this table has rows 0 to {table.vocab_size - 1:,} "
+                   f"(V = {table.vocab_size:,}); a lookup would fail with an index error")
+        self.subtitle.setText(f"Token {pos + 1:,} of the text: {why}.")
 
     def _on_neighbors_reset(self) -> None:
         self._fill_neighbors([])

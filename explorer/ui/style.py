@@ -5,6 +5,7 @@ from __future__ import annotations
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QFont, QFontDatabase, QGuiApplication, QPalette
+from PySide6.QtWidgets import QVBoxLayout
 
 #: "the selected token", the same in every view
 ACCENT = "#00A36C"
@@ -13,6 +14,8 @@ TEXT_TOKENS = "#C98A00"
 #: tokens the user added (neighbours, searches)
 EXTRA = "#8E6CC7"
 ERROR = "#D1495B"
+#: neighbours of the selected and of the text's tokens (the projection)
+NEIGHBORS = "#5D8AA8"
 #: training charts: rows with a gradient / rows that changed / the tied table's
 #: whole gradient and rows without a class (Okabe-Ito blue, vermillion, grey)
 GRADIENT_ROWS = "#0072B2"
@@ -22,8 +25,19 @@ NEUTRAL = "#999999"
 CLASS_COLORS = ["#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7", "#000000", "#999999",
                  # Paul Tol's muted colours past Okabe-Ito's nine: the bundled language has ten classes
                  "#44AA99", "#882255", "#117733", "#AA4499"]
+#: the lookup walk: rows of E not multiplied yet, and rows multiplied by 0 (wasted)
+PENDING = "#E1E1E1"
+WASTED = "#969696"
+#: a third path in timing charts (nn.Linear), beside ACCENT (gather) and ERROR (one-hot)
+THIRD_PATH = "#0072B2"
 DIVERGING = "CET-D1A"
 SEQUENTIAL = "viridis"
+#: bars of reference figures (other models) beside the loaded one (ACCENT); Okabe-Ito blue and sky blue
+REFERENCE = "#0072B2"
+REFERENCE_LIGHT = "#56B4E9"
+#: text written on colour-mapped cells: the one of these that contrasts more with the cell
+DARK_TEXT = "#1a1a1a"
+LIGHT_TEXT = "#ffffff"
 
 SPACING = 8
 
@@ -61,6 +75,57 @@ def style_plot(plot: pg.PlotItem) -> None:
         ax.setPen(pg.mkPen(QColor(fg).lighter(160) if not is_dark() else QColor(fg).darker(160)))
 
 
+def translucent(color: str | QColor, alpha: int) -> QColor:
+    """``color`` with opacity ``alpha`` (0-255), e.g. a shaded band in the accent colour."""
+    c = QColor(color)
+    c.setAlpha(int(alpha))
+    return c
+
+
+def _relative_luminance(c: QColor) -> float:
+    """WCAG relative luminance of an opaque colour (0 black .. 1 white)."""
+
+    def channel(v: float) -> float:
+        return v / 12.92 if v <= 0.04045 else ((v + 0.055) / 1.055) ** 2.4
+
+    return 0.2126 * channel(c.redF()) + 0.7152 * channel(c.greenF()) + 0.0722 * channel(c.blueF())
+
+
+def contrast_ratio(a: QColor, b: QColor) -> float:
+    """WCAG contrast ratio of two opaque colours (1 .. 21)."""
+    la, lb = sorted((_relative_luminance(QColor(a)), _relative_luminance(QColor(b))), reverse=True)
+    return (la + 0.05) / (lb + 0.05)
+
+
+def text_color_on(background: QColor | str, under: QColor | None = None) -> QColor:
+    """The text colour (DARK_TEXT or LIGHT_TEXT) that reads best on ``background``.
+
+    A translucent background is first blended over ``under`` (default: the
+    palette's Base), so a lightly tinted cell in the dark theme gets light
+    text and the same cell in the light theme dark text.
+    """
+    bg = QColor(background)
+    if bg.alpha() < 255:
+        opaque = QColor(bg.red(), bg.green(), bg.blue())
+        bg = blend(opaque, under if under is not None else plot_colors()[0], bg.alphaF())
+    dark, light = QColor(DARK_TEXT), QColor(LIGHT_TEXT)
+    return dark if contrast_ratio(bg, dark) >= contrast_ratio(bg, light) else light
+
+
+def text_colors_on(rgb) -> list[QColor]:
+    """:func:`text_color_on` for many opaque cells at once: ``rgb`` is an
+    (n, 3) or (n, 4) array of floats in 0..1 (e.g. ColorMap.map(x, mode="float"))."""
+    import numpy as np
+
+    c = np.asarray(rgb, dtype=np.float64)[:, :3]
+    linear = np.where(c <= 0.04045, c / 12.92, ((c + 0.055) / 1.055) ** 2.4)
+    lum = linear @ np.array([0.2126, 0.7152, 0.0722])
+    dark, light = QColor(DARK_TEXT), QColor(LIGHT_TEXT)
+    ld, ll = _relative_luminance(dark), _relative_luminance(light)
+    use_dark = (lum + 0.05) / (ld + 0.05) >= (ll + 0.05) / (lum + 0.05)
+    return [dark if d else light for d in use_dark]
+
+
 def mono_font(point_size: int | None = None) -> QFont:
     f = QFontDatabase.systemFont(QFontDatabase.FixedFont)
     if point_size:
@@ -68,8 +133,30 @@ def mono_font(point_size: int | None = None) -> QFont:
     return f
 
 
+def css_rgba(color, alpha: int) -> str:
+    """``color`` with opacity ``alpha`` (0..255) for rich text: rgba(r,g,b,a)."""
+    c = QColor(color)
+    return f"rgba({c.red()},{c.green()},{c.blue()},{int(alpha)})"
+
+
+def blend(top: str | QColor, bottom: str | QColor, alpha: float) -> QColor:
+    """The opaque colour of ``top`` drawn at ``alpha`` (0..1) over ``bottom``.
+
+    Plots draw faint lines in this colour rather than with a translucent pen:
+    Qt's raster engine blends a translucent vertical line pixel by pixel,
+    about 25 times slower than it draws an opaque one.
+    """
+    t, b = QColor(top), QColor(bottom)
+    mix = [round(alpha * ct + (1 - alpha) * cb) for ct, cb in ((t.red(), b.red()), (t.green(), b.green()),
+                                                                 (t.blue(), b.blue()))]
+    return QColor(*mix)
+
+
 def class_color(index: int) -> str:
-    return CLASS_COLORS[index % len(CLASS_COLORS)]
+    """Colour of class ``index``; Okabe-Ito's black becomes near-white on a dark palette."""
+    color = CLASS_COLORS[index % len(CLASS_COLORS)]
+    dark = QColor(plot_colors()[0]).lightness() < 128  # plots drawn on a dark base
+    return "#E8E8E8" if color == "#000000" and dark else color
 
 
 STYLESHEET = """
@@ -119,3 +206,35 @@ def apply_theme(app) -> None:
     theme = os.environ.get("EXPLORER_THEME", "").lower()
     if theme == "dark" or (theme != "light" and is_dark()):
         app.setPalette(dark_palette())
+
+
+class FitLayout(QVBoxLayout):
+    """A view's outer layout that fills the scrolling tab page it sits in.
+
+    Word-wrapped labels give a layout a height-for-width, and a scroll area
+    then sizes the view to its preferred height, scrolling although the view
+    could shrink to the page. Without it the view gets the page's height
+    (or its minimum height, and scrolls only below that).
+    """
+
+    def hasHeightForWidth(self) -> bool:
+        return False
+
+
+def shrinkable(label: pg.LabelItem) -> None:
+    """Let a plot title be narrower than its text: a long title must not widen
+    the whole plot grid past the window (it is clipped instead).
+
+    pyqtgraph's LabelItem makes its text width its minimum width on every
+    setText; this keeps the height and drops the width.
+    """
+    original = label.updateMin
+
+    def update_min():
+        original()
+        label.setMinimumWidth(0)
+        label._sizeHint[Qt.SizeHint.MinimumSize] = (0, label._sizeHint[Qt.SizeHint.MinimumSize][1])
+        label._sizeHint[Qt.SizeHint.PreferredSize] = (0, label._sizeHint[Qt.SizeHint.PreferredSize][1])
+
+    label.updateMin = update_min
+    update_min()

@@ -482,6 +482,151 @@ def _missing_path(tmp, **_):
     return tmp / "no" / "such" / "model.safetensors"
 
 
+def write_gguf(path: Path, table: np.ndarray | None = None, kv: list | None = None,
+               raw: tuple | None = None, tied: bool = True) -> Path:
+    """A GGUF file written by gguf.GGUFWriter: ``table`` (float32, stored F32)
+    as token_embd.weight, or ``raw`` = (bytes as uint8 array, (V, d), qtype)
+    for a type given as raw blocks (shape None: the bytes' shape says it); extra metadata ``kv`` as
+    (key, value, GGUFValueType) triples, written as they are, so a key such as
+    general.alignment may disagree with the layout the writer uses (32)."""
+    import gguf
+
+    w = gguf.GGUFWriter(str(path), arch="llama")
+    w.add_name("fuzz")
+    for key, value, vtype in kv or ():
+        w.add_key_value(key, value, vtype)
+    if raw is not None:
+        data, shape, qtype = raw
+        w.add_tensor("token_embd.weight", data, raw_shape=shape, raw_dtype=qtype)
+    else:
+        w.add_tensor("token_embd.weight", np.asarray(table, dtype=np.float32))
+    if not tied:
+        w.add_tensor("output.weight", np.zeros((4, 32), np.float32))
+    w.write_header_to_file()
+    w.write_kv_data_to_file()
+    w.write_tensors_to_file()
+    w.close()
+    return Path(path)
+
+
+def _ones_gguf(tmp, value, vtype_name, name):
+    """An all-1.0 48 x 64 F32 table whose general.alignment says ``value``
+    while the data is laid out at 32: any silent open would read padding."""
+    import gguf
+
+    kv = [("general.alignment", value, getattr(gguf.GGUFValueType, vtype_name))]
+    return write_gguf(tmp / f"{name}.gguf", np.ones((48, 64), np.float32), kv=kv)
+
+
+def _typed_gguf(tmp, dtype, name):
+    """token_embd.weight stored as an integer or float64 GGML type (I8, F64...)."""
+    import gguf
+
+    p = tmp / f"{name}.gguf"
+    w = gguf.GGUFWriter(str(p), arch="llama")
+    w.add_tensor("token_embd.weight", np.ones((48, 64), dtype=dtype))
+    w.write_header_to_file()
+    w.write_kv_data_to_file()
+    w.write_tensors_to_file()
+    w.close()
+    return p
+
+
+def _q8_1_gguf(tmp, **_):
+    """Q8_1 blocks (40 bytes per 32 values): the gguf package cannot dequantise them."""
+    import gguf
+
+    qt = gguf.GGMLQuantizationType.Q8_1
+    block, size = gguf.GGML_QUANT_SIZES[qt]
+    raw = np.zeros((48, 64 // block * size), np.uint8)
+    return write_gguf(tmp / "q8_1.gguf", raw=(raw, None, qt))
+
+
+def _long_key_gguf(tmp, gguf_file, **_):
+    """The first key's length (a u64 at byte 24) grown so the key swallows
+    the whole header, up to the tensor data: found by the fuzz suite, whose
+    error message then quoted 700 characters of header."""
+    import gguf
+
+    reader = gguf.GGUFReader(str(gguf_file))
+    data_start = min(int(t.data_offset) for t in reader.tensors)
+    del reader
+    raw = bytearray(gguf_file.read_bytes())
+    struct.pack_into("<Q", raw, 24, data_start - 32)
+    raw[data_start : data_start + 4] = struct.pack("<I", 0x7FFF0000)  # the value type read after it
+    p = tmp / "longkey.gguf"
+    p.write_bytes(bytes(raw))
+    return p
+
+
+def write_safetensors(path: Path, header: dict, data: bytes = b"", length: int | None = None) -> Path:
+    """A safetensors file from a header dict and data bytes; ``length``
+    overrides the 8-byte header length (to make it lie)."""
+    raw = json.dumps(header).encode()
+    n = len(raw) if length is None else length
+    Path(path).write_bytes(struct.pack("<Q", n) + raw + data)
+    return Path(path)
+
+
+def _empty_rows(tmp, **_):
+    return write_safetensors(tmp / "norows.safetensors",
+                             {"model.embed_tokens.weight": {"dtype": "F32", "shape": [0, 16], "data_offsets": [0, 0]}})
+
+
+def _empty_cols(tmp, **_):
+    return write_safetensors(tmp / "nocols.safetensors",
+                             {"model.embed_tokens.weight": {"dtype": "F32", "shape": [16, 0], "data_offsets": [0, 0]}})
+
+
+def _trillion_by_zero(tmp, **_):
+    # opening it used to loop over 10**12 rows, 16,384 at a time
+    return write_safetensors(tmp / "huge-empty.safetensors",
+                             {"model.embed_tokens.weight": {"dtype": "F32", "shape": [10**12, 0], "data_offsets": [0, 0]}})
+
+
+def nested_json(depth: int) -> str:
+    return "[" * depth + "]" * depth
+
+
+def _deep_config(tmp, gpt2, **_):
+    folder = shutil.copytree(gpt2.folder, tmp / "deepcfg")
+    (folder / "config.json").write_text('{"a": ' + nested_json(100_000) + "}")
+    return folder
+
+
+def _deep_index(tmp, sharded, **_):
+    folder = shutil.copytree(sharded.folder, tmp / "deepindex")
+    (folder / "model.safetensors.index.json").write_text('{"weight_map": ' + nested_json(100_000) + "}")
+    return folder
+
+
+def _renamed_shard(tmp, sharded, name: str, new_name) -> Path:
+    """A copy of the sharded model whose index names the embedding's shard
+    ``new_name(folder, shard)`` instead (the shard file stays where it was)."""
+    folder = shutil.copytree(sharded.folder, tmp / name)
+    index_path = folder / "model.safetensors.index.json"
+    index = json.loads(index_path.read_text())
+    victim = index["weight_map"]["model.embed_tokens.weight"]
+    renamed = new_name(folder, victim)
+    index["weight_map"] = {k: (renamed if v == victim else v) for k, v in index["weight_map"].items()}
+    index_path.write_text(json.dumps(index))
+    return folder
+
+
+def _shard_outside(tmp, sharded, **_):
+    """An index entry ../elsewhere/w.safetensors naming a real file outside the folder."""
+    def outside(folder, victim):
+        (tmp / "elsewhere").mkdir()
+        shutil.copy(folder / victim, tmp / "elsewhere" / "w.safetensors")
+        return "../elsewhere/w.safetensors"
+
+    return _renamed_shard(tmp, sharded, "inside", outside)
+
+
+def _absolute_shard(tmp, sharded, **_):
+    return _renamed_shard(tmp, sharded, "absolute", lambda folder, victim: str((folder / victim).resolve()))
+
+
 BAD_FILES = {
     "missing-path": (_missing_path, "no such file or folder"),
     "truncated-safetensors": (_truncated_safetensors, "not a valid safetensors file.*truncated or corrupt"),
@@ -505,9 +650,72 @@ BAD_FILES = {
     "no-matrix-safetensors": (_no_matrix_safetensors, "no 2-D tensor"),
     "integer-safetensors": (_int_safetensors, "stored as I64, which is not supported"),
     "gguf-without-embedding": (_gguf_without_embedding, "no token_embd.weight"),
+    # issue 11, item 4: general.alignment that is not a u32 power of two, or does not match the file
+    "gguf-alignment-zero": (lambda tmp, **_: _ones_gguf(tmp, 0, "UINT32", "a0"), "general.alignment is 0"),
+    "gguf-alignment-nan": (lambda tmp, **_: _ones_gguf(tmp, float("nan"), "FLOAT32", "anan"),
+                           "general.alignment must be a u32"),
+    "gguf-alignment-negative": (lambda tmp, **_: _ones_gguf(tmp, -32, "INT32", "aneg"),
+                                "general.alignment must be a u32"),
+    "gguf-alignment-string": (lambda tmp, **_: _ones_gguf(tmp, "32", "STRING", "astr"),
+                              "general.alignment must be a u32"),
+    "gguf-alignment-not-power-of-two": (lambda tmp, **_: _ones_gguf(tmp, 48, "UINT32", "a48"), "not a power of two"),
+    "gguf-alignment-smaller-than-file": (lambda tmp, **_: _ones_gguf(tmp, 8, "UINT32", "a8"),
+                                         "alignment.*do(es)? not match the file"),
+    "gguf-alignment-larger-than-file": (lambda tmp, **_: _ones_gguf(tmp, 4096, "UINT32", "a4096"),
+                                        "general.alignment does not match the file|not a multiple"),
+    "gguf-key-swallows-header": (_long_key_gguf, "not a readable GGUF file"),
+    # item 5: types the gguf package cannot dequantise are refused at open, by name
+    "gguf-i8": (lambda tmp, **_: _typed_gguf(tmp, np.int8, "i8"), "stored as I8, which the gguf package cannot"),
+    "gguf-i32": (lambda tmp, **_: _typed_gguf(tmp, np.int32, "i32"), "stored as I32"),
+    "gguf-f64": (lambda tmp, **_: _typed_gguf(tmp, np.float64, "f64"), "stored as F64"),
+    "gguf-q8_1": (_q8_1_gguf, "stored as Q8_1"),
+    # item 6: empty tables
+    "safetensors-zero-rows": (_empty_rows, "an empty table has no rows"),
+    "safetensors-zero-columns": (_empty_cols, "an empty table has no rows"),
+    "safetensors-trillion-by-zero": (_trillion_by_zero, "an empty table has no rows"),
+    # item 7: JSON nested past the parser's recursion limit
+    "deeply-nested-config": (_deep_config, "config.json is nested too deeply"),
+    "deeply-nested-index": (_deep_index, "shard index is nested too deeply"),
+    # item 13: shards stay inside the model folder
+    "shard-outside-folder": (_shard_outside, "not a file inside the model folder"),
+    "shard-absolute-path": (_absolute_shard, "not a file inside the model folder"),
 }
 
 
 def make_bad_input(name: str, tmp: Path, **models) -> Path:
     """Write bad input ``name`` of :data:`BAD_FILES` under ``tmp`` and return its path."""
     return BAD_FILES[name][0](Path(tmp), **models)
+
+
+# --------------------------------------------------------------------------
+# Folders around a given tokenizer.json (for tokenizers that fail at run time)
+# --------------------------------------------------------------------------
+
+
+def wordlevel_json(vocab: dict[str, int], unk: str = "[UNK]", pre_tokenizer: dict | None = None) -> dict:
+    """A tokenizer.json document of a WordLevel model over ``vocab``."""
+    return {
+        "version": "1.0", "truncation": None, "padding": None, "added_tokens": [], "normalizer": None,
+        "pre_tokenizer": pre_tokenizer or {"type": "Whitespace"}, "post_processor": None, "decoder": None,
+        "model": {"type": "WordLevel", "vocab": vocab, "unk_token": unk},
+    }
+
+
+#: a Split pre-tokenizer whose pattern backtracks without end on "aaaa...b":
+#: the onig engine gives up and the tokenizers library panics (a BaseException)
+BACKTRACKING_SPLIT = {"type": "Split", "pattern": {"Regex": "(a|aa)+$"}, "behavior": "Isolated", "invert": False}
+
+
+def folder_with_tokenizer(folder: Path, tokenizer: dict | str, vocab: int = 16, dim: int = 8, seed: int = 0) -> Path:
+    """A model folder: a float32 ``model.embed_tokens.weight`` (vocab x dim)
+    written with safetensors, beside the given tokenizer.json (a dict or raw text)."""
+    import torch
+    from safetensors.torch import save_file
+
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    g = torch.Generator().manual_seed(seed)
+    save_file({"model.embed_tokens.weight": torch.randn(vocab, dim, generator=g)}, str(folder / "model.safetensors"))
+    text = tokenizer if isinstance(tokenizer, str) else json.dumps(tokenizer)
+    (folder / "tokenizer.json").write_text(text)
+    return folder

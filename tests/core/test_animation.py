@@ -105,3 +105,69 @@ def test_out_of_range_hot_raises():
         animation.make_schedule(4, 3, 4)
     with pytest.raises(ValueError):
         animation.make_schedule(0, 3, 0)
+
+
+def test_playhead_runs_from_the_clock_and_stands_still_when_paused():
+    clock = animation.ManualClock(100.0)
+    p = animation.Playhead(10.0, clock=clock)
+    assert p.time() == 0.0 and not p.playing
+    clock.advance(3.0)
+    assert p.time() == 0.0  # not playing yet
+    p.play()
+    clock.advance(2.5)
+    assert p.time() == pytest.approx(2.5)
+    p.set_speed(4.0)
+    clock.advance(1.0)
+    assert p.time() == pytest.approx(6.5)
+    p.pause()
+    clock.advance(50.0)
+    assert p.time() == pytest.approx(6.5) and not p.playing
+    p.play()
+    clock.advance(50.0)
+    assert p.time() == 10.0 and p.finished  # never past the end
+    p.play()  # at the end: from the start again
+    assert p.time() == 0.0 and p.playing
+
+
+def test_playhead_seek_and_suspend_do_not_jump():
+    clock = animation.ManualClock(100.0)
+    p = animation.Playhead(10.0, clock=clock)
+    p.play()
+    p.seek(4.0)
+    clock.advance(1.0)
+    assert p.time() == pytest.approx(5.0)
+    p.suspend()  # hidden: time holds, still "playing"
+    clock.advance(30.0)
+    assert p.time() == pytest.approx(5.0) and p.playing
+    p.resume()
+    clock.advance(1.0)
+    assert p.time() == pytest.approx(6.0)
+    p.seek(-3.0)
+    assert p.time() == 0.0
+    p.reset(2.0)
+    assert p.end == 2.0 and p.time() == 0.0 and p.playing
+
+
+def test_row_window_of_a_small_table_is_the_whole_table():
+    w = animation.row_window(6, 4)
+    assert list(w.ids) == list(range(6)) and list(w.positions) == list(range(6))
+    assert w.gap is None and w.n_display == 6
+
+
+@pytest.mark.parametrize("hot", [0, 3, 5, 100, 30_000, V_GPT2 - 1])
+def test_row_window_shows_the_start_a_gap_and_the_hot_row(hot):
+    w = animation.row_window(V_GPT2, hot)
+    ids = list(w.ids)
+    assert hot in ids and ids == sorted(set(ids))
+    assert ids[:2] == [0, 1]  # where the walk starts
+    assert len(ids) <= w.n_display <= 2 + 1 + 2 * animation.ZOOM_HALF + 1  # a gap row at most
+    k = ids.index(hot)
+    assert ids[max(0, k - 1)] >= hot - animation.ZOOM_HALF  # rows around the hot one are shown
+    if w.gap is None:
+        assert ids == list(range(len(ids))) and list(w.positions) == ids
+    else:
+        first, last = w.gap
+        assert first == 2 and last == ids[2] - 1 and last >= first
+        assert w.gap_position == 2 and list(w.positions) == [0, 1] + list(range(3, w.n_display))
+    with pytest.raises(IndexError):
+        animation.row_window(V_GPT2, V_GPT2)

@@ -6,6 +6,7 @@ safetensors writer is checked on a tiny table instead.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import numpy as np
@@ -20,31 +21,59 @@ from explorer.core.sources import open_table
 def test_bench_lookup_on_a_small_random_table():
     t = open_table("random:2000x32")
     r = bench.bench_lookup(t, batch_sizes=(1, 16), repeats=2)
-    assert r["vocab_size"] == 2000 and r["dim"] == 32
-    assert r["finite"] is True
-    assert [b["batch"] for b in r["batches"]] == [1, 16]
-    for b in r["batches"]:
-        for key in ("gather_s", "onehot_s", "linear_s"):
-            assert b[key] > 0
-        assert b["ratio"] > 0
-        assert b["ratio"] == pytest.approx(b["onehot_s"] / b["gather_s"])
-        assert b["agree"] is True
-        assert b["onehot_flops"] == 2 * 2000 * 32 * b["batch"]
-    json.dumps(r)  # plain data, as the CLI's --json needs
+    assert isinstance(r, bench.LookupMeasurement)
+    assert (r.vocab_size, r.dim, r.stored_dtype, r.compute_dtype) == (2000, 32, "float32", "float32")
+    assert r.finite is True and r.agree is True
+    assert (r.repeats, r.gather_repeats) == (2, 2 * bench.lookup.GATHER_REPEATS_FACTOR)
+    assert [b.batch for b in r.batches] == [1, 16]
+    for b in r.batches:
+        assert b.gather_s > 0 and b.onehot_s > 0 and b.linear_s > 0
+        assert b.ratio == pytest.approx(b.onehot_s / b.gather_s)
+        assert b.agree is True
+        assert b.onehot_flops == 2 * 2000 * 32 * b.batch
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        r.batches[0].gather_s = 0.0
+    # the --json form keeps the benchmark's key names
+    data = json.loads(json.dumps(bench.results_as_json({"lookup": r})))["lookup"]
+    assert {"spec", "vocab_size", "dim", "stored_dtype", "threads", "repeats", "gather_repeats", "finite",
+            "batches", "notes"} <= set(data)
+    assert set(data["batches"][0]) == {"batch", "gather_s", "onehot_s", "linear_s", "ratio", "linear_ratio",
+                                       "agree", "onehot_flops"}
+    assert data["batches"][1]["ratio"] == pytest.approx(r.batches[1].ratio)
     text = bench.format_results({"lookup": r})
-    assert "2,000 x 32" in text and "gather" in text
+    assert "2,000 x 32" in text and "gather" in text and "best" in text and "median" not in text
 
 
-def test_iter_bench_lookup_yields_progress_then_the_result():
+def test_best_time_is_the_minimum_of_the_runs():
+    ticks = iter([0.0, 5.0, 10.0, 12.0, 20.0, 27.0])  # three timed runs: 5 s, 2 s, 7 s
+    calls = []
+
+    def fn():
+        calls.append(1)
+        return len(calls)
+
+    best, out = bench.best_time(fn, 3, clock=lambda: next(ticks))
+    assert best == 2.0 and out == 4 and len(calls) == 4  # a warm-up, then three timed calls
+
+
+def test_iter_bench_lookup_yields_progress_then_returns_the_measurement():
     t = open_table("toy:gradient")
-    items = list(bench.iter_bench_lookup(t, batch_sizes=(3,), repeats=1))
-    *progress, result = items
-    assert all(isinstance(p, float) for p in progress)
-    assert progress == sorted(progress) and progress[0] == 0.0 and progress[-1] == pytest.approx(1.0)
-    assert isinstance(result, dict) and result["batches"][0]["agree"] is True
+    gen = bench.iter_bench_lookup(t, batch_sizes=(3,), repeats=1)
+    progress = []
+    while True:
+        try:
+            progress.append(next(gen))
+        except StopIteration as stop:
+            result = stop.value
+            break
+    fractions = [f for f, _m in progress]
+    assert all(isinstance(m, str) and m for _f, m in progress)
+    assert fractions == sorted(fractions) and fractions[0] == 0.0 and fractions[-1] == pytest.approx(1.0)
+    assert any("one-hot @ E for 3 tokens" in m for _f, m in progress)
+    assert isinstance(result, bench.LookupMeasurement) and result.batches[0].agree is True
     # cancelling between yields: closing the generator early is fine
     gen = bench.iter_bench_lookup(t, batch_sizes=(3,), repeats=1)
-    assert next(gen) == 0.0
+    assert next(gen)[0] == 0.0
     gen.close()
 
 
@@ -52,8 +81,8 @@ def test_bench_lookup_on_a_bf16_safetensors_table(tmp_path):
     folder = bench.write_bf16_table(tmp_path / "m", shape=(300, 16), chunk_rows=64, seed=3)
     t = open_table(str(folder))
     r = bench.bench_lookup(t, batch_sizes=(4,), repeats=1)
-    assert r["stored_dtype"] == "bfloat16"
-    assert r["batches"][0]["agree"] is True
+    assert r.stored_dtype == "bfloat16" and r.compute_dtype == "float32"
+    assert r.batches[0].agree is True
 
 
 def test_bench_lookup_with_an_inf_disagrees():
@@ -61,7 +90,7 @@ def test_bench_lookup_with_an_inf_disagrees():
     m = t.matrix()
     m[7, 3] = np.inf  # the cached float32 copy is what torch_table() wraps
     r = bench.bench_lookup(t, batch_sizes=(64,), repeats=1)
-    assert r["finite"] is False and r["notes"]
+    assert r.finite is False and r.notes and not r.agree
 
 
 def test_hand_written_bf16_safetensors_is_valid(tmp_path):
@@ -105,3 +134,20 @@ def test_bench_open_of_a_toy_gives_only_embedding_figures():
 def test_bench_open_unknown_spec_raises():
     with pytest.raises(bench.BenchError):
         bench.bench_open("no/such-model-anywhere")
+
+
+def test_the_bench_lookup_command_prints_a_table_and_json(capsys):
+    from explorer import cli
+
+    assert cli.main(["bench", "--lookup", "random:300x16"]) == 0
+    out = capsys.readouterr().out
+    assert "Lookup on random:300x16: 300 x 16" in out and "best (shortest) of 5 runs" in out
+    assert "median" not in out
+    rows = [line.split() for line in out.splitlines() if line.strip().startswith(("1 ", "64 "))]
+    assert [r[0] for r in rows] == ["1", "64"] and all(r[-1] == "yes" for r in rows)
+    assert rows[1][-2] == f"{2 * 300 * 16 * 64:,}"  # one-hot FLOPs: 2·V·d per token
+    assert cli.main(["bench", "--lookup", "random:300x16", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)["lookup"]
+    assert (data["vocab_size"], data["dim"], data["stored_dtype"]) == (300, 16, "float32")
+    assert [b["batch"] for b in data["batches"]] == [1, 64]
+    assert all(b["agree"] and b["onehot_flops"] == 2 * 300 * 16 * b["batch"] for b in data["batches"])

@@ -1,4 +1,4 @@
-"""Why vectors and the context-free lookup (explorer.core.context) against numpy/torch."""
+"""The context-free lookup and the model's first layer (explorer.core.context) against numpy/torch."""
 
 from __future__ import annotations
 
@@ -17,46 +17,6 @@ def minilm():
     return open_table("minilm")
 
 
-def test_why_vectors_on_minilm(minilm):
-    w = context.why_vectors(minilm, ["cat", "dog", "airplane"])
-    assert w.labels == ["cat", "dog", "airplane"] and not w.from_text
-    tok = minilm.tokenizer.backend
-    ids = np.array([tok.token_to_id(x) for x in ("cat", "dog", "airplane")])
-    assert np.array_equal(w.ids, ids)
-    assert np.array_equal(w.id_distance, np.abs(ids[:, None] - ids[None, :]))
-    off = ~np.eye(3, dtype=bool)
-    assert np.allclose(w.onehot_distance[off], np.sqrt(2)) and np.allclose(np.diag(w.onehot_distance), 0)
-    assert np.allclose(w.onehot_cosine[off], 0) and np.allclose(np.diag(w.onehot_cosine), 1)
-    e = torch.nn.functional.normalize(torch.from_numpy(minilm.rows(ids)).double(), dim=1)
-    assert np.allclose(w.cosine, (e @ e.T).numpy(), atol=1e-9)
-    # cat and dog are closer than cat and airplane in a trained table
-    assert w.cosine[0, 1] > w.cosine[0, 2]
-
-
-def test_why_vectors_falls_back_to_the_text_on_a_toy():
-    t = open_table("toy:robot")
-    toks = t.tokenizer.encode("robot arm box")
-    w = context.why_vectors(t, ["cat", "dog", "airplane"], toks)
-    assert w.from_text and w.labels == ["robot", "arm", "box"]
-    assert w.missing == ["cat", "dog", "airplane"]
-    # FACTS.md toy C: cos(robot, arm) = 0.995, cos(robot, box) = 0
-    assert round(w.cosine[0, 1], 3) == 0.995 and abs(w.cosine[0, 2]) < 1e-12
-
-
-def test_cosines_of_zero_and_nonfinite_rows_are_nan():
-    x = np.array([[1.0, 0.0], [0.0, 0.0], [np.inf, 1.0], [1.0, 1.0]])
-    c = context._cosine_matrix(x)
-    assert np.isnan(c[1]).all() and np.isnan(c[2]).all() and np.isnan(c[:, 2]).all()
-    assert c[0, 3] == pytest.approx(1 / np.sqrt(2))
-    assert np.isnan(context.cosine(x[0], x[1])) and context.cosine(x[0], x[3]) == pytest.approx(c[0, 3])
-
-
-def test_why_vectors_big_vocabulary_is_cheap():
-    t = open_table("random:256000x8")
-    w = context.why_vectors(t, [], t.tokenizer.encode("0 255999 42"))
-    assert w.n == 3 and np.allclose(w.onehot_distance[0, 1], np.sqrt(2))
-
-
 def test_bank_reads_the_same_row_on_minilm(minilm):
     r = context.same_row(minilm, ["I sat on the river bank .", "I paid money into the bank ."], "bank")
     assert r.ok and r.same_id and r.rows_equal
@@ -73,6 +33,21 @@ def test_same_row_explains_a_missing_word(minilm):
     assert not r.ok and "both sentences" in r.message
     r = context.same_row(minilm, ["unhappiness here", "unhappiness there"], "unhappiness")
     assert not r.ok and "pieces" in r.message
+
+
+def test_context_plan_says_what_to_run_or_why_not(minilm):
+    same = context.same_row(minilm, list(context.DEFAULT_SENTENCES), "bank")
+    plan = context.context_plan(minilm, same)
+    assert plan.ok and plan.folder == context.context_support(minilm)[0]
+    assert plan.sequences == same.sequences and len(plan.picks) == 2
+    for (s, p), o in zip(plan.picks, same.occurrences):
+        assert plan.sequences[s][p] == o.id == minilm.tokenizer.id_of("bank")
+    missing = context.same_row(minilm, ["the river bank", "a quiet street"], "bank")
+    plan = context.context_plan(minilm, missing)
+    assert not plan.ok and "two occurrences" in plan.reason
+    toy = open_table("toy:robot")
+    plan = context.context_plan(toy, context.same_row(toy, ["robot arm robot"], "robot"))
+    assert not plan.ok and "toy or random" in plan.reason
 
 
 def test_context_support():

@@ -5,6 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from explorer.core import cost
 
@@ -136,6 +138,66 @@ def test_factorised_break_even_against_brute_force():
         k_star = cost.factorised_break_even(v, d)
         smaller = [k for k in range(1, d + 1) if cost.factorised_params(v, d, k) < v * d]
         assert smaller == [k for k in range(1, d + 1) if k < k_star]
+
+
+@pytest.mark.parametrize("v, d, k", [(30_522, 384, 379), (49_152, 576, 569), (50_257, 768, 756),
+                                     (128_256, 4_096, 3_969)])
+def test_largest_saving_rank_of_real_tables(v, d, k):
+    """Issue 12, item 5: the break-even V·d/(V+d) is 379.2 for MiniLM, so k = 379 still saves."""
+    assert int(cost.factorised_break_even(v, d)) == k
+    assert cost.largest_saving_rank(v, d) == k
+    assert cost.factorised_params(v, d, k) < v * d <= cost.factorised_params(v, d, k + 1)
+    f = cost.factorisation(v, d, k)
+    assert f.saves and f.largest_saving_k == k and f.ratio < 1
+    assert not cost.factorisation(v, d, k + 1).saves
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(st.integers(0, 300_000), st.integers(0, 20_000))
+def test_largest_saving_rank_is_exact(v, d):
+    k = cost.largest_saving_rank(v, d)
+    assert k >= 0
+    if k:
+        assert cost.factorised_params(v, d, k) < cost.params(v, d)
+    assert cost.factorised_params(v, d, k + 1) >= cost.params(v, d)
+
+
+def test_break_even_that_is_a_whole_number_does_not_save():
+    # 2 x 2: k = 1 gives 2 + 2 = 4 = V·d parameters, no saving
+    assert cost.factorised_break_even(2, 2) == 1.0 and cost.largest_saving_rank(2, 2) == 0
+    assert not cost.factorisation(2, 2, 1).saves
+
+
+def test_row_layout_plain_and_quantised():
+    q = cost.row_layout("Q8_0", 576, 612)  # SmolLM2's token embedding
+    assert (q.blocks, q.block_values, q.block_bytes, q.float32_row_bytes) == (18, 32, 34, 2304)
+    assert q.quantised and q.bytes_per_value == pytest.approx(612 / 576)
+    f = cost.row_layout("float32", 768, 3072)
+    assert not f.quantised and f.blocks == 768 and f.block_bytes == torch.empty(1).element_size()
+    h = cost.row_layout("bfloat16", 384, 768)
+    assert h.block_bytes == torch.empty(1, dtype=torch.bfloat16).element_size() and h.float32_row_bytes == 1536
+    g = cost.row_layout("F16", 576, 1152)  # a GGUF plain type
+    assert (g.block_values, g.block_bytes, g.blocks) == (1, 2, 576)
+    odd = cost.row_layout("mystery", 10, 17)  # cannot be told: one block of the whole row
+    assert (odd.blocks, odd.block_bytes) == (1, 17)
+
+
+def test_format_size_keeps_small_differences_visible():
+    assert cost.format_size(154_389_504) == "154.39 MB"
+    assert cost.format_size(154_389_504, binary=True) == "147.24 MiB"
+    assert cost.format_size(2_101_350_000) == "2.10 GB"
+    assert cost.format_size(12_800) == "12.80 kB" and cost.format_size(6_400) == "6.40 kB"
+    assert cost.format_size(999) == "999 bytes"
+    assert cost.format_size(5e15) == "5,000.00 TB"
+
+
+def test_format_percent_never_rounds_to_a_false_whole():
+    inside = 0.99**768  # FACTS: 0.000444, so 99.956 % in the outer shell
+    assert cost.format_percent(1 - inside, rest=inside) == "99.96 %"
+    inside = 0.99**4096
+    assert 1 - inside == 1.0 and cost.format_percent(1 - inside, rest=inside) == "> 99.99 %"
+    assert cost.format_percent(1.0) == "100.00 %" and cost.format_percent(0.0) == "0.00 %"
+    assert cost.format_percent(1e-9) == "< 0.01 %" and cost.format_percent(0.31) == "31.00 %"
 
 
 def test_embedding_scale_and_counts():

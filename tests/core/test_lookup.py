@@ -13,6 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from explorer.core import lookup
+from explorer.core.bench import LookupMeasurement
 from explorer.core.sources import open_table
 
 V_GPT2, D_GPT2 = 50_257, 768
@@ -218,6 +219,8 @@ def test_row_layout_of_q8_0_blocks_uses_row_bytes():
     lay = lookup.row_layout(100, d, 7, "stored", "Q8_0", d // 32 * 34)
     assert lay.quantised and lay.stride == 68 and lay.offset == 7 * 68
     assert "34 bytes" in lay.note
+    assert (lay.block_values, lay.block_bytes) == (32, 34) and d // 32 * 34 == lay.stride
+    assert lookup.row_layout(100, d, 7, "float16").block_values == 0
     with pytest.raises(IndexError):
         lookup.row_layout(100, d, 100)
 
@@ -238,8 +241,9 @@ def test_compare_table_paths_on_real_tables():
         assert r is not None and r.equal and r.finite
 
 
-def test_measure_job_yields_progress_and_returns_the_bench_dict():
-    gen = lookup.measure_lookup_job(open_table("toy:robot"), batch_sizes=(1, 4), repeats=1)
+def test_measure_job_yields_progress_and_returns_a_measurement():
+    table = open_table("toy:robot")
+    gen = lookup.measure_lookup_job(table, batch_sizes=(1, 4), repeats=1)
     progress = []
     try:
         while True:
@@ -248,7 +252,39 @@ def test_measure_job_yields_progress_and_returns_the_bench_dict():
         result = stop.value
     assert all(isinstance(f, float) and isinstance(m, str) for f, m in progress)
     assert progress[-1][0] == 1.0
-    assert [b["batch"] for b in result["batches"]] == [1, 4]
-    for b in result["batches"]:
-        assert b["agree"]
-        assert b["ratio"] == pytest.approx(b["onehot_s"] / b["gather_s"])
+    assert isinstance(result, LookupMeasurement)
+    assert (result.vocab_size, result.dim, result.stored_dtype) == (4, 3, table.dtype)
+    assert [b.batch for b in result.batches] == [1, 4]
+    for b in result.batches:
+        assert b.agree
+        assert b.ratio == pytest.approx(b.onehot_s / b.gather_s)
+        assert b.onehot_flops == 2 * 4 * 3 * b.batch  # 2·V·d per token
+
+
+def test_measurement_and_layout_of_a_real_small_table_match_numpy():
+    """One table, every fact the view shows: one-hot @ E is E[i] exactly, the
+    product costs 2·V·d FLOPs per token, row i starts at i·row_bytes."""
+    table = open_table("toy:five-rows")
+    e = table.matrix()
+    v, d = e.shape
+    for i in range(v):
+        np.testing.assert_array_equal(lookup.onehot_matmul(e, [i])[0], e[i])
+        lay = lookup.row_layout(v, d, i, "stored", table.dtype, table.row_bytes)
+        assert lay.offset == i * table.row_bytes == e[i].__array_interface__["data"][0] - e.__array_interface__["data"][0]
+    np.testing.assert_array_equal(e[2], np.float32([-0.78, 0.22, 0.05]))  # FACTS.md, table D
+    from explorer.core.bench import bench_lookup
+
+    m = bench_lookup(table, batch_sizes=(1, 3), repeats=1)
+    assert m.agree and m.finite
+    assert [b.onehot_flops for b in m.batches] == [2 * v * d, 2 * v * d * 3]
+
+
+def test_stored_base_job_gives_the_real_address():
+    t = open_table("random:1000x16")
+    gen = lookup.stored_base_job(t)
+    assert isinstance(next(gen)[1], str)
+    with pytest.raises(StopIteration) as stop:
+        next(gen)
+    base = stop.value.value
+    assert isinstance(base, lookup.StoredBase)
+    assert base.address == t.matrix().__array_interface__["data"][0] and base.what

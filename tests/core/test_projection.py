@@ -140,18 +140,58 @@ def test_tokens_of_interest_neighbours_match_brute_force():
     t = open_table("default")
     text = [22, 30, 22]
     got = pj.tokens_of_interest(t, text, [100, 22], k=3)
-    assert got["text"] == [22, 30]
-    assert got["extra"] == [100]
+    assert got.text == (22, 30)
+    assert got.extra == (100,)
     e = t.matrix().astype(np.float64)
     n = np.linalg.norm(e, axis=1)
     want = []
-    for q in (22, 30):
+    for q, nearest in zip((22, 30), got.nearest):
         cos = e @ e[q] / np.maximum(n * n[q], 1e-12)
         cos[q] = -np.inf
-        for i in np.argsort(-cos, kind="stable")[:3]:
+        top = np.argsort(-cos, kind="stable")[:3]
+        # each text token keeps its own list, with cosines
+        np.testing.assert_allclose([nb.cosine for nb in nearest], cos[top], atol=1e-5)
+        for i in top:
             if int(i) not in want and int(i) not in (22, 30, 100):
                 want.append(int(i))
-    assert got["neighbors"] == want
+    assert list(got.neighbors) == want
+    assert got.all_ids() == sorted({22, 30, 100, *want})
+
+
+def test_variance_shown_counts_each_component_once():
+    ev = [0.144, 0.117, 0.101]
+    assert pj.variance_shown(ev, 0, 1) == pytest.approx(0.261)
+    assert pj.variance_shown(ev, 0, 0) == pytest.approx(0.144)  # PC1 x PC1: 14.4 %, not 28.8 %
+    assert pj.variance_shown(ev, 2, 5) == pytest.approx(0.101)  # PC6 does not exist for d = 3
+
+
+def test_coordinates_and_neighbours_csv(tmp_path):
+    import csv
+
+    from explorer.core.loading import ClassIndex
+    from explorer.core.neighbors import neighbors_of
+    from explorer.core.projection_csv import write_coordinates_csv, write_neighbors_csv
+
+    t = open_table("default")
+    _, res = run(pj.projection_job(t, "sample", sample_size=50, interest=[3]))
+    outside = next(i for i in range(t.trained_rows) if res.index_of(i) < 0)
+    classes = ClassIndex.from_table(t)
+    path = tmp_path / "coords.csv"
+    n = write_coordinates_csv(path, res, t, [outside, 3], classes)
+    rows = list(csv.reader(open(path, encoding="utf-8")))
+    assert n == len(res.ids) + 1 == len(rows) - 1
+    assert rows[0] == ["id", "piece", "fitted", "class"] + [f"PC{k + 1}" for k in range(10)]
+    last = rows[-1]
+    assert int(last[0]) == outside and last[1] == t.piece(outside) and last[2] == "0"
+    assert last[3] == (classes.name_of(outside) or "")
+    np.testing.assert_allclose([float(v) for v in last[4:]], res.coords_of(t, [outside])[0], rtol=1e-5, atol=1e-6)
+    interest = pj.tokens_of_interest(t, [22, 30], [], k=3)
+    selected = neighbors_of(t, 22, 10)
+    path = tmp_path / "nb.csv"
+    assert write_neighbors_csv(path, t, interest, selected) == 10 + 3  # 22's own list is the longer one
+    rows = list(csv.reader(open(path, encoding="utf-8")))[1:]
+    assert [int(r[3]) for r in rows if r[0] == "22"] == selected.ids()
+    assert [int(r[3]) for r in rows if r[0] == "30"] == [nb.id for nb in interest.nearest[1]]
 
 
 # -- geometry the similarity view shows ---------------------------------------------------------------

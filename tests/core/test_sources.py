@@ -364,7 +364,7 @@ def test_large_table_is_read_lazily_and_exactly(tmp_path, dtype):
     w = torch.randn(2100, 4096, generator=g).to(getattr(torch, dtype))
     save_file({"model.embed_tokens.weight": w, "lm_head.weight": w.clone()}, str(tmp_path / "model.safetensors"))
     t = open_table(str(tmp_path))
-    assert t._full is None  # not preloaded
+    assert not t.holds_matrix  # not preloaded
     assert (t.vocab_size, t.dim, t.dtype, t.row_bytes) == (2100, 4096, dtype, 8192)
     assert torch.equal(t.torch_table(), w)
     assert t.tied is False
@@ -423,7 +423,7 @@ def test_hf_cache_repo(zoo, tmp_path, monkeypatch):
     stale = zoo[("gpt2", "float32", True, False)]
     cache = tmp_path / "hub"
     _fake_hf_cache(cache, "org/name", current.folder, stale.folder)
-    monkeypatch.setattr(sources, "hf_cache_dir", lambda: cache)
+    monkeypatch.setenv("HF_HUB_CACHE", str(cache))
     for spec in ("org/name", "hf:org/name"):
         t = open_table(spec)
         assert t.kind == "cache"
@@ -581,7 +581,7 @@ def test_id_checks():
 def test_list_sources(minilm_dir, smollm2_path, zoo, tmp_path, monkeypatch):
     cache = tmp_path / "hub"
     _fake_hf_cache(cache, "org/tiny", zoo[("bert", "float16", False, False)].folder)
-    monkeypatch.setattr(sources, "hf_cache_dir", lambda: cache)
+    monkeypatch.setenv("HF_HUB_CACHE", str(cache))
     recent_folder = str(zoo[("gpt2", "float16", False, True)].folder)
     infos = {i.spec: i for i in sources.list_sources([recent_folder, str(tmp_path / "gone")])}
     assert infos["default"].origin == "bundled" and infos["default"].error is None
@@ -595,3 +595,230 @@ def test_list_sources(minilm_dir, smollm2_path, zoo, tmp_path, monkeypatch):
     assert infos[recent_folder].origin == "recent" and infos[recent_folder].dtype == "float16"
     gone = infos[str(tmp_path / "gone")]
     assert gone.error and "no such file" in gone.error
+
+
+# --------------------------------------------------------------------------
+# Issue 11: bad input gives one clear line, never a crash or the wrong bytes
+# --------------------------------------------------------------------------
+
+
+def test_alignment_that_does_not_match_the_file_never_reads_padding(tmp_path):
+    """An all-1.0 table announced at alignment 8 but laid out at 32 opened
+    before and showed row 0 as zeros (the padding). The same bytes at the
+    alignment they were written with open and read 1.0 everywhere."""
+    import gguf
+
+    ones = np.ones((48, 64), np.float32)
+    good = mf.write_gguf(tmp_path / "good.gguf", ones,
+                         kv=[("general.alignment", 32, gguf.GGUFValueType.UINT32)])
+    np.testing.assert_array_equal(open_table(str(good)).matrix(), ones)
+    for value in (8, 16, 64, 4096):
+        bad = mf.write_gguf(tmp_path / f"a{value}.gguf", ones,
+                            kv=[("general.alignment", value, gguf.GGUFValueType.UINT32)])
+        with pytest.raises(SourceError, match="alignment|offset"):
+            open_table(str(bad))
+
+
+@pytest.mark.parametrize("spec, pattern", [
+    ("~nosuchuser-explorer/x", "not a user of this machine"),
+    ("random:" + "9" * 5000 + "x4", "out of range"),
+    ("random:4x" + "9" * 5000, "out of range"),
+    ("random:4x4:" + "9" * 5000, "seed .* too long"),
+    ("toy:robot\nrm -rf", "unknown toy table"),
+    ("what\nis\u2028this", "unknown model spec"),
+    ("a\x00b", "NUL"),
+    ("hf:../../etc", "not a repo id"),
+])
+def test_bad_specs_are_one_line(spec, pattern):
+    with pytest.raises(SourceError, match=pattern) as info:
+        open_table(spec)
+    msg = str(info.value)
+    assert len(msg.splitlines()) == 1 and "\u2028" not in msg and len(msg) < 400
+
+
+def test_classes_json_that_is_not_an_object_turns_colouring_off(gpt2_single, tmp_path):
+    for name, text in (("list", "[1, 2, 3]"), ("deep", '{"a": ' + mf.nested_json(100_000) + "}"),
+                       ("number", "42"), ("nested-values", '{"the": {"x": 1}}')):
+        folder = shutil.copytree(gpt2_single.folder, tmp_path / name)
+        (folder / "classes.json").write_text(text)
+        t = open_table(str(folder))
+        assert t.classes is None
+        assert any("Colouring by class is off" in n for n in t.notes), t.notes
+        np.testing.assert_array_equal(t.matrix(), gpt2_single.embedding)
+
+
+def test_tokenizer_with_an_id_of_three_billion_costs_no_memory(tmp_path):
+    """The piece table was a list up to the largest id: 24 GB for 3e9."""
+    import tracemalloc
+
+    tj = mf.wordlevel_json({"[UNK]": 0, "a": 1, "far": 3_000_000_000})
+    t = open_table(str(mf.folder_with_tokenizer(tmp_path / "m", tj)))
+    tracemalloc.start()
+    try:
+        assert t.piece(1) == "a" and t.piece(3_000_000_000) == "far" and t.piece(7) == "<7>"
+        assert t.completion_pieces()
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 10 * 1024 * 1024
+    (tok,) = t.tokenizer.encode("far")
+    assert tok.id == 3_000_000_000  # flagged out of range by its users, not a crash here
+
+
+@pytest.mark.parametrize("tokenizer, text, pattern", [
+    (mf.wordlevel_json({"a": 0, "b": 1}, unk="[UNK]"), "a zzz", "Missing \\[UNK\\] token"),
+    (mf.wordlevel_json({"[UNK]": 0, "a": 1}, pre_tokenizer=mf.BACKTRACKING_SPLIT), "a" * 40 + "b", "retry-limit"),
+])
+def test_tokenizer_failures_are_tokenize_errors(tmp_path, tokenizer, text, pattern):
+    from explorer.core.tokens import TokenizeError
+
+    t = open_table(str(mf.folder_with_tokenizer(tmp_path / "m", tokenizer)))
+    with pytest.raises(TokenizeError, match=pattern) as info:
+        t.tokenizer.encode(text)
+    assert len(str(info.value).splitlines()) == 1
+
+
+def test_random_rows_are_drawn_in_small_blocks():
+    """One row of random:128256x4096 drew a 4,096-row block (16 M values,
+    64 MB); now at most 256 K values are drawn for it."""
+    import tracemalloc
+
+    t = open_table("random:128256x4096")
+    tracemalloc.start()
+    try:
+        row = t.row(100_000)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert row.shape == (4096,)
+    assert peak < 2 * 1024 * 1024  # one block of 64 rows = 1 MB
+    # the same values whichever way they are read
+    whole = np.concatenate([blk for _, blk in t.iter_blocks(block_rows=300, stop=700)])
+    np.testing.assert_array_equal(t.rows([699, 0, 64, 63]), whole[[699, 0, 64, 63]])
+    assert float(np.std(whole)) == pytest.approx(0.02, rel=0.02)
+
+
+def test_wide_tables_stream_in_bounded_blocks_and_refuse_impossible_copies():
+    from explorer.core.memory import MemoryLimitError
+
+    t = open_table("random:10000000x65536")
+    start, blk = next(iter(t.iter_blocks(block_rows=16_384)))
+    assert start == 0 and blk.nbytes <= 256 * 1024 * 1024 and blk.shape[1] == 65536
+    with pytest.raises(MemoryLimitError, match="needs 2.62 TB"):
+        t.matrix()  # refused before allocating anything
+    assert t.unit_matrix() is None  # too big to hold: searches stream
+
+
+def test_table_is_immutable_and_its_caches_are_shared_between_threads():
+    import dataclasses
+    import threading
+
+    t = open_table("random:3000x16:1")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        t.name = "other"
+    with pytest.raises(TypeError):
+        open_table("default").classes[0] = "x"
+    renamed = dataclasses.replace(t, name="renamed", notes=t.notes + ("one more",))
+    assert renamed.name == "renamed" and t.name != "renamed" and renamed.notes[-1] == "one more"
+    np.testing.assert_array_equal(renamed.matrix(), t.matrix())
+    # many threads asking at once get one and the same cached array
+    fresh = open_table("random:20000x64:2")
+    barrier = threading.Barrier(4)
+    got = []
+
+    def ask():
+        barrier.wait()
+        got.append(fresh.unit_matrix())
+
+    threads = [threading.Thread(target=ask) for _ in range(4)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    assert len(got) == 4 and all(u is got[0] for u in got)
+    assert fresh.all_finite() is True
+
+
+def test_all_finite_sees_an_inf_in_the_file(tmp_path):
+    from safetensors.torch import save_file
+
+    w = torch.zeros(10, 4)
+    w[3, 2] = float("inf")
+    save_file({"model.embed_tokens.weight": w}, str(tmp_path / "model.safetensors"))
+    t = open_table(str(tmp_path))
+    assert t.all_finite() is False
+    assert open_table("toy:robot").all_finite() is True
+
+
+def test_stored_buffer_is_the_real_address(ggufs):
+    t = open_table(str(ggufs[("Q8_0", True)].path))
+    buf = t.stored_buffer()
+    assert "Q8_0 blocks" in buf.description
+    assert isinstance(buf.keep_alive, np.ndarray) and buf.keep_alive.shape[0] == t.vocab_size
+    assert buf.address == buf.keep_alive.__array_interface__["data"][0]
+    f = open_table("toy:robot").stored_buffer()
+    assert f.address == f.keep_alive.data_ptr() and "float32" in f.description
+
+
+def _bytes_read() -> int:
+    with open("/proc/self/io") as f:
+        return int(next(line for line in f if line.startswith("rchar:")).split()[1])
+
+
+@pytest.mark.skipif(not Path("/proc/self/io").exists(), reason="needs Linux's per-process I/O counters")
+def test_peek_reads_headers_not_rows(tmp_path):
+    """The picker's listing must not read tables or build tokenizers: a
+    32 MB table is listed with a few kB read, and a folder whose
+    tokenizer.json is broken is still listed (opening it says why not)."""
+    from safetensors.torch import save_file
+
+    w = torch.zeros(2048, 4096)  # 32 MB of float32, small enough that opening reads it all
+    save_file({"model.embed_tokens.weight": w}, str(tmp_path / "model.safetensors"))
+    (tmp_path / "tokenizer.json").write_text("{not a tokenizer")
+    before = _bytes_read()
+    info = sources.peek(str(tmp_path), "recent")
+    read = _bytes_read() - before
+    assert info.error is None and (info.vocab_size, info.dim, info.dtype) == (2048, 4096, "float32")
+    assert read < 1024 * 1024
+    with pytest.raises(SourceError, match="tokenizer file cannot be read"):
+        open_table(str(tmp_path))
+    (tmp_path / "tokenizer.json").unlink()
+    before = _bytes_read()
+    open_table(str(tmp_path)).matrix()
+    assert _bytes_read() - before >= w.numel() * 4  # opening does read the rows
+
+
+def test_gguf_tokenizer_cache_is_written_under_a_unique_name(gguf_with_vocab, tmp_path, monkeypatch):
+    """The old fixed name tokenizer.tmp collided between two processes; a
+    folder squatting it now changes nothing, and nothing is left behind."""
+    from explorer.core.sources import gguf_source
+
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("EXPLORER_CACHE_DIR", str(cache))
+    t = open_table(str(gguf_with_vocab.path))
+    (entry,) = list((cache / "gguf-tokenizers").glob("*/tokenizer.json"))
+    (entry.parent / "tokenizer.tmp").mkdir()  # where every process used to write
+    assert gguf_source.save_atomically(t.tokenizer.backend, entry)
+    leftovers = [p.name for p in entry.parent.iterdir() if p.name not in ("tokenizer.json", "tokenizer.tmp")]
+    assert leftovers == []
+    again = open_table(str(gguf_with_vocab.path))
+    assert [x.id for x in again.tokenizer.encode("cat sat")] == [x.id for x in t.tokenizer.encode("cat sat")]
+
+
+def test_two_processes_build_the_gguf_tokenizer_at_once(gguf_with_vocab, tmp_path):
+    import subprocess
+    import sys
+
+    env = dict(os.environ, EXPLORER_CACHE_DIR=str(tmp_path / "cache"),
+               PYTHONPATH=str(Path(__file__).resolve().parents[2]))
+    code = ("import sys; from explorer.core.sources import open_table; "
+            "t = open_table(sys.argv[1]); print([x.id for x in t.tokenizer.encode('cat sat')])")
+    procs = [subprocess.Popen([sys.executable, "-c", code, str(gguf_with_vocab.path)], env=env,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(2)]
+    outs = [p.communicate(timeout=300) for p in procs]
+    assert [p.returncode for p in procs] == [0, 0], [o[1][-500:] for o in outs]
+    assert outs[0][0] == outs[1][0] and outs[0][0].startswith("[")
+    folder = tmp_path / "cache" / "gguf-tokenizers"
+    files = sorted(p.name for p in folder.rglob("*") if p.is_file())
+    assert files == ["tokenizer.json"]
+    json.loads(next(folder.rglob("tokenizer.json")).read_text())  # complete, not half written

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 import pytest
 
 from explorer.core.tokens import (
     MAX_TEXT_CHARS,
+    representable,
+    shown,
     HFTokenizer,
     IdTokenizer,
     NameTokenizer,
@@ -176,15 +176,14 @@ def test_empty_text_gives_no_tokens(minilm_table, kind):
 
 
 @pytest.mark.parametrize("kind", ["names", "ids", "wordpiece"])
-def test_huge_text_is_cut_and_fast(minilm_table, kind):
+def test_huge_text_is_cut(minilm_table, kind):
+    """A pasted megabyte is cut to MAX_TEXT_CHARS before tokenizing: the
+    bound is on the size of the work, not on a wall-clock time."""
     tok = _tokenizers(minilm_table)[kind]
     unit = {"names": "the cat ", "ids": "12 7 ", "wordpiece": "the cat sat on unhappiness. "}[kind]
     text = unit * (MB // len(unit) + 1)
     assert len(text) >= MB
-    t0 = time.perf_counter()
     toks = tok.encode(text)
-    elapsed = time.perf_counter() - t0
-    assert elapsed < 2.0
     assert toks
     assert max(t.end for t in toks) <= MAX_TEXT_CHARS < len(text)
     # what is kept is tokenized exactly as the same prefix alone
@@ -214,3 +213,50 @@ def test_unknown_word_maps_to_a_special_unk_token():
     unk = tokens[1]
     assert unk.piece == "<unk>" and unk.special
     assert not tokens[0].special and not tokens[2].special
+
+
+# --------------------------------------------------------------------------
+# Issue 11: texts no tokenizer should crash on
+# --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("text", ["\udcff", "caf\udce9 bank", "a\ud800b\udfffc", "\x00 bank \x00", "\ufeff\u200b bank"])
+@pytest.mark.parametrize("table", ["minilm_table", "smollm2_table", "default"])
+def test_lone_surrogates_and_nul_are_tokenized(request, table, text):
+    """Invalid UTF-8 in argv arrives as lone surrogates: every HF tokenizer
+    raised TypeError. They read as U+FFFD now, at the same character offsets."""
+    from explorer.core.sources import open_table
+
+    t = request.getfixturevalue(table) if table.endswith("_table") else open_table(table)
+    toks = t.tokenizer.encode(text)
+    _check_spans(text, toks)
+    shown_text = representable(text)
+    assert len(shown_text) == len(text) and "\udcff" not in shown_text
+    same = t.tokenizer.encode(shown_text)
+    assert [(x.id, x.start, x.end) for x in same] == [(x.id, x.start, x.end) for x in toks]
+
+
+def test_representable_keeps_offsets():
+    assert representable("ok") == "ok"
+    assert representable("a\udcffb\ud83d") == "a\ufffdb\ufffd"
+    assert representable("\U0001F600") == "\U0001F600"  # a real (paired) emoji stays
+
+
+@pytest.mark.parametrize("text", ["9" * 5000, "0" * 30 + "7", "1" * 19, "123456789012345678 " + "9" * 4301])
+def test_id_tokenizer_bounds_digits(text):
+    tok = IdTokenizer(100)
+    first = text.split()[-1]
+    if len(first.lstrip("0")) <= 18 and len(text.split()) == 1:
+        assert [t.id for t in tok.encode(text)] == [int(first)]
+    else:
+        with pytest.raises(TokenizeError, match="digits\\) is far past the last row") as info:
+            tok.encode(text)
+        assert len(str(info.value)) < 200
+    assert tok.id_of("9" * 5000) is None
+
+
+def test_shown_quotes_one_line():
+    assert shown("a\nb") == "'a\\nb'"
+    assert shown("x" * 100, 10) == "'xxxxxxxxxx…'"
+    assert shown("\udcff") == "'\\udcff'"
+    assert "\u2028" not in shown("a\u2028b")

@@ -152,9 +152,10 @@ def test_out_of_range_ids_are_flagged(qtbot, explorer):
     chips = explorer.window.token_strip.chips
     assert chips.flags(1)["out_of_range"]
     assert not chips.flags(0)["out_of_range"]
-    explorer.state.select_position(1)  # nothing to show for an id outside the table
+    explorer.state.select_position(1)  # no row to show for an id outside the table, only why
     assert explorer.state.selected_id == -1
-    assert explorer.window.inspector.title.text() == "No token selected"
+    assert explorer.window.inspector.facts["offset"].text() == "–"
+    assert "past the last row" in explorer.window.inspector.subtitle.text()
 
 
 def test_typing_in_the_text_box_retokenizes(qtbot, explorer):
@@ -299,3 +300,15 @@ def test_hidden_views_defer_their_work_until_shown(qtbot, explorer):
     assert explorer.lookup_view._hot == 30
     explorer.state.set_selected_token(31)
     assert explorer.lookup_view._hot == 31  # shown: follows at once
+
+
+def test_a_selected_id_past_the_table_is_explained(qtbot, explorer):
+    load(qtbot, explorer, "random:100x8")
+    explorer.state.set_text("5 99 100 7")
+    explorer.state.select_position(2)
+    insp = explorer.window.inspector
+    assert explorer.state.selected_id == -1
+    assert insp.title.text() == "100"
+    assert "rows 0 to 99" in insp.subtitle.text() and "index error" in insp.subtitle.text()
+    assert explorer.state.tokenized.rows_read == 3  # 5, 99 and 7; 100 names no row
+    assert "3 distinct rows read" in explorer.window.token_strip.summary.text()

@@ -1,5 +1,6 @@
-"""The Similarity view (pytest-qt, offscreen): matrices against numpy and
-FACTS.md, clicks, the random-vector check and export."""
+"""The Similarity view on a standalone view (pytest-qt, offscreen): matrices
+against numpy and FACTS.md, clicks, the random-vector check only while its
+page is shown, model switches, export and contrast in both palettes."""
 
 from __future__ import annotations
 
@@ -8,14 +9,18 @@ import math
 
 import numpy as np
 import pytest
+import torch
 from PySide6.QtCore import QPointF, Qt
+from PySide6.QtGui import QFontMetrics
+from PySide6.QtWidgets import QApplication
+from safetensors.torch import save_file
 
-from explorer.app import make_app
-from explorer.core.sources import open_table
-from explorer.state import AppState
-from explorer.ui.similarity_view import SimilarityView
+from explorer.core.sources import open_table, package_path
+from explorer.ui.similarity import SimilarityView
+from explorer.ui.style import contrast_ratio, dark_palette
 from ui_helpers import standalone_view
-from explorer.workers import JobRunner, await_all_workers
+
+CHECK_TIMEOUT = 60_000
 
 
 @pytest.fixture
@@ -23,151 +28,296 @@ def view(qtbot):
     yield from standalone_view(qtbot, SimilarityView)
 
 
+class _Click:
+    """A left click at a scene position, as pyqtgraph's scene reports it."""
+
+    def __init__(self, scene_pos):
+        self._pos = scene_pos
+
+    def button(self):
+        return Qt.LeftButton
+
+    def scenePos(self):
+        return self._pos
+
+
+def _robot(state):
+    t = open_table("toy:robot")
+    state.set_table(t)
+    state.set_text("robot arm box tool")
+    return t, [t.tokenizer.id_of(w) for w in ("robot", "arm", "box", "tool")]
+
+
 def test_empty_state(view):
     v, state, _ = view
-    assert "Open a model" in v.empty.text()
+    page = v.regimes_page
+    assert "Open a model" in page.empty.text()
     state.set_table(open_table("toy:robot"))
-    assert "Type some text" in v.empty.text()
+    assert "Type some text" in page.empty.text() and page.matrices is None
 
 
 def test_robot_values_from_facts(view):
     v, state, _ = view
-    t = open_table("toy:robot")
-    state.set_table(t)
-    state.set_text("robot arm box tool")
-    robot, arm, box, tool = (t.tokenizer.id_of(w) for w in ("robot", "arm", "box", "tool"))
-    assert v.token_ids() == [robot, arm, box, tool]
+    page = v.regimes_page
+    t, (robot, arm, box, tool) = _robot(state)
+    m = page.matrices
+    assert m.ids == (robot, arm, box, tool)
     # FACTS.md: cos(robot, arm) = 0.995, cos(robot, box) = 0, cos(robot, tool) = -0.316
-    assert float(v.value_text(robot, arm)) == 0.995
-    assert float(v.value_text(robot, box)) == 0.0
-    assert float(v.value_text(robot, tool)) == -0.316
-    texts = v.cell_texts()
+    assert page.value_text(robot, arm) == "+0.995"
+    assert float(page.value_text(robot, box)) == 0.0
+    assert page.value_text(robot, tool) == "-0.316"
+    texts = page.main.cell_texts()
     assert len(texts) == 16 and "+0.995" in texts and "-0.316" in texts
-    # the whole matrix against numpy
-    x = t.rows(v.token_ids()).astype(np.float64)
+    x = t.rows(list(m.ids)).astype(np.float64)
     n = np.linalg.norm(x, axis=1)
-    np.testing.assert_allclose(v.matrix(), x @ x.T / np.outer(n, n), atol=1e-12)
-    # dot products: 1.7, 0, -0.5
-    v.set_metric("dot")
-    np.testing.assert_allclose(v.matrix(), x @ x.T, atol=1e-12)
-    assert float(v.value_text(robot, arm)) == 1.7 and float(v.value_text(robot, tool)) == -0.5
-    v.set_metric("euclidean")
+    np.testing.assert_allclose(m.learned, x @ x.T / np.outer(n, n), atol=1e-12)
+    # dot products: 1.7, 0, -0.5, every cell at the same precision
+    page.set_metric("dot")
+    np.testing.assert_allclose(page.matrices.learned, x @ x.T, atol=1e-12)
+    assert float(page.value_text(robot, arm)) == 1.7 and float(page.value_text(robot, tool)) == -0.5
+    assert len({len(s.split(".")[1]) for s in page.main.cell_texts()}) == 1
+    page.set_metric("euclidean")
     d = np.sqrt(((x[:, None] - x[None]) ** 2).sum(-1))
-    np.testing.assert_allclose(v.matrix(), d, atol=1e-9)
+    np.testing.assert_allclose(page.matrices.learned, d, atol=1e-9)
+    assert not page.matrices.signed and page.main.colorbar.levels() == pytest.approx((0, d.max()))
 
 
 def test_three_regimes_side_by_side(view):
+    if package_path("minilm") is None:
+        pytest.skip("MiniLM is not installed")
     v, state, _ = view
-    t = open_table("minilm")
-    state.set_table(t)
+    state.set_table(open_table("minilm"))
     state.set_text("cat dog airplane")
-    ids = v.token_ids()
-    assert len(ids) == 3  # [CLS] and [SEP] are left out
-    a = np.array(ids, dtype=np.float64)
-    np.testing.assert_array_equal(v.id_distances(), np.abs(a[:, None] - a[None]))
-    oh = v.one_hot_distances()
+    m = v.regimes_page.matrices
+    assert m.n == 3  # [CLS] and [SEP] are left out
+    a = np.array(m.ids, dtype=np.float64)
+    np.testing.assert_array_equal(m.id_distance, np.abs(a[:, None] - a[None]))
     off = ~np.eye(3, dtype=bool)
-    np.testing.assert_allclose(oh[off], math.sqrt(2))
-    np.testing.assert_array_equal(np.diag(oh), 0)
-    # the learned cosine: cat is closer to dog than to airplane
-    m = v.matrix()
-    assert m[0, 1] > m[0, 2]
+    np.testing.assert_allclose(m.one_hot[off], math.sqrt(2))
+    np.testing.assert_array_equal(np.diag(m.one_hot), 0)
+    assert m.learned[0, 1] > m.learned[0, 2]  # cat is closer to dog than to airplane
+    # big id distances are written short enough for the small cells
+    texts = v.regimes_page.ids_map.cell_texts()
+    assert len(texts) == 9 and all(len(s) <= 5 for s in texts), texts
+    # every map has its colour bar
+    assert all(h.colorbar is not None and h.colorbar.isVisible() for h in v.regimes_page.maps)
 
 
 def test_click_a_cell_selects_the_pair(qtbot, view):
     v, state, _ = view
-    t = open_table("toy:robot")
-    state.set_table(t)
-    state.set_text("robot arm box tool")
-    qtbot.wait(50)
-    # through the scene: the centre of cell (row 2 = box, column 3 = tool)
-    vb = v.main.plot.getViewBox()
-    scene_pt = vb.mapViewToScene(QPointF(3.5, 2.5))
-
-    class Ev:
-        def button(self):
-            return Qt.LeftButton
-
-        def scenePos(self):
-            return scene_pt
-
+    page = v.regimes_page
+    _robot(state)
+    vb = page.main.plot.getViewBox()
     with qtbot.waitSignal(v.pair_selected) as pair, qtbot.waitSignal(v.token_selected) as sel:
-        v._on_scene_clicked(Ev())
-    assert pair.args == [2, 3]
-    assert sel.args == [2]
+        page._on_scene_clicked(_Click(vb.mapViewToScene(QPointF(3.5, 2.5))))  # row 2 = box, column 3 = tool
+    assert pair.args == [2, 3] and sel.args == [2]
     assert state.selected_id == 2
-    assert v.main.cell_rect.isVisible()
-    assert "box" in v.info.text() and "tool" in v.info.text()
+    assert page.main.cell_rect.isVisible()
+    assert "box" in page.info.text() and "tool" in page.info.text()
     # the selected token's row and column are outlined in all three maps
-    assert all(m.row_rect.isVisible() for m in (v.main, v.ids_map, v.onehot))
+    assert all(m.row_rect.isVisible() for m in page.maps)
+
+
+def test_pieces_with_angle_brackets_are_shown_as_text(view):
+    v, state, _ = view
+    page = v.regimes_page
+    t = open_table("toy:cat-sat")  # has a <pad> row
+    state.set_table(t)
+    pad = t.tokenizer.id_of("<pad>")
+    state.set_text("cat sat")
+    state.add_extra_token(pad)
+    m = page.matrices
+    page.select_cell(m.index(pad), 0)
+    assert "&lt;pad&gt;" in page.info.text()  # written as text, not swallowed as a tag
+
+
+def test_model_switch_clears_the_hover_text(view):
+    v, state, _ = view
+    page = v.regimes_page
+    _robot(state)
+    vb = page.main.plot.getViewBox()
+    page._on_scene_mouse_moved(vb.mapViewToScene(QPointF(1.5, 0.5)))
+    assert "robot" in page.info.text() and "arm" in page.glw.toolTip()
+    state.set_table(open_table("toy:five-rows"))
+    assert "robot" not in page.info.text() and page.glw.toolTip() == ""
+    assert page.matrices is None or all("robot" not in lab for lab in page.matrices.labels)
 
 
 def test_added_tokens_join_and_cap(view):
     v, state, _ = view
+    page = v.regimes_page
     t = open_table("default")
     state.set_table(t)
     state.set_text("the cat")
-    v.search.setText("dog")
-    v._on_search_return_pressed()
+    page.search.setText("dog")
+    page.search.returnPressed.emit()
     dog = t.tokenizer.id_of("dog")
-    assert dog in state.extra_ids and v.token_ids()[-1] == dog
+    assert dog in state.extra_ids and page.matrices.ids[-1] == dog
     for i in range(3, 193):
         state.add_extra_token(i)
-    assert len(v.token_ids()) <= 200
-    assert v.matrix().shape == (len(v.token_ids()),) * 2
-    assert v.cell_texts() == []  # too many cells to write values in
+    m = page.matrices
+    assert m.n <= 200 and m.learned.shape == (m.n, m.n)
+    assert page.main.cell_texts() == []  # too many cells to write values in
 
 
-def test_random_vector_check(qtbot, view):
-    v, state, runner = view
-    t = open_table("random:3000x768")
+@pytest.fixture(params=[1000, 560])
+def sized_view(qtbot, request):
+    yield from standalone_view(qtbot, SimilarityView, size=(request.param, 700))
+
+
+def test_column_labels_never_run_into_each_other(qtbot, sized_view):
+    v, state, _ = sized_view
+    page = v.regimes_page
+    width = v.width()
+    t = open_table("default")
     state.set_table(t)
-    with qtbot.waitSignal(runner.succeeded, timeout=30_000):
-        v.show_page(1)
-    chk = v.check()
-    assert chk.dim == 768
+    state.set_text("the quick fox chases the sleepy cat while the young dog bought twenty apples")
+    axis = page.main.plot.getAxis("bottom")
+    metrics = QFontMetrics(axis.style.get("tickFont") or QApplication.font())
+    vb = page.main.plot.getViewBox()
+    qtbot.waitUntil(lambda: abs(vb.width() - page.main.layout_width) < 1)  # laid out for this size
+    ticks = page.main.bottom_ticks()
+    n = page.matrices.n
+    assert ticks and n >= 10
+    cell_px = vb.width() / n
+    step = (ticks[1][0] - ticks[0][0]) if len(ticks) > 1 else 1
+    for _, label in ticks:
+        assert metrics.horizontalAdvance(label) <= step * cell_px, (label, cell_px)
+    if width < 600:  # narrow: long pieces are shortened
+        assert any(label.endswith("…") for _, label in ticks)
+    # values are written in a cell only when they fit it
+    for h in page.maps:
+        n = h.values.shape[0]
+        if h.cell_texts_shown:
+            px = h.plot.getViewBox().width() / n
+            widest = max(QFontMetrics(t.textItem.font()).horizontalAdvance(t.textItem.toPlainText())
+                         for t in h.texts[: n * n])
+            assert widest <= px, (widest, px)
+
+
+def test_hidden_pages_compute_nothing(qtbot, view):
+    v, state, _ = view
+    v.show_page("random")
+    state.set_table(open_table("toy:robot"))
+    state.set_text("robot arm box tool")
+    assert v.regimes_page.matrices is None  # hidden: nothing computed
+    assert state.similarity.value is None and not state.similarity.running and not state.similarity.pending
+    qtbot.waitUntil(lambda: v.random_page.check is not None, timeout=CHECK_TIMEOUT)
+    v.show_page("regimes")
+    assert v.regimes_page.matrices.n == 4  # drawn from the state once shown
+
+
+def test_many_tokens_of_a_wide_table_are_compared_in_a_worker(qtbot, view):
+    v, state, _ = view
+    table = open_table("random:3000x4096")
+    state.set_table(table)
+    text = " ".join(str(i) for i in range(0, 3000, 20))  # 150 tokens: 92 M multiply-adds
+    with qtbot.waitSignal(state.similarity.finished, timeout=CHECK_TIMEOUT):
+        state.set_text(text)
+        assert state.similarity.running and v.regimes_page.matrices is None  # not on the GUI thread
+        assert "Comparing" in v.regimes_page.empty.text()
+    m = v.regimes_page.matrices
+    assert m is state.similarity.value and m.n == 150 and m.ids[:3] == (0, 20, 40)
+    x = table.rows(list(m.ids[:20])).astype(np.float64)
+    n = np.linalg.norm(x, axis=1)
+    np.testing.assert_allclose(m.learned[:20, :20], x @ x.T / np.outer(n, n), atol=1e-9)
+    # a few tokens of the same table are compared on the spot
+    state.set_text("1 2 3")
+    assert not state.similarity.running and v.regimes_page.matrices.ids == (1, 2, 3)
+    # the measure goes to the state with the page's request
+    v.regimes_page.set_metric("dot")
+    assert state.similarity.value.metric == "dot" and v.regimes_page.matrices.metric == "dot"
+
+
+def test_random_check_runs_only_while_its_page_is_shown(qtbot, view):
+    v, state, _ = view
+    state.set_table(open_table("random:3000x768"))
+    assert state.random_check.pending and not state.random_check.running
+    assert v.random_page.check is None
+    with qtbot.waitSignal(state.random_check.finished, timeout=CHECK_TIMEOUT):
+        v.show_page("random")
+    page = v.random_page
+    chk = page.check
+    assert chk is state.random_check.value and chk.dim == 768
     assert chk.theory_std == pytest.approx(0.0361, abs=5e-5)
     assert chk.random_std == pytest.approx(1 / math.sqrt(768), rel=0.05)
-    assert "0.0361" in v.facts.text()
-    assert "0.108" in v.facts.text()
-    # (0.99)^768 = 0.000444: 99.956 % of the volume in the outer shell (FACTS: 99.955 %, rounded)
-    assert f"{0.99 ** 768:.5g}" in v.facts.text()
-    x, y = v.rand_curve.getData()
+    assert "0.0361" in page.facts.text() and "0.108" in page.facts.text()
+    # (0.99)^768 = 0.000444: 99.956 % of the volume in the outer shell
+    assert f"{0.99 ** 768:.5g}" in page.facts.text() and "99.956 %" in page.facts.text()
+    x, y = page.rand_curve.getData()
     np.testing.assert_allclose(y, np.exp(-x * x * 768 / 2) / math.sqrt(2 * math.pi / 768))
+    # the random histogram against numpy's
+    rng = np.random.default_rng(0)
+    a, b = rng.standard_normal((5000, 768)), rng.standard_normal((5000, 768))
+    cos = (a * b).sum(1) / np.linalg.norm(a, axis=1) / np.linalg.norm(b, axis=1)
+    assert chk.random_std == pytest.approx(cos.std(), rel=1e-6)
+
+
+def test_model_change_drops_a_running_check(qtbot, view):
+    """A check running for the old table never lands for the new one; hidden,
+    the new table's check waits until the page is shown."""
+    v, state, _ = view
+    state.set_table(open_table("random:3000x768"))
+    v.show_page("random")
+    assert state.random_check.running
+    v.show_page("regimes")
+    new = open_table("random:2000x768")
+    state.set_table(new)
+    assert not state.random_check.running and state.random_check.pending
+    assert state.random_check.value is None and v.random_page.check is None
+    with qtbot.waitSignal(state.random_check.finished, timeout=CHECK_TIMEOUT):
+        v.show_page("random")
+    assert state.random_check.key == id(new) and v.random_page.check.dim == 768
 
 
 def test_nonfinite_rows_do_not_crash(view, tmp_path):
     v, state, _ = view
-    t = open_table("toy:robot")
-    t.matrix()[1, 0] = np.nan  # a broken weight in "arm"
-    state.set_table(t)
-    state.set_text("robot arm box")
-    assert np.isfinite(v.matrix()).all()
-    assert "NaN" in v.info.text()
+    page = v.regimes_page
+    w = torch.tensor([[1.0, 0.0, 1.0], [0.9, 0.1, 0.8], [0.0, 1.0, 0.0], [-1.0, 0.0, 0.5]])
+    w[1, 0] = float("nan")  # a broken weight in row 1
+    save_file({"embed_tokens.weight": w}, str(tmp_path / "broken.safetensors"))
+    state.set_table(open_table(str(tmp_path / "broken.safetensors")))
+    state.set_text("0 1 2")
+    m = page.matrices
+    assert np.isfinite(m.learned).all() and m.zeroed == (1,)
+    assert "NaN" in page.info.text()
     p = tmp_path / "m.csv"
     assert v.export_matrix_csv(str(p)) == 3
     rows = list(csv.reader(open(p, encoding="utf-8")))
     assert rows[0][0] == "cosine" and len(rows) == 4
-    png, svg = tmp_path / "m.png", tmp_path / "m.svg"
-    v.export_plot(str(png))
-    v.export_plot(str(svg))
-    assert png.stat().st_size > 1000 and svg.stat().st_size > 1000
+    for what in ("matrix", "random"):
+        for suffix in ("png", "svg"):
+            out = tmp_path / f"{what}.{suffix}"
+            v.export_plot(str(out), what)
+            assert out.stat().st_size > 1000
 
 
-def test_model_change_drops_a_running_check(qtbot, view):
-    """A random-vector check still running for the old table is cancelled when
-    another table (same d) is installed while the check page is hidden; its
-    result must never be shown as the new table's."""
-    v, state, runner = view
-    state.set_table(open_table("random:3000x768"))
-    v.show_page(1)  # starts the check for the first table
-    assert runner.running
-    v.show_page(0)
-    state.set_table(open_table("random:2000x768"))
-    assert not runner.running
-    await_all_workers()
-    qtbot.wait(50)  # deliver anything the old worker emitted
-    assert v.check() is None
-    with qtbot.waitSignal(runner.succeeded, timeout=30_000):
-        v.show_page(1)
-    assert v.check() is not None and v.check().dim == 768
+def test_export_from_a_hidden_page_leaves_nothing_wanted(view, tmp_path):
+    v, state, _ = view
+    v.show_page("random")
+    _robot(state)
+    assert not state.similarity.wanted
+    v.export_plot(str(tmp_path / "m.png"))
+    assert (tmp_path / "m.png").stat().st_size > 1000
+    assert v.regimes_page.matrices.n == 4  # drawn for the export
+    assert not state.similarity.wanted  # but the hidden page still asks for nothing
+    state.set_text("robot arm")
+    assert state.similarity.value is None and not state.similarity.running
+
+
+def test_cell_text_is_readable_in_both_palettes(view):
+    v, state, _ = view
+    app = QApplication.instance()
+    light = app.palette()
+    page = v.regimes_page
+    try:
+        for palette in (light, dark_palette()):
+            app.setPalette(palette)
+            _robot(state)
+            cmap = page.main.image.getColorMap()
+            lo, hi = page.matrices.levels
+            for t, value in zip(page.main.texts, page.matrices.learned.ravel()):
+                cell = cmap.map((value - lo) / (hi - lo), mode="qcolor")
+                assert contrast_ratio(cell, t.textItem.defaultTextColor()) >= 4.0, (value, cell.name())
+    finally:
+        app.setPalette(light)

@@ -135,3 +135,30 @@ def test_runner_ignores_reports_after_its_owner_is_deleted(qtbot):
     shiboken6.delete(runner)
     gate.set()
     assert await_all_workers()  # no report reaches the deleted runner, nothing crashes
+
+
+class _Arg:
+    """Stands for a job's big argument (a table)."""
+
+
+def test_a_finished_or_stopped_job_lets_go_of_its_arguments(qtbot):
+    import gc
+    import weakref
+
+    runner = JobRunner()
+    kept = []  # superqt may keep a worker object alive after its job: so do we, on purpose
+    for cancel in (False, True):
+        arg = _Arg()
+        ref = weakref.ref(arg)
+        gate = threading.Event()
+        runner.start(_value_job, arg, gate)
+        kept.append(runner._worker)
+        del arg
+        if cancel:
+            runner.cancel()
+        gate.set()
+        await_all_workers()
+        qtbot.waitUntil(lambda: all(not w.is_running for w in kept), timeout=5000)
+        qtbot.wait(10)  # the worker's finished signal reaches the GUI thread
+        gc.collect()
+        assert ref() is None, "the job's generator still holds its argument"

@@ -39,12 +39,13 @@ def load(qtbot, ex, spec: str, ok: bool = True):
     return ex.state.table
 
 
-def standalone_view(qtbot, view_cls, size=(1000, 700)):
-    """A view on its own AppState (and JobRunner, for views that still take
-    one), wired like the app wires it.
+def standalone_view(qtbot, view_cls, size=(1000, 700), **kwargs):
+    """A view on its own AppState (and a JobRunner for views that still take
+    ``runner=``), wired like the app wires it; ``kwargs`` go to the view.
 
-    A generator for fixtures: yields (view, state, runner), then stops every
-    job as the app's shutdown does (each JobRunner under the state, and the runner).
+    A generator for fixtures: yields (view, state, runner), then stops the
+    runner and the state's jobs. Views that follow the state's computations
+    take no runner; they get only the state.
     """
     import inspect
 
@@ -56,18 +57,18 @@ def standalone_view(qtbot, view_cls, size=(1000, 700)):
     state = AppState()
     runner = JobRunner()
     if "runner" in inspect.signature(view_cls).parameters:
-        v = view_cls(state, runner=runner)
-    else:
-        v = view_cls(state)
-    for signal, slot in (("token_selected", state.set_selected_token), ("token_added", state.add_extra_token)):
-        if hasattr(v, signal):
-            getattr(v, signal).connect(slot)
+        kwargs.setdefault("runner", runner)
+    v = view_cls(state, **kwargs)
+    for name, slot in (("token_selected", state.set_selected_token), ("token_added", state.add_extra_token)):
+        if hasattr(v, name):  # the Cost view adds no tokens
+            getattr(v, name).connect(slot)
     qtbot.addWidget(v)
     v.resize(*size)
     v.show()
     yield v, state, runner
-    for r in [runner, *state.findChildren(JobRunner)]:
-        r.cancel(emit=False)
+    runner.cancel(emit=False)
+    for job in state.findChildren(JobRunner):
+        job.cancel(emit=False)
     await_all_workers()
 
 

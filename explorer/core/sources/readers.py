@@ -1,0 +1,206 @@
+"""Row readers: the lazy part of a table. No Qt here.
+
+Each reader returns float32 rows: ``read_range(start, stop)`` a contiguous
+run, ``read(ids)`` sorted unique ids. ``whole()`` gives the float32 array
+when the reader already holds it (toys), ``stored()`` the bytes as stored
+when they are a plain array in this process (a memory-mapped GGUF tensor).
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections import OrderedDict
+from pathlib import Path
+
+import numpy as np
+
+from .common import SourceError
+
+__all__ = ["ArrayRows", "RandomRows", "SafetensorsRows", "GGUFRows", "runs", "RANDOM_BLOCK_VALUES"]
+
+#: random tables are generated in blocks of at most this many values, so one
+#: row costs at most ~256 K normal draws (about a millisecond), whatever d is
+RANDOM_BLOCK_VALUES = 256 * 1024
+#: blocks kept per random table (at most 64 MB of float32)
+_RANDOM_CACHE_BLOCKS = 64
+
+
+def runs(ids: np.ndarray) -> list[np.ndarray]:
+    """Split sorted ids into runs of consecutive ids."""
+    if len(ids) == 0:
+        return []
+    breaks = np.nonzero(np.diff(ids) != 1)[0] + 1
+    return np.split(ids, breaks)
+
+
+class ArrayRows:
+    """Rows of an array held in memory (the toy tables)."""
+
+    def __init__(self, array: np.ndarray):
+        self.array = np.ascontiguousarray(array, dtype=np.float32)
+
+    def read_range(self, start: int, stop: int) -> np.ndarray:
+        return self.array[start:stop]
+
+    def read(self, ids: np.ndarray) -> np.ndarray:
+        return self.array[ids]
+
+    def whole(self) -> np.ndarray | None:
+        return self.array
+
+    def stored(self) -> np.ndarray | None:
+        return None
+
+
+class RandomRows:
+    """N(0, std^2) rows generated per block from (seed, block index).
+
+    A block holds ``max(1, RANDOM_BLOCK_VALUES // d)`` rows, so any row is
+    reproducible without generating the rest of the table, and reading one
+    row of a 128,256 x 4,096 table draws 256 K values, not millions. A small
+    LRU of blocks serves repeated reads; long runs (``iter_blocks``) are drawn
+    straight into the output and do not flush it.
+    """
+
+    def __init__(self, vocab_size: int, dim: int, seed: int, std: float):
+        self.v, self.d, self.seed, self.std = vocab_size, dim, seed, np.float32(std)
+        self.block_rows = max(1, RANDOM_BLOCK_VALUES // dim)
+        self._cache: OrderedDict[int, np.ndarray] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def _draw(self, b: int, out: np.ndarray) -> None:
+        rng = np.random.default_rng([self.seed, b])
+        rng.standard_normal(dtype=np.float32, out=out)
+        out *= self.std
+
+    def _block(self, b: int) -> np.ndarray:
+        with self._lock:
+            blk = self._cache.get(b)
+            if blk is not None:
+                self._cache.move_to_end(b)
+                return blk
+        rows = min(self.block_rows, self.v - b * self.block_rows)
+        blk = np.empty((rows, self.d), np.float32)
+        self._draw(b, blk)
+        with self._lock:
+            self._cache[b] = blk
+            while len(self._cache) > _RANDOM_CACHE_BLOCKS:
+                self._cache.popitem(last=False)
+        return blk
+
+    def read_range(self, start: int, stop: int) -> np.ndarray:
+        out = np.empty((stop - start, self.d), np.float32)
+        i = start
+        while i < stop:
+            b, off = divmod(i, self.block_rows)
+            rows = min(self.block_rows, self.v - b * self.block_rows)
+            n = min(stop - i, rows - off)
+            if off == 0 and n == rows:
+                # a whole block: draw it in place (a long scan must not flush the cache)
+                with self._lock:
+                    cached = self._cache.get(b)
+                if cached is not None:
+                    out[i - start : i - start + n] = cached
+                else:
+                    self._draw(b, out[i - start : i - start + n])
+            else:
+                out[i - start : i - start + n] = self._block(b)[off : off + n]
+            i += n
+        return out
+
+    def read(self, ids: np.ndarray) -> np.ndarray:
+        out = np.empty((len(ids), self.d), np.float32)
+        for k, i in enumerate(ids):
+            b, off = divmod(int(i), self.block_rows)
+            out[k] = self._block(b)[off]
+        return out
+
+    def whole(self) -> np.ndarray | None:
+        return None
+
+    def stored(self) -> np.ndarray | None:
+        return None
+
+
+class SafetensorsRows:
+    """Rows of one tensor of a safetensors file, read with ``pread``.
+
+    The (validated) header gives the tensor's byte range; each run of rows is
+    one positioned read converted to float32 with numpy (bfloat16 by widening
+    its 16 bits). No memory map: on a 2 GB table, mapped pages touched by a
+    sample of rows (and the kernel's read-ahead around each) would all count
+    as resident memory. No torch import either (it costs a second at start).
+    """
+
+    _NUMPY = {"F32": np.float32, "F16": np.float16, "BF16": np.uint16, "F64": np.float64}
+
+    def __init__(self, path: Path, name: str, st_dtype: str, shape: tuple[int, int], base: int):
+        self.path, self.name, self.st_dtype = path, name, st_dtype
+        self.shape = shape
+        self.np_dtype = np.dtype(self._NUMPY[st_dtype])
+        self.row_bytes = shape[1] * self.np_dtype.itemsize
+        #: byte offset of row 0 in the file
+        self.base = base
+        self._fd = os.open(str(path), os.O_RDONLY)
+
+    def __del__(self):
+        fd = getattr(self, "_fd", None)
+        if fd is not None:
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+
+    def read_range(self, start: int, stop: int) -> np.ndarray:
+        n = stop - start
+        want = n * self.row_bytes
+        buf = os.pread(self._fd, want, self.base + start * self.row_bytes)
+        if len(buf) != want:
+            raise SourceError(f"{self.path}: the file ends before row {stop - 1:,} (truncated?); copy it again")
+        raw = np.frombuffer(buf, dtype=self.np_dtype).reshape(n, self.shape[1])
+        if self.st_dtype == "BF16":
+            return (raw.astype(np.uint32) << 16).view(np.float32)
+        return raw.astype(np.float32)
+
+    def read(self, ids: np.ndarray) -> np.ndarray:
+        out = [self.read_range(run[0], run[-1] + 1) for run in runs(ids)]
+        return np.concatenate(out) if out else np.empty((0, self.shape[1]), np.float32)
+
+    def whole(self) -> np.ndarray | None:
+        return None
+
+    def stored(self) -> np.ndarray | None:
+        return None
+
+    def tensor(self):
+        """The stored tensor as torch, in its stored dtype."""
+        from safetensors import safe_open
+
+        with safe_open(str(self.path), framework="pt") as f:
+            return f.get_tensor(self.name)
+
+
+class GGUFRows:
+    """Rows of a memory-mapped GGUF tensor, dequantised by the gguf package."""
+
+    def __init__(self, raw: np.ndarray, qtype, dim: int):
+        self.raw, self.dim, self.qtype = raw, dim, qtype
+
+    def dequantize(self, raw: np.ndarray) -> np.ndarray:
+        import gguf
+
+        rows = gguf.quants.dequantize(np.asarray(raw), self.qtype)
+        return np.ascontiguousarray(rows.reshape(-1, self.dim), dtype=np.float32)
+
+    def read_range(self, start: int, stop: int) -> np.ndarray:
+        return self.dequantize(self.raw[start:stop])
+
+    def read(self, ids: np.ndarray) -> np.ndarray:
+        return self.dequantize(self.raw[ids])
+
+    def whole(self) -> np.ndarray | None:
+        return None
+
+    def stored(self) -> np.ndarray | None:
+        return self.raw

@@ -1,0 +1,12 @@
+"""The lookup view: row i of E two ways, one-hot vector × E versus a pointer
+offset, animated side by side, then checked and measured on the loaded table.
+
+One widget per part: :class:`~.controls.PlaybackControls` and
+:class:`~.controls.StoredAsChoice`, :class:`~.onehot_panel.OneHotPanel`,
+:class:`~.pointer_panel.PointerPanel`, :class:`~.measure_panel.MeasurePanel`,
+composed by :class:`~.view.LookupView`.
+"""
+
+from .view import LookupView
+
+__all__ = ["LookupView"]

@@ -1,0 +1,163 @@
+"""Pieces the parts of the lookup view are made of: an elastic label, a plain
+plot, numbers on colour-mapped cells, and the output vector filling up
+value by value."""
+
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QRectF, Qt
+from PySide6.QtGui import QColor, QFont
+from PySide6.QtWidgets import QLabel, QSizePolicy
+
+from .row_labels import RowLabelAxis
+from ..style import ACCENT, DIVERGING, text_color_on, plot_colors, style_plot
+
+#: values are written as numbers (and drawn as cells) when d is at most this
+SMALL_D = 12
+#: below this the rows of E would be too thin to read: the view scrolls instead
+GLW_MIN_HEIGHT = 220
+
+
+def make_plot(glw: pg.GraphicsLayoutWidget, row: int, title: str, fg: str, labelled: bool = False) -> pg.PlotItem:
+    """A fixed plot (no mouse, no menu) in row ``row`` of ``glw``; ``labelled``
+    gives it left and right axes whose labels are always drawn."""
+    axes = {"left": RowLabelAxis("left"), "right": RowLabelAxis("right")} if labelled else None
+    p = glw.addPlot(row=row, col=0, axisItems=axes)
+    if title:
+        p.setTitle(title, color=fg, size="9pt")
+    p.setMenuEnabled(False)
+    p.setMouseEnabled(False, False)
+    p.hideButtons()
+    style_plot(p)
+    return p
+
+
+def elastic_label(tooltip: str = "", rich: bool = False, font=None) -> QLabel:
+    """A label that never asks for width (the splitter decides), optionally rich text."""
+    lab = QLabel()
+    lab.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Preferred)
+    lab.setMinimumWidth(40)
+    if rich:
+        lab.setTextFormat(Qt.RichText)
+    if font is not None:
+        lab.setFont(font)
+    if tooltip:
+        lab.setToolTip(tooltip)
+    return lab
+
+
+def plot_area(min_height: int) -> pg.GraphicsLayoutWidget:
+    """A column of plots on the plot background, at least ``min_height`` pixels tall."""
+    glw = pg.GraphicsLayoutWidget()
+    glw.setBackground(plot_colors()[0])
+    glw.ci.setContentsMargins(2, 2, 2, 2)
+    glw.ci.setSpacing(2)
+    glw.setMinimumHeight(min_height)
+    return glw
+
+
+class Ranges:
+    """Sets plots' ranges only when they change: a new range lays the axes
+    out again, about a millisecond per plot on every click otherwise."""
+
+    def __init__(self):
+        self._last: dict[int, tuple] = {}
+
+    def set(self, plot: pg.PlotItem, x: tuple[float, float], y: tuple[float, float] | None = None,
+            padding: float = 0.02) -> None:
+        key = (x, y, padding)
+        if self._last.get(id(plot)) != key:
+            self._last[id(plot)] = key
+            plot.setRange(xRange=x, yRange=y, padding=padding)
+
+
+def small_font(widget_font: QFont, point_size: int = 8) -> QFont:
+    f = QFont(widget_font)
+    f.setPointSize(point_size)
+    return f
+
+
+class CellTexts:
+    """Numbers written on the cells of a colour-mapped image (small tables)."""
+
+    def __init__(self, plot: pg.PlotItem, n: int):
+        self._cmap = pg.colormap.get(DIVERGING)
+        self.items: list[pg.TextItem] = []
+        for _ in range(n):
+            t = pg.TextItem(anchor=(0.5, 0.5))
+            t.setZValue(10)
+            plot.addItem(t, ignoreBounds=True)
+            self.items.append(t)
+
+    def text_color(self, value: float, lim: float) -> QColor:
+        """Text that reads on the cell's colour (the diverging map over [-lim, lim])."""
+        x = 0.5 if not np.isfinite(value) else float(np.clip(0.5 + 0.5 * value / lim, 0.0, 1.0))
+        return text_color_on(self._cmap.map(x, mode=pg.ColorMap.QCOLOR))
+
+    def show(self, cells: list[tuple[float, float, str, float]], lim: float) -> None:
+        """(x, y, text, value) per cell; the rest are hidden."""
+        for k, t in enumerate(self.items):
+            if k < len(cells):
+                x, y, text, value = cells[k]
+                t.setText(text)
+                t.setColor(self.text_color(value, lim))
+                t.setPos(x, y)
+                t.show()
+            else:
+                t.hide()
+
+
+class OutputVector:
+    """The output row of a path, filled up to ``filled`` values.
+
+    A few values: coloured cells with their numbers; many: a curve (a colour
+    strip of 768 cells would blur into one colour).
+    """
+
+    def __init__(self, plot: pg.PlotItem):
+        self.plot = plot
+        self.image = pg.ImageItem()
+        self.image.setColorMap(pg.colormap.get(DIVERGING))
+        plot.addItem(self.image)
+        self.curve = pg.PlotDataItem(pen=pg.mkPen(ACCENT, width=1))
+        plot.addItem(self.curve)
+        self.texts = CellTexts(plot, SMALL_D)
+        self._row = np.zeros(0, np.float32)
+        self._lim = 1.0
+        self._filled = -1
+        self._ranges = Ranges()
+
+    def set_row(self, row: np.ndarray, lim: float) -> None:
+        """The row the path will produce, and the colour limit."""
+        self._row = np.asarray(row, np.float32)
+        self._lim = lim
+        self._filled = -1
+        d = self._row.size
+        self.image.setRect(QRectF(0, 0, d, 1))
+        self._ranges.set(self.plot, (0, d), (0, 1))
+
+    def show(self, filled: int) -> None:
+        """Draw the first ``filled`` values (the rest are still 0)."""
+        if filled == self._filled:
+            return
+        self._filled = filled
+        d = self._row.size
+        values = np.where(np.arange(d) < filled, self._row, 0.0).astype(np.float32)
+        small = d <= SMALL_D
+        self.image.setVisible(small)
+        self.curve.setVisible(not small)
+        if small:
+            self.image.setImage(values[None, :], levels=(-self._lim, self._lim), autoLevels=False)
+            self.texts.show([(j + 0.5, 0.5, f"{values[j]:+.2f}" if j < filled else "0", float(values[j]))
+                             for j in range(d)], self._lim)
+        else:
+            n = max(filled, 0)
+            self.curve.setData(np.arange(n) + 0.5, 0.5 + 0.45 * values[:n] / self._lim)
+            self.texts.show([], self._lim)
+
+    @property
+    def values(self) -> np.ndarray:
+        """The values shown now (for tests)."""
+        d = self._row.size
+        return np.where(np.arange(d) < max(self._filled, 0), self._row, 0.0).astype(np.float32)

@@ -1,0 +1,390 @@
+"""The two ways to get row i of E, side by side and in step: a one-hot vector
+times E (walks through every row, multiplying almost all of them by zero)
+versus a pointer offset (one address, one jump, d values copied). Below, the
+real check and measurement of both on the loaded table, from the state."""
+
+from __future__ import annotations
+
+import html
+import time
+from typing import Callable
+
+import numpy as np
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QSplitter, QStackedLayout, QVBoxLayout, QWidget
+
+from ...core import animation as anim
+from ...core.bench import LookupMeasurement
+from ...core.errors import user_message
+from ...core.lookup import PathComparison, RowLayout, row_layout
+from ...core.tokens import display_piece
+from ...state import AppState
+from ..binding import JobBinding, ShownGate
+from ..style import ACCENT, ERROR, SPACING
+from .controls import PlaybackControls, StoredAsChoice
+from .measure_panel import MeasurePanel
+from .onehot_panel import OneHotPanel
+from .plots import elastic_label
+from .pointer_panel import PointerPanel
+
+#: milliseconds between animation frames (the frame itself comes from the clock)
+TICK_MS = 33
+
+
+class LookupView(QWidget):
+    """One-hot product versus pointer offset, animated, then checked and measured.
+
+    Parameters
+    ----------
+    state : AppState
+    clock : callable () -> float, optional
+        Seconds for the animation (``time.perf_counter``); tests pass one
+        they move by hand.
+
+    Signals
+    -------
+    animation_finished()
+        The one-hot walk reached the last row.
+    """
+
+    animation_finished = Signal()
+
+    def __init__(self, state: AppState, clock: Callable[[], float] = time.perf_counter, parent=None):
+        super().__init__(parent)
+        self._state = state
+        self._playhead = anim.Playhead(clock=clock)
+        self._schedule: anim.WalkSchedule | None = None
+        self._hot = -1
+        self._shown_table: tuple | None = None  # (id, spec) of the table the controls are for
+        self._row_layout: RowLayout | None = None
+        self._last_frame: anim.Frame | None = None
+        self._emitted_finished = False
+        self._resume_after_measure = False
+
+        stack = QStackedLayout(self)
+        self.empty = QLabel()
+        self.empty.setObjectName("EmptyState")
+        self.empty.setAlignment(Qt.AlignCenter)
+        self.empty.setWordWrap(True)
+        stack.addWidget(self.empty)
+        self._content = QWidget()
+        stack.addWidget(self._content)
+        self._stack = stack
+        outer = QVBoxLayout(self._content)
+        outer.setContentsMargins(SPACING, SPACING, SPACING, SPACING)
+        outer.setSpacing(SPACING)
+
+        top = QHBoxLayout()
+        top.setSpacing(SPACING * 2)
+        self.controls = PlaybackControls()
+        self.stored_as = StoredAsChoice()
+        top.addWidget(self.controls)
+        top.addWidget(self.stored_as)
+        top.addStretch(1)
+        outer.addLayout(top)
+
+        self.splitter = QSplitter(Qt.Horizontal)
+        self.splitter.setChildrenCollapsible(False)
+        self.onehot = OneHotPanel()
+        self.pointer = PointerPanel()
+        self.splitter.addWidget(self.onehot)
+        self.splitter.addWidget(self.pointer)
+        self.splitter.setStretchFactor(0, 5)
+        self.splitter.setStretchFactor(1, 4)
+        self.splitter.setSizes([500, 400])
+        outer.addWidget(self.splitter, 1)
+
+        # no word wrap: a height-for-width label makes the scroll area size the view by its size hint
+        self.verdict = elastic_label("A real check on the loaded table: one_hot(i) @ E compared with E[i], "
+                                     "value by value", rich=True)
+        outer.addWidget(self.verdict)
+        self.measure_panel = MeasurePanel()
+        outer.addWidget(self.measure_panel)
+
+        self._timer = QTimer(self)
+        self._timer.setInterval(TICK_MS)
+        self._timer.timeout.connect(self.advance)
+
+        self.controls.play_clicked.connect(self._on_controls_play_clicked)
+        self.controls.step_clicked.connect(self.step)
+        self.controls.restart_clicked.connect(self.restart)
+        self.controls.speed_changed.connect(self.set_speed)
+        self.stored_as.dtype_changed.connect(self._on_stored_as_dtype_changed)
+        self.measure_panel.measure_clicked.connect(self.measure)
+
+        self._gate = ShownGate(self, self._synchronize)
+        self._gate.shown.connect(self._on_gate_shown)
+        self._gate.hidden.connect(self._on_gate_hidden)
+        self._check = JobBinding(self._gate, state.lookup_check, on_reset=self._on_check_reset,
+                                 on_result=self._on_check_result, on_error=self._on_check_failed)
+        # without a base (yet, or it failed) offsets are shown from a symbolic one
+        self._base = JobBinding(self._gate, state.stored_base, on_reset=self._relayout,
+                                on_result=self._relayout, on_error=self._relayout)
+        panel = self.measure_panel
+        self._measure = JobBinding(self._gate, state.measurement, on_reset=panel.clear,
+                                   on_result=self._on_measurement_result, on_error=panel.show_error,
+                                   progress=panel.progress, status=panel.status, cancel=panel.cancel_button)
+        state.measurement.started.connect(self._on_measurement_started)
+        state.measurement.cancelled.connect(self._on_measurement_cancelled)
+        state.measurement.running_changed.connect(self._on_measurement_running_changed)
+        state.model_changed.connect(self._on_state_model_changed)
+        state.selected_token_changed.connect(self._on_state_selected_token_changed)
+        self._show_model()
+
+    # -- reading ---------------------------------------------------------------------------
+    @property
+    def playing(self) -> bool:
+        return self._playhead.playing
+
+    @property
+    def schedule(self) -> anim.WalkSchedule | None:
+        return self._schedule
+
+    @property
+    def frame(self) -> anim.Frame | None:
+        """The frame on screen (None without a selected token)."""
+        return self._last_frame
+
+    @property
+    def layout_info(self) -> RowLayout | None:
+        """The pointer path's RowLayout for the chosen dtype."""
+        return self._row_layout
+
+    @property
+    def measurement(self) -> LookupMeasurement | None:
+        """The measurement drawn (None when there is none for this table)."""
+        return self.measure_panel.measurement
+
+    # -- the state -------------------------------------------------------------------------
+    def _synchronize(self) -> None:
+        """Everything from the state (first show, or shown after changes while hidden)."""
+        self._show_model()
+        self._show_token()
+        check = self._state.lookup_check
+        if check.value is not None:
+            self._on_check_result(check.value)
+        elif check.error is not None:
+            self._on_check_failed(check.error)
+        else:
+            self._on_check_reset()
+        m = self._state.measurement
+        if m.value is not None:
+            self._on_measurement_result(m.value)
+        elif not m.running:
+            self.measure_panel.clear()
+
+    def _on_state_model_changed(self, _table) -> None:
+        self._gate.update(self._show_model)
+
+    def _on_state_selected_token_changed(self, _token_id: int) -> None:
+        self._gate.update(self._show_token)
+
+    def _show_model(self) -> None:
+        """A new table: dtype choices back to "as stored", no walk until a token is selected."""
+        key = self._table_key()
+        if key == self._shown_table:
+            return
+        self._shown_table = key
+        table = self._state.table
+        self._resume_after_measure = False
+        self.stored_as.set_table_dtype(None if table is None else table.dtype)
+        self.measure_panel.set_chosen_dtype("stored")
+        self.measure_panel.measure_button.setEnabled(table is not None and not self._state.measurement.running)
+        self._clear_walk()
+
+    def _table_key(self) -> tuple | None:
+        table = self._state.table
+        return None if table is None else (id(table), table.spec)
+
+    def _clear_walk(self) -> None:
+        self._schedule = None
+        self._hot = -1
+        self._row_layout = None
+        self._last_frame = None
+        self.pause()
+        self.verdict.setText("")
+        table = self._state.table
+        self.empty.setText("Open a model to see how a row of E is looked up (Ctrl+O)" if table is None
+                           else "Click a token to see the two ways of looking up its row of E")
+        self._stack.setCurrentWidget(self.empty)
+
+    def _show_token(self) -> None:
+        """Follow the selected token: new hot row, new walk, started from the top."""
+        table, token_id = self._state.table, self._state.selected_id
+        if table is None or not 0 <= token_id < table.vocab_size:
+            self._clear_walk()
+            return
+        v, d = table.vocab_size, table.dim
+        self._hot = int(token_id)
+        self._schedule = anim.make_schedule(v, d, self._hot)
+        window = anim.row_window(v, self._hot)
+        rows = table.rows(window.ids)
+        finite = np.abs(rows[np.isfinite(rows)])
+        lim = float(finite.max()) if finite.size and finite.max() > 0 else 1.0
+        pieces = [display_piece(table.piece(int(i))) for i in window.ids]
+        token = display_piece(table.piece(self._hot))
+        self.onehot.show_token(v, d, self._hot, token, window, rows, pieces, lim)
+        self.pointer.show_token(rows[int(np.nonzero(window.ids == self._hot)[0][0])], lim)
+        self._stack.setCurrentWidget(self._content)
+        self._emitted_finished = False
+        self._playhead.reset(self._schedule.total_s)
+        self._update_layout()
+        if self._state.measurement.running:
+            self._resume_after_measure = True  # the walk starts when the measurement ends
+            self._render()
+        else:
+            self.play()
+
+    def _update_layout(self) -> None:
+        """The pointer path's numbers for the chosen dtype (stride, offset, address)."""
+        table = self._state.table
+        if table is None or self._hot < 0 or self._shown_table != self._table_key():
+            return  # nothing shown yet, or still the last table's walk (a new model is on its way)
+        dtype = self.stored_as.dtype
+        lay = row_layout(table.vocab_size, table.dim, self._hot, dtype, table.dtype, table.row_bytes)
+        self._row_layout = lay
+        stored = dtype == "stored"
+        self.pointer.show_layout(lay, self._state.stored_base.value if stored else None, stored)
+
+    def _relayout(self, *_args) -> None:
+        """The dtype or the base changed: the pointer path's numbers, then the frame."""
+        self._update_layout()
+        self._render()
+
+    def _on_stored_as_dtype_changed(self, dtype: str) -> None:
+        self.measure_panel.set_chosen_dtype(dtype)
+        self._relayout()
+
+    # -- the check of one-hot @ E against E[i] ----------------------------------------------
+    def _on_check_reset(self) -> None:
+        table = self._state.table
+        if table is None or self._state.selected_id < 0:
+            self.verdict.setText("")
+        elif not table.fits_in_memory:
+            gb = table.params * 4 / 1e9
+            self.verdict.setText(f"Not checked per token: E is too big to hold ({gb:,.2f} GB as float32). "
+                                 "<b>Measure</b> compares the paths on it.")
+        else:
+            self.verdict.setText("Checking one_hot(i) @ E against E[i] on the loaded table…")
+
+    def _on_check_result(self, c: PathComparison | None) -> None:
+        table, hot = self._state.table, self._state.selected_id
+        if c is None or table is None:
+            self._on_check_reset()
+        elif c.equal:
+            self.verdict.setText(
+                f"<b style='color:{ACCENT}'>✔ Identical</b>: one_hot({hot:,}) @ E == E[{hot:,}] "
+                f"in all {table.dim:,} values (checked on this table)")
+        else:
+            self.verdict.setText(f"<b style='color:{ERROR}'>✘ The outputs differ</b>: "
+                                 f"{html.escape(c.message, quote=False)}")
+
+    def _on_check_failed(self, exc: BaseException) -> None:
+        self.verdict.setText(f"The check of one_hot(i) @ E failed: {html.escape(user_message(exc), quote=False)}")
+
+    # -- measuring ---------------------------------------------------------------------------
+    def measure(self) -> None:
+        """Time the three ways on the loaded table (the state runs it in a worker)."""
+        self._state.measure_lookup()
+
+    def cancel_measure(self) -> None:
+        self._state.measurement.cancel()
+
+    def _on_measurement_started(self) -> None:
+        self.measure_panel.status.setText("Starting… (the animation waits)")
+
+    def _on_measurement_result(self, m: LookupMeasurement) -> None:
+        self.measure_panel.show_measurement(m)
+
+    def _on_measurement_cancelled(self) -> None:
+        self.measure_panel.show_cancelled()
+
+    def _on_measurement_running_changed(self, running: bool) -> None:
+        """The animation would compete for the GIL and distort microsecond timings: it waits."""
+        self.measure_panel.set_running(running)
+        self.controls.set_held(running)
+        if running:
+            self._resume_after_measure = self._resume_after_measure or self.playing
+            self.pause()
+        elif self._resume_after_measure:
+            self._resume_after_measure = False
+            self.play()
+
+    # -- animation ---------------------------------------------------------------------------
+    def play(self) -> None:
+        if self._schedule is None:
+            return
+        if self._playhead.finished:
+            self._emitted_finished = False
+        self._playhead.play()
+        self.controls.set_playing(True)
+        if self._gate.visible:
+            self._timer.start()
+        self._render()
+
+    def pause(self) -> None:
+        self._playhead.pause()
+        self._timer.stop()
+        self.controls.set_playing(False)
+        self._render()
+
+    def seek(self, fraction: float) -> None:
+        """Show the animation at ``fraction`` (0..1) of its length; keeps playing or paused."""
+        if self._schedule is not None:
+            self.seek_time(self._schedule.time_at_fraction(fraction))
+
+    def seek_time(self, seconds: float) -> None:
+        """Show the animation ``seconds`` (at speed 1) after its start."""
+        if self._schedule is None:
+            return
+        self._playhead.seek(seconds)
+        if not self._playhead.finished:
+            self._emitted_finished = False
+        self._render()
+
+    def step(self) -> None:
+        """Pause and move on by one row (or one block of fast rows)."""
+        if self._schedule is None:
+            return
+        self.pause()
+        self.seek_time(self._schedule.next_stop(self._playhead.time()))
+
+    def restart(self) -> None:
+        self.seek_time(0.0)
+        self.play()
+
+    def set_speed(self, speed: float) -> None:
+        self._playhead.set_speed(speed)
+
+    def advance(self) -> None:
+        """Draw the frame of the clock's current time (the timer calls this)."""
+        if self._schedule is None or not self._playhead.playing:
+            self._timer.stop()
+            return
+        self._render()
+        if self._playhead.finished:
+            self.pause()
+
+    def _on_controls_play_clicked(self) -> None:
+        self.pause() if self.playing else self.play()
+
+    def _on_gate_shown(self) -> None:
+        self._playhead.resume()  # carry on from where it was hidden, no jump
+        if self._playhead.playing:
+            self._timer.start()
+
+    def _on_gate_hidden(self) -> None:
+        self._playhead.suspend()
+        self._timer.stop()
+
+    def _render(self) -> None:
+        s, lay = self._schedule, self._row_layout
+        if s is None or lay is None:
+            return
+        f = s.frame(self._playhead.time())
+        self._last_frame = f
+        self.onehot.show_frame(f, lay)
+        self.pointer.show_frame(f)
+        if f.finished and not self._emitted_finished:
+            self._emitted_finished = True
+            self.animation_finished.emit()

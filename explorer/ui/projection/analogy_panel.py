@@ -1,0 +1,173 @@
+"""The analogy panel: three tokens a, b, c, a Solve button, and the answers
+to a − b + c that the state's analogy job published."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QGridLayout,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QProgressBar,
+    QPushButton,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from ...core.analogy import ANALOGY_K, AnalogyResult
+from ...core.errors import user_message
+from ...core.projection import find_token_ids
+from ...core.tokens import display_piece
+from ..style import mono_font
+
+__all__ = ["AnalogyPanel"]
+
+HINT = "Type three tokens, e.g. from the text"
+#: words tried, in order, to fill the boxes with an example the vocabulary has
+EXAMPLES = (("king", "man", "woman"), ("cat", "dog", "car"), ("robot", "arm", "box"))
+
+
+class AnalogyPanel(QWidget):
+    """Inputs and answers of a − b + c.
+
+    Signals
+    -------
+    solve_requested(int, int, int)
+        The user asked to solve a − b + c (token ids).
+    answer_clicked(int)
+        The user clicked an answer (its token id).
+    """
+
+    solve_requested = Signal(int, int, int)
+    answer_clicked = Signal(int)
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self._table = None
+        self._answers: list[int] = []
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.setSpacing(4)
+        title = QLabel("<b>Analogy</b>  a − b + c")
+        title.setToolTip("Answers are the rows with the highest cosine to â − b̂ + ĉ (unit rows), "
+                         "the three inputs excluded; drawn as arrows on the projection")
+        lay.addWidget(title)
+        grid = QGridLayout()
+        grid.setHorizontalSpacing(4)
+        grid.setVerticalSpacing(4)
+        self.edits: list[QLineEdit] = []
+        for col, (name, hint) in enumerate(zip("abc", EXAMPLES[0])):
+            e = QLineEdit()
+            e.setPlaceholderText(f"{name}: {hint}")
+            e.setToolTip(f"Token {name} of a − b + c (a piece or #id)")
+            e.returnPressed.connect(self._on_solve_clicked)
+            grid.addWidget(e, 0, col)
+            self.edits.append(e)
+        self.solve_button = QPushButton("Solve")
+        self.solve_button.setToolTip(f"Find the {ANALOGY_K} tokens nearest to a − b + c by cosine")
+        self.solve_button.clicked.connect(self._on_solve_clicked)
+        grid.addWidget(self.solve_button, 1, 0, 1, 3)
+        lay.addLayout(grid)
+        busy = QHBoxLayout()
+        self.progress = QProgressBar()
+        self.progress.setRange(0, 1000)
+        self.progress.setTextVisible(False)
+        self.progress.setMaximumHeight(10)
+        self.progress.hide()
+        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.setToolTip("Stop the search (a table too big to hold is read block by block)")
+        self.cancel_button.hide()
+        busy.addWidget(self.progress, 1)
+        busy.addWidget(self.cancel_button)
+        lay.addLayout(busy)
+        self.status = QLabel(HINT)
+        self.status.setWordWrap(True)
+        self.status.setObjectName("ChipId")
+        lay.addWidget(self.status)
+        self.table = QTableWidget(0, 3)
+        self.table.setHorizontalHeaderLabels(["answer", "id", "cosine"])
+        self.table.verticalHeader().setVisible(False)
+        self.table.setEditTriggers(QAbstractItemView.NoEditTriggers)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectRows)
+        self.table.horizontalHeader().setSectionResizeMode(0, QHeaderView.Stretch)
+        for col in (1, 2):
+            self.table.horizontalHeader().setSectionResizeMode(col, QHeaderView.ResizeToContents)
+        self.table.setToolTip(f"The top {ANALOGY_K} answers; click one to select it")
+        self.table.cellClicked.connect(self._on_table_cell_clicked)
+        self.table.setMinimumHeight(90)
+        self.table.setMaximumHeight(170)
+        lay.addWidget(self.table)
+
+    # -- the table -----------------------------------------------------------------------
+    def set_table(self, table) -> None:
+        """A new model: answers cleared, the boxes filled with an example it has (or emptied)."""
+        self._table = table
+        self.clear_answers()
+        words = self._example(table) if table is not None else None
+        for e, w in zip(self.edits, words or ("", "", "")):
+            e.setText(w)
+
+    @staticmethod
+    def _example(table) -> tuple[str, str, str] | None:
+        for words in EXAMPLES:
+            ids = [find_token_ids(table, w, limit=1, prefix=False) for w in words]
+            if all(ids) and all(table.piece(h[0]).lower().lstrip("ġ▁") == w for h, w in zip(ids, words)):
+                return words
+        return None
+
+    # -- results ---------------------------------------------------------------------------
+    def clear_answers(self) -> None:
+        self._answers = []
+        self.table.clearSelection()
+        self.table.setRowCount(0)
+        self.status.setText(HINT)
+
+    def show_result(self, result: AnalogyResult) -> None:
+        table = self._table
+        if table is None:
+            return
+        self._answers = result.ids()
+        p = [display_piece(table.piece(i)) for i in (result.a, result.b, result.c)]
+        best = display_piece(table.piece(result.best.id)) if result.best is not None else "?"
+        self.status.setText(f"{p[0]} − {p[1]} + {p[2]} ≈ {best}  ({result.rows_searched:,} rows searched)")
+        self.table.clearSelection()
+        self.table.setRowCount(len(result.answers))
+        for r, nb in enumerate(result.answers):
+            cells = [display_piece(table.piece(nb.id)), f"{nb.id:,}", f"{nb.cosine:+.3f}"]
+            for col, text in enumerate(cells):
+                it = QTableWidgetItem(text)
+                if col:
+                    it.setTextAlignment(Qt.AlignRight | Qt.AlignVCenter)
+                    it.setFont(mono_font())
+                self.table.setItem(r, col, it)
+
+    def show_error(self, exc: BaseException) -> None:
+        self.clear_answers()
+        self.status.setText(f"The analogy failed: {user_message(exc)}")
+
+    def answers(self) -> list[int]:
+        return list(self._answers)
+
+    # -- the user ----------------------------------------------------------------------------
+    def _on_solve_clicked(self) -> None:
+        table = self._table
+        if table is None:
+            return
+        ids = []
+        for e, name in zip(self.edits, "abc"):
+            hits = find_token_ids(table, e.text(), limit=1)
+            if not hits:
+                self.status.setText(f"Token {name} (“{e.text()}”) is not in this vocabulary" if e.text()
+                                    else f"Type token {name}")
+                return
+            ids.append(hits[0])
+        self.solve_requested.emit(*ids)
+
+    def _on_table_cell_clicked(self, row: int, _col: int) -> None:
+        if 0 <= row < len(self._answers):
+            self.answer_clicked.emit(self._answers[row])

@@ -1,0 +1,250 @@
+"""The projection's controls, one small class per group: the fit set, the
+axes, the token search and the export menu. Each emits what the user asked
+for; none reads or computes anything."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QStringListModel, Qt, Signal
+from PySide6.QtWidgets import (
+    QComboBox,
+    QCompleter,
+    QFileDialog,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QMenu,
+    QSpinBox,
+    QToolButton,
+    QWidget,
+)
+from superqt.utils import signals_blocked
+
+from ...core.projection import DEFAULT_SAMPLE, N_COMPONENTS
+from ..style import SPACING
+
+__all__ = ["FIT_MODES", "FitControls", "AxesControls", "TokenSearch", "ExportButton"]
+
+FIT_MODES = [
+    ("all", "Whole vocabulary", "Fit the PCA on every trained row of the table"),
+    ("sample", "Random sample + tokens of interest",
+     "Fit on a seeded random sample of rows plus the text's tokens, their neighbours and added tokens"),
+    ("chosen", "Only the chosen tokens", "Fit on the text's tokens, their neighbours and added tokens only"),
+]
+
+
+def _row(parent: QWidget) -> QHBoxLayout:
+    lay = QHBoxLayout(parent)
+    lay.setContentsMargins(0, 0, 0, 0)
+    lay.setSpacing(SPACING // 2)
+    return lay
+
+
+class FitControls(QWidget):
+    """Which rows the PCA is fitted on.
+
+    Signals
+    -------
+    fit_changed(str, int)
+        The user chose a fit set: mode and sample size.
+    """
+
+    fit_changed = Signal(str, int)
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        lay = _row(self)
+        lay.addWidget(QLabel("Fit on"))
+        self.combo = QComboBox()
+        for key, text, tip in FIT_MODES:
+            self.combo.addItem(text, key)
+            self.combo.setItemData(self.combo.count() - 1, tip, Qt.ToolTipRole)
+        self.combo.setToolTip("Which rows the PCA is fitted on; the others are projected with the same components")
+        self.combo.setSizeAdjustPolicy(QComboBox.AdjustToMinimumContentsLengthWithIcon)
+        self.combo.setMinimumContentsLength(13)  # narrow windows: the list shows the full names
+        self.combo.currentIndexChanged.connect(self._on_combo_changed)
+        lay.addWidget(self.combo)
+        self.sample = QSpinBox()
+        self.sample.setRange(100, 500_000)
+        self.sample.setSingleStep(5_000)
+        self.sample.setValue(DEFAULT_SAMPLE)
+        self.sample.setGroupSeparatorShown(True)
+        self.sample.setSuffix(" rows")
+        self.sample.setKeyboardTracking(False)
+        self.sample.setToolTip("Size of the random sample of rows the PCA is fitted on (seeded, so repeatable)")
+        self.sample.valueChanged.connect(self._on_sample_changed)
+        lay.addWidget(self.sample)
+        self._sync_sample_visibility()
+
+    @property
+    def mode(self) -> str:
+        return self.combo.currentData()
+
+    @property
+    def sample_size(self) -> int:
+        return int(self.sample.value())
+
+    def show_params(self, mode: str, sample_size: int) -> None:
+        """Show these parameters without emitting (they came from the state)."""
+        with signals_blocked(self.combo), signals_blocked(self.sample):
+            self.combo.setCurrentIndex(max(0, self.combo.findData(mode)))
+            self.sample.setValue(int(sample_size))
+        self._sync_sample_visibility()
+
+    def choose(self, mode: str, sample_size: int | None = None) -> None:
+        """As if the user chose ``mode`` (and a sample size): emits ``fit_changed``."""
+        self.show_params(mode, self.sample_size if sample_size is None else sample_size)
+        self.fit_changed.emit(self.mode, self.sample_size)
+
+    def _sync_sample_visibility(self) -> None:
+        self.sample.setVisible(self.mode == "sample")
+
+    def _on_combo_changed(self, _i: int) -> None:
+        self._sync_sample_visibility()
+        self.fit_changed.emit(self.mode, self.sample_size)
+
+    def _on_sample_changed(self, _v: int) -> None:
+        if self.mode == "sample":
+            self.fit_changed.emit(self.mode, self.sample_size)
+
+
+class AxesControls(QWidget):
+    """The two principal components on the axes; never the same one twice
+    (choosing the other axis's component swaps the two).
+
+    Signals
+    -------
+    axes_changed(int, int)
+        The components on the horizontal and vertical axes, 0-based.
+    """
+
+    axes_changed = Signal(int, int)
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        lay = _row(self)
+        lay.addWidget(QLabel("Axes"))
+        self.x_combo = QComboBox()
+        self.y_combo = QComboBox()
+        self._axes = (0, 1)
+        for combo, which in ((self.x_combo, "horizontal"), (self.y_combo, "vertical")):
+            combo.setToolTip(f"Principal component on the {which} axis (PC1 explains the most variance); "
+                             "choosing the other axis's component swaps the two")
+            combo.currentIndexChanged.connect(self._on_combo_changed)
+        lay.addWidget(self.x_combo)
+        lay.addWidget(QLabel("×"))
+        lay.addWidget(self.y_combo)
+        self.set_components(N_COMPONENTS)
+
+    def axes(self) -> tuple[int, int]:
+        return self._axes
+
+    def set_components(self, n: int) -> None:
+        """Offer PC1 … PCn (at least two; a table of d = 1 still shows PC1 × PC2 = 0)."""
+        n = max(2, int(n))
+        x, y = self._axes
+        if x >= n or y >= n:
+            x, y = 0, 1
+        with signals_blocked(self.x_combo), signals_blocked(self.y_combo):
+            for combo in (self.x_combo, self.y_combo):
+                combo.clear()
+                for k in range(n):
+                    combo.addItem(f"PC{k + 1}", k)
+            self.x_combo.setCurrentIndex(x)
+            self.y_combo.setCurrentIndex(y)
+        self._axes = (x, y)
+
+    def set_axes(self, x: int, y: int) -> None:
+        """Show components ``x`` and ``y``; emits ``axes_changed``. Raises ValueError when equal."""
+        if int(x) == int(y):
+            raise ValueError("the two axes need two different components")
+        with signals_blocked(self.x_combo), signals_blocked(self.y_combo):
+            self.x_combo.setCurrentIndex(int(x))
+            self.y_combo.setCurrentIndex(int(y))
+        self._axes = (int(x), int(y))
+        self.axes_changed.emit(*self._axes)
+
+    def _on_combo_changed(self, _i: int) -> None:
+        x, y = int(self.x_combo.currentData()), int(self.y_combo.currentData())
+        if x == y:  # the user picked the other axis's component: the axes swap
+            old_x, old_y = self._axes
+            if self.sender() is self.x_combo:
+                y = old_x
+            else:
+                x = old_y
+        self.set_axes(x, y)
+
+
+class TokenSearch(QLineEdit):
+    """Type a piece (or #id) and press Enter.
+
+    Signals
+    -------
+    query_entered(str)
+    """
+
+    query_entered = Signal(str)
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.setPlaceholderText("Find a token…")
+        self.setClearButtonEnabled(True)
+        self.setToolTip("Type a piece (or #id) and press Enter: the token is added, selected and labelled")
+        self.setMinimumWidth(100)
+        self._pieces = QStringListModel(self)
+        comp = QCompleter(self._pieces, self)
+        comp.setCaseSensitivity(Qt.CaseInsensitive)
+        comp.setFilterMode(Qt.MatchStartsWith)
+        comp.setMaxVisibleItems(12)
+        self.setCompleter(comp)
+        self._source = None
+        self.returnPressed.connect(self._on_return_pressed)
+
+    def set_completions(self, source) -> None:
+        """``source()`` gives the pieces to offer; called the first time the box gets the focus."""
+        self._source = source
+        self._pieces.setStringList([])
+
+    def focusInEvent(self, event) -> None:
+        if self._source is not None:
+            source, self._source = self._source, None
+            self._pieces.setStringList(source())
+        super().focusInEvent(event)
+
+    def _on_return_pressed(self) -> None:
+        if self.text().strip():
+            self.query_entered.emit(self.text())
+
+
+class ExportButton(QToolButton):
+    """A menu of exports; each asks for a file name.
+
+    Signals
+    -------
+    export_chosen(str, str)
+        What to save (``png``, ``svg``, ``coords`` or ``neighbors``) and where.
+    """
+
+    export_chosen = Signal(str, str)
+    #: kind -> (file filter, suggested name)
+    FILES = {"png": ("PNG image (*.png)", "projection.png"), "svg": ("SVG image (*.svg)", "projection.svg"),
+             "coords": ("CSV (*.csv)", "projection.csv"), "neighbors": ("CSV (*.csv)", "neighbours.csv")}
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.setText("Export")
+        self.setToolTip("Save the plot (PNG/SVG), the coordinates or the neighbour lists (CSV)")
+        self.setPopupMode(QToolButton.InstantPopup)
+        menu = QMenu(self)
+        for kind, text in (("png", "Plot as PNG…"), ("svg", "Plot as SVG…"),
+                           ("coords", "Projected coordinates as CSV…"), ("neighbors", "Neighbour lists as CSV…")):
+            action = menu.addAction(text)
+            action.setData(kind)
+        menu.triggered.connect(self._on_menu_triggered)
+        self.setMenu(menu)
+
+    def _on_menu_triggered(self, action) -> None:
+        kind = action.data()
+        filters, name = self.FILES[kind]
+        path, _ = QFileDialog.getSaveFileName(self, "Export", name, filters)
+        if path:
+            self.export_chosen.emit(kind, path)

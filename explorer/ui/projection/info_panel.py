@@ -1,0 +1,73 @@
+"""The projection's readouts beside the plot: what the PCA was fitted on, the
+explained variance, the colour legend and the point under the pointer."""
+
+from __future__ import annotations
+
+import html
+
+import numpy as np
+from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
+
+from ...core.projection import ProjectionResult
+from ..style import ACCENT, EXTRA, NEIGHBORS, TEXT_TOKENS, class_color
+
+__all__ = ["ProjectionInfo", "HOVER_HINT"]
+
+HOVER_HINT = "Hover a point to see its piece and id; click it to select it"
+
+
+def _wrapping_label(tip: str = "", name: str = "") -> QLabel:
+    lab = QLabel()
+    lab.setWordWrap(True)
+    lab.setToolTip(tip)
+    if name:
+        lab.setObjectName(name)
+    return lab
+
+
+class ProjectionInfo(QWidget):
+    """Text readouts; each setter replaces one, :meth:`clear` empties them all."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.setSpacing(6)
+        self.fit_label = _wrapping_label("The rows the PCA was fitted on; tokens outside them are projected with the "
+                                         "same components: (row − mean) · componentsᵀ")
+        self.variance_label = _wrapping_label("Explained variance ratio: the variance along a component divided by "
+                                              "the total variance of the fitted rows (sum over all d directions)")
+        self.legend = _wrapping_label("Colours: the selected token, the text's tokens, their neighbours, added "
+                                      "tokens and, for the bundled model, the classes of its synthetic language")
+        self.hover_label = _wrapping_label(name="ChipId")
+        for lab in (self.fit_label, self.variance_label, self.legend, self.hover_label):
+            lay.addWidget(lab)
+        self.clear()
+
+    def clear(self) -> None:
+        """No model, or a new one: nothing of the old one stays."""
+        self.fit_label.setText("")
+        self.variance_label.setText("")
+        self.hover_label.setText(HOVER_HINT)
+        self.show_legend(())
+
+    def show_fit(self, result: ProjectionResult) -> None:
+        ev = result.explained
+        self.fit_label.setText(f"<b>Fitted on</b> the {html.escape(result.description)}. {result.seconds:.2f} s. "
+                               "Other tokens are projected with the same components.")
+        parts = ", ".join(f"PC{i + 1} {v:.1%}" for i, v in enumerate(ev))
+        self.variance_label.setText(f"<b>Explained variance</b> (share of the total): {parts}; "
+                                    f"the first {len(ev)} together {float(np.sum(ev)):.1%}.")
+
+    def show_legend(self, class_names) -> None:
+        dot = '<span style="white-space:nowrap"><span style="color:{c}; font-size:13pt">●</span>&nbsp;{t}</span>'
+        items = [dot.format(c=ACCENT, t="selected"), dot.format(c=TEXT_TOKENS, t="text"),
+                 dot.format(c=NEIGHBORS, t="neighbours"), dot.format(c=EXTRA, t="added")]
+        text = " &nbsp; ".join(items)
+        if class_names:
+            text += "<br><b>Classes</b><br>" + " &nbsp; ".join(
+                dot.format(c=class_color(i), t=html.escape(n)) for i, n in enumerate(class_names))
+        self.legend.setText(text)
+
+    def show_hover(self, text: str) -> None:
+        self.hover_label.setText(text)

@@ -1,0 +1,488 @@
+"""The Projection view: where tokens sit on two principal components, the
+text's tokens and the selection's neighbours highlighted, analogies drawn as
+arrows.
+
+It mirrors the state and computes nothing: the PCA is ``state.projection``
+(asked for with ``state.request_projection``), the highlighted tokens are
+``state.interest``, the selection's neighbour lines are ``state.neighbors``
+(the inspector's list, not a second search), classes are ``state.classes``
+and analogies are ``state.analogy``. Hidden, it does no work at all; shown
+again it draws everything from the state once.
+"""
+
+from __future__ import annotations
+
+import html
+
+import numpy as np
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QColor
+from PySide6.QtWidgets import QHBoxLayout, QScrollArea, QSplitter, QStackedLayout, QVBoxLayout, QWidget
+
+from ...core.analogy import AnalogyResult
+from ...core.errors import user_message
+from ...core.projection import ProjectionResult, find_token_ids, variance_shown
+from ...core.projection_csv import write_coordinates_csv, write_neighbors_csv
+from ...core.tokens import display_piece, short_piece
+from ...state import AppState
+from ..binding import JobBinding, ShownGate
+from ..style import ACCENT, EXTRA, NEIGHBORS, SPACING, TEXT_TOKENS, class_color
+from .analogy_panel import AnalogyPanel
+from .controls import AxesControls, ExportButton, FitControls, TokenSearch
+from .info_panel import ProjectionInfo
+from .label_layout import LabelSpec, faint_labels
+from .pages import BusyPage, MessagePage
+from .plot import Mark, ProjectionPlot
+
+__all__ = ["ProjectionView", "N_SELECTED_NEIGHBORS"]
+
+#: neighbours of the selected token joined to it by lines
+N_SELECTED_NEIGHBORS = 8
+#: faint points get labels too when at most this many are in view
+LABEL_FAINT_IN_VIEW = 250
+
+
+class ProjectionView(QWidget):
+    """PCA scatter of the embedding table.
+
+    Signals
+    -------
+    token_selected(int)
+        The user clicked a point, a search hit or an analogy answer (its id).
+    token_added(int)
+        The user asked to add a token (search box).
+    """
+
+    token_selected = Signal(int)
+    token_added = Signal(int)
+
+    def __init__(self, state: AppState, parent=None):
+        super().__init__(parent)
+        self._state = state
+        self._result: ProjectionResult | None = None
+        self._prepared_for = None  # the table the controls were set up for
+        self._line_ids: list[int] = []
+
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(SPACING, SPACING, SPACING, SPACING)
+        outer.setSpacing(SPACING)
+        bar = QHBoxLayout()
+        bar.setSpacing(SPACING)
+        self.fit = FitControls()
+        self.fit.fit_changed.connect(self._request_fit)
+        self.axes_controls = AxesControls()
+        self.axes_controls.axes_changed.connect(self._on_axes_changed)
+        self.search = TokenSearch()
+        self.search.query_entered.connect(self._on_search_query_entered)
+        self.export_button = ExportButton()
+        self.export_button.export_chosen.connect(self._on_export_chosen)
+        bar.addWidget(self.fit)
+        bar.addSpacing(SPACING)
+        bar.addWidget(self.axes_controls)
+        bar.addSpacing(SPACING)
+        bar.addWidget(self.search, 1)
+        bar.addWidget(self.export_button)
+        outer.addLayout(bar)
+
+        split = QSplitter(Qt.Horizontal)
+        split.setChildrenCollapsible(False)
+        left = QWidget()
+        self._stack = QStackedLayout(left)
+        self._empty_page, self._busy_page = MessagePage(), BusyPage()
+        self.empty, self.retry_button = self._empty_page.label, self._empty_page.retry_button
+        self.retry_button.clicked.connect(self._on_retry_clicked)
+        self.busy_label, self.progress = self._busy_page.label, self._busy_page.progress
+        self.cancel_button = self._busy_page.cancel_button
+        self.plot = ProjectionPlot()
+        self.plot.point_hovered.connect(self._on_plot_point_hovered)
+        self.plot.point_clicked.connect(self.token_selected)
+        for page in (self._empty_page, self._busy_page, self.plot):
+            self._stack.addWidget(page)
+        split.addWidget(left)
+
+        side = QWidget()
+        sl = QVBoxLayout(side)
+        sl.setContentsMargins(SPACING, 0, 0, 0)
+        sl.setSpacing(SPACING)
+        self.info = ProjectionInfo()
+        self.analogy_panel = AnalogyPanel()
+        self.analogy_panel.solve_requested.connect(state.request_analogy)
+        self.analogy_panel.answer_clicked.connect(self.token_selected)
+        sl.addWidget(self.info)
+        sl.addWidget(self.analogy_panel)
+        sl.addStretch(1)
+        scroll = QScrollArea()  # usable at 1024 x 700: the side panel scrolls
+        scroll.setWidget(side)
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QScrollArea.NoFrame)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
+        scroll.setMinimumWidth(240)
+        scroll.setMaximumWidth(360)
+        split.addWidget(scroll)
+        split.setStretchFactor(0, 1)
+        split.setStretchFactor(1, 0)
+        split.setSizes([700, 270])
+        outer.addWidget(split, 1)
+        self.plot.want_labels(self._label_specs)
+
+        self._gate = ShownGate(self, self._synchronize)
+        self._bindings = [
+            JobBinding(self._gate, state.projection, on_reset=self._on_projection_reset,
+                       on_result=self._on_projection_result, on_error=self._on_projection_failed,
+                       progress=self.progress, status=self.busy_label, cancel=self.cancel_button),
+            JobBinding(self._gate, state.interest, on_reset=self._draw_marks, on_result=self._on_interest_result),
+            JobBinding(self._gate, state.neighbors, on_reset=self._draw_selection, on_result=self._on_neighbors_result),
+            JobBinding(self._gate, state.analogy, on_reset=self._on_analogy_reset, on_result=self._on_analogy_result,
+                       on_error=self.analogy_panel.show_error, progress=self.analogy_panel.progress,
+                       status=self.analogy_panel.status, cancel=self.analogy_panel.cancel_button),
+        ]
+        state.analogy.cancelled.connect(self._on_analogy_cancelled)
+        state.projection.cancelled.connect(self._on_projection_cancelled)
+        state.model_changed.connect(self._on_state_model_changed)
+        state.selected_token_changed.connect(self._on_state_selected_token_changed)
+        self._show_message("Open a model to see where its tokens sit (Ctrl+O)")
+
+    # -- public, for the app and tests ---------------------------------------------------
+    @property
+    def result(self) -> ProjectionResult | None:
+        """The projection drawn (the state's, once it landed here)."""
+        return self._result
+
+    @property
+    def fit_mode(self) -> str:
+        return self.fit.mode
+
+    def set_fit_mode(self, mode: str, sample_size: int | None = None) -> None:
+        """As if the user chose a fit set."""
+        self.fit.choose(mode, sample_size)
+
+    def axes(self) -> tuple[int, int]:
+        """The components on the (horizontal, vertical) axes, 0-based."""
+        return self.axes_controls.axes()
+
+    def set_axes(self, x: int, y: int) -> None:
+        """Show components ``x`` and ``y`` (different; ValueError otherwise)."""
+        self.axes_controls.set_axes(x, y)
+
+    def point_xy(self, token_id: int) -> np.ndarray | None:
+        """Where ``token_id`` is drawn (x, y), or None."""
+        if self._result is None or self._state.table is None:
+            return None
+        return self._xy([token_id])[0]
+
+    def labelled(self) -> list[tuple[int, str]]:
+        """(token id, text) of the labels drawn."""
+        return self.plot.labels.shown()
+
+    def label_rects(self):
+        """Scene rectangles of the labels drawn (they never overlap)."""
+        return self.plot.labels.scene_rects()
+
+    def neighbor_line_ids(self) -> list[int]:
+        """The tokens joined to the selected one by lines (its nearest rows, from the state)."""
+        return list(self._line_ids)
+
+    # -- state ----------------------------------------------------------------------------
+    def _synchronize(self) -> None:
+        """Everything from the state (first show, or shown after being hidden)."""
+        table = self._state.table
+        if table is None:
+            self._clear_readouts()
+            self._show_message("Open a model to see where its tokens sit (Ctrl+O)")
+            return
+        if self._prepared_for is not table:
+            self._prepare_for(table)
+        comp = self._state.projection
+        if self._state.projection_params is None:
+            self._request_fit()
+        else:
+            self.fit.show_params(*self._state.projection_params)
+            if comp.value is not None:
+                self._on_projection_result(comp.value)
+            elif comp.error is not None:
+                self._on_projection_failed(comp.error)
+            else:
+                self._on_projection_reset()
+        analogy = self._state.analogy.value
+        if analogy is not None:
+            self._on_analogy_result(analogy)
+        else:
+            self._on_analogy_reset()
+
+    def _on_state_model_changed(self, _table) -> None:
+        # every readout of the old model goes at once, shown or not
+        self._clear_readouts()
+        self._prepared_for = None
+        self._gate.update(self._synchronize)
+
+    def _clear_readouts(self) -> None:
+        self._result = None
+        self._line_ids = []
+        self.info.clear()
+        self.analogy_panel.set_table(None)
+        self.plot.set_cloud(np.zeros(0), np.zeros((0, 2)), np.zeros(0, np.int64), [QColor(0, 0, 0)], 4)
+        self.plot.set_marks([], np.zeros((0, 2)), [], [])
+        self.plot.set_selection(None, np.zeros((0, 2)))
+        self.plot.set_analogy(None)
+        self.plot.labels.clear()
+
+    def _prepare_for(self, table) -> None:
+        """Controls for a new table: its default fit set, example analogy, search pieces."""
+        self._prepared_for = table
+        self.analogy_panel.set_table(table)
+        self.search.set_completions(table.completion_pieces)
+        classes = self._state.classes
+        self.info.show_legend(classes.names if classes is not None else ())
+
+    def _on_state_selected_token_changed(self, _token_id: int) -> None:
+        self._gate.update(self._draw_selection)
+
+    # -- the projection ---------------------------------------------------------------------
+    def _on_retry_clicked(self) -> None:
+        self._request_fit()
+
+    def _request_fit(self, mode: str | None = None, sample_size: int | None = None) -> None:
+        state = self._state
+        if state.table is None:
+            return
+        if mode is None:  # a new table: its default fit set, or the one on screen again
+            params = state.projection_params
+            mode = params[0] if params is not None else state.default_projection_mode()
+        sample_size = self.fit.sample_size if sample_size is None else sample_size
+        self.fit.show_params(mode, sample_size)
+        state.request_projection(mode, sample_size)
+
+    def _on_projection_reset(self) -> None:
+        self._result = None
+        table = self._state.table
+        if table is None:
+            self._show_message("Open a model to see where its tokens sit (Ctrl+O)")
+            return
+        waiting = self.fit.mode == "chosen" and self._state.interest.value is None
+        self.busy_label.setText("Finding the tokens of interest…" if waiting
+                                else f"Computing the projection of {table.name}…")
+        self._stack.setCurrentWidget(self._busy_page)
+
+    def _on_projection_result(self, result: ProjectionResult) -> None:
+        table = self._state.table
+        if table is None or result.spec != table.spec:
+            return
+        self._result = result
+        self.axes_controls.set_components(result.n_components)
+        self._stack.setCurrentWidget(self.plot)
+        self.info.show_fit(result)
+        self._draw_cloud()
+        self.plot.auto_range()
+
+    def _on_projection_failed(self, exc: BaseException) -> None:
+        self._result = None
+        self._show_message(f"The projection failed: {user_message(exc)}")
+
+    def _on_projection_cancelled(self) -> None:
+        self._gate.update(self._show_message, "The projection was cancelled; choose a fit set or fit again")
+
+    def _show_message(self, text: str) -> None:
+        self.empty.setText(text)
+        self.retry_button.setVisible(self._state.table is not None)
+        self._stack.setCurrentWidget(self._empty_page)
+
+    # -- drawing ------------------------------------------------------------------------------
+    def _xy(self, ids) -> np.ndarray:
+        """Positions (m, 2) of token ids on the chosen axes (0 on a component that does not exist)."""
+        coords = self._result.coords_of(self._state.table, ids)
+        return self._columns(coords)
+
+    def _columns(self, coords: np.ndarray) -> np.ndarray:
+        out = np.zeros((coords.shape[0], 2), np.float64)
+        for col, k in enumerate(self.axes()):
+            if k < coords.shape[1]:
+                out[:, col] = coords[:, k]
+        return out
+
+    def _on_axes_changed(self, _x: int, _y: int) -> None:
+        if self._result is not None:
+            self._draw_cloud()
+            self.plot.auto_range()
+
+    def _draw_cloud(self) -> None:
+        res = self._result
+        n = len(res.ids)
+        size = 7 if n <= 1_000 else (5 if n <= 10_000 else 3)
+        faint = QColor(self.plot.foreground)
+        faint.setAlpha(60 if n <= 10_000 else 36)
+        colors = [faint]
+        group = np.zeros(n, np.int64)
+        classes = self._state.classes
+        if classes is not None:
+            of = classes.of[res.ids].astype(np.int64)
+            group = np.where(of >= 0, of + 1, 0)
+            for i in range(len(classes.names)):
+                c = QColor(class_color(i))
+                c.setAlpha(210)
+                colors.append(c)
+        self.plot.set_cloud(res.ids, self._columns(res.coords), group, colors, size)
+        x, y = self.axes()
+        ev = res.explained
+        share = [float(ev[k]) if k < len(ev) else 0.0 for k in (x, y)]
+        pi = self.plot.plot_item
+        pi.setLabel("bottom", f"PC{x + 1}  ({share[0]:.1%} of variance)")
+        pi.setLabel("left", f"PC{y + 1}  ({share[1]:.1%} of variance)")
+        pi.setTitle(f"{n:,} tokens · {variance_shown(ev, x, y):.1%} of the variance shown",
+                    color=self.plot.foreground, size="10pt")
+        self._draw_overlays()
+
+    def _on_interest_result(self, _value) -> None:
+        self._draw_marks()
+
+    def _on_neighbors_result(self, _value) -> None:
+        self._draw_selection()
+
+    def _selected_neighbors(self) -> list[int]:
+        """The first neighbours of the selected token, as the state published them (or none yet)."""
+        found = self._state.neighbors.value
+        if found is None or found.token_id != self._state.selected_id:
+            return []
+        return found.ids()[:N_SELECTED_NEIGHBORS]
+
+    def _drawn(self) -> bool:
+        """A projection of the current table is on screen."""
+        table = self._state.table
+        return self._result is not None and table is not None and self._result.spec == table.spec
+
+    def _draw_overlays(self) -> None:
+        """Everything drawn over the cloud, from the state."""
+        self._draw_marks()
+        self._draw_selection()
+
+    def _draw_marks(self) -> None:
+        """The tokens of interest and the analogy (arrows, and the point a − b + c)."""
+        if not self._drawn():
+            return
+        interest, analogy = self._state.interest.value, self._state.analogy.value
+        solved = analogy if analogy is not None and analogy.best is not None else None
+        marks: list[tuple[int, str, tuple[int, str]]] = []  # token id, colour, kind
+        if interest is not None:
+            for members, color in ((interest.neighbors, NEIGHBORS), (interest.extra, EXTRA), (interest.text, TEXT_TOKENS)):
+                marks += [(i, color, Mark.INTEREST) for i in members]
+        anchors = [m[0] for m in marks] + ([solved.a, solved.b, solved.c, solved.best.id] if solved is not None else [])
+        xy = self._xy(anchors) if anchors else np.zeros((0, 2))
+        marks_xy = xy[:len(marks)]
+        if solved is not None:
+            pa, pb, pc, best = xy[-4:]
+            self.plot.set_analogy(pa, pb, pc, best)
+            marks.append((-1, EXTRA, Mark.TARGET))
+            marks_xy = np.vstack([marks_xy, pa - pb + pc])
+        else:
+            self.plot.set_analogy(None)
+        self.plot.set_marks([m[0] for m in marks], marks_xy, [m[1] for m in marks], [m[2] for m in marks])
+        self.plot.want_labels(self._label_specs)
+
+    def _draw_selection(self) -> None:
+        """The selected token and lines to its nearest rows (the state's neighbours): one small item."""
+        sel = self._state.selected_id
+        if not self._drawn() or sel < 0:
+            self._line_ids = []
+            self.plot.set_selection(None, np.zeros((0, 2)))
+            return
+        self._line_ids = self._selected_neighbors()
+        xy = self._xy([sel] + self._line_ids)
+        self.plot.set_selection(sel, xy)
+        self.plot.want_labels(self._label_specs)
+
+    def _label_specs(self) -> list[LabelSpec]:
+        """The labels the view would like, highest priority first."""
+        if not self._drawn():
+            return []
+        table = self._state.table
+        wanted: list[tuple[int, str, bool]] = []
+        sel = self._state.selected_id
+        if sel >= 0:
+            wanted.append((sel, ACCENT, True))
+        analogy = self._state.analogy.value
+        if analogy is not None and analogy.best is not None:
+            wanted += [(i, EXTRA, True) for i in (analogy.a, analogy.b, analogy.c, analogy.best.id)]
+        interest = self._state.interest.value
+        if interest is not None:
+            wanted += [(i, TEXT_TOKENS, True) for i in interest.text] + [(i, EXTRA, True) for i in interest.extra]
+        wanted += [(i, NEIGHBORS, False) for i in self._line_ids]
+        if interest is not None:
+            wanted += [(i, NEIGHBORS, False) for i in interest.neighbors]
+        seen: set[int] = set()
+        wanted = [w for w in wanted if not (w[0] in seen or seen.add(w[0]))]
+        specs = []
+        if wanted:
+            xy = self._xy([w[0] for w in wanted])
+            specs = [LabelSpec(tid, float(p[0]), float(p[1]), short_piece(table.piece(tid)), color, bold)
+                     for (tid, color, bold), p in zip(wanted, xy)]
+        muted = QColor(self.plot.foreground)
+        muted.setAlpha(150)
+        return specs + faint_labels(self.plot.cloud.positions(), self._result.ids, self.plot.view_rect(), table.piece,
+                                    muted.name(QColor.HexArgb), seen, LABEL_FAINT_IN_VIEW)
+
+    # -- analogies ----------------------------------------------------------------------------
+    def _on_analogy_reset(self) -> None:
+        self.analogy_panel.clear_answers()
+        self._draw_marks()
+
+    def _on_analogy_cancelled(self) -> None:
+        self._gate.update(self.analogy_panel.status.setText, "Cancelled")
+
+    def _on_analogy_result(self, result: AnalogyResult) -> None:
+        self.analogy_panel.show_result(result)
+        self._draw_marks()
+
+    def analogy_answers(self) -> list[int]:
+        return self.analogy_panel.answers()
+
+    # -- the pointer and the search ----------------------------------------------------------
+    def _on_plot_point_hovered(self, token_id: int) -> None:
+        table, res = self._state.table, self._result
+        if table is None or res is None or token_id < 0:
+            return
+        x, y = self.axes()
+        px, py = self._xy([token_id])[0]
+        text = f"<b>{html.escape(display_piece(table.piece(token_id)))}</b>  id {token_id:,}"
+        name = self._state.classes.name_of(token_id) if self._state.classes is not None else None
+        if name:
+            text += f"  · {html.escape(name)}"
+        text += f"<br>PC{x + 1} = {px:+.3f}, PC{y + 1} = {py:+.3f}"
+        self.info.show_hover(text)
+
+    def _on_search_query_entered(self, query: str) -> None:
+        table = self._state.table
+        if table is None:
+            return
+        hits = find_token_ids(table, query, limit=1)
+        if not hits:
+            self.info.show_hover(f"No token “{html.escape(query)}” in this vocabulary")
+            return
+        self.token_added.emit(hits[0])
+        self.token_selected.emit(hits[0])
+        self.search.clear()
+
+    # -- export ---------------------------------------------------------------------------------
+    def _on_export_chosen(self, kind: str, path: str) -> None:
+        {"png": self.export_plot, "svg": self.export_plot, "coords": self.export_coordinates_csv,
+         "neighbors": self.export_neighbors_csv}[kind](path)
+
+    def export_plot(self, path: str) -> None:
+        """Save the scatter as PNG or SVG (by the file's extension)."""
+        self.plot.export(path)
+
+    def export_coordinates_csv(self, path: str) -> int:
+        """The fitted tokens' coordinates, and those of the highlighted tokens not fitted. Returns rows."""
+        res, table = self._result, self._state.table
+        if res is None or table is None:
+            return 0
+        interest = self._state.interest.value
+        extra = (interest.all_ids() if interest is not None else []) + self._line_ids
+        if self._state.selected_id >= 0:
+            extra.append(self._state.selected_id)
+        return write_coordinates_csv(path, res, table, extra, self._state.classes)
+
+    def export_neighbors_csv(self, path: str) -> int:
+        """The neighbour lists already computed: the text's tokens' and the selection's. Returns rows."""
+        table = self._state.table
+        if table is None:
+            return 0
+        return write_neighbors_csv(path, table, self._state.interest.value, self._state.neighbors.value)

@@ -1,0 +1,52 @@
+"""The Similarity view: the chosen tokens compared three ways, and the
+random-vector check; each page works only while it is on screen."""
+
+from __future__ import annotations
+
+from PySide6.QtWidgets import QTabWidget, QWidget
+
+from ...state import AppState
+from ..style import SPACING, FitLayout
+from .random_page import RandomPage
+from .regimes_page import RegimesPage
+
+
+class SimilarityView(QWidget):
+    """Similarity of the text's and the added tokens next to the scalar-id and
+    one-hot regimes, and random vectors against the table's rows.
+
+    Signals
+    -------
+    token_selected, pair_selected, token_added
+        Those of :class:`RegimesPage` (a cell clicked, a token searched).
+    """
+
+    def __init__(self, state: AppState, parent=None):
+        super().__init__(parent)
+        lay = FitLayout(self)  # the heatmaps shrink to the page rather than scroll
+        lay.setContentsMargins(SPACING, 0, SPACING, SPACING)
+        self.pages = QTabWidget()
+        self.pages.setDocumentMode(True)
+        lay.addWidget(self.pages)
+        self.regimes_page = RegimesPage(state)
+        self.random_page = RandomPage(state)
+        self.pages.addTab(self.regimes_page, "Three ways to compare tokens")
+        self.pages.setTabToolTip(0, "Learned vectors next to scalar ids and one-hot vectors")
+        self.pages.addTab(self.random_page, "Random vectors")
+        self.pages.setTabToolTip(1, "Cosines of random Gaussian vectors at the table's d against its real rows")
+        self.token_selected = self.regimes_page.token_selected
+        self.pair_selected = self.regimes_page.pair_selected
+        self.token_added = self.regimes_page.token_added
+
+    def show_page(self, name: str) -> None:
+        """Bring page ``name`` (regimes, random) to the front."""
+        self.pages.setCurrentWidget(getattr(self, f"{name}_page"))
+
+    def export_plot(self, path: str, what: str = "matrix") -> None:
+        """Save the matrices (``matrix``) or the histograms (``random``) as PNG or SVG."""
+        page = self.random_page if what == "random" else self.regimes_page
+        page.export_plot(path)
+
+    def export_matrix_csv(self, path: str) -> int:
+        """Write the learned-vector matrix as CSV; returns rows written."""
+        return self.regimes_page.export_matrix_csv(path)

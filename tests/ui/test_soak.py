@@ -1,0 +1,52 @@
+"""Soak: many model switches (and training runs) in the real window leave
+resident memory flat and no window behind."""
+
+from __future__ import annotations
+
+import gc
+
+from PySide6.QtWidgets import QApplication
+
+from ui_helpers import load
+
+#: the models cycled through: every kind of source that opens in well under a second
+SPECS = ["default", "toy:robot", "random:2000x64:1", "toy:cat-sat", "minilm", "random:300x16:2"]
+SWITCHES = 100
+WARM_UP = 24
+#: growth allowed after warm-up (issue 11: within 50 MB)
+SLACK_MB = 50
+
+
+def rss_mb() -> float:
+    """Resident memory of this process, from /proc (Linux), in MB."""
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    raise RuntimeError("no VmRSS in /proc/self/status")
+
+
+def _settle(qtbot):
+    qtbot.wait(1)
+    gc.collect()
+
+
+def test_a_hundred_model_switches_keep_memory_flat(qtbot, explorer):
+    win = explorer.window
+    for name in win.view_names():  # every view built and subscribed
+        win.show_view(name)
+    win.show_view("matrix")
+    baseline = None
+    for k in range(SWITCHES):
+        load(qtbot, explorer, SPECS[k % len(SPECS)])
+        explorer.state.select_position(k % max(1, len(explorer.state.tokens)))
+        if k % 7 == 0:
+            win.show_view(win.view_names()[k % len(win.view_names())])
+        if k + 1 == WARM_UP:
+            _settle(qtbot)
+            baseline = rss_mb()
+    _settle(qtbot)
+    grown = rss_mb() - baseline
+    assert grown < SLACK_MB, f"resident memory grew by {grown:.1f} MB over {SWITCHES - WARM_UP} switches"
+    windows = [w for w in QApplication.topLevelWidgets() if w.isVisible() and w is not win]
+    assert not windows, windows
