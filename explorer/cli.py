@@ -298,16 +298,16 @@ def cmd_bench(args) -> int:
         table = _open(args.lookup_spec)
         results["lookup"] = bench.bench_lookup(table)
     if args.gui:
-        from .gui_bench import bench_gui
+        from .benchmarks.gui import bench_gui
 
         results["gui"] = bench_gui()
     if args.training:
-        from .training_bench import bench_training
+        from .benchmarks.training import bench_training
 
         results["training"] = bench_training()
     if not results:
         results = bench.bench_default()
-        from .gui_bench import bench_gui
+        from .benchmarks.gui import bench_gui
 
         results["gui"] = bench_gui()
     if args.json:
@@ -316,14 +316,13 @@ def cmd_bench(args) -> int:
     gui = results.pop("gui", None)
     training = results.pop("training", None)
     if training is not None:
-        print(f"Training ({training['steps']:,} steps, d = 32, batch 64, Adam): "
-              f"{training['headless_steps_per_s']:,.0f} steps/s headless, "
-              f"{training['view_steps_per_s']:,.0f} steps/s with the live charts "
-              f"(charts cost {training['charts_cost']:.0%} of throughput; target at most 20 %)")
+        from .benchmarks.training import format_training
+
+        print(format_training(training))
     if results:
         print(bench.format_results(results))
     if gui is not None:
-        from .gui_bench import format_gui
+        from .benchmarks.gui import format_gui
 
         print(format_gui(gui))
     return 0

@@ -43,10 +43,18 @@ def _no_top_level_widget_leaks(request):
     # every other fixture is finalised by now; the test's own references to
     # them (pytest drops them only after teardown) must not keep widgets alive
     request.node.funcargs.clear()
-    for _ in range(3):  # deleteLater of windows, then of their children
+
+    def left_behind():
+        return [w for w in QApplication.topLevelWidgets()
+                if id(w) not in before and w.metaObject().className() not in _QT_OWN]
+
+    for attempt in range(3):  # deleteLater of windows, then of their children
         QCoreApplication.sendPostedEvents(None, QEvent.DeferredDelete)
         QApplication.processEvents()
-        gc.collect()  # pyqtgraph's items hold their context menus in reference cycles
-    left = [w for w in QApplication.topLevelWidgets()
-            if id(w) not in before and type(w).__name__ not in _QT_OWN and w.metaObject().className() not in _QT_OWN]
+        if not left_behind():
+            return
+        # pyqtgraph's items hold their context menus in reference cycles; a full
+        # collection costs a second once torch is loaded, so only when needed
+        gc.collect()
+    left = left_behind()
     assert not left, f"top-level widgets left behind: {[(type(w).__name__, w.windowTitle()) for w in left]}"

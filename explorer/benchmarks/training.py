@@ -26,10 +26,10 @@ WARM_UP_STEPS = 300
 
 
 def _headless_rate(steps: int) -> float:
-    from .core.training_config import TrainConfig
-    from .core.training_corpus import synthetic_corpus
-    from .core.training_job import StepBatch
-    from .core.training_session import TrainingSession
+    from ..core.training_config import TrainConfig
+    from ..core.training_corpus import synthetic_corpus
+    from ..core.training_job import StepBatch
+    from ..core.training_session import TrainingSession
 
     session = TrainingSession()
     job = session.start(TrainConfig(steps=steps, **CONFIG), synthetic_corpus)
@@ -52,10 +52,10 @@ def _headless_rate(steps: int) -> float:
 def _view_rate(steps: int, size: tuple[int, int]) -> tuple[float, float, dict[str, list[float]]]:
     from PySide6.QtCore import QEventLoop, QTimer
 
-    from .app import make_app
-    from .state import AppState
-    from .ui.training import TrainingView
-    from .workers import await_all_workers
+    from ..app import make_app
+    from ..state import AppState
+    from ..ui.training import TrainingView
+    from ..workers import await_all_workers
 
     make_app()
     state = AppState()
