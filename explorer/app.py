@@ -284,7 +284,7 @@ class Explorer(QObject):
     # -- texts per kind of tokenizer -----------------------------------------------------
     def _remember_text(self) -> None:
         table = self.state.table
-        if table is not None and self.state.text and self.state.tokenized.error is None:
+        if table is not None and self.state.text and self.state.tokenized.readable:
             self._texts[tokenizer_family(table.tokenizer, table.spec)] = self.state.text
 
     def _saved_texts(self) -> dict[str, str]:

@@ -10,7 +10,6 @@ from PySide6.QtGui import QColor, QFont
 from PySide6.QtWidgets import QGraphicsRectItem, QLabel, QStackedLayout, QVBoxLayout, QWidget
 
 from ..core.overview import MatrixOverview, RowBand, row_band
-from ..core.tokens import short_piece
 from ..state import AppState
 from .binding import ShownGate
 from .style import ACCENT, DIVERGING, EXTRA, SPACING, TEXT_TOKENS, plot_colors, shrinkable, style_plot
@@ -216,7 +215,7 @@ class MatrixView(QWidget):
             self.overview_sel.show()
             self.band_sel.setRect(QRectF(0, sel, table.dim, 1))
             self.band_sel.show()
-            self.band_label.setText(f" {short_piece(table.piece(sel), 9)} ")
+            self.band_label.setText(f" {table.shown_piece(sel).short(9)} ")
             self.band_label.setPos(table.dim * 1.01, sel + 0.5)
             self.band_label.show()
         else:
@@ -237,7 +236,7 @@ class MatrixView(QWidget):
         table = self._state.table
         ticks = []
         for i in range(band.start, band.stop):
-            piece = short_piece(table.piece(i), 14)
+            piece = table.shown_piece(i).short(14)
             ticks.append((i + 0.5, f"{i:,}" if piece == str(i) else f"{piece}  {i:,}"))
         self.band_plot.getAxis("left").setTicks([ticks, []])
 
