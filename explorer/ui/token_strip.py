@@ -165,7 +165,7 @@ class TokenStrip(QWidget):
         err = tokenized.error
         # a failure of the tokenizer, or one line per kind of token that names no row
         lines = [str(err)] if err is not None else tokenized.problem_lines()
-        self.error.setText("\n".join(lines))
+        self.error.setText(" · ".join(lines))
         self.error.setToolTip("Tokens that name no row of the table are drawn red; "
                               "hover over one, or click it, to see why" if tokenized.problems else "")
         self.error.setVisible(bool(lines))

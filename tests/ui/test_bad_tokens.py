@@ -44,7 +44,7 @@ def test_ids_outside_the_table_keep_every_chip(qtbot, strip_and_inspector):
     assert strip.scroll.isVisibleTo(strip) and strip.empty.isHidden()
     # counts are honest; one red line per kind of problem
     assert strip.summary.text() == "5 tokens (3 with no row) · 5 words · 2 distinct rows read"
-    assert strip.error.text().splitlines() == [
+    assert strip.error.text().split(" · ") == [
         "1 id is past the last row (99): '100'", "1 id is negative: '-1'", "1 word is not an id: 'abc'"]
     assert not strip.error.isHidden()
     # a bad chip is painted red
@@ -75,7 +75,7 @@ def test_a_book_on_a_table_of_ids_is_summarised(qtbot, strip_and_inspector):
     book = "It was the best of times, it was the worst of times; 42 " * 800
     tokens = wait_tokens(qtbot, state, book)
     assert len(tokens) > 5000
-    (line,) = strip.error.text().splitlines()
+    (line,) = strip.error.text().split(" · ")
     assert line == f"{len(tokens) - 800:,} words are not ids: 'It', 'was', 'the', …"
     assert strip.summary.text().startswith(f"{len(tokens):,} tokens ({len(tokens) - 800:,} with no row)")
     assert "1 distinct rows read" in strip.summary.text()
