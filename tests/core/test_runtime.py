@@ -7,14 +7,12 @@ import threading
 import pytest
 
 from explorer.core import runtime
+from explorer.core.memory import resident_bytes
 
 
-def _rss_mb() -> float:
-    with open("/proc/self/status") as f:
-        for line in f:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
-    raise RuntimeError("no VmRSS")
+def rss_mb() -> float:
+    """Resident memory of this process, in MB (Linux: VmRSS)."""
+    return resident_bytes() / 2**20
 
 
 @pytest.mark.skipif(runtime._glibc() is None, reason="malloc_trim is glibc's")
@@ -31,9 +29,9 @@ def test_trim_heap_returns_what_a_worker_freed():
     t = threading.Thread(target=worker)
     t.start()
     t.join()
-    before = _rss_mb()
+    before = rss_mb()
     assert runtime.trim_heap() is True
-    after = _rss_mb()
+    after = rss_mb()
     assert before - after > 100, (before, after)
     assert len(kept) == 3125
 

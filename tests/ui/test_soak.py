@@ -9,6 +9,8 @@ from PySide6.QtWidgets import QApplication
 
 from ui_helpers import load
 
+from explorer.core.memory import resident_bytes
+
 #: the models cycled through: every kind of source that opens in well under a second
 SPECS = ["default", "toy:robot", "random:2000x64:1", "toy:cat-sat", "minilm", "random:300x16:2"]
 SWITCHES = 100
@@ -18,12 +20,8 @@ SLACK_MB = 50
 
 
 def rss_mb() -> float:
-    """Resident memory of this process, from /proc (Linux), in MB."""
-    with open("/proc/self/status") as f:
-        for line in f:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
-    raise RuntimeError("no VmRSS in /proc/self/status")
+    """Resident memory of this process, in MB (Linux: VmRSS)."""
+    return resident_bytes() / 2**20
 
 
 def _settle(qtbot):
