@@ -74,6 +74,8 @@ class ChipView(QWidget):
         self._ends: list[bool] = []       # the chip ends a word
         self._bad: list[bool] = []        # the token names no row of the table
         self._width_of: dict[str, int] = {}
+        self._widths: list[int] = []      # each chip's width, measured once per text
+        self._layouts: dict[int, ChipLayout] = {}  # by width: Qt asks heightForWidth many times
         self._layout = ChipLayout()
         self._layout_width = -1
         self._selected = -1
@@ -98,6 +100,8 @@ class ChipView(QWidget):
         n = len(tokens)
         self._starts = [t.word is None or i == 0 or tokens[i - 1].word != t.word for i, t in enumerate(tokens)]
         self._ends = [t.word is None or i == n - 1 or tokens[i + 1].word != t.word for i, t in enumerate(tokens)]
+        self._widths = [self._chip_width(label, ident) for label, ident in zip(self._labels, self._ids)]
+        self._layouts.clear()
         self._layout_width = -1
         self.updateGeometry()
         self.update()
@@ -164,28 +168,37 @@ class ChipView(QWidget):
         return max(w, iw, 12) + 2 * PAD_X
 
     def layout_for(self, width: int) -> ChipLayout:
-        """Wrap the chips into lines no wider than ``width`` pixels."""
+        """Wrap the chips into lines no wider than ``width`` pixels (computed once per width)."""
+        lay = self._layouts.get(width)
+        if lay is None:
+            if len(self._layouts) > 8:
+                self._layouts.clear()
+            lay = self._layouts[width] = self._wrap(width)
+        return lay
+
+    def _wrap(self, width: int) -> ChipLayout:
         lay = ChipLayout()
+        xs, ys = lay.x, lay.y
         x = y = 0
         line_has = False
         lay.line_starts.append(0)
         lay.line_y.append(0)
         right = max(width, 40)
-        for i, (label, ident, start) in enumerate(zip(self._labels, self._ids, self._starts)):
-            w = self._chip_width(label, ident)
+        step = self._chip_h + LINE_GAP
+        for i, (w, start) in enumerate(zip(self._widths, self._starts)):
             if line_has and start:
                 x += SPACING
             if line_has and x + w > right:
                 x = 0
-                y += self._chip_h + LINE_GAP
+                y += step
                 lay.line_starts.append(i)
                 lay.line_y.append(y)
-            lay.x.append(x)
-            lay.y.append(y)
-            lay.w.append(w)
+            xs.append(x)
+            ys.append(y)
             x += w
             line_has = True
-        lay.height = (y + self._chip_h) if self._labels else 0
+        lay.w = list(self._widths)
+        lay.height = (y + self._chip_h) if self._widths else 0
         return lay
 
     def _current_layout(self) -> ChipLayout:
@@ -198,8 +211,6 @@ class ChipView(QWidget):
         return True
 
     def heightForWidth(self, width: int) -> int:
-        if width == self._layout_width:
-            return self._layout.height
         return self.layout_for(width).height
 
     def sizeHint(self) -> QSize:

@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
 from superqt.utils import qdebounced
 
 from ..core.text import TokenizedText
+from .text_box import TextBox
 from ..core.tokens import MAX_TEXT_CHARS, IdTokenizer, NameTokenizer
 from ..state import AppState
 from .chip_view import ChipView
@@ -66,7 +67,7 @@ class TokenStrip(QWidget):
         outer.setSpacing(SPACING // 2)
 
         row = QHBoxLayout()
-        self.edit = QLineEdit()
+        self.edit = TextBox()
         self.edit.setPlaceholderText("Type some text to see its tokens…")
         self.edit.setToolTip(f"Text to tokenize with the model's own tokenizer (Ctrl+L); "
                              f"up to {MAX_TEXT_CHARS:,} characters")
@@ -163,7 +164,7 @@ class TokenStrip(QWidget):
 
     def _on_state_tokens_changed(self, tokenized: TokenizedText) -> None:
         err = tokenized.error
-        # a failure of the tokenizer, or one line per kind of token that names no row
+        # a failure of the tokenizer, or one sentence per kind of token that names no row
         lines = [str(err)] if err is not None else tokenized.problem_lines()
         self.error.setText(" · ".join(lines))
         self.error.setToolTip("Tokens that name no row of the table are drawn red; "
