@@ -196,7 +196,9 @@ def piece_bytes(raw: str, family: PieceFamily) -> bytes | None:
     return None
 
 
-@lru_cache(maxsize=200_000)
+#: a few thousand distinct pieces are on screen at once; a whole vocabulary (a
+#: completion list) passes through without keeping ~400 bytes per piece
+@lru_cache(maxsize=32_768)
 def display_piece(raw: str, family: PieceFamily = PieceFamily.PLAIN) -> DisplayPiece:
     """What the stored piece ``raw`` of a ``family`` tokenizer stands for.
 
