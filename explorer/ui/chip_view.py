@@ -14,6 +14,7 @@ from PySide6.QtCore import QPoint, QRectF, QSize, Qt, Signal
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QKeyEvent, QMouseEvent, QPainter, QPainterPath, QPalette, QPen
 from PySide6.QtWidgets import QSizePolicy, QToolTip, QWidget
 
+from ..core.pieces import shorten
 from ..core.text import TokenizedText
 from ..core.tokens import Token
 from .style import ACCENT, ERROR, SPACING, mono_font
@@ -22,6 +23,9 @@ __all__ = ["ChipView", "ChipLayout"]
 
 #: padding inside a chip and the gap between lines of chips
 PAD_X, PAD_Y, LINE_GAP = 8, 4, 6
+#: characters of a piece on its chip: a typed word that is no id can be 50,000
+#: characters long (the tooltip shows it whole)
+LABEL_CHARS = 40
 RADIUS = 6.0
 
 
@@ -90,7 +94,7 @@ class ChipView(QWidget):
         self._tokenized = tokenized
         tokens = tokenized.tokens
         counts = tokenized.counts
-        self._labels = [tokenized.shown_piece(t).text for t in tokens]
+        self._labels = [tokenized.shown_piece(t).short(LABEL_CHARS) for t in tokens]
         self._bad = [not t.ok for t in tokens]
         self._ids = [
             tokenized.problem_label(t) if bad else
@@ -311,12 +315,12 @@ class ChipView(QWidget):
         t = tok.tokens[i]
         esc = lambda s: html.escape(s, quote=False)  # noqa: E731
         piece = tok.shown_piece(t)
-        lines = [f"<b>{esc(piece.text)}</b>" + (f" — id {t.id:,}" if t.ok else "")]
+        lines = [f"<b>{esc(piece.short(120))}</b>" + (f" — id {t.id:,}" if t.ok else "")]
         if piece.decoded:
             lines.append(esc(piece.describe()))
         shown = tok.text[t.start:t.end]
         if shown and shown != t.piece:
-            lines.append(f"text: “{esc(shown)}” (characters {t.start:,}–{t.end:,})")
+            lines.append(f"text: “{esc(shorten(shown, 120))}” (characters {t.start:,}–{t.end:,})")
         if t.special:
             lines.append("special token added by the tokenizer")
         if not t.ok:

@@ -33,6 +33,10 @@ from .binding import JobBinding, ShownGate
 from .style import ACCENT, SPACING, mono_font, plot_colors, style_plot
 
 
+#: characters of the selected piece in the title (a typed word can be thousands long)
+TITLE_CHARS = 24
+
+
 def _compact_rows(table: QTableView) -> None:
     """Rows as tall as a line of text (the style's default fits only three neighbours)."""
     height = table.fontMetrics().height() + 6
@@ -236,7 +240,7 @@ class RowInspector(QWidget):
         facts = row_facts(table, token_id)
         self._row = facts.values
         piece = table.shown_piece(token_id)
-        self.title.setText(piece.text)
+        self.title.setText(piece.short(TITLE_CHARS))
         self.title.setToolTip(piece.describe() if piece.decoded else "")
         self.subtitle.setText(f"Row {token_id:,} of {table.vocab_size:,} · {table.dim:,} values · {table.dtype}")
         self.facts["id"].setText(f"{token_id:,}")
@@ -262,7 +266,7 @@ class RowInspector(QWidget):
         if token.ok:  # a position whose row is only being installed
             return
         piece = tokenized.shown_piece(token)
-        self.title.setText(piece.text)
+        self.title.setText(piece.short(TITLE_CHARS))
         self.title.setToolTip(piece.describe() if piece.decoded else "")
         self.subtitle.setText(f"Token {pos + 1:,} of the text has no row: {tokenized.problem_message(token)}.")
 

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from PySide6.QtGui import QColor
 
-from ui_helpers import LOAD_TIMEOUT, click_chip, load, standalone_view
+from ui_helpers import LOAD_TIMEOUT, click_chip, load, standalone_view, wait_tokens
 
 from explorer.core.pieces import PieceFamily, display_piece
 from explorer.core.sources import open_table
@@ -67,9 +67,21 @@ def test_ids_outside_the_table_keep_every_chip(qtbot, strip_and_inspector):
     assert state.selected_id == 99 and inspector.title.text() == "99" and inspector.facts["id"].text() == "99"
 
 
-def test_a_book_on_a_table_of_ids_is_summarised(qtbot, strip_and_inspector):
-    from ui_helpers import wait_tokens
+def test_a_huge_word_gets_a_chip_of_bounded_size(qtbot, strip_and_inspector):
+    strip, inspector, state = strip_and_inspector
+    state.set_table(open_table("random:100x8"))
+    wait_tokens(qtbot, state, "5 " + "9" * 5000 + " x" * 3000)  # tokenized in a worker
+    chips = strip.chips
+    label, reason = chips.label(1)
+    assert reason == "too many digits" and len(label) == 40 and label.endswith("…")
+    assert chips.chip_rect(1).width() < chips.width()
+    assert len(chips.tooltip_for(1)) < 600
+    state.select_position(1)
+    assert len(inspector.title.text()) <= 24
+    assert "has 5,000 digits, far past the last row" in inspector.subtitle.text()
 
+
+def test_a_book_on_a_table_of_ids_is_summarised(qtbot, strip_and_inspector):
     strip, _inspector, state = strip_and_inspector
     state.set_table(open_table("random:100x8"))
     book = "It was the best of times, it was the worst of times; 42 " * 800
