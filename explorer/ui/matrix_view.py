@@ -13,7 +13,7 @@ from ..core.overview import MatrixOverview, RowBand, row_band
 from ..core.tokens import short_piece
 from ..state import AppState
 from .binding import ShownGate
-from .style import ACCENT, DIVERGING, EXTRA, SPACING, TEXT_TOKENS, plot_colors, shrinkable, style_plot
+from .style import ACCENT, DIVERGING, EXTRA, SPACING, TEXT_TOKENS, plot_colors, shrinkable, style_plot, text_colors_on
 
 #: rows either side of the selected one in the zoomed band
 BAND_HALF = 16
@@ -256,13 +256,16 @@ class MatrixView(QWidget):
         self._cell_texts = []
         if band.image.size > SMALL_CELLS:
             return
-        _bg, fg = plot_colors()
         lim = self._overview.limit if self._overview else 1.0
+        # the text colour that reads on each cell's own colour (either palette)
+        fracs = (np.clip(band.image.ravel(), -lim, lim) + lim) / (2 * lim) if lim > 0 else \
+            np.full(band.image.size, 0.5)
+        colors = text_colors_on(pg.colormap.get(DIVERGING).map(np.nan_to_num(fracs, nan=0.5), mode="float"))
+        width = band.image.shape[1]
         for r in range(band.image.shape[0]):
-            for c in range(band.image.shape[1]):
+            for c in range(width):
                 val = band.image[r, c]
-                color = "#ffffff" if abs(val) > 0.55 * lim else "#202020"
-                item = pg.TextItem(f"{val:+.2f}", color=color, anchor=(0.5, 0.5))
+                item = pg.TextItem(f"{val:+.2f}", color=colors[r * width + c], anchor=(0.5, 0.5))
                 item.setPos(c + 0.5, band.start + r + 0.5)
                 self.band_plot.addItem(item)
                 self._cell_texts.append(item)

@@ -83,3 +83,29 @@ def test_loading_shows_progress_and_cancel(qtbot, explorer):
     with qtbot.waitSignal(explorer.load_finished, timeout=LOAD_TIMEOUT):
         win.cancel_button.click()
     assert not win.progress.isVisibleTo(win)
+
+
+def test_matrix_cell_values_read_on_their_own_colour(qtbot, explorer):
+    """The values written on a small table's band take the text colour that
+    reads on each cell's colour (no fixed dark text, which vanished on the
+    dark theme's cells), checked by contrast against the colour map."""
+    import numpy as np
+    import pyqtgraph as pg
+
+    from explorer.ui.style import DIVERGING, contrast_ratio, text_color_on
+
+    load(qtbot, explorer, "toy:five-rows")
+    explorer.state.set_selected_token(2)
+    view = explorer.window.matrix_view
+    qtbot.waitUntil(lambda: len(view._cell_texts) > 0, timeout=10_000)
+    table = explorer.state.table.matrix()
+    lim = explorer.state.overview.limit
+    cmap = pg.colormap.get(DIVERGING)
+    assert len(view._cell_texts) == table.size
+    for item in view._cell_texts:
+        r, c = int(item.pos().y()), int(item.pos().x())
+        value = table[r, c]
+        assert item.toPlainText() == f"{value:+.2f}"
+        cell = cmap.map(np.array([(np.clip(value, -lim, lim) + lim) / (2 * lim)]), mode="qcolor")[0]
+        assert item.color.name() == text_color_on(cell).name()
+        assert contrast_ratio(cell, item.color) >= 3.0
