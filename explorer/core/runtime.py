@@ -13,11 +13,12 @@ def limit_torch_threads(import_torch: bool = True) -> None:
     loaded: importing it costs over a second and is never done just for this.
     Safe to call any number of times.
     """
-    torch = sys.modules.get("torch")
-    if torch is None:
-        if not import_torch:
-            return
-        import torch
+    if "torch" not in sys.modules and not import_torch:
+        return
+    # an import, not sys.modules["torch"]: another thread (the warm-up) may be
+    # half-way through importing torch, and the import waits for it to finish
+    # where the bare module would lack get_num_threads
+    import torch
     n = os.cpu_count() or 1
     if n > 1 and torch.get_num_threads() >= n:
         torch.set_num_threads(n - 1)

@@ -42,3 +42,23 @@ def test_trim_heap_in_background_never_blocks_and_is_harmless():
         if t.name == "trim-heap":
             t.join(timeout=10)
             assert not t.is_alive()
+
+
+def test_limit_torch_threads_waits_for_an_import_under_way_in_another_thread():
+    """The warm-up imports torch in a worker while a load calls
+    limit_torch_threads: the half-imported module must not be used."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, threading\n"
+        "from explorer.core import runtime\n"
+        "t = threading.Thread(target=lambda: __import__('torch'))\n"
+        "t.start()\n"
+        "while 'torch' not in sys.modules: pass\n"
+        "runtime.limit_torch_threads(import_torch=False)\n"
+        "t.join()\n"
+        "print('ok')\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr[-2000:]
