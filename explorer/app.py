@@ -17,7 +17,7 @@ from PySide6.QtCore import QByteArray, QObject, QSettings, QTimer, Signal  # noq
 from PySide6.QtWidgets import QApplication, QFileDialog  # noqa: E402
 from superqt.utils import QMessageHandler  # noqa: E402
 
-from .core import recent  # noqa: E402
+from .core import pieces, recent  # noqa: E402
 from .core.errors import user_message  # noqa: E402
 from .core.loading import LoadedModel, load_model  # noqa: E402
 from .core.text import tokenizer_family  # noqa: E402
@@ -25,7 +25,7 @@ from .core.runtime import trim_heap_in_background  # noqa: E402
 from .state import AppState  # noqa: E402
 from .ui.main_window import MainWindow  # noqa: E402
 from .ui.model_picker import ModelPicker  # noqa: E402
-from .ui.style import STYLESHEET, apply_theme, configure_pyqtgraph  # noqa: E402
+from .ui.style import STYLESHEET, apply_theme, can_draw, configure_pyqtgraph  # noqa: E402
 from .workers import JobRunner, await_all_workers, warm_up_job  # noqa: E402
 
 ORG, APP = "embedding-explorer", "Token Embedding Explorer"
@@ -389,6 +389,9 @@ def make_app(argv=None) -> QApplication:
     apply_theme(app)
     app.setStyleSheet(STYLESHEET)
     configure_pyqtgraph()
+    if pieces.glyph_check() is None:
+        # pieces with characters no installed font has show their code point, not a box
+        pieces.set_glyph_check(can_draw)
     return app
 
 

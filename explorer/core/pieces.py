@@ -22,9 +22,11 @@ available for tooltips.
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass
 from enum import Enum
 from functools import lru_cache
+from typing import Callable
 
 __all__ = [
     "PieceFamily",
@@ -33,6 +35,8 @@ __all__ = [
     "piece_bytes",
     "raw_piece_of",
     "shorten",
+    "set_glyph_check",
+    "glyph_check",
     "BYTE_TO_CHAR",
     "CHAR_TO_BYTE",
 ]
@@ -142,11 +146,41 @@ def _visible_char(ch: str) -> str:
     return f"<U+{code:04X}>"
 
 
+#: whether the screen's fonts can draw a character (None: assume they can).
+#: The UI installs a check at start (:func:`set_glyph_check`); the core has no fonts.
+_can_draw: Callable[[str], bool] | None = None
+
+
+def set_glyph_check(check: Callable[[str], bool] | None) -> None:
+    """Install ``check(ch) -> bool``: characters no installed font can draw
+    are shown as ``<U+094B>`` instead of an empty box. Clears the cache of
+    shown pieces, so call it once, before pieces are shown."""
+    global _can_draw
+    _can_draw = check
+    display_piece.cache_clear()
+
+
+def glyph_check() -> Callable[[str], bool] | None:
+    """The installed :func:`set_glyph_check` check, or None."""
+    return _can_draw
+
+
+def _drawn(ch: str, shown: str) -> str:
+    if _can_draw is None or ch.isascii() or len(shown) != 1 or _can_draw(ch):
+        return shown
+    return f"<U+{ord(ch):04X}>"
+
+
 def _visible(text: str) -> str:
-    """``text`` with whitespace and invisible characters made visible."""
+    """``text`` with whitespace and invisible characters made visible, a
+    combining mark that starts it on a dotted circle (``◌ो``, as type
+    specimens show one), and characters no font can draw as code points."""
     if text.isascii() and text.isprintable() and " " not in text:
         return text
-    return "".join(_visible_char(ch) for ch in text)
+    out = [_drawn(ch, _visible_char(ch)) for ch in text]
+    if out and len(out[0]) == 1 and unicodedata.category(text[0]).startswith("M"):
+        out[0] = "◌" + out[0]
+    return "".join(out)
 
 
 def _hex(data: bytes | bytearray) -> str:

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 
 import pytest
 from hypothesis import given, settings
@@ -28,6 +29,8 @@ _MARKS = {"␣": " ", "↵": "\n", "⇥": "\t", "␍": "\r", "␡": "\x7f"}
 def unmark(shown: str) -> str:
     """The text a complete piece's display stands for, marks turned back into characters."""
     shown = re.sub(r"<U\+([0-9A-F]{4,6})>", lambda m: chr(int(m.group(1), 16)), shown)
+    if shown.startswith("◌") and len(shown) > 1 and unicodedata.category(shown[1]).startswith("M"):
+        shown = shown[1:]  # the dotted circle a lone combining mark is shown on
     return "".join(_MARKS.get(c, chr(ord(c) - 0x2400) if 0x2400 <= ord(c) < 0x2420 else c) for c in shown)
 
 
@@ -235,3 +238,20 @@ def test_sentencepiece_byte_fallback_against_its_decode():
         elif want.strip():
             # the decoder strips the word-start space of a lone piece; we show it as ␣
             assert unmark(s.text).removeprefix(" ") == want.removeprefix(" "), (tok.piece(i), s.text, want)
+
+
+def test_characters_no_font_can_draw_show_their_code_point():
+    from explorer.core import pieces
+
+    before = pieces.glyph_check()
+    try:
+        pieces.set_glyph_check(lambda ch: ch not in "\u094b\U0001f44b")
+        assert display_piece("ðŁĳĭ", PieceFamily.BYTE_LEVEL).text == "<U+1F44B>"
+        assert display_piece("##\u094b", PieceFamily.WORDPIECE).text == "##<U+094B>"
+        assert display_piece("戦", PieceFamily.PLAIN).text == "戦"
+        pieces.set_glyph_check(lambda ch: True)
+        # a combining mark that starts a piece sits on a dotted circle, as in type specimens
+        assert display_piece("\u094b", PieceFamily.PLAIN).text == "◌\u094b"
+        assert display_piece("क\u094b", PieceFamily.PLAIN).text == "क\u094b"
+    finally:
+        pieces.set_glyph_check(before)

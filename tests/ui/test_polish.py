@@ -141,3 +141,23 @@ def test_band_row_labels_thin_out_when_rows_are_short_and_keep_the_selected_one(
             assert len(shown) == band.stop - band.start  # tall rows: every row labelled
         else:
             assert 1 < step and len(shown) < band.stop - band.start
+
+
+def test_pieces_no_font_can_draw_show_their_code_point_not_a_box(qtbot, explorer):
+    """MiniLM's Devanagari vowel sign drew as an empty box: the app checks the
+    installed fonts, and a character none of them has shows as U+XXXX."""
+    import unicodedata
+
+    from explorer.core import pieces
+    from explorer.ui.style import can_draw
+
+    assert pieces.glyph_check() is can_draw
+    load(qtbot, explorer, "minilm")
+    table = explorer.state.table
+    assert can_draw("a") and can_draw("◌")
+    for token_id in (1343, 1818):  # 'ो' (a combining mark), '宀'
+        ch = table.piece(token_id)
+        shown = table.shown_piece(token_id).text
+        mark = unicodedata.category(ch).startswith("M")
+        assert shown == ((("◌" + ch) if mark else ch) if can_draw(ch) else f"<U+{ord(ch):04X}>")
+        assert all(can_draw(c) for c in shown if not c.isascii())
