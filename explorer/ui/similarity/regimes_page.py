@@ -24,7 +24,8 @@ from PySide6.QtWidgets import (
 
 from ...core.errors import user_message
 from ...core.projection import find_token_ids
-from ...core.similarity import MAX_TOKENS, SimilarityMatrices, cell_decimals
+from ...core.cell_format import CellFormat, cell_format, compact_count
+from ...core.similarity import MAX_TOKENS, SimilarityMatrices
 from ...core.tokens import display_piece
 from ...state import AppState
 from ..binding import JobBinding, ShownGate
@@ -46,9 +47,8 @@ SIDE_TEXT_MAX = 6
 HOVER_HINT = "Hover a cell to read its value; click it to select that pair"
 
 
-def _compact_count(x: float) -> str:
-    """A distance between ids short enough for a small cell: 42, 1.23k, 13.6k, 128k."""
-    return f"{x:,.0f}" if abs(x) < 1000 else f"{x / 1000:.3g}k"
+#: one-hot distances are 0 or √2: two decimals
+ONE_HOT_FORMAT = CellFormat(2)
 
 
 class RegimesPage(QWidget):
@@ -151,9 +151,9 @@ class RegimesPage(QWidget):
         self.main = Heatmap(self.glw.addPlot(row=0, col=0, rowspan=2), "Learned vectors: cosine similarity",
                             BAR_LABELS["cosine"])
         self.glw.addItem(self.main.colorbar, row=0, col=1, rowspan=2)
-        self.ids_map = Heatmap(self.glw.addPlot(row=0, col=2), "Scalar ids: |i − j|", "")
+        self.ids_map = Heatmap(self.glw.addPlot(row=0, col=2), "Scalar ids: |i − j|", "", small=True)
         self.glw.addItem(self.ids_map.colorbar, row=0, col=3)
-        self.onehot = Heatmap(self.glw.addPlot(row=1, col=2), "One-hot: ‖e_i − e_j‖", "")
+        self.onehot = Heatmap(self.glw.addPlot(row=1, col=2), "One-hot: ‖e_i − e_j‖", "", small=True)
         self.glw.addItem(self.onehot.colorbar, row=1, col=3)
         self.glw.ci.layout.setColumnStretchFactor(0, 5)
         self.glw.ci.layout.setColumnStretchFactor(2, 3)
@@ -254,9 +254,9 @@ class RegimesPage(QWidget):
         self.main.set_values(m.learned, m.levels, cmap)
         self.main.write_cells(self._fmt(m), m.levels, cmap)
         self.ids_map.set_values(m.id_distance, m.id_levels, seq)
-        self.ids_map.write_cells(_compact_count, m.id_levels, seq, limit=SIDE_TEXT_MAX)
+        self.ids_map.write_cells(compact_count, m.id_levels, seq, limit=SIDE_TEXT_MAX)
         self.onehot.set_values(m.one_hot, m.one_hot_levels, seq)
-        self.onehot.write_cells(lambda x: f"{x:.2f}", m.one_hot_levels, seq, limit=SIDE_TEXT_MAX)
+        self.onehot.write_cells(ONE_HOT_FORMAT, m.one_hot_levels, seq, limit=SIDE_TEXT_MAX)
         for h in self.maps:
             # the small maps share the main map's order: their column labels would only collide
             h.set_ticks(list(m.labels), bottom=h is self.main)
@@ -268,10 +268,8 @@ class RegimesPage(QWidget):
         self._draw_highlight()
 
     @staticmethod
-    def _fmt(m: SimilarityMatrices):
-        decimals = cell_decimals(m.learned, m.metric, m.n)
-        sign = "+" if m.signed else ""
-        return lambda v: f"{v:{sign}.{decimals}f}"
+    def _fmt(m: SimilarityMatrices) -> CellFormat:
+        return cell_format(m.learned, m.metric, m.n)
 
     def _draw_highlight(self) -> None:
         m = self._m
