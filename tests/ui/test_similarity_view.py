@@ -143,21 +143,77 @@ def test_model_switch_clears_the_hover_text(view):
     assert page.matrices is None or all("robot" not in lab for lab in page.matrices.labels)
 
 
-def test_added_tokens_join_and_cap(view):
+def _chips(bar) -> list[str]:
+    return [c.text() for c in bar.chips if c.isVisibleTo(bar)]
+
+
+def test_added_tokens_are_listed_under_one_rule(qtbot, view):
+    """Search, Find and neighbour clicks add a token, visibly; a selection alone
+    (a matrix row) does not, but Add offers it; × and Clear take tokens out."""
     v, state, _ = view
     page = v.regimes_page
+    bar = page.added
     t = open_table("default")
     state.set_table(t)
     state.set_text("the cat")
+    the, cat, dog, fox, park = (t.tokenizer.id_of(w) for w in ("the", "cat", "dog", "fox", "park"))
+    # nothing added yet: the rule is on screen
+    assert bar.rule.isVisibleTo(bar) and "does not" in bar.rule.text() and "Find" in bar.rule.text()
+    assert "only selects" in bar.caption.toolTip() and _chips(bar) == []
+    assert not bar.add_button.isEnabled() and not bar.clear_button.isEnabled()
+    # a search adds: a chip, the matrix, the count
     page.search.setText("dog")
     page.search.returnPressed.emit()
-    dog = t.tokenizer.id_of("dog")
-    assert dog in state.extra_ids and page.matrices.ids[-1] == dog
+    assert _chips(bar) == ["dog ×"] and "a selection alone does not" in bar.rule.text()  # the rule stays beside them
+    assert page.matrices.ids == (the, cat, dog) and page.count_label.text() == "3 tokens (1 added)"
+    # a neighbour clicked in the inspector (the app adds it, then selects it) shows the same way
+    state.add_extra_token(fox)
+    state.set_selected_token(fox)
+    assert _chips(bar) == ["fox ×", "dog ×"] and page.matrices.ids[-1] == fox  # the newest first
+    assert not bar.add_button.isEnabled()  # the selection is compared already
+    # a matrix row selects without adding; Add offers it
+    state.set_selected_token(park)
+    assert park not in state.extra_ids and park not in page.matrices.ids
+    assert bar.add_button.isEnabled() and bar.add_button.text() == "Add “park”"
+    qtbot.mouseClick(bar.add_button, Qt.LeftButton)
+    assert state.extra_ids == [dog, fox, park] and page.matrices.ids == (the, cat, dog, fox, park)
+    assert not bar.add_button.isEnabled() and page.main.row_rect.isVisible()  # now outlined in the matrix
+    # × takes one out of the matrix and of the state
+    chip = next(c for c in bar.chips if c.text() == "dog ×")
+    qtbot.mouseClick(chip, Qt.LeftButton)
+    assert state.extra_ids == [fox, park] and page.matrices.ids == (the, cat, fox, park)
+    assert _chips(bar) == ["park ×", "fox ×"]
+    # many: the newest as buttons, the older ones in a menu that removes them too
+    for i in range(40, 48):
+        state.add_extra_token(i)
+    assert len(_chips(bar)) == 6 and bar.more_button.isVisibleTo(bar) and bar.more_button.text() == "+4 more"
+    oldest = bar.more_button.menu().actions()[-1]
+    assert "fox" in oldest.text()
+    oldest.trigger()
+    assert fox not in state.extra_ids and fox not in page.matrices.ids
+    # a narrow page keeps the line: fewer buttons, the rest in the menu
+    v.resize(560, 700)
+    qtbot.waitUntil(lambda: len(_chips(bar)) < 6)
+    assert bar.sizeHint().width() <= page.width() or bar.minimumSizeHint().width() <= page.width()
+    assert bar.more_button.text() == f"+{len(state.extra_ids) - len(_chips(bar))} more"
+    # Clear: back to the text's tokens and the rule
+    qtbot.mouseClick(bar.clear_button, Qt.LeftButton)
+    assert state.extra_ids == [] and page.matrices.ids == (the, cat)
+    assert _chips(bar) == [] and "none yet" in bar.rule.text() and page.count_label.text() == "2 tokens"
+
+
+def test_added_tokens_cap(view):
+    v, state, _ = view
+    page = v.regimes_page
+    state.set_table(open_table("default"))
+    state.set_text("the cat")
     for i in range(3, 193):
         state.add_extra_token(i)
     m = page.matrices
     assert m.n <= 200 and m.learned.shape == (m.n, m.n)
     assert page.main.cell_texts() == []  # too many cells to write values in
+    state.set_table(open_table("toy:robot"))  # a new model starts with nothing added
+    assert _chips(page.added) == [] and "none yet" in page.added.rule.text()
 
 
 @pytest.fixture(params=[(1800, 1000), (1000, 700), (560, 700)])

@@ -32,6 +32,7 @@ from ..binding import JobBinding, ShownGate
 from ..export import export_graphics
 from ..projection.controls import TokenSearch
 from ..style import DIVERGING, SEQUENTIAL, SPACING, plot_colors
+from .added_tokens import AddedTokensBar
 from .heatmap import Heatmap
 
 METRICS = [
@@ -61,7 +62,7 @@ class RegimesPage(QWidget):
     pair_selected(int, int)
         The user clicked a cell: (row token id, column token id).
     token_added(int)
-        The user asked to add a token (search box).
+        The user asked to add a token (the search box, or Add for the selected token).
     """
 
     token_selected = Signal(int)
@@ -77,6 +78,11 @@ class RegimesPage(QWidget):
         outer.setContentsMargins(0, SPACING, 0, 0)
         outer.setSpacing(SPACING)
         outer.addLayout(self._build_bar())
+        self.added = AddedTokensBar()
+        self.added.remove_requested.connect(state.remove_extra_token)
+        self.added.clear_requested.connect(state.clear_extra_tokens)
+        self.added.add_requested.connect(self.token_added)
+        outer.addWidget(self.added)
         self._stack = QStackedLayout()
         self.empty = QLabel("Open a model and type some text to compare its tokens")
         self.empty.setObjectName("EmptyState")
@@ -91,6 +97,7 @@ class RegimesPage(QWidget):
                                    on_result=self._draw, on_error=self._on_similarity_failed, progress=self.progress)
         state.model_changed.connect(self._on_state_model_changed)
         state.selected_token_changed.connect(self._on_state_selected_token_changed)
+        state.extra_tokens_changed.connect(self._on_state_extra_tokens_changed)
 
     def _build_bar(self) -> QHBoxLayout:
         bar = QHBoxLayout()
@@ -113,7 +120,7 @@ class RegimesPage(QWidget):
         bar.addWidget(self.search, 1)
         self.count_label = QLabel()
         self.count_label.setToolTip("Distinct tokens in the matrix: the text's (special tokens left out) and the "
-                                    f"added ones (neighbours clicked, searches), at most {MAX_TOKENS}")
+                                    f"added ones listed below, at most {MAX_TOKENS}")
         bar.addWidget(self.count_label)
         self.progress = QProgressBar()
         self.progress.setMaximumWidth(80)
@@ -189,12 +196,16 @@ class RegimesPage(QWidget):
     def _on_state_selected_token_changed(self, _token_id: int) -> None:
         self._gate.update(self._draw_highlight)
 
+    def _on_state_extra_tokens_changed(self, _ids: list) -> None:
+        self._gate.update(self._draw_added)
+
     def _on_metric_combo_changed(self, _i: int) -> None:
         self._state.request_similarity(self.metric)
 
     def _synchronize(self) -> None:
         """Draw the state's matrices, or ask for them (with this page's measure)."""
         self._clear_hover()
+        self._draw_added()
         comp, shown = self._state.similarity, self._gate.visible
         # the gate synchronizes before the binding hears the page was shown: want
         # the matrices now, so cheap ones are computed on the spot, not in a worker
@@ -225,11 +236,18 @@ class RegimesPage(QWidget):
         self.search.clear()
 
     # -- drawing -----------------------------------------------------------------------
+    def _draw_added(self) -> None:
+        """The added tokens, each with its remove button."""
+        table = self._state.table
+        ids = self._state.extra_ids if table is not None else []
+        self.added.set_tokens([(i, table.piece(i)) for i in ids])
+
     def _on_similarity_reset(self) -> None:
         """New tokens, measure or model: nothing to show until the matrices land."""
         self._m = None
         table = self._state.table
         self.count_label.setText("")
+        self.added.set_candidate(-1, None)
         self.empty.setText("Open a model to compare its tokens (Ctrl+O)" if table is None
                            else "Comparing the tokens…")
         self._stack.setCurrentIndex(0)
@@ -245,7 +263,8 @@ class RegimesPage(QWidget):
             self.empty.setText("Type some text or add tokens to compare them")
             return
         self._m = m
-        self.count_label.setText(f"{m.n:,} tokens")
+        added = len(set(m.ids) - set(self._state.tokenized.distinct_ids()))
+        self.count_label.setText(f"{m.n:,} tokens" + (f" ({added:,} added)" if added else ""))
         self._stack.setCurrentIndex(1)
         div, seq = pg.colormap.get(DIVERGING), pg.colormap.get(SEQUENTIAL)
         cmap = div if m.signed else seq
@@ -276,6 +295,12 @@ class RegimesPage(QWidget):
         if m is None:
             return
         row = m.index(self._state.selected_id)
+        selected = self._state.selected_id
+        # a token selected elsewhere that is not compared: offer to add it
+        if row < 0 and self._state.in_range(selected):
+            self.added.set_candidate(selected, self._state.table.piece(selected))
+        else:
+            self.added.set_candidate(-1, None)
         pair = None
         if self._pair is not None and m.index(self._pair[0]) >= 0 and m.index(self._pair[1]) >= 0:
             pair = (m.index(self._pair[0]), m.index(self._pair[1]))
