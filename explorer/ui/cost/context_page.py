@@ -46,7 +46,11 @@ DEBOUNCE_MS = 400
 #: a cosine below this is shown as "differs" (float32 noise stays above it)
 SAME_COSINE = 0.99995
 OCCURRENCE_COLUMNS = ["sentence", "position", "piece", "token id", "byte offset", "first values of the row"]
-CONTEXT_COLUMNS = ["stage", "cos(occurrence 1, occurrence 2)", "largest |difference|", "what it includes"]
+CONTEXT_COLUMNS = ["stage", "cos(1, 2)", "max |1 − 2|", "what it includes"]
+CONTEXT_HEADER_TIPS = ["Where in the model the vectors are taken",
+                       "Cosine between the vectors of occurrence 1 and occurrence 2 (1: same direction)",
+                       "Largest absolute difference between their values (0: the very same vector)",
+                       "What the vector at this stage is made of"]
 
 
 def _hex_offset(table, token_id: int) -> str:
@@ -96,6 +100,9 @@ class ContextPage(QWidget):
         lay.addWidget(title_label("The model's first layer: context changes the vector"))
         self.ctx_table = _readonly_table(CONTEXT_COLUMNS, "The two occurrences' vectors compared at each stage of "
                                          "the model: their cosine and their largest difference", 120)
+        for j, tip in enumerate(CONTEXT_HEADER_TIPS):
+            self.ctx_table.horizontalHeaderItem(j).setToolTip(tip)
+        self.ctx_table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeToContents)
         lay.addWidget(self.ctx_table)
         status = QHBoxLayout()
         self.ctx_status = note_label()
@@ -319,4 +326,17 @@ class ContextPage(QWidget):
                     item.setTextAlignment(Qt.AlignRight | Qt.AlignVCenter)
                     if j == 1 and c < SAME_COSINE:
                         item.setForeground(QColor(TEXT_TOKENS))
+                if j == 3:
+                    item.setToolTip(text)
                 t.setItem(i, j, item)
+        self._fit_context_height()
+
+    def _fit_context_height(self) -> None:
+        """Rows as tall as their wrapped notes, the table as tall as its rows."""
+        t = self.ctx_table
+        rows = sum(t.rowHeight(r) for r in range(t.rowCount()))
+        t.setFixedHeight(max(120, t.horizontalHeader().height() + rows + 2 * t.frameWidth() + 2))
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self._fit_context_height()  # a narrower page wraps the notes onto more lines

@@ -122,6 +122,7 @@ class AddedTokensBar(QWidget):
         self._used = self.chips[: len(newest)]
         self.rule.setText(SHORT_RULE if tokens else EMPTY_TEXT)
         self.clear_button.setEnabled(bool(tokens))
+        self.clear_button.setVisible(bool(tokens))
         self._fit_chips()
 
     def _fit_chips(self) -> None:
@@ -131,7 +132,7 @@ class AddedTokensBar(QWidget):
         gap = self._row.row.spacing()
         total = len(self._tokens)
         self.more_button.setText(f"+{total} more")  # its widest text: the room it may need
-        fixed = [self.caption, self.add_button, self.clear_button]
+        fixed = [w for w in (self.caption, self.add_button, self.clear_button) if not w.isHidden()]
         room = (self.width() - lay.contentsMargins().left() - lay.contentsMargins().right() - RULE_MIN_PX
                 - sum(w.sizeHint().width() for w in fixed) - lay.spacing() * (len(fixed) + 1))
         widths = [c.sizeHint().width() + gap for c in self._used]
@@ -165,6 +166,7 @@ class AddedTokensBar(QWidget):
             self.add_button.setText("Add selected")
             self.add_button.setToolTip("Select a token that is not in the matrix (a matrix row, a point) to add it")
             self.add_button.setEnabled(False)
+        self.add_button.setVisible(self._candidate >= 0)  # shown only when it can add
         if self._tokens:
             self._fit_chips()  # the button's width changed with its text
 
