@@ -78,6 +78,7 @@ class AddedTokensBar(QWidget):
         self.more_button.setPopupMode(QToolButton.InstantPopup)
         self.more_button.setMenu(QMenu(self.more_button))
         self.more_button.menu().triggered.connect(self._on_more_menu_triggered)
+        self.more_button.menu().aboutToShow.connect(self._fill_more_menu)
         self.more_button.setToolTip("Older added tokens: choose one to remove it")
         self.more_button.hide()
         self._row = _ChipRow(self.more_button)
@@ -99,6 +100,7 @@ class AddedTokensBar(QWidget):
         self.chips: list[QToolButton] = []
         self._tokens: list[tuple[int, str]] = []
         self._used: list[QToolButton] = []  # the buttons that carry a token, shown or not
+        self._older: list[tuple[int, str]] = []  # the tokens in the "more" menu
         self._candidate = -1
         self.set_tokens([])
         self.set_candidate(-1, None)
@@ -141,13 +143,16 @@ class AddedTokensBar(QWidget):
                      if sum(widths[:k]) + (more if k < total else 0) <= room), default=0)
         for k, chip in enumerate(self.chips):
             chip.setVisible(k < shown)
-        older = self._tokens[: total - shown]
+        self._older = self._tokens[: total - shown]
+        self.more_button.setText(f"+{len(self._older)} more")
+        self.more_button.setVisible(bool(self._older))
+
+    def _fill_more_menu(self) -> None:
+        """The older added tokens, newest first, each a Remove action (built when opened)."""
         menu = self.more_button.menu()
         menu.clear()
-        for tid, piece in reversed(older):
+        for tid, piece in reversed(self._older):
             menu.addAction(f"Remove “{display_piece(piece)}” (id {tid:,})").setData(int(tid))
-        self.more_button.setText(f"+{len(older)} more")
-        self.more_button.setVisible(bool(older))
 
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)

@@ -67,6 +67,7 @@ class Heatmap:
         #: the point size the values are written in (0: they do not fit and are hidden)
         self.cell_point_size = 0
         self.colorbar: pg.ColorBarItem | None = None
+        self._bar_fitted: tuple[float, float] | None = None  # the levels the colour bar's width was fitted to
         if colorbar_label is not None:
             self.colorbar = pg.ColorBarItem(values=(0, 1), interactive=False, width=10)
             self.colorbar.setImageItem(self.image)
@@ -101,6 +102,9 @@ class Heatmap:
         such as -0.04 would run into the title)."""
         ax = self.colorbar.axis
         lo, hi = self.colorbar.levels()
+        if self._bar_fitted == (lo, hi):
+            return
+        self._bar_fitted = (lo, hi)
         strings = [s for spacing, values in ax.tickValues(lo, hi, max(ax.height(), 100.0))
                    for s in ax.tickStrings(values, 1.0, spacing)]
         metrics = QFontMetricsF(ax.style["tickFont"] or QApplication.font())

@@ -98,6 +98,7 @@ class RegimesPage(QWidget):
         state.model_changed.connect(self._on_state_model_changed)
         state.selected_token_changed.connect(self._on_state_selected_token_changed)
         state.extra_tokens_changed.connect(self._on_state_extra_tokens_changed)
+        state.similarity.started.connect(self._on_similarity_started)
 
     def _build_bar(self) -> QHBoxLayout:
         bar = QHBoxLayout()
@@ -243,16 +244,26 @@ class RegimesPage(QWidget):
         self.added.set_tokens([(i, table.piece(i)) for i in ids])
 
     def _on_similarity_reset(self) -> None:
-        """New tokens, measure or model: nothing to show until the matrices land."""
+        """New tokens, measure or model: the maps are emptied at once. The page
+        turns to "Comparing…" only when a worker starts (a cheap result follows
+        at once, and flipping the pages back and forth costs a relayout)."""
         self._m = None
         table = self._state.table
         self.count_label.setText("")
         self.added.set_candidate(-1, None)
         self.empty.setText("Open a model to compare its tokens (Ctrl+O)" if table is None
                            else "Comparing the tokens…")
-        self._stack.setCurrentIndex(0)
+        if table is None:
+            self._stack.setCurrentIndex(0)
         for h in self.maps:
             h.clear()
+
+    def _on_similarity_started(self) -> None:
+        self._gate.update(self._show_comparing)
+
+    def _show_comparing(self) -> None:
+        if self._m is None:
+            self._stack.setCurrentIndex(0)
 
     def _on_similarity_failed(self, exc: BaseException) -> None:
         self.empty.setText(f"The tokens could not be compared: {user_message(exc)}")

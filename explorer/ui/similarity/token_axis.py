@@ -40,8 +40,10 @@ class TokenAxis(pg.AxisItem):
         if point_delta:
             self._font.setPointSizeF(max(6.0, self._font.pointSizeF() + point_delta))
         self._metrics = QFontMetricsF(self._font)
+        self._labels: list[str] = []
         self._texts: list[str] = []
         self._widths: list[float] = []
+        self._shortened: dict[str, tuple[str, float]] = {}  # label -> (as written, its width in pixels)
         self.plan = AxisLabelPlan(False, 1, 0.0)
         self.setStyle(showValues=True, tickTextOffset=0)
         self._apply_extent()
@@ -49,9 +51,18 @@ class TokenAxis(pg.AxisItem):
     # -- the labels ----------------------------------------------------------------------
     def set_labels(self, labels: list[str]) -> None:
         """One label per cell, in cell order (an empty list: no labels)."""
-        m = self._metrics
-        self._texts = [m.elidedText(str(lab), Qt.ElideRight, self._max_px) for lab in labels]
-        self._widths = [m.horizontalAdvance(t) for t in self._texts]
+        labels = [str(lab) for lab in labels]
+        if labels == self._labels:
+            return  # a new matrix of the same tokens (another measure, a new model's same pieces)
+        self._labels = labels
+        if len(self._shortened) > 4096:
+            self._shortened.clear()
+        for lab in labels:
+            if lab not in self._shortened:
+                text = self._metrics.elidedText(lab, Qt.ElideRight, self._max_px)
+                self._shortened[lab] = (text, self._metrics.horizontalAdvance(text))
+        self._texts = [self._shortened[lab][0] for lab in labels]
+        self._widths = [self._shortened[lab][1] for lab in labels]
         self._relayout()
 
     @property
