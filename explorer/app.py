@@ -21,6 +21,7 @@ from .core import recent  # noqa: E402
 from .core.errors import user_message  # noqa: E402
 from .core.loading import LoadedModel, load_model  # noqa: E402
 from .core.text import tokenizer_family  # noqa: E402
+from .core.runtime import trim_heap_in_background  # noqa: E402
 from .state import AppState  # noqa: E402
 from .ui.main_window import MainWindow  # noqa: E402
 from .ui.model_picker import ModelPicker  # noqa: E402
@@ -232,6 +233,8 @@ class Explorer(QObject):
             warm.succeeded.connect(self._on_warm_up_succeeded)
             warm.start(warm_up_job)
         self.window.statusBar().showMessage(f"Opened in {loaded.seconds:.2f} s", 4000)
+        # the old model's memory is free once every view has let go of it
+        QTimer.singleShot(0, trim_heap_in_background)
         self.load_finished.emit(True)
 
     def _on_warm_up_succeeded(self, _result) -> None:
@@ -284,7 +287,7 @@ class Explorer(QObject):
     # -- texts per kind of tokenizer -----------------------------------------------------
     def _remember_text(self) -> None:
         table = self.state.table
-        if table is not None and self.state.text and self.state.tokenized.error is None:
+        if table is not None and self.state.text and self.state.tokenized.readable:
             self._texts[tokenizer_family(table.tokenizer, table.spec)] = self.state.text
 
     def _saved_texts(self) -> dict[str, str]:

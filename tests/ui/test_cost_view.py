@@ -304,7 +304,7 @@ def test_the_bundled_model_shows_its_own_first_layer(qtbot, view):
                                                                          abs=1e-5)
     assert "differ" in page.context_message and "not available" not in page.context_message
     # the words each occurrence's layer read are named
-    assert all(table.piece(i) in page.context_message for i in ctx.windows[0])
+    assert all(table.shown_piece(i).text in page.context_message for i in ctx.windows[0])
 
 
 def test_tables_without_a_model_say_so(qtbot, view):

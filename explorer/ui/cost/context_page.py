@@ -35,7 +35,6 @@ from ...core.context import (
     same_row,
 )
 from ...core.errors import user_message
-from ...core.tokens import display_piece
 from ...state import AppState
 from ..binding import JobBinding, ShownGate
 from ..style import ACCENT, SPACING, TEXT_TOKENS, mono_font
@@ -230,7 +229,8 @@ class ContextPage(QWidget):
         for i, o in enumerate(same.occurrences):
             values = same.rows[i][:4] if same.ok else table.row(o.id)[:4]
             first = "[" + ", ".join(f"{x:+.4f}" for x in values) + ", …]"
-            cells = [f"{o.sentence + 1}", f"{o.position}", o.piece, f"{o.id:,}", _hex_offset(table, o.id), first]
+            cells = [f"{o.sentence + 1}", f"{o.position}", table.shown_piece(o.id).text, f"{o.id:,}",
+                     _hex_offset(table, o.id), first]
             for j, text in enumerate(cells):
                 item = QTableWidgetItem(text)
                 item.setTextAlignment((Qt.AlignRight if j in (0, 1, 3, 4) else Qt.AlignLeft) | Qt.AlignVCenter)
@@ -299,7 +299,7 @@ class ContextPage(QWidget):
         table = self._state.table
         if not result.windows or table is None:
             return ""
-        parts = [" ".join(display_piece(table.piece(i)) for i in w) for w in result.windows[:2]]
+        parts = [" ".join(table.shown_piece(i).text for i in w) for w in result.windows[:2]]
         return f" (occurrence 1 read “{parts[0]}”, occurrence 2 “{parts[1]}”)"
 
     def _on_context_failed(self, exc: BaseException) -> None:

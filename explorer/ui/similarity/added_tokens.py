@@ -8,7 +8,7 @@ from PySide6.QtCore import QSize, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QMenu, QToolButton, QWidget
 from superqt import QElidingLabel
 
-from ...core.tokens import display_piece, short_piece
+from ...core.pieces import DisplayPiece
 from ..style import EXTRA, SPACING
 
 #: the rule, in the panel's words
@@ -98,15 +98,15 @@ class AddedTokensBar(QWidget):
         self.clear_button.clicked.connect(self.clear_requested)
         lay.addWidget(self.clear_button)
         self.chips: list[QToolButton] = []
-        self._tokens: list[tuple[int, str]] = []
+        self._tokens: list[tuple[int, DisplayPiece]] = []
         self._used: list[QToolButton] = []  # the buttons that carry a token, shown or not
-        self._older: list[tuple[int, str]] = []  # the tokens in the "more" menu
+        self._older: list[tuple[int, DisplayPiece]] = []  # the tokens in the "more" menu
         self._candidate = -1
         self.set_tokens([])
         self.set_candidate(-1, None)
 
-    def set_tokens(self, tokens: list[tuple[int, str]]) -> None:
-        """The added tokens as (id, piece), oldest first."""
+    def set_tokens(self, tokens: list[tuple[int, DisplayPiece]]) -> None:
+        """The added tokens as (id, shown piece), oldest first."""
         self._tokens = list(tokens)
         newest = self._tokens[-MAX_CHIPS:]
         while len(self.chips) < len(newest):
@@ -117,8 +117,8 @@ class AddedTokensBar(QWidget):
             self.chips.append(chip)
         # newest first along the line, so the ones that do not fit are the oldest
         for chip, (tid, piece) in zip(self.chips, reversed(newest)):
-            chip.setText(f"{short_piece(piece, CHIP_CHARS)} ×")
-            chip.setToolTip(f"“{display_piece(piece)}” (id {tid:,}): click to remove it from the added tokens")
+            chip.setText(f"{piece.short(CHIP_CHARS)} ×")
+            chip.setToolTip(f"“{piece.text}” (id {tid:,}): click to remove it from the added tokens")
             chip.setProperty("token_id", int(tid))
             chip.ensurePolished()  # the style sheet's padding counts in its size
         self._used = self.chips[: len(newest)]
@@ -152,19 +152,18 @@ class AddedTokensBar(QWidget):
         menu = self.more_button.menu()
         menu.clear()
         for tid, piece in reversed(self._older):
-            menu.addAction(f"Remove “{display_piece(piece)}” (id {tid:,})").setData(int(tid))
+            menu.addAction(f"Remove “{piece.text}” (id {tid:,})").setData(int(tid))
 
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
         self._fit_chips()
 
-    def set_candidate(self, token_id: int, piece: str | None) -> None:
+    def set_candidate(self, token_id: int, piece: DisplayPiece | None) -> None:
         """The selected token when it is not compared yet (Add is offered), else -1."""
         self._candidate = int(token_id) if piece is not None else -1
         if self._candidate >= 0:
-            text = display_piece(piece)
-            self.add_button.setText(f"Add “{short_piece(piece, CHIP_CHARS)}”")
-            self.add_button.setToolTip(f"Compare the selected token “{text}” (id {token_id:,}) too: "
+            self.add_button.setText(f"Add “{piece.short(CHIP_CHARS)}”")
+            self.add_button.setToolTip(f"Compare the selected token “{piece.text}” (id {token_id:,}) too: "
                                        "it is not in the matrix")
             self.add_button.setEnabled(True)
         else:

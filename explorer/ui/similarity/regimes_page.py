@@ -26,7 +26,6 @@ from ...core.errors import user_message
 from ...core.projection import find_token_ids
 from ...core.cell_format import CellFormat, cell_format, compact_count
 from ...core.similarity import MAX_TOKENS, SimilarityMatrices
-from ...core.tokens import display_piece
 from ...state import AppState
 from ..binding import JobBinding, ShownGate
 from ..export import export_graphics
@@ -241,7 +240,7 @@ class RegimesPage(QWidget):
         """The added tokens, each with its remove button."""
         table = self._state.table
         ids = self._state.extra_ids if table is not None else []
-        self.added.set_tokens([(i, table.piece(i)) for i in ids])
+        self.added.set_tokens([(i, table.shown_piece(i)) for i in ids])
 
     def _on_similarity_reset(self) -> None:
         """New tokens, measure or model: the maps are emptied at once. The page
@@ -309,7 +308,7 @@ class RegimesPage(QWidget):
         selected = self._state.selected_id
         # a token selected elsewhere that is not compared: offer to add it
         if row < 0 and self._state.in_range(selected):
-            self.added.set_candidate(selected, self._state.table.piece(selected))
+            self.added.set_candidate(selected, self._state.table.shown_piece(selected))
         else:
             self.added.set_candidate(-1, None)
         pair = None
@@ -334,7 +333,7 @@ class RegimesPage(QWidget):
     def _describe_cell(self, r: int, c: int) -> str:
         m, table = self._m, self._state.table
         a, b = m.ids[r], m.ids[c]
-        pa, pb = html.escape(display_piece(table.piece(a))), html.escape(display_piece(table.piece(b)))
+        pa, pb = html.escape(table.shown_piece(a).text), html.escape(table.shown_piece(b).text)
         text = (f"<b>{pa}</b> (id {a:,}) and <b>{pb}</b> (id {b:,}): {SYMBOLS[m.metric]} = "
                 f"{self._fmt(m)(m.learned[r, c])} · |i − j| = {abs(a - b):,} · one-hot distance = {m.one_hot[r, c]:.3f}")
         self.info.setText(text)
