@@ -201,11 +201,13 @@ def context_support(table) -> tuple[Path | None, str]:
     path = getattr(table, "path", None)
     kind = getattr(table, "kind", "")
     if kind in ("toy", "random") or path is None:
-        return None, "This table has no model behind it (a toy or random table), so there is no first layer to run."
+        return None, ("This table has no model behind it (a toy or random table), so there is no first layer to "
+                      "run. Open the bundled model (default) or MiniLM (minilm) to see one.")
     path = Path(path)
     if path.suffix.lower() == ".gguf" or (path.is_dir() and not any(path.glob("*.safetensors"))):
         return None, ("This model is a quantised GGUF file; the explorer reads only its embedding table, "
-                      "so its layers cannot be run here. Open MiniLM (minilm) to see contextual vectors.")
+                      "so its layers cannot be run here. Open the bundled model (default) or MiniLM (minilm) "
+                      "to see contextual vectors.")
     if not path.is_dir():
         return None, "Only a single weights file was opened, without the model's configuration; open its folder instead."
     cfg = path / "config.json"

@@ -292,7 +292,7 @@ def test_the_bundled_model_shows_its_own_first_layer(qtbot, view):
     assert len(set(_column(page.occ_table, 3))) == 1 and "identical" in page.verdict.text()
     ctx = page.context
     assert ctx is not None and page.ctx_table.rowCount() == len(ctx.stages) == 2
-    assert page.ctx_table.item(0, 1).data(Qt.UserRole) == pytest.approx(1.0)
+    assert page.ctx_table.isVisibleTo(page) and page.ctx_table.item(0, 1).data(Qt.UserRole) == pytest.approx(1.0)
     assert page.ctx_table.item(0, 2).data(Qt.UserRole) == 0.0  # the same row, to the bit
     weights = load_file(str(table.path / "model.safetensors"))
     emb, w, b = weights["model.embed_tokens.weight"], weights["mixer.weight"], weights["mixer.bias"]
@@ -317,6 +317,7 @@ def test_tables_without_a_model_say_so(qtbot, view):
     page = v.context_page
     assert page.same.ok and page.same.rows_equal  # a repeated word of the text
     assert "not available" in page.context_message and not state.context.running
+    assert not page.ctx_table.isVisibleTo(page)  # no empty first-layer table
     state.set_text("")
     v.show_page("card")
     assert v.card_page.tiles["params"].value.text() == "12"

@@ -258,6 +258,7 @@ class ContextPage(QWidget):
     def _show_plan(self) -> None:
         """The first-layer table for the sentences on screen: its result if the
         state has it, else empty with what happens next."""
+        self.ctx_table.setVisible(self._plan.ok)  # no empty table where no run can be made
         result = self.context
         if result is not None:
             self._draw_context(result)
