@@ -287,9 +287,23 @@ class AppState(QObject):
         self.select_position(max(0, min(n - 1, pos + delta)))
 
     def add_extra_token(self, token_id: int) -> None:
+        """Add a token to the ones compared besides the text's (the newest MAX_EXTRA_TOKENS are kept)."""
         if not self.in_range(token_id) or token_id in self._extra:
             return
-        self._extra = (self._extra + [int(token_id)])[-MAX_EXTRA_TOKENS:]
+        self._set_extra((self._extra + [int(token_id)])[-MAX_EXTRA_TOKENS:])
+
+    def remove_extra_token(self, token_id: int) -> None:
+        """Take an added token out again (the text's tokens stay)."""
+        if int(token_id) in self._extra:
+            self._set_extra([i for i in self._extra if i != int(token_id)])
+
+    def clear_extra_tokens(self) -> None:
+        """Remove every added token."""
+        if self._extra:
+            self._set_extra([])
+
+    def _set_extra(self, ids: list[int]) -> None:
+        self._extra = ids
         self.extra_tokens_changed.emit(list(self._extra))
         self._update_interest()
         self._update_similarity()

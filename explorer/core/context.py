@@ -2,31 +2,37 @@
 
 * :func:`same_row`: a word typed in two sentences gives the same id, so the
   same row: the lookup is context-free and order-free (FACTS.md, "The object").
-* :func:`context_plan`, :func:`first_layer_states` / :func:`contextual_job`:
-  where the model itself can run (a transformers architecture with
-  safetensors weights, e.g. MiniLM), the output of its first transformer
-  layer at those positions, which does depend on the neighbours.
+* :func:`context_support`, :func:`context_plan`: whether the model behind the
+  table can run here (a transformers architecture with safetensors weights,
+  e.g. MiniLM, or the explorer's own toy model, e.g. the bundled one) and
+  what to run; the run itself, whose first layer does depend on the
+  neighbours, is :func:`~.first_layer.contextual_job`.
+* :func:`choose_demonstration`: a word and two sentences that show it for a
+  given table.
 
-Pure numpy / torch / transformers; torch and transformers are imported only
-inside the functions that run the model. No Qt here.
+Cheap: tokenizing and file-system checks, no model is loaded here. No Qt here.
 """
 
 from __future__ import annotations
 
-import functools
 import importlib.util
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator, Sequence
+from typing import Sequence
 
 import numpy as np
 
-from .why import clean_piece, cosine
+from .first_layer import ContextError, ContextResult, contextual_job, first_layer_states
+from .training import TOY_MODEL_TYPE
+from .why import clean_piece
 
 __all__ = [
     "DEFAULT_SENTENCES",
     "DEFAULT_WORD",
+    "DEMONSTRATIONS",
+    "choose_demonstration",
+    "ContextError",
     "Occurrence",
     "SameRow",
     "same_row",
@@ -42,6 +48,12 @@ __all__ = [
 #: "bank" at the same position in both, so only the context differs
 DEFAULT_SENTENCES = ("the river bank was flooded", "the savings bank was closed")
 DEFAULT_WORD = "bank"
+#: (word, sentences) tried in order for a new table: "bank" for real English
+#: vocabularies, then one in the bundled model's own words (it has no "bank")
+DEMONSTRATIONS = (
+    (DEFAULT_WORD, DEFAULT_SENTENCES),
+    ("cat", ("the quick fox chases the sleepy cat in the park .", "a farmer feeds the cat .")),
+)
 
 
 # --------------------------------------------------------------------------
@@ -189,11 +201,13 @@ def context_support(table) -> tuple[Path | None, str]:
     path = getattr(table, "path", None)
     kind = getattr(table, "kind", "")
     if kind in ("toy", "random") or path is None:
-        return None, "This table has no model behind it (a toy or random table), so there is no first layer to run."
+        return None, ("This table has no model behind it (a toy or random table), so there is no first layer to "
+                      "run. Open the bundled model (default) or MiniLM (minilm) to see one.")
     path = Path(path)
     if path.suffix.lower() == ".gguf" or (path.is_dir() and not any(path.glob("*.safetensors"))):
         return None, ("This model is a quantised GGUF file; the explorer reads only its embedding table, "
-                      "so its layers cannot be run here. Open MiniLM (minilm) to see contextual vectors.")
+                      "so its layers cannot be run here. Open the bundled model (default) or MiniLM (minilm) "
+                      "to see contextual vectors.")
     if not path.is_dir():
         return None, "Only a single weights file was opened, without the model's configuration; open its folder instead."
     cfg = path / "config.json"
@@ -201,6 +215,8 @@ def context_support(table) -> tuple[Path | None, str]:
         model_type = json.loads(cfg.read_text()).get("model_type", "")
     except (OSError, ValueError, AttributeError):
         return None, "The folder has no readable config.json, so the model cannot be built."
+    if model_type == TOY_MODEL_TYPE:
+        return path, ""  # the explorer's own model: run by the project's code, no transformers
     if not model_type or not _transformers_knows(str(model_type)):
         return None, (f"transformers does not know the architecture “{model_type or '?'}” of this model, "
                       "so its layers cannot be run here (the embedding table itself is fine).")
@@ -244,98 +260,19 @@ def context_plan(table, same: SameRow) -> ContextPlan:
     return ContextPlan(folder, tuple(same.sequences), picks)
 
 
-@functools.lru_cache(maxsize=2)
-def _load_first_layer(folder: str):
-    """The model with only its first transformer layer, eval mode, cached."""
-    import torch  # noqa: F401
-    from transformers import AutoModel
-    from transformers.utils import logging as hf_logging
+def choose_demonstration(table, texts: Sequence[str] = ()) -> tuple[str, tuple[str, str]]:
+    """A word and two sentences that show the lookup is context-free on ``table``.
 
-    hf_logging.set_verbosity_error()
-    hf_logging.disable_progress_bar()
-    kwargs = dict(local_files_only=True, use_safetensors=True)
-    try:
-        model = AutoModel.from_pretrained(folder, num_hidden_layers=1, **kwargs)
-    except (TypeError, ValueError):
-        model = AutoModel.from_pretrained(folder, **kwargs)
-    model.eval()
-    return model
-
-
-@dataclass(frozen=True)
-class ContextResult:
-    """Vectors of chosen token positions at three stages of the model.
-
-    Attributes
-    ----------
-    stages : tuple of str
-        "table row", "embedding layer output", "after transformer layer 1".
-    vectors : dict str -> ndarray, float32, shape (n, d)
-        One row per chosen (sequence, position).
+    The first of :data:`DEMONSTRATIONS` whose word is one token of this
+    vocabulary in both sentences; else a word repeated in one of ``texts``
+    (that text and an empty second sentence); else the defaults (whose
+    message then says what to type).
     """
-
-    stages: tuple
-    vectors: dict
-
-    def cosine(self, stage: str, a: int = 0, b: int = 1) -> float:
-        """Cosine between chosen positions ``a`` and ``b`` at ``stage``."""
-        v = self.vectors[stage]
-        return cosine(v[a], v[b])
-
-
-STAGES = ("table row", "embedding layer output", "after transformer layer 1")
-
-
-def first_layer_states(folder, sequences: Sequence[Sequence[int]], picks: Sequence[tuple[int, int]]) -> ContextResult:
-    """Run the model's embedding layer and first transformer layer.
-
-    Parameters
-    ----------
-    folder : path
-        A Hugging Face model folder with safetensors weights (never
-        ``trust_remote_code``).
-    sequences : list of list of int
-        Token ids of each sentence, specials included, each run on its own.
-    picks : list of (sequence index, position)
-        The token positions whose vectors are returned.
-
-    Returns
-    -------
-    ContextResult
-        For each stage an array of shape (len(picks), d): the table row E[id],
-        the embedding layer's output (row plus positions, normalised, as the
-        model computes it) and the hidden state after the first layer.
-    """
-    import torch
-
-    model = _load_first_layer(str(folder))
-    weight = model.get_input_embeddings().weight
-    out = {s: [] for s in STAGES}
-    cache = {}
-    with torch.no_grad():
-        for si, pos in picks:
-            if si not in cache:
-                ids = torch.as_tensor([list(sequences[si])], dtype=torch.long)
-                if ids.numel() == 0 or int(ids.max()) >= weight.shape[0] or int(ids.min()) < 0:
-                    raise ValueError("a token id is outside the model's vocabulary")
-                res = model(input_ids=ids, attention_mask=torch.ones_like(ids), output_hidden_states=True)
-                cache[si] = (ids, res.hidden_states)
-            ids, hs = cache[si]
-            out[STAGES[0]].append(weight[ids[0, pos]].float().numpy().copy())
-            out[STAGES[1]].append(hs[0][0, pos].float().numpy().copy())
-            out[STAGES[2]].append(hs[1][0, pos].float().numpy().copy())
-    return ContextResult(STAGES, {k: np.stack(v).astype(np.float32) for k, v in out.items()})
-
-
-def contextual_job(folder, sequences, picks) -> Iterator[tuple[float, str]]:
-    """:func:`first_layer_states` as a job: yields progress, returns ContextResult."""
-    yield 0.05, "Loading torch and transformers…"
-    import torch  # noqa: F401
-    import transformers  # noqa: F401
-
-    yield 0.4, "Loading the model's first layer…"
-    _load_first_layer(str(folder))
-    yield 0.8, "Running the first layer on both sentences…"
-    result = first_layer_states(folder, sequences, picks)
-    yield 1.0, "Done"
-    return result
+    for word, sentences in DEMONSTRATIONS:
+        if same_row(table, sentences, word).ok:
+            return word, tuple(sentences)
+    for text in texts:
+        word = repeated_word(table, text or "")
+        if word:
+            return word, (text, "")
+    return DEFAULT_WORD, DEFAULT_SENTENCES

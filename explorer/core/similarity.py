@@ -10,7 +10,6 @@ hundred microseconds). No Qt here.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Iterable, Iterator, Sequence
 
@@ -26,7 +25,6 @@ __all__ = [
     "similarity_matrices",
     "similarity_job",
     "is_cheap",
-    "cell_decimals",
 ]
 
 #: the measures of the learned vectors, in the order the view offers them
@@ -173,21 +171,3 @@ def similarity_job(table, ids: Sequence[int], metric: str = "cosine") -> Iterato
     returns :class:`SimilarityMatrices`."""
     yield 0.0, f"Comparing {len(ids):,} tokens of width {table.dim:,}…"
     return similarity_matrices(table, ids, metric)
-
-
-def cell_decimals(values: np.ndarray, metric: str, n: int) -> int:
-    """Decimals that write every cell of one matrix at the same precision.
-
-    Cosines get 3 decimals (2 past 8 tokens, where cells are narrow); dot
-    products and distances get about 3 significant digits (2 past 8 tokens)
-    for the largest value, and the same decimals for every other cell, so a
-    matrix never mixes '3', '+10' and '+0.068'.
-    """
-    digits = 3 if n <= 8 else 2
-    if metric == "cosine":
-        return digits
-    values = np.asarray(values, np.float64)
-    biggest = float(np.abs(values[np.isfinite(values)]).max()) if values.size else 0.0
-    if biggest == 0.0:
-        return digits - 1
-    return int(min(6, max(0, digits - 1 - math.floor(math.log10(biggest)))))

@@ -27,15 +27,22 @@ from .training_corpus import MAX_CORPUS_CHARS, synthetic_corpus, text_corpus
 
 __all__ = [
     "TrainConfig", "ConfigError", "TrainingDiverged", "StepMetrics", "ToyLM", "train", "save_model_folder",
-    "word_tokenizer", "OPTIMIZERS", "DIVERGED_FACTOR", "text_corpus", "synthetic_corpus", "MAX_CORPUS_CHARS",
+    "load_model_folder", "ToyModelError", "TOY_MODEL_TYPE", "word_tokenizer", "OPTIMIZERS", "DIVERGED_FACTOR",
+    "text_corpus", "synthetic_corpus", "MAX_CORPUS_CHARS",
 ]
 
 #: a loss above this many times ln V (a uniform guess) counts as divergence
 DIVERGED_FACTOR = 100.0
+#: config.json's model_type of a saved toy model (transformers does not know it; the explorer does)
+TOY_MODEL_TYPE = "explorer-toy-lm"
 
 
 class TrainingDiverged(ExplorerError, FloatingPointError):
     """The loss became non-finite or absurdly large; the message says at which step."""
+
+
+class ToyModelError(ExplorerError, ValueError):
+    """A saved toy model folder cannot be rebuilt; the message says why."""
 
 
 @dataclass(frozen=True)
@@ -93,9 +100,13 @@ class ToyLM:
                 self.mixer = nn.Linear(cfg.context * cfg.dim, cfg.dim)
                 self.lm_head = None if cfg.tied else nn.Linear(cfg.dim, vocab_size, bias=False)
 
+            def hidden(self, ctx):
+                """The first (and only) layer: tanh(W [E[x_1]; …; E[x_context]] + b), shape (B, d)."""
+                e = self.embed_tokens(ctx)  # (B, context, d)
+                return torch.tanh(self.mixer(e.reshape(e.shape[0], -1)))
+
             def forward(self, ctx):
-                e = self.embed_tokens(ctx)  # (B, T, d)
-                h = torch.tanh(self.mixer(e.reshape(e.shape[0], -1)))
+                h = self.hidden(ctx)
                 w = self.embed_tokens.weight if self.lm_head is None else self.lm_head.weight
                 return h @ w.T
 
@@ -212,7 +223,7 @@ def save_model_folder(model, cfg: TrainConfig, words: list[str], classes: dict[s
     save_file(tensors, str(folder / "model.safetensors"), metadata={"format": "pt"})
     config = {
         "architectures": ["ExplorerToyLM"],
-        "model_type": "explorer-toy-lm",
+        "model_type": TOY_MODEL_TYPE,
         "vocab_size": len(words),
         "hidden_size": cfg.dim,
         "context": cfg.context,
@@ -225,6 +236,41 @@ def save_model_folder(model, cfg: TrainConfig, words: list[str], classes: dict[s
     word_tokenizer(words).save(str(folder / "tokenizer.json"))
     (folder / "classes.json").write_text(json.dumps(classes, indent=1, sort_keys=True) + "\n")
     return folder
+
+
+def load_model_folder(folder: str | Path):
+    """The toy model saved by :func:`save_model_folder`, rebuilt in eval mode.
+
+    Returns
+    -------
+    (model, TrainConfig)
+        ``model`` is the torch module of :meth:`ToyLM.build` with the saved weights.
+
+    Raises
+    ------
+    ToyModelError
+        The folder does not hold a toy model, or its weights do not fit its config.
+    """
+    from safetensors.torch import load_file
+
+    folder = Path(folder)
+    try:
+        config = json.loads((folder / "config.json").read_text())
+    except (OSError, ValueError) as exc:
+        raise ToyModelError(f"cannot read the toy model's config.json: {exc}") from exc
+    if not isinstance(config, dict) or config.get("model_type") != TOY_MODEL_TYPE:
+        raise ToyModelError(f"{folder} does not hold a toy model saved by the explorer")
+    try:
+        tensors = load_file(str(folder / "model.safetensors"))
+        vocab_size, dim = (int(n) for n in tensors["model.embed_tokens.weight"].shape)
+        cfg = TrainConfig(dim=dim, context=int(config["context"]), tied="lm_head.weight" not in tensors)
+        model = ToyLM.build(vocab_size, cfg)
+        state = {k.removeprefix("model."): v for k, v in tensors.items()}
+        model.load_state_dict(state, strict=True)
+    except (OSError, KeyError, TypeError, ValueError, RuntimeError) as exc:
+        raise ToyModelError(f"the toy model in {folder} cannot be rebuilt: {exc}") from exc
+    model.eval()
+    return model, cfg
 
 
 def word_tokenizer(words: list[str]):

@@ -31,7 +31,19 @@ GROUPS = {
     "random": "Random",
 }
 
-COLUMNS = ["Model", "V (rows)", "d", "dtype", "Parameters", "On disk", "Tied"]
+COLUMNS = ["Model", "V (rows)", "d", "dtype", "Embedding parameters", "On disk", "Tied"]
+#: column of the embedding's parameter count
+PARAMS_COLUMN = COLUMNS.index("Embedding parameters")
+HEADER_TIPS = [
+    "Double-click a model to open it",
+    "V: rows of the embedding table (vocabulary size)",
+    "d: columns of the embedding table (model width)",
+    "How the embedding table is stored",
+    "V × d: the numbers in the embedding table alone, not the whole model "
+    "(the Cost card gives the model's total and the table's share of it)",
+    "Size of the whole checkpoint file(s) on disk",
+    "Whether the output projection reuses the embedding table",
+]
 
 
 class ModelPicker(QDialog):
@@ -57,6 +69,8 @@ class ModelPicker(QDialog):
         self.tree = QTreeWidget()
         self.tree.setColumnCount(len(COLUMNS))
         self.tree.setHeaderLabels(COLUMNS)
+        for c, tip in enumerate(HEADER_TIPS):
+            self.tree.headerItem().setToolTip(c, tip)
         self.tree.setRootIsDecorated(True)
         self.tree.setUniformRowHeights(True)
         self.tree.header().setStretchLastSection(False)
@@ -126,6 +140,8 @@ class ModelPicker(QDialog):
             it.setToolTip(0, f"{info.spec}" + (f"\n{info.path}" if info.path else "") + (f"\n{info.error}" if info.error else ""))
             for c in range(1, len(COLUMNS)):
                 it.setTextAlignment(c, Qt.AlignRight | Qt.AlignVCenter)
+            if info.vocab_size and info.dim:
+                it.setToolTip(PARAMS_COLUMN, f"Embedding table only: V × d = {info.vocab_size:,} × {info.dim:,}")
             if info.error:
                 it.setDisabled(True)
             self._items[info.spec] = it

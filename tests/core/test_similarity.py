@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from safetensors.torch import save_file
 
 from explorer.core import similarity
+from explorer.core.cell_format import MAX_DECIMALS, cell_format
 from explorer.core.sources import open_table
 
 
@@ -88,17 +89,6 @@ def test_the_job_returns_the_same_matrices_and_says_what_is_cheap(robot):
     assert not similarity.is_cheap(200, 4096) and not similarity.is_cheap(150, 768)
 
 
-def test_cell_decimals_keep_one_precision_per_matrix():
-    assert similarity.cell_decimals(np.array([[1.0, -0.316]]), "cosine", 4) == 3
-    assert similarity.cell_decimals(np.array([[1.0]]), "cosine", 12) == 2
-    # dot products up to 10: one decimal for every cell ("+10.0", "+0.1"), not "+10" next to "+0.068"
-    assert similarity.cell_decimals(np.array([[10.0, 0.068]]), "dot", 4) == 1
-    assert similarity.cell_decimals(np.array([[1.7, -0.5]]), "dot", 4) == 2
-    assert similarity.cell_decimals(np.array([[0.0021]]), "euclidean", 4) == 5
-    assert similarity.cell_decimals(np.array([[250.0]]), "euclidean", 12) == 0
-    assert similarity.cell_decimals(np.zeros((2, 2)), "dot", 2) == 2
-
-
 @settings(max_examples=60, deadline=None, derandomize=True)
 @given(st.integers(1, 12), st.integers(1, 16), st.sampled_from(similarity.METRICS), st.integers(0, 10_000))
 def test_matrices_are_symmetric_and_within_their_levels(n, d, metric, seed):
@@ -113,4 +103,7 @@ def test_matrices_are_symmetric_and_within_their_levels(n, d, metric, seed):
     assert (m.learned >= lo - 1e-9).all() and (m.learned <= hi + 1e-9).all()
     if metric == "euclidean":
         np.testing.assert_allclose(np.diag(m.learned), 0, atol=1e-6)
-    assert 0 <= similarity.cell_decimals(m.learned, metric, n) <= 6
+    fmt = cell_format(m.learned, metric, n)
+    assert 0 <= fmt.decimals <= MAX_DECIMALS
+    # every cell written at the same precision
+    assert len({len(fmt(v).split(".")[-1]) for v in m.learned.ravel()}) == 1 or fmt.decimals == 0

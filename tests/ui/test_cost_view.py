@@ -273,23 +273,51 @@ def test_a_first_layer_run_never_lands_after_a_switch_or_a_cancel(qtbot, view, m
     assert "Cancelled" in page.context_message
 
 
-def test_tables_without_a_model_say_so(qtbot, view):
+def test_the_bundled_model_shows_its_own_first_layer(qtbot, view):
+    """One word in two sentences: one row from the table, two different outputs
+    of the bundled model's layer, as torch computes them from its weights."""
+    from safetensors.torch import load_file
+
     v, state, _ = view
-    state.set_table(open_table("default"))
+    table = open_table("default")
+    state.set_table(table)
     state.set_text("the quick fox chases the sleepy cat")
     v.show_page("why")
     assert v.why_page.why.labels[:2] == ("cat", "dog")
-    v.show_page("context")
+    with qtbot.waitSignal(state.context.finished, timeout=RUN_TIMEOUT):
+        v.show_page("context")
     page = v.context_page
-    assert page.same.ok and page.same.rows_equal  # a repeated word of the text
-    assert "not available" in page.context_message
-    assert not state.context.running
+    same = page.same
+    assert same.ok and same.same_id and same.rows_equal
+    assert len(set(_column(page.occ_table, 3))) == 1 and "identical" in page.verdict.text()
+    ctx = page.context
+    assert ctx is not None and page.ctx_table.rowCount() == len(ctx.stages) == 2
+    assert page.ctx_table.isVisibleTo(page) and page.ctx_table.item(0, 1).data(Qt.UserRole) == pytest.approx(1.0)
+    assert page.ctx_table.item(0, 2).data(Qt.UserRole) == 0.0  # the same row, to the bit
+    weights = load_file(str(table.path / "model.safetensors"))
+    emb, w, b = weights["model.embed_tokens.weight"], weights["mixer.weight"], weights["mixer.bias"]
+    outs = torch.stack([torch.tanh(w @ emb[list(win)].reshape(-1) + b) for win in ctx.windows]).double()
+    assert [win[-1] for win in ctx.windows] == [o.id for o in same.occurrences]
+    cos = torch.nn.functional.cosine_similarity(outs[0], outs[1], dim=0).item()
+    assert page.ctx_table.item(1, 1).data(Qt.UserRole) == pytest.approx(cos, abs=1e-5) and cos < 0.99
+    assert page.ctx_table.item(1, 2).data(Qt.UserRole) == pytest.approx((outs[0] - outs[1]).abs().max().item(),
+                                                                         abs=1e-5)
+    assert "differ" in page.context_message and "not available" not in page.context_message
+    # the words each occurrence's layer read are named
+    assert all(table.shown_piece(i).text in page.context_message for i in ctx.windows[0])
+
+
+def test_tables_without_a_model_say_so(qtbot, view):
+    v, state, _ = view
     state.set_table(open_table("random:4x3"))
-    state.set_text("0 1 2")
+    state.set_text("0 1 2 1")
     v.show_page("why")
     assert v.why_page.why.from_text and v.why_page.why.n == 3
     v.show_page("context")
+    page = v.context_page
+    assert page.same.ok and page.same.rows_equal  # a repeated word of the text
     assert "not available" in page.context_message and not state.context.running
+    assert not page.ctx_table.isVisibleTo(page)  # no empty first-layer table
     state.set_text("")
     v.show_page("card")
     assert v.card_page.tiles["params"].value.text() == "12"

@@ -143,56 +143,174 @@ def test_model_switch_clears_the_hover_text(view):
     assert page.matrices is None or all("robot" not in lab for lab in page.matrices.labels)
 
 
-def test_added_tokens_join_and_cap(view):
+def _chips(bar) -> list[str]:
+    return [c.text() for c in bar.chips if c.isVisibleTo(bar)]
+
+
+def test_added_tokens_are_listed_under_one_rule(qtbot, view):
+    """Search, Find and neighbour clicks add a token, visibly; a selection alone
+    (a matrix row) does not, but Add offers it; × and Clear take tokens out."""
     v, state, _ = view
     page = v.regimes_page
+    bar = page.added
     t = open_table("default")
     state.set_table(t)
     state.set_text("the cat")
+    the, cat, dog, fox, park = (t.tokenizer.id_of(w) for w in ("the", "cat", "dog", "fox", "park"))
+    # nothing added yet: the rule is on screen
+    assert bar.rule.isVisibleTo(bar) and "does not" in bar.rule.text() and "Find" in bar.rule.text()
+    assert "only selects" in bar.caption.toolTip() and _chips(bar) == []
+    assert not bar.add_button.isVisibleTo(bar) and not bar.clear_button.isVisibleTo(bar)  # nothing to act on
+    # a search adds: a chip, the matrix, the count
     page.search.setText("dog")
     page.search.returnPressed.emit()
-    dog = t.tokenizer.id_of("dog")
-    assert dog in state.extra_ids and page.matrices.ids[-1] == dog
+    assert _chips(bar) == ["dog ×"]
+    assert "a selection alone does not" in bar.rule.text()  # the rule stays beside them
+    assert page.matrices.ids == (the, cat, dog) and page.count_label.text() == "3 tokens (1 added)"
+    # a neighbour clicked in the inspector (the app adds it, then selects it) shows the same way
+    state.add_extra_token(fox)
+    state.set_selected_token(fox)
+    assert _chips(bar) == ["fox ×", "dog ×"] and page.matrices.ids[-1] == fox  # the newest first
+    assert not bar.add_button.isEnabled()  # the selection is compared already
+    # a matrix row selects without adding; Add offers it
+    state.set_selected_token(park)
+    assert park not in state.extra_ids and park not in page.matrices.ids
+    assert bar.add_button.isVisibleTo(bar) and bar.add_button.isEnabled() and bar.add_button.text() == "Add “park”"
+    qtbot.mouseClick(bar.add_button, Qt.LeftButton)
+    assert state.extra_ids == [dog, fox, park] and page.matrices.ids == (the, cat, dog, fox, park)
+    assert not bar.add_button.isEnabled() and page.main.row_rect.isVisible()  # now outlined in the matrix
+    # × takes one out of the matrix and of the state
+    chip = next(c for c in bar.chips if c.text() == "dog ×")
+    qtbot.mouseClick(chip, Qt.LeftButton)
+    assert state.extra_ids == [fox, park] and page.matrices.ids == (the, cat, fox, park)
+    assert _chips(bar) == ["park ×", "fox ×"]
+    # many: the newest as buttons, the older ones in a menu that removes them too
+    for i in range(40, 48):
+        state.add_extra_token(i)
+    assert len(_chips(bar)) == 6 and bar.more_button.isVisibleTo(bar) and bar.more_button.text() == "+4 more"
+    bar.more_button.menu().aboutToShow.emit()  # as opening the menu does
+    oldest = bar.more_button.menu().actions()[-1]
+    assert "fox" in oldest.text()
+    oldest.trigger()
+    assert fox not in state.extra_ids and fox not in page.matrices.ids
+    # a narrow page keeps the line: fewer buttons, the rest in the menu
+    v.resize(560, 700)
+    qtbot.waitUntil(lambda: len(_chips(bar)) < 6)
+    assert bar.sizeHint().width() <= page.width() or bar.minimumSizeHint().width() <= page.width()
+    assert bar.more_button.text() == f"+{len(state.extra_ids) - len(_chips(bar))} more"
+    # Clear: back to the text's tokens and the rule
+    qtbot.mouseClick(bar.clear_button, Qt.LeftButton)
+    assert state.extra_ids == [] and page.matrices.ids == (the, cat)
+    assert _chips(bar) == [] and "none yet" in bar.rule.text() and page.count_label.text() == "2 tokens"
+
+
+def test_added_tokens_cap(view):
+    v, state, _ = view
+    page = v.regimes_page
+    state.set_table(open_table("default"))
+    state.set_text("the cat")
     for i in range(3, 193):
         state.add_extra_token(i)
     m = page.matrices
     assert m.n <= 200 and m.learned.shape == (m.n, m.n)
     assert page.main.cell_texts() == []  # too many cells to write values in
+    state.set_table(open_table("toy:robot"))  # a new model starts with nothing added
+    assert _chips(page.added) == [] and "none yet" in page.added.rule.text()
 
 
-@pytest.fixture(params=[1000, 560])
+@pytest.fixture(params=[(1800, 1000), (1000, 700), (560, 700)])
 def sized_view(qtbot, request):
-    yield from standalone_view(qtbot, SimilarityView, size=(request.param, 700))
+    yield from standalone_view(qtbot, SimilarityView, size=request.param)
 
 
-def test_column_labels_never_run_into_each_other(qtbot, sized_view):
+def _assert_apart(rects, along: bool, gap: float):
+    """Label boxes in axis order: none overlaps the next, ``gap`` pixels apart at least."""
+    for (a, ta), (b, tb) in zip(rects, rects[1:]):
+        assert not a.intersects(b), (ta, tb, a, b)
+        apart = b.left() - a.right() if along else b.top() - a.bottom()
+        assert apart >= gap - 0.01, (ta, tb, apart)
+
+
+def test_labels_and_values_never_run_into_each_other(qtbot, sized_view):
+    from explorer.ui.similarity.token_axis import GAP_ALONG, GAP_STACKED
+
     v, state, _ = sized_view
     page = v.regimes_page
-    width = v.width()
-    t = open_table("default")
-    state.set_table(t)
+    state.set_table(open_table("default"))
+    # the issue's "chasessleepy": long pieces side by side
     state.set_text("the quick fox chases the sleepy cat while the young dog bought twenty apples")
-    axis = page.main.plot.getAxis("bottom")
-    metrics = QFontMetrics(axis.style.get("tickFont") or QApplication.font())
-    vb = page.main.plot.getViewBox()
-    qtbot.waitUntil(lambda: abs(vb.width() - page.main.layout_width) < 1)  # laid out for this size
-    ticks = page.main.bottom_ticks()
+    qtbot.waitUntil(lambda: page.main.bottom_axis.label_rects() != [])
+    QApplication.processEvents()
     n = page.matrices.n
-    assert ticks and n >= 10
-    cell_px = vb.width() / n
-    step = (ticks[1][0] - ticks[0][0]) if len(ticks) > 1 else 1
-    for _, label in ticks:
-        assert metrics.horizontalAdvance(label) <= step * cell_px, (label, cell_px)
-    if width < 600:  # narrow: long pieces are shortened
-        assert any(label.endswith("…") for _, label in ticks)
-    # values are written in a cell only when they fit it
+    assert n >= 10
     for h in page.maps:
-        n = h.values.shape[0]
+        for axis, along in ((h.left_axis, False), (h.bottom_axis, True)):
+            rects = axis.label_rects()
+            if h is not page.main and along:
+                assert rects == []  # the small maps share the main map's columns
+                continue
+            assert rects, (h, along)
+            _assert_apart(rects, along, GAP_ALONG if along else GAP_STACKED)
+            bounds = axis.boundingRect()
+            for r, text in rects:  # nothing is cut off by the axis' edges
+                assert bounds.contains(r), (text, r, bounds)
+            if axis.plan.step == 1:
+                assert len(rects) == n
+        # values are written only in a font that fits the cell, never over a neighbour
         if h.cell_texts_shown:
-            px = h.plot.getViewBox().width() / n
-            widest = max(QFontMetrics(t.textItem.font()).horizontalAdvance(t.textItem.toPlainText())
-                         for t in h.texts[: n * n])
-            assert widest <= px, (widest, px)
+            px = h.cell_px()
+            for t in h.texts[: n * n]:
+                fm = QFontMetrics(t.textItem.font())
+                assert fm.horizontalAdvance(t.textItem.toPlainText()) + 4 <= px and fm.height() <= px
+    main = page.main.bottom_axis
+    if v.width() >= 1000:
+        # wide enough for one line per column: every column labelled, long pieces in full (across or upwards)
+        assert main.plan.step == 1 and "chases" in main.labels and "sleepy" in main.labels
+    else:
+        assert main.plan.step > 1 or any(lab.endswith("…") for lab in main.labels) or main.plan.rotated
+
+
+def test_values_too_big_for_their_cells_are_hidden_and_read_in_the_tooltip(qtbot, view):
+    if package_path("minilm") is None:
+        pytest.skip("MiniLM is not installed")
+    v, state, _ = view
+    page = v.regimes_page
+    table = open_table("minilm")
+    state.set_table(table)
+    # ids far apart: |i - j| runs into the tens of thousands (the issue's "11,52713,586")
+    state.set_text("the zoo quantum ##ness")
+    m = page.matrices
+    assert m.id_distance.max() > 10_000
+    texts = page.ids_map.cell_texts()
+    assert all(len(t) <= 5 for t in texts) and any(t.endswith("k") for t in texts)
+    v.resize(420, 380)  # the small maps shrink below the values' width
+    qtbot.waitUntil(lambda: not page.ids_map.cell_texts_shown)
+    assert page.ids_map.cell_point_size == 0
+    vb = page.ids_map.plot.getViewBox()
+    page._on_scene_mouse_moved(vb.mapViewToScene(QPointF(1.5, 0.5)))
+    assert f"|i − j| = {abs(m.ids[0] - m.ids[1]):,}" in page.glw.toolTip()
+
+
+def test_every_map_has_a_colour_bar(view):
+    v, state, _ = view
+    _robot(state)
+    page = v.regimes_page
+    bars = [h.colorbar for h in page.maps]
+    assert all(b is not None and b.isVisible() for b in bars)
+    assert bars[1].levels() == pytest.approx(page.matrices.id_levels)
+    assert bars[2].levels() == pytest.approx((0.0, 2.0))
+    # small dot products ("-0.04") leave room for the bar's title beside them
+    state.set_table(open_table("random:1000x64"))
+    state.set_text("1 5 17 200 999 42 43 44 512")
+    page.set_metric("dot")
+    QApplication.processEvents()
+    ax = page.main.colorbar.axis
+    lo, hi = page.main.colorbar.levels()
+    strings = [s for sp, vals in ax.tickValues(lo, hi, ax.height()) for s in ax.tickStrings(vals, 1.0, sp)]
+    assert "-0.04" in strings or "−0.04" in strings
+    widest = max(QFontMetrics(QApplication.font()).horizontalAdvance(s) for s in strings)
+    title = ax.label.mapRectToParent(ax.label.boundingRect())
+    assert title.width() > 0 and title.left() >= ax.style["tickTextOffset"][0] + widest, (title, widest)
 
 
 def test_hidden_pages_compute_nothing(qtbot, view):
@@ -215,7 +333,7 @@ def test_many_tokens_of_a_wide_table_are_compared_in_a_worker(qtbot, view):
     with qtbot.waitSignal(state.similarity.finished, timeout=CHECK_TIMEOUT):
         state.set_text(text)
         assert state.similarity.running and v.regimes_page.matrices is None  # not on the GUI thread
-        assert "Comparing" in v.regimes_page.empty.text()
+        assert "Comparing" in v.regimes_page.empty.text() and v.regimes_page.empty.isVisible()
     m = v.regimes_page.matrices
     assert m is state.similarity.value and m.n == 150 and m.ids[:3] == (0, 20, 40)
     x = table.rows(list(m.ids[:20])).astype(np.float64)

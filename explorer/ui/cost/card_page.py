@@ -19,8 +19,10 @@ EMPTY_TITLE = "Open a model to see what its embedding table costs (Ctrl+O)"
 
 #: (key, caption, tooltip) of each tile, row by row
 TILES = [
-    ("params", "Parameters", "Number of learned numbers in E: V × d"),
-    ("share", "Share of the model", "The table's parameters divided by all parameters of the checkpoint"),
+    ("params", "Embedding parameters", "Learned numbers in the embedding table E alone: V × d "
+                                       "(the model's other layers are not counted here)"),
+    ("share", "Share of the model", "The embedding's parameters divided by the model's total: every tensor of "
+                                    "the checkpoint, E included"),
     ("row", "One row", "Bytes read for one token as the table is stored: the row stride"),
     ("tying", "Weight tying", "Whether the output projection (d → V) reuses E, and what that saves"),
     ("float32", "float32", "V × d × 4 bytes (1 MB = 1000² bytes, 1 MiB = 1024² bytes)"),
@@ -131,7 +133,7 @@ class CardPage(QWidget):
         t["params"].set(f"{c.params:,}", f"{cost.format_count(c.params)} parameters of the embedding table",
                         f"V × d = {v:,} × {d:,}")
         if c.model_share is not None:
-            t["share"].set(f"{100 * c.model_share:.1f} %", f"of the whole model's {table.model_params:,} parameters",
+            t["share"].set(f"{100 * c.model_share:.1f} %", f"of {table.model_params:,} model parameters (total)",
                            f"V·d / all parameters = {c.params:,} / {table.model_params:,}")
         else:
             t["share"].set("unknown", "the whole model's size is not known", "this table has no checkpoint around it")

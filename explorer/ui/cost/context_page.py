@@ -1,8 +1,10 @@
 """The lookup is context-free: one word typed in two sentences reads one row;
-where the model can run here, its first layer shows the two vectors part."""
+where the model can run here (a transformers model, or the explorer's own
+toy model such as the bundled one), its first layer shows the two vectors part."""
 
 from __future__ import annotations
 
+import numpy as np
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
@@ -23,13 +25,13 @@ from superqt.utils import qdebounced, signals_blocked
 
 from ...core import cost
 from ...core.context import (
-    DEFAULT_SENTENCES,
     DEFAULT_WORD,
+    DEFAULT_SENTENCES,
     ContextPlan,
     ContextResult,
     SameRow,
+    choose_demonstration,
     context_plan,
-    repeated_word,
     same_row,
 )
 from ...core.errors import user_message
@@ -42,12 +44,12 @@ from .tiles import note_label, plain_label, title_label
 DEBOUNCE_MS = 400
 #: a cosine below this is shown as "differs" (float32 noise stays above it)
 SAME_COSINE = 0.99995
-STAGE_NOTES = {
-    "table row": "E[id]: the lookup alone",
-    "embedding layer output": "row + position (+ segment) embeddings, normalised",
-    "after transformer layer 1": "after attention over the sentence and the feed-forward block",
-}
 OCCURRENCE_COLUMNS = ["sentence", "position", "piece", "token id", "byte offset", "first values of the row"]
+CONTEXT_COLUMNS = ["stage", "cos(1, 2)", "max |1 − 2|", "what it includes"]
+CONTEXT_HEADER_TIPS = ["Where in the model the vectors are taken",
+                       "Cosine between the vectors of occurrence 1 and occurrence 2 (1: same direction)",
+                       "Largest absolute difference between their values (0: the very same vector)",
+                       "What the vector at this stage is made of"]
 
 
 def _hex_offset(table, token_id: int) -> str:
@@ -95,8 +97,11 @@ class ContextPage(QWidget):
         lay.addWidget(self.verdict)
 
         lay.addWidget(title_label("The model's first layer: context changes the vector"))
-        self.ctx_table = _readonly_table(["stage", "cos(occurrence 1, occurrence 2)", "what it includes"],
-                                         "Cosine between the two occurrences at each stage of the model", 120)
+        self.ctx_table = _readonly_table(CONTEXT_COLUMNS, "The two occurrences' vectors compared at each stage of "
+                                         "the model: their cosine and their largest difference", 120)
+        for j, tip in enumerate(CONTEXT_HEADER_TIPS):
+            self.ctx_table.horizontalHeaderItem(j).setToolTip(tip)
+        self.ctx_table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeToContents)
         lay.addWidget(self.ctx_table)
         status = QHBoxLayout()
         self.ctx_status = note_label()
@@ -186,16 +191,11 @@ class ContextPage(QWidget):
             self._request_context()
 
     def _choose_sentences(self, table) -> None:
-        """Keep the sentences if the word is found in both; otherwise a word
-        repeated in the text or the example, or the defaults."""
+        """Keep the sentences if the word is found in both; otherwise a
+        demonstration this vocabulary can show (see choose_demonstration)."""
         if same_row(table, [e.text() for e in self.sentence_edits], self.word_edit.text()).ok:
             return
-        for text in (self._state.text, table.example_text):
-            word = repeated_word(table, text or "")
-            if word:
-                self._set_inputs(word, (text, ""))
-                return
-        self._set_inputs(DEFAULT_WORD, DEFAULT_SENTENCES)
+        self._set_inputs(*choose_demonstration(table, (self._state.text, table.example_text)))
 
     def _set_inputs(self, word: str, sentences) -> None:
         for edit, text in zip([self.word_edit, *self.sentence_edits], [word, *sentences]):
@@ -258,6 +258,7 @@ class ContextPage(QWidget):
     def _show_plan(self) -> None:
         """The first-layer table for the sentences on screen: its result if the
         state has it, else empty with what happens next."""
+        self.ctx_table.setVisible(self._plan.ok)  # no empty table where no run can be made
         result = self.context
         if result is not None:
             self._draw_context(result)
@@ -285,13 +286,22 @@ class ContextPage(QWidget):
         self._fill_context_table(result)
         c1 = result.cosine(result.stages[-1])
         word = self._same.word if self._same is not None else "word"
+        seen = self._windows_text(result)
         if c1 < SAME_COSINE:
             self.ctx_status.setText(
-                f"After one transformer layer the two “{word}” vectors differ: cos = {c1:.4f} < 1. "
-                "Attention mixed in the neighbouring words; the table row itself never changes.")
+                f"After {result.layer} the two “{word}” vectors differ: cos = {c1:.4f} < 1. "
+                f"{result.mixing}{seen}; the table row itself never changes.")
         else:
-            self.ctx_status.setText(f"After one transformer layer the two “{word}” vectors are still alike "
-                                    f"(cos = {c1:.4f}): try sentences whose other words differ more.")
+            self.ctx_status.setText(f"After {result.layer} the two “{word}” vectors are still alike "
+                                    f"(cos = {c1:.4f}){seen}: try sentences whose other words differ more.")
+
+    def _windows_text(self, result: ContextResult) -> str:
+        """What each occurrence's layer read, for models with a fixed window."""
+        table = self._state.table
+        if not result.windows or table is None:
+            return ""
+        parts = [" ".join(table.shown_piece(i).text for i in w) for w in result.windows[:2]]
+        return f" (occurrence 1 read “{parts[0]}”, occurrence 2 “{parts[1]}”)"
 
     def _on_context_failed(self, exc: BaseException) -> None:
         self.ctx_status.setText(f"The model could not be run here: {user_message(exc)}")
@@ -307,11 +317,27 @@ class ContextPage(QWidget):
         t.setRowCount(len(result.stages))
         for i, stage in enumerate(result.stages):
             c = result.cosine(stage)
-            for j, text in enumerate((stage, f"{c:.4f}", STAGE_NOTES.get(stage, ""))):
+            v = result.vectors[stage].astype(np.float64)
+            diff = float(np.max(np.abs(v[0] - v[1])))
+            note = result.notes[i] if i < len(result.notes) else ""
+            for j, (text, value) in enumerate(((stage, None), (f"{c:.4f}", c), (f"{diff:.4g}", diff), (note, None))):
                 item = QTableWidgetItem(text)
-                if j == 1:
-                    item.setData(Qt.UserRole, float(c))
+                if value is not None:
+                    item.setData(Qt.UserRole, float(value))
                     item.setTextAlignment(Qt.AlignRight | Qt.AlignVCenter)
-                    if c < SAME_COSINE:
+                    if j == 1 and c < SAME_COSINE:
                         item.setForeground(QColor(TEXT_TOKENS))
+                if j == 3:
+                    item.setToolTip(text)
                 t.setItem(i, j, item)
+        self._fit_context_height()
+
+    def _fit_context_height(self) -> None:
+        """Rows as tall as their wrapped notes, the table as tall as its rows."""
+        t = self.ctx_table
+        rows = sum(t.rowHeight(r) for r in range(t.rowCount()))
+        t.setFixedHeight(max(120, t.horizontalHeader().height() + rows + 2 * t.frameWidth() + 2))
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self._fit_context_height()  # a narrower page wraps the notes onto more lines

@@ -1,31 +1,40 @@
 """One square heatmap of an n x n matrix: the image, the selection outlines,
-values written in the cells and token labels on both axes."""
+values written in the cells (in the largest font that fits them, or not at
+all) and token labels on both axes that never overlap."""
 
 from __future__ import annotations
 
+import math
 from typing import Callable
 
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QRectF
-from PySide6.QtGui import QFont, QFontMetrics
-from PySide6.QtWidgets import QGraphicsRectItem
+from PySide6.QtGui import QFont, QFontMetrics, QFontMetricsF
+from PySide6.QtWidgets import QApplication, QGraphicsRectItem
 
 from ..style import ACCENT, plot_colors, shrinkable, style_plot, text_colors_on
+from .token_axis import TokenAxis
 
 #: values are written in the cells up to this many tokens
 CELL_TEXT_MAX = 14
-#: tick labels on every row up to this many tokens
-TICK_ALL_MAX = 40
+#: font sizes tried for the values, largest first; below the last they are not written
+CELL_POINT_SIZES = (9, 8, 7)
+#: free pixels a value leaves in its cell
+CELL_MARGIN = 4
 
 
 class Heatmap:
     """A square heatmap in a pyqtgraph plot; its items are made once and updated."""
 
-    def __init__(self, plot: pg.PlotItem, title: str, colorbar_label: str | None = None):
+    def __init__(self, plot: pg.PlotItem, title: str, colorbar_label: str | None = None, small: bool = False):
         self.plot = plot
         _bg, fg = plot_colors()
         self._fg = fg
+        # a small map's labels are shorter and a point smaller
+        self.left_axis = TokenAxis("left", max_label_px=64 if small else 96, point_delta=-1 if small else 0)
+        self.bottom_axis = TokenAxis("bottom", max_label_px=80, point_delta=-1 if small else 0)
+        plot.setAxisItems({"left": self.left_axis, "bottom": self.bottom_axis})
         plot.setTitle(title, color=fg, size="10pt")
         shrinkable(plot.titleLabel)
         plot.invertY(True)
@@ -52,15 +61,13 @@ class Heatmap:
             r.hide()
         self.texts: list[pg.TextItem] = []
         self.values = np.zeros((0, 0))
-        self._labels: list[str] = []
-        self._bottom = True
-        self._bottom_ticks: list[tuple[float, str]] = []
-        #: the plot width the column labels were last fitted to (pixels)
-        self.layout_width = 0.0
         self._written = 0  # cells with a value written
-        self._cell_state: list = []  # per text item: what it shows (text, colour, font size, column, row)
-        self._text_px = 0  # the widest of those values, in pixels
+        self._cell_state: list = []  # per text item: what it shows (text, colour, column, row)
+        self._text_box: dict[int, tuple[float, float]] = {}  # point size -> widest value, line height (px)
+        #: the point size the values are written in (0: they do not fit and are hidden)
+        self.cell_point_size = 0
         self.colorbar: pg.ColorBarItem | None = None
+        self._bar_fitted: tuple[float, float] | None = None  # the levels the colour bar's width was fitted to
         if colorbar_label is not None:
             self.colorbar = pg.ColorBarItem(values=(0, 1), interactive=False, width=10)
             self.colorbar.setImageItem(self.image)
@@ -86,7 +93,25 @@ class Heatmap:
         if self.colorbar is not None:
             self.colorbar.setColorMap(cmap)
             self.colorbar.setLevels(levels)
+            self._fit_colorbar_axis()
         self.plot.setRange(xRange=(0, max(n, 1)), yRange=(0, max(n, 1)), padding=0.0)
+
+    def _fit_colorbar_axis(self) -> None:
+        """Room for the colour bar's widest tick value and its title side by side
+        (pyqtgraph sizes the axis from values already drawn, so a wider range
+        such as -0.04 would run into the title)."""
+        ax = self.colorbar.axis
+        lo, hi = self.colorbar.levels()
+        if self._bar_fitted == (lo, hi):
+            return
+        self._bar_fitted = (lo, hi)
+        strings = [s for spacing, values in ax.tickValues(lo, hi, max(ax.height(), 100.0))
+                   for s in ax.tickStrings(values, 1.0, spacing)]
+        metrics = QFontMetricsF(ax.style["tickFont"] or QApplication.font())
+        text = max((metrics.horizontalAdvance(s) for s in strings), default=0.0)
+        title = ax.label.boundingRect().height() if ax.label.isVisible() else 0.0
+        offset = ax.style["tickTextOffset"][0] + max(0, ax.style["tickLength"])
+        ax.setWidth(int(math.ceil(text + offset + title + 2)))
 
     def clear(self) -> None:
         self.values = np.zeros((0, 0))
@@ -103,11 +128,10 @@ class Heatmap:
         that reads best on the cell's colour."""
         n = self.values.shape[0]
         want = n * n if n <= limit else 0
-        font = QFont()
-        font.setPointSize(8 if n > 8 else 9)
         while len(self.texts) < want:
             t = pg.TextItem("", anchor=(0.5, 0.5))
             t.setZValue(5)
+            t.hide()
             self.plot.addItem(t, ignoreBounds=True)
             self.texts.append(t)
             self._cell_state.append(None)
@@ -115,31 +139,42 @@ class Heatmap:
         values = self.values.ravel()[:want]
         fracs = np.full(want, 0.5) if hi == lo else (np.clip(values, lo, hi) - lo) / (hi - lo)
         colors = text_colors_on(cmap.map(fracs, mode="float")) if want else []
-        metrics = QFontMetrics(font)
-        widest = 0
+        texts = [fmt(float(v)) for v in values]
         for k in range(want):
-            t = self.texts[k]
-            text = fmt(float(values[k]))
-            widest = max(widest, metrics.horizontalAdvance(text))
-            state = (text, colors[k].rgb(), font.pointSize(), k % n, k // n)
+            state = (texts[k], colors[k].rgb(), k % n, k // n)
             if self._cell_state[k:k + 1] == [state]:
                 continue  # unchanged: touching a text item costs a relayout
-            t.setText(text, color=colors[k])
-            if t.textItem.font().pointSize() != font.pointSize():
-                t.setFont(font)
+            t = self.texts[k]
+            t.setText(texts[k], color=colors[k])
             t.setPos(k % n + 0.5, k // n + 0.5)
             self._cell_state[k:k + 1] = [state]
         for t in self.texts[want:]:
             t.hide()
-        self._written, self._text_px = want, widest
+        self._written = want
+        self._text_box = {}
+        for size in CELL_POINT_SIZES:
+            m = QFontMetrics(_cell_font(size))
+            self._text_box[size] = (max((m.horizontalAdvance(x) for x in set(texts)), default=0), m.height())
         self._fit_cell_texts()
 
+    def cell_px(self) -> float:
+        """A cell's side in pixels, from the view's current range (0 when not laid out)."""
+        vb = self.plot.getViewBox()
+        (x0, x1), _ = vb.viewRange()
+        return vb.width() / (x1 - x0) if x1 > x0 else 0.0
+
     def _fit_cell_texts(self) -> None:
-        """Values are shown only when they fit their cells (never over a neighbour's)."""
-        n = self.values.shape[0]
-        fits = n > 0 and self.plot.getViewBox().width() / n >= self._text_px + 4
+        """The values in the largest font that fits their cells; none when even
+        the smallest does not (never over a neighbour's cell)."""
+        px = self.cell_px()
+        size = next((s for s in CELL_POINT_SIZES
+                     if self._text_box.get(s, (np.inf, 0))[0] + CELL_MARGIN <= px and self._text_box[s][1] <= px), 0)
+        self.cell_point_size = size if self._written else 0
+        font = _cell_font(size) if size else None
         for t in self.texts[: self._written]:
-            t.setVisible(fits)
+            if font is not None and t.textItem.font().pointSize() != size:
+                t.setFont(font)
+            t.setVisible(font is not None)
 
     def cell_texts(self) -> list[str]:
         """The values written in the cells, row by row (shown when they fit)."""
@@ -152,44 +187,10 @@ class Heatmap:
     # -- axis labels ---------------------------------------------------------------------
     def set_ticks(self, labels: list[str], bottom: bool = True) -> None:
         """Token labels on the left (and, with ``bottom``, under the columns)."""
-        self._labels, self._bottom = list(labels), bottom
-        n = len(labels)
-        step = 1 if n <= TICK_ALL_MAX else int(np.ceil(n / TICK_ALL_MAX))
-        self.plot.getAxis("left").setTicks([[(i + 0.5, labels[i]) for i in range(0, n, step)], []])
-        self._layout_bottom_ticks()
-
-    def _layout_bottom_ticks(self) -> None:
-        """Column labels that never run into each other: cut to the cell's
-        width, and only every k-th column when even three letters do not fit."""
-        axis = self.plot.getAxis("bottom")
-        n = len(self._labels)
-        if not self._bottom or not n:
-            self._bottom_ticks = []
-            axis.setTicks([[], []])
-            return
-        metrics = QFontMetrics(axis.style.get("tickFont") or QFont())
-        self.layout_width = self.plot.getViewBox().width()
-        cell_px = self.layout_width / n
-        char_px = max(1.0, metrics.averageCharWidth())
-        chars = int((cell_px - 6) // char_px)
-        step = 1
-        if chars < 3:  # not even "ab…": label every step-th column with 3 characters
-            step = int(np.ceil(3 * char_px / max(cell_px - 6, 1.0)))
-            chars = 3
-        ticks = []
-        for i in range(0, n, step):
-            lab = self._labels[i]
-            ticks.append((i + 0.5, lab if len(lab) <= chars else lab[: max(1, chars - 1)] + "…"))
-        self._bottom_ticks = ticks
-        axis.setTicks([ticks, []])
-        axis.setStyle(tickTextOffset=4)
-
-    def bottom_ticks(self) -> list[tuple[float, str]]:
-        """The column labels drawn: (position, text)."""
-        return list(self._bottom_ticks)
+        self.left_axis.set_labels(list(labels))
+        self.bottom_axis.set_labels(list(labels) if bottom else [])
 
     def _on_view_resized(self, *_args) -> None:
-        self._layout_bottom_ticks()
         self._fit_cell_texts()
 
     # -- selection -----------------------------------------------------------------------
@@ -220,3 +221,9 @@ class Heatmap:
         if 0 <= r < n and 0 <= c < n:
             return r, c
         return None
+
+
+def _cell_font(point_size: int) -> QFont:
+    font = QFont(QApplication.font())
+    font.setPointSize(point_size)
+    return font

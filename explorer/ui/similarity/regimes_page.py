@@ -24,12 +24,14 @@ from PySide6.QtWidgets import (
 
 from ...core.errors import user_message
 from ...core.projection import find_token_ids
-from ...core.similarity import MAX_TOKENS, SimilarityMatrices, cell_decimals
+from ...core.cell_format import CellFormat, cell_format, compact_count
+from ...core.similarity import MAX_TOKENS, SimilarityMatrices
 from ...state import AppState
 from ..binding import JobBinding, ShownGate
 from ..export import export_graphics
 from ..projection.controls import TokenSearch
 from ..style import DIVERGING, SEQUENTIAL, SPACING, plot_colors
+from .added_tokens import AddedTokensBar
 from .heatmap import Heatmap
 
 METRICS = [
@@ -45,9 +47,8 @@ SIDE_TEXT_MAX = 6
 HOVER_HINT = "Hover a cell to read its value; click it to select that pair"
 
 
-def _compact_count(x: float) -> str:
-    """A distance between ids short enough for a small cell: 42, 1.23k, 13.6k, 128k."""
-    return f"{x:,.0f}" if abs(x) < 1000 else f"{x / 1000:.3g}k"
+#: one-hot distances are 0 or √2: two decimals
+ONE_HOT_FORMAT = CellFormat(2)
 
 
 class RegimesPage(QWidget):
@@ -60,7 +61,7 @@ class RegimesPage(QWidget):
     pair_selected(int, int)
         The user clicked a cell: (row token id, column token id).
     token_added(int)
-        The user asked to add a token (search box).
+        The user asked to add a token (the search box, or Add for the selected token).
     """
 
     token_selected = Signal(int)
@@ -76,6 +77,11 @@ class RegimesPage(QWidget):
         outer.setContentsMargins(0, SPACING, 0, 0)
         outer.setSpacing(SPACING)
         outer.addLayout(self._build_bar())
+        self.added = AddedTokensBar()
+        self.added.remove_requested.connect(state.remove_extra_token)
+        self.added.clear_requested.connect(state.clear_extra_tokens)
+        self.added.add_requested.connect(self.token_added)
+        outer.addWidget(self.added)
         self._stack = QStackedLayout()
         self.empty = QLabel("Open a model and type some text to compare its tokens")
         self.empty.setObjectName("EmptyState")
@@ -90,6 +96,8 @@ class RegimesPage(QWidget):
                                    on_result=self._draw, on_error=self._on_similarity_failed, progress=self.progress)
         state.model_changed.connect(self._on_state_model_changed)
         state.selected_token_changed.connect(self._on_state_selected_token_changed)
+        state.extra_tokens_changed.connect(self._on_state_extra_tokens_changed)
+        state.similarity.started.connect(self._on_similarity_started)
 
     def _build_bar(self) -> QHBoxLayout:
         bar = QHBoxLayout()
@@ -112,7 +120,7 @@ class RegimesPage(QWidget):
         bar.addWidget(self.search, 1)
         self.count_label = QLabel()
         self.count_label.setToolTip("Distinct tokens in the matrix: the text's (special tokens left out) and the "
-                                    f"added ones (neighbours clicked, searches), at most {MAX_TOKENS}")
+                                    f"added ones listed below, at most {MAX_TOKENS}")
         bar.addWidget(self.count_label)
         self.progress = QProgressBar()
         self.progress.setMaximumWidth(80)
@@ -150,9 +158,9 @@ class RegimesPage(QWidget):
         self.main = Heatmap(self.glw.addPlot(row=0, col=0, rowspan=2), "Learned vectors: cosine similarity",
                             BAR_LABELS["cosine"])
         self.glw.addItem(self.main.colorbar, row=0, col=1, rowspan=2)
-        self.ids_map = Heatmap(self.glw.addPlot(row=0, col=2), "Scalar ids: |i − j|", "")
+        self.ids_map = Heatmap(self.glw.addPlot(row=0, col=2), "Scalar ids: |i − j|", "", small=True)
         self.glw.addItem(self.ids_map.colorbar, row=0, col=3)
-        self.onehot = Heatmap(self.glw.addPlot(row=1, col=2), "One-hot: ‖e_i − e_j‖", "")
+        self.onehot = Heatmap(self.glw.addPlot(row=1, col=2), "One-hot: ‖e_i − e_j‖", "", small=True)
         self.glw.addItem(self.onehot.colorbar, row=1, col=3)
         self.glw.ci.layout.setColumnStretchFactor(0, 5)
         self.glw.ci.layout.setColumnStretchFactor(2, 3)
@@ -188,12 +196,16 @@ class RegimesPage(QWidget):
     def _on_state_selected_token_changed(self, _token_id: int) -> None:
         self._gate.update(self._draw_highlight)
 
+    def _on_state_extra_tokens_changed(self, _ids: list) -> None:
+        self._gate.update(self._draw_added)
+
     def _on_metric_combo_changed(self, _i: int) -> None:
         self._state.request_similarity(self.metric)
 
     def _synchronize(self) -> None:
         """Draw the state's matrices, or ask for them (with this page's measure)."""
         self._clear_hover()
+        self._draw_added()
         comp, shown = self._state.similarity, self._gate.visible
         # the gate synchronizes before the binding hears the page was shown: want
         # the matrices now, so cheap ones are computed on the spot, not in a worker
@@ -224,16 +236,33 @@ class RegimesPage(QWidget):
         self.search.clear()
 
     # -- drawing -----------------------------------------------------------------------
+    def _draw_added(self) -> None:
+        """The added tokens, each with its remove button."""
+        table = self._state.table
+        ids = self._state.extra_ids if table is not None else []
+        self.added.set_tokens([(i, table.shown_piece(i)) for i in ids])
+
     def _on_similarity_reset(self) -> None:
-        """New tokens, measure or model: nothing to show until the matrices land."""
+        """New tokens, measure or model: the maps are emptied at once. The page
+        turns to "Comparing…" only when a worker starts (a cheap result follows
+        at once, and flipping the pages back and forth costs a relayout)."""
         self._m = None
         table = self._state.table
         self.count_label.setText("")
+        self.added.set_candidate(-1, None)
         self.empty.setText("Open a model to compare its tokens (Ctrl+O)" if table is None
                            else "Comparing the tokens…")
-        self._stack.setCurrentIndex(0)
+        if table is None:
+            self._stack.setCurrentIndex(0)
         for h in self.maps:
             h.clear()
+
+    def _on_similarity_started(self) -> None:
+        self._gate.update(self._show_comparing)
+
+    def _show_comparing(self) -> None:
+        if self._m is None:
+            self._stack.setCurrentIndex(0)
 
     def _on_similarity_failed(self, exc: BaseException) -> None:
         self.empty.setText(f"The tokens could not be compared: {user_message(exc)}")
@@ -244,7 +273,8 @@ class RegimesPage(QWidget):
             self.empty.setText("Type some text or add tokens to compare them")
             return
         self._m = m
-        self.count_label.setText(f"{m.n:,} tokens")
+        added = len(set(m.ids) - set(self._state.tokenized.distinct_ids()))
+        self.count_label.setText(f"{m.n:,} tokens" + (f" ({added:,} added)" if added else ""))
         self._stack.setCurrentIndex(1)
         div, seq = pg.colormap.get(DIVERGING), pg.colormap.get(SEQUENTIAL)
         cmap = div if m.signed else seq
@@ -253,9 +283,9 @@ class RegimesPage(QWidget):
         self.main.set_values(m.learned, m.levels, cmap)
         self.main.write_cells(self._fmt(m), m.levels, cmap)
         self.ids_map.set_values(m.id_distance, m.id_levels, seq)
-        self.ids_map.write_cells(_compact_count, m.id_levels, seq, limit=SIDE_TEXT_MAX)
+        self.ids_map.write_cells(compact_count, m.id_levels, seq, limit=SIDE_TEXT_MAX)
         self.onehot.set_values(m.one_hot, m.one_hot_levels, seq)
-        self.onehot.write_cells(lambda x: f"{x:.2f}", m.one_hot_levels, seq, limit=SIDE_TEXT_MAX)
+        self.onehot.write_cells(ONE_HOT_FORMAT, m.one_hot_levels, seq, limit=SIDE_TEXT_MAX)
         for h in self.maps:
             # the small maps share the main map's order: their column labels would only collide
             h.set_ticks(list(m.labels), bottom=h is self.main)
@@ -267,16 +297,20 @@ class RegimesPage(QWidget):
         self._draw_highlight()
 
     @staticmethod
-    def _fmt(m: SimilarityMatrices):
-        decimals = cell_decimals(m.learned, m.metric, m.n)
-        sign = "+" if m.signed else ""
-        return lambda v: f"{v:{sign}.{decimals}f}"
+    def _fmt(m: SimilarityMatrices) -> CellFormat:
+        return cell_format(m.learned, m.metric, m.n)
 
     def _draw_highlight(self) -> None:
         m = self._m
         if m is None:
             return
         row = m.index(self._state.selected_id)
+        selected = self._state.selected_id
+        # a token selected elsewhere that is not compared: offer to add it
+        if row < 0 and self._state.in_range(selected):
+            self.added.set_candidate(selected, self._state.table.shown_piece(selected))
+        else:
+            self.added.set_candidate(-1, None)
         pair = None
         if self._pair is not None and m.index(self._pair[0]) >= 0 and m.index(self._pair[1]) >= 0:
             pair = (m.index(self._pair[0]), m.index(self._pair[1]))

@@ -1,0 +1,39 @@
+"""The model picker against the cost card: both say which parameters they count."""
+
+from __future__ import annotations
+
+import pytest
+
+from explorer.core.sources import list_sources, open_table
+from explorer.ui.cost import CostView
+from explorer.ui.model_picker import COLUMNS, PARAMS_COLUMN, ModelPicker
+from ui_helpers import standalone_view
+
+
+@pytest.fixture
+def cost_view(qtbot):
+    yield from standalone_view(qtbot, CostView)
+
+
+def test_picker_and_cost_card_label_which_parameters_they_count(qtbot, cost_view):
+    picker = ModelPicker()
+    qtbot.addWidget(picker)
+    picker.set_sources(list_sources([]))
+    header = picker.tree.headerItem()
+    assert header.text(PARAMS_COLUMN) == "Embedding parameters" == COLUMNS[PARAMS_COLUMN]
+    tip = header.toolTip(PARAMS_COLUMN)
+    assert "V × d" in tip and "not the whole model" in tip and "total" in tip
+    assert all(header.toolTip(c) for c in range(len(COLUMNS)))  # every column says what it holds
+    item = picker._items["default"]
+    table = open_table("default")
+    assert item.text(PARAMS_COLUMN) == f"{table.vocab_size * table.dim:,}" == "6,848"
+    assert "V × d = 214 × 32" in item.toolTip(PARAMS_COLUMN)
+    # the bundled model has more than its embedding: the card names both counts
+    assert table.model_params > table.vocab_size * table.dim
+    v, state, _ = cost_view
+    state.set_table(table)
+    tiles = v.card_page.tiles
+    assert tiles["params"].caption.text() == "Embedding parameters"
+    assert tiles["params"].value.text() == item.text(PARAMS_COLUMN)
+    assert f"{table.model_params:,} model parameters (total)" in tiles["share"].sub.text()
+    assert "not counted" in tiles["params"].toolTip() and "total" in tiles["share"].toolTip()
