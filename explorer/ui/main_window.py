@@ -284,9 +284,9 @@ class MainWindow(QMainWindow):
         tied = {True: "tied", False: "untied", None: "no output layer"}[table.tied]
         self.model_button.setText(table.name)
         self.model_label.setText(f"{table.vocab_size:,} × {table.dim:,} · {table.dtype}")
-        params = f"{table.params:,} parameters"
+        params = f"{table.params:,} embedding parameters"
         if table.model_params:
-            params += f" ({table.params / table.model_params:.1%} of the model's {table.model_params:,})"
+            params += f" ({table.params / table.model_params:.1%} of the model's {table.model_params:,} in total)"
         parts = [
             f"V × d = {table.vocab_size:,} × {table.dim:,}",
             table.dtype,

@@ -37,3 +37,13 @@ def test_picker_and_cost_card_label_which_parameters_they_count(qtbot, cost_view
     assert tiles["params"].value.text() == item.text(PARAMS_COLUMN)
     assert f"{table.model_params:,} model parameters (total)" in tiles["share"].sub.text()
     assert "not counted" in tiles["params"].toolTip() and "total" in tiles["share"].toolTip()
+
+
+def test_status_bar_names_the_embedding_parameters_and_the_models_total(qtbot, explorer):
+    from ui_helpers import load
+
+    table = load(qtbot, explorer, "minilm")
+    text = explorer.window.status_model.text()
+    share = table.params / table.model_params
+    assert f"{table.vocab_size * table.dim:,} embedding parameters" in text
+    assert f"({share:.1%} of the model's {table.model_params:,} in total)" in text
