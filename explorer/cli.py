@@ -3,6 +3,7 @@
     python -m explorer [--model SPEC] [--text TEXT] [--token N] [--view NAME] [--screenshot FILE.png]
     python -m explorer models [--json]
     python -m explorer inspect --model SPEC --text TEXT [--json]
+    python -m explorer health --model SPEC [--top N] [--json]
     python -m explorer bench [--open SPEC] [--json]
     python -m explorer train [...]
     python -m explorer build-default [--out DIR]
@@ -57,6 +58,11 @@ def build_parser() -> argparse.ArgumentParser:
     i.add_argument("--text", required=True, help=f"the text; {_DASH_HELP}")
     i.add_argument("--k", type=int, default=5, help="neighbours per token")
     i.add_argument("--json", action="store_true")
+
+    h = sub.add_parser("health", help="rows that training left behind, and the tokenizer's round trip")
+    h.add_argument("--model", default="default")
+    h.add_argument("--top", type=int, default=100, help="candidates to list, most under-trained first")
+    h.add_argument("--json", action="store_true")
 
     b = sub.add_parser("bench", help="measure speed")
     b.add_argument("--open", dest="open_spec", default=None, metavar="SPEC",
@@ -132,6 +138,8 @@ def main(argv: list[str] | None = None) -> int:
             return cmd_models(args)
         if args.command == "inspect":
             return cmd_inspect(args)
+        if args.command == "health":
+            return cmd_health(args)
         if args.command == "bench":
             return cmd_bench(args)
         if args.command == "train":
@@ -278,6 +286,25 @@ def _first_values(row: list | None) -> str:
         return "(not printed)"
     vals = ", ".join("nan/inf" if x is None else f"{x:+.3f}" for x in row[:4])
     return f"[{vals}{', ...' if len(row) > 4 else ''}]"
+
+
+# -- health -------------------------------------------------------------------------
+
+
+def cmd_health(args) -> int:
+    if args.top < 0:
+        raise CliError("--top must be 0 or more")
+    from .core.health import health_report
+    from .core.health.text import format_report
+
+    table = _open(args.model)
+    with _native_stderr_held():
+        report = health_report(table)
+    if args.json:
+        print(json.dumps(report.as_json(args.top, table.piece), allow_nan=False))
+    else:
+        print(format_report(report, args.top, table.piece))
+    return 0
 
 
 # -- bench --------------------------------------------------------------------------
