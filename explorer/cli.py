@@ -67,7 +67,9 @@ def build_parser() -> argparse.ArgumentParser:
     b = sub.add_parser("bench", help="measure speed")
     b.add_argument("--open", dest="open_spec", default=None, metavar="SPEC",
                    help="embedding-only opening versus a full transformers load")
-    b.add_argument("--big", action="store_true", help="also open a 128,256 x 8,192 bf16 table written to a temp file")
+    b.add_argument("--big", action="store_true",
+                   help="also open a 128,256 x 8,192 bf16 table written to a temp file and search its neighbours, "
+                        "and check the token health of a 128,256 x 4,096 one and of MiniLM")
     b.add_argument("--lookup", dest="lookup_spec", default=None, metavar="SPEC", help="gather vs one-hot on SPEC")
     b.add_argument("--gui", action="store_true", help="selection latency, start-up and model opening in the window")
     b.add_argument("--training", action="store_true",

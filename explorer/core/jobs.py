@@ -4,20 +4,24 @@ No Qt here."""
 
 from __future__ import annotations
 
-from typing import Generator, Iterator, TypeVar
+from typing import Callable, Generator, Iterator, TypeVar
 
 __all__ = ["run_to_end", "scaled"]
 
 T = TypeVar("T")
 
 
-def run_to_end(job: Generator[object, None, T]) -> T:
-    """Run a job without a worker (command line, tests); return its result."""
+def run_to_end(job: Generator[object, None, T], progress: Callable[[object], None] | None = None) -> T:
+    """Run a job without a worker (command line, tests); return its result.
+
+    ``progress`` is called with everything the job yields."""
     while True:
         try:
-            next(job)
+            step = next(job)
         except StopIteration as stop:
             return stop.value
+        if progress is not None:
+            progress(step)
 
 
 def scaled(job: Generator[tuple[float, str], None, T], lo: float, hi: float) -> Iterator[tuple[float, str]]:

@@ -123,8 +123,14 @@ def _hf_categories(tok, size: int, out: np.ndarray, rows: int) -> Iterator[tuple
     except Exception:  # noqa: BLE001 - older tokenizers
         special = set()
     anchors = _anchors(tok)
+    try:
+        present = np.zeros(size, bool)
+        held = np.fromiter(tok.get_vocab(with_added_tokens=True).values(), np.int64)
+        present[held[(held >= 0) & (held < size)]] = True
+    except Exception:  # noqa: BLE001 - a broken tokenizer: ask id by id
+        present = np.array([tok.id_to_token(i) is not None for i in range(size)], bool)
     for start in range(0, size, _BATCH):
-        ids = [i for i in range(start, min(start + _BATCH, size)) if tok.id_to_token(i) is not None]
+        ids = (np.nonzero(present[start : start + _BATCH])[0] + start).tolist()
         plain = [i for i in ids if i not in special]
         for i in ids:
             if i in special:
@@ -149,7 +155,9 @@ def _round_trip(tok, ids: list[int], out: np.ndarray, rows: int, anchor: int | N
     seqs = [[i] if anchor is None else [anchor, i] for i in ids]
     try:
         texts = tok.decode_batch(seqs, skip_special_tokens=False)
-        encs = tok.encode_batch(texts, add_special_tokens=False)
+        # without offsets when the library offers it: a third faster
+        encode = getattr(tok, "encode_batch_fast", tok.encode_batch)
+        encs = encode(texts, add_special_tokens=False)
     except BaseException as exc:  # noqa: B036 - a Rust panic is a BaseException
         if not isinstance(exc, Exception) and type(exc).__name__ != "PanicException":
             raise
