@@ -13,11 +13,12 @@ def limit_torch_threads(import_torch: bool = True) -> None:
     loaded: importing it costs over a second and is never done just for this.
     Safe to call any number of times.
     """
-    torch = sys.modules.get("torch")
-    if torch is None:
-        if not import_torch:
+    if import_torch:
+        import torch  # an import statement waits for one another thread has under way
+    else:
+        torch = sys.modules.get("torch")
+        if torch is None or not hasattr(torch, "get_num_threads"):  # absent, or half imported by another thread
             return
-        import torch
     n = os.cpu_count() or 1
     if n > 1 and torch.get_num_threads() >= n:
         torch.set_num_threads(n - 1)

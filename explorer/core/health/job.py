@@ -28,7 +28,7 @@ from .indicators import CHANCE, magikarp_scores, plain_z, ranking, reference_sco
 from .lesson import training_counts
 from .reference import (first_principal_component, lowest_norm_reference, pca_sample_ids, reference_mean,
                         unused_reference)
-from .report import Flag, HealthReport, Reference
+from .report import Flag, HealthReport, Reference, ScoreHistogram
 from .roundtrip import iter_token_categories
 
 __all__ = ["iter_health", "health_report"]
@@ -106,7 +106,8 @@ def iter_health(table) -> Iterator[tuple[float, str]]:
         reference=reference, pc1=pc1, norms=norms, norm_z=plain_z(norms, valid), scores=scores,
         flags=flags, duplicate_of=dups.duplicate_of, categories=categories, order=order,
         z_threshold=bar.z, norm_threshold=bar.norm_below, score_threshold=bar.score_above,
-        expected_by_chance=CHANCE, corpus_counts=counts, notes=tuple(notes),
+        expected_by_chance=CHANCE, corpus_counts=counts, histogram=ScoreHistogram.of(scores, ref_ids),
+        notes=tuple(notes),
     )
 
 

@@ -15,6 +15,7 @@ __all__ = [
     "Reference",
     "Candidate",
     "HealthReport",
+    "ScoreHistogram",
 ]
 
 #: tokenizer round-trip categories, one per id (index = the code in
@@ -147,6 +148,31 @@ def _readonly(a: np.ndarray | None) -> np.ndarray | None:
 
 
 @dataclass(frozen=True, eq=False)
+class ScoreHistogram:
+    """Rows per score bin, for all rows and for the reference rows.
+
+    Attributes
+    ----------
+    edges : ndarray (bins + 1,) float64
+    counts, reference : ndarray (bins,) int64
+    """
+
+    edges: np.ndarray
+    counts: np.ndarray
+    reference: np.ndarray
+
+    @classmethod
+    def of(cls, scores: np.ndarray, reference_ids, max_bins: int = 120) -> "ScoreHistogram | None":
+        """2 sqrt(n) bins (10 to ``max_bins``) over the finite scores."""
+        finite = scores[np.isfinite(scores)]
+        if not len(finite):
+            return None
+        edges = np.histogram_bin_edges(finite, int(np.clip(2 * np.sqrt(len(finite)), 10, max_bins)))
+        ref = scores[np.asarray(reference_ids, np.int64)]
+        return cls(edges, np.histogram(finite, edges)[0], np.histogram(ref[np.isfinite(ref)], edges)[0])
+
+
+@dataclass(frozen=True, eq=False)
 class HealthReport:
     """Every row's indicators and every id's round-trip category.
 
@@ -187,6 +213,8 @@ class HealthReport:
     corpus_counts : ndarray (V,) int64 or None
         Occurrences of each row's token in the training corpus, -1 when the
         token is not in it; None when the corpus is not known.
+    histogram : ScoreHistogram or None
+        The scores binned (None when no row has a score).
     notes : tuple of str
     """
 
@@ -211,6 +239,7 @@ class HealthReport:
     score_threshold: float
     expected_by_chance: float
     corpus_counts: np.ndarray | None = None
+    histogram: "ScoreHistogram | None" = None
     notes: tuple[str, ...] = ()
 
     def __post_init__(self):
