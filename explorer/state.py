@@ -21,6 +21,7 @@ from .core.analogy import ANALOGY_K, analogy_job
 from .core.context import contextual_job
 from .core.geometry import random_vector_check_job
 from .core.health import iter_health
+from .core.health.verify import iter_verify
 from .core.loading import ClassIndex, LoadedModel
 from .core.lookup import lookup_check_job, measure_lookup_job, stored_base_job
 from .core.neighbors import INLINE_VALUES, iter_neighbors_of, neighbors_of
@@ -86,6 +87,8 @@ class AppState(QObject):
         measure of :meth:`request_similarity` (only while wanted; on the spot when cheap).
     health : HealthReport of the table: under-trained rows, tokenizer round trips
         (lazy; kept for the model; :meth:`request_health` runs it again after a Cancel).
+    verification : VerificationResult of :meth:`request_verification` (the model asked to
+        repeat candidate tokens).
     """
 
     model_changed = Signal(object)
@@ -121,6 +124,7 @@ class AppState(QObject):
         self.analogy = Computation(self)
         self.similarity = Computation(self, lazy=True)
         self.health = Computation(self, lazy=True)
+        self.verification = Computation(self)
         self._similarity_metric: str | None = None
         self._projection_params: tuple[str, int] | None = None
         self.interest.finished.connect(self._on_interest_finished)
@@ -413,6 +417,13 @@ class AppState(QObject):
         """Check every row of the table (once per model; again after a Cancel)."""
         if self._table is not None:
             self.health.request(iter_health, self._table, key=id(self._table))
+
+    def request_verification(self, ids) -> None:
+        """Load the whole model and ask it to repeat tokens ``ids``, in a worker."""
+        table = self._table
+        if table is not None:
+            ids = tuple(int(i) for i in ids)
+            self.verification.request(iter_verify, table, ids, key=(id(table), ids))
 
     def measure_lookup(self, batch_sizes: tuple[int, ...] = (1, 64)) -> None:
         """Time gather, one-hot @ E and nn.Linear on the table, in a worker."""

@@ -169,3 +169,45 @@ def test_tokenizer_bigger_than_table_has_ids_without_rows():
     assert [CATEGORIES[c] for c in cats] == ["ok", "ok", "ok", "no_row"]
     cats = token_categories(NameTokenizer(["a", "b", "a"]), rows=4)
     assert [CATEGORIES[c] for c in cats] == ["unreachable", "ok", "ok", "no_piece"]  # "a" encodes to id 2
+
+
+def test_verification_says_why_a_model_cannot_be_asked():
+    from explorer.core.health.verify import VerifyUnavailable, model_source
+
+    with pytest.raises(VerifyUnavailable, match="BertModel"):
+        model_source(open_table("minilm"))
+    with pytest.raises(VerifyUnavailable, match="ExplorerToyLM"):
+        model_source(open_table("default"))
+    with pytest.raises(VerifyUnavailable):
+        model_source(open_table("random:100x8"))
+    folder, kwargs = model_source(open_table("smollm2"))
+    assert kwargs == {"gguf_file": "SmolLM2-135M-Instruct.Q4_1.gguf"}
+
+
+def test_a_causal_model_is_asked_to_repeat_its_tokens(tmp_path):
+    import torch
+    from transformers import AutoModelForCausalLM
+
+    import model_factory as mf
+    from explorer.core.health.verify import PROMPTS, THRESHOLD, iter_verify
+    from explorer.core.jobs import run_to_end
+
+    built = mf.build_model(tmp_path / "tiny", "llama", "float32", tied=False, tokenizer=mf.train_bpe(120), seed=1)
+    table = open_table(str(built.folder))
+    ids = [7, 40, 77]
+    steps = []
+    res = run_to_end(iter_verify(table, ids), steps.append)
+    assert steps and [v.id for v in res.results] == ids and res.prompts == len(PROMPTS)
+    # the same probabilities, computed here with torch: the model, the prompts, a softmax
+    model = AutoModelForCausalLM.from_pretrained(str(built.folder)).eval()
+    tok = table.tokenizer.backend
+    enc = lambda s: tok.encode(s, add_special_tokens=False).ids if s else []  # noqa: E731
+    for v in res.results:
+        best = 0.0
+        for before, between, after in PROMPTS:
+            seq = enc(before) + [v.id] + enc(between + after)
+            with torch.no_grad():
+                p = torch.softmax(model(input_ids=torch.tensor([seq])).logits[0, -1].double(), -1)[v.id]
+            best = max(best, float(p))
+        assert v.probability == pytest.approx(best, abs=1e-5)
+        assert v.confirmed == (v.probability < THRESHOLD)

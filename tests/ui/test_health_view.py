@@ -5,6 +5,8 @@ the CSV export and both layouts."""
 from __future__ import annotations
 
 import csv
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -139,3 +141,35 @@ def test_narrow_and_wide_layouts(qtbot, view):
     assert v.plots.orientation() == Qt.Vertical
     assert all(v.table.columnWidth(c) > 30 for c in range(v.table.model_.columnCount()))
     assert v.report.flags[0] & Flag.UNDER_TRAINED
+
+
+def test_verify_with_a_causal_model_fills_a_column(qtbot, view, tmp_path):
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "core"))
+    import model_factory as mf
+
+    v, state, _ = view
+    built = mf.build_model(tmp_path / "tiny", "llama", "float32", tied=False, tokenizer=mf.train_bpe(120), seed=2)
+    _checked(qtbot, v, state, str(built.folder))
+    assert v.verify_button.isEnabled() and v.verify_note.text() == ""
+    qtbot.mouseClick(v.verify_button, Qt.LeftButton)
+    qtbot.waitUntil(lambda: state.verification.value is not None, timeout=CHECK_TIMEOUT)
+    result = state.verification.value
+    model = v.table.model_
+    col = model.columns.index("repeat P")
+    first = result.of(model.token_id(0))
+    assert model.data(model.index(0, col)).startswith(f"{first.probability:.3f}")
+    assert f"{result.confirmed_count} confirmed" in v.verify_note.text()
+    v.export_csv(str(tmp_path / "verified.csv"))
+    with open(tmp_path / "verified.csv", newline="", encoding="utf-8") as f:
+        row = next(csv.DictReader(f))
+    assert float(row["repeat_probability"]) == pytest.approx(first.probability, rel=1e-5)
+    # a new model drops the answers
+    state.set_table(open_table("default"))
+    assert state.verification.value is None and "repeat P" not in model.columns
+
+
+def test_verify_is_not_offered_without_a_causal_model(qtbot, view):
+    v, state, _ = view
+    _checked(qtbot, v, state, "default")
+    assert not v.verify_button.isEnabled()
+    assert "not available" in v.verify_note.text() and "ExplorerToyLM" in v.verify_note.text()

@@ -119,12 +119,14 @@ def _times(report: HealthReport, ids) -> str:
 
 
 CSV_COLUMNS = ("rank", "id", "piece", "category", "norm", "norm_z", "score", "flagged", "flags", "duplicate_of",
-               "corpus_count")
+               "corpus_count", "repeat_probability", "glitch_confirmed")
 
 
-def write_candidates_csv(path, report: HealthReport, piece_of, n: int) -> int:
+def write_candidates_csv(path, report: HealthReport, piece_of, n: int, verification=None) -> int:
     """Write the ``n`` most under-trained rows as CSV (:data:`CSV_COLUMNS`);
-    returns the rows written (the header not counted)."""
+    the last two columns are filled for the tokens a
+    :class:`~.verify.VerificationResult` covers. Returns the rows written
+    (the header not counted)."""
     import csv
 
     cands = report.top(n, piece_of)
@@ -132,9 +134,11 @@ def write_candidates_csv(path, report: HealthReport, piece_of, n: int) -> int:
         w = csv.writer(f)
         w.writerow(CSV_COLUMNS)
         for c in cands:
+            v = verification.of(c.id) if verification is not None else None
             w.writerow([c.rank + 1, c.id, c.piece, c.category, _g(c.norm), _g(c.norm_z), _g(c.score),
                         int(c.flagged), " ".join(c.flags), "" if c.duplicate_of is None else c.duplicate_of,
-                        "" if c.corpus_count is None else c.corpus_count])
+                        "" if c.corpus_count is None else c.corpus_count,
+                        "" if v is None else f"{v.probability:.6g}", "" if v is None else int(v.confirmed)])
     return len(cands)
 
 

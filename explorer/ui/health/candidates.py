@@ -10,6 +10,7 @@ from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView
 
 from ...core.health import CATEGORY_LABELS, Flag, HealthReport
 from ...core.health.text import format_number
+from ...core.health.verify import VerificationResult
 from ...core.tokens import display_piece
 from ..style import ERROR, HEALTH_CATEGORY_COLORS, mono_font
 
@@ -20,7 +21,7 @@ MIN_ROWS_SHOWN = 200
 MAX_ROWS_SHOWN = 10_000
 
 _ROLES = {Qt.DisplayRole, Qt.TextAlignmentRole, Qt.DecorationRole, Qt.ForegroundRole, Qt.FontRole, Qt.ToolTipRole}
-_NUMERIC = {"#", "id", "norm", "score", "in corpus"}
+_NUMERIC = {"#", "id", "norm", "score", "in corpus", "repeat P"}
 _RIGHT = int(Qt.AlignRight | Qt.AlignVCenter)
 _LEFT = int(Qt.AlignLeft | Qt.AlignVCenter)
 
@@ -39,10 +40,12 @@ class CandidateModel(QAbstractTableModel):
         self._flag_color = QColor(ERROR)
         self._swatches = {name: QColor(c) for name, c in HEALTH_CATEGORY_COLORS.items()}
         self._cells: dict[int, list[str]] = {}  # the text of rows drawn once (Qt asks again on every repaint)
+        self._verified: VerificationResult | None = None
 
     def set_report(self, report: HealthReport | None, piece_of=None) -> None:
         self.beginResetModel()
         self._report, self._piece_of = report, piece_of
+        self._verified = None
         self._cells = {}
         if report is None:
             self._rows, self.columns = 0, []
@@ -51,6 +54,19 @@ class CandidateModel(QAbstractTableModel):
             self.columns = ["#", "piece", "id", "category", "norm", "score"]
             if report.corpus_counts is not None:
                 self.columns.append("in corpus")
+        self.endResetModel()
+
+    def set_verification(self, result: VerificationResult | None) -> None:
+        """Show what the model said (a "repeat P" column), or nothing."""
+        if self._report is None:
+            return
+        self.beginResetModel()
+        self._verified = result
+        self._cells = {}
+        if result is None and "repeat P" in self.columns:
+            self.columns.remove("repeat P")
+        elif result is not None and "repeat P" not in self.columns:
+            self.columns.insert(self.columns.index("score") + 1, "repeat P")
         self.endResetModel()
 
     def token_id(self, row: int) -> int:
@@ -115,6 +131,9 @@ class CandidateModel(QAbstractTableModel):
                 out.append(format_number(r.norms[i]))
             elif col == "score":
                 out.append(format_number(r.scores[i]))
+            elif col == "repeat P":
+                v = self._verified.of(i) if self._verified is not None else None
+                out.append("" if v is None else f"{v.probability:.3f}" + (" glitch" if v.confirmed else ""))
             else:
                 count = int(r.corpus_counts[i])
                 out.append(f"{count:,}" if count >= 0 else "–")
@@ -146,7 +165,14 @@ class CandidateTable(QTableView):
 
     def set_report(self, report: HealthReport | None, piece_of=None) -> None:
         self.model_.set_report(report, piece_of)
-        widths = {"#": 44, "piece": 110, "id": 58, "category": 112, "norm": 56, "score": 56}
+        self._fit_columns()
+
+    def set_verification(self, result) -> None:
+        self.model_.set_verification(result)
+        self._fit_columns()
+
+    def _fit_columns(self) -> None:
+        widths = {"#": 44, "piece": 110, "id": 58, "category": 112, "norm": 56, "score": 56, "repeat P": 96}
         for c, name in enumerate(self.model_.columns):
             self.setColumnWidth(c, widths.get(name, 72))
 

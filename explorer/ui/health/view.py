@@ -11,6 +11,7 @@ from PySide6.QtWidgets import (QFileDialog, QHBoxLayout, QLabel, QProgressBar, Q
 from ...core.errors import user_message
 from ...core.health import HealthReport
 from ...core.health.text import write_candidates_csv
+from ...core.health.verify import VerificationResult, VerifyUnavailable, model_source
 from ...state import AppState
 from ..binding import JobBinding, ShownGate
 from ..style import SPACING, FitLayout
@@ -26,6 +27,8 @@ WAITING = "Checking every row of the table and every id of the tokenizer…"
 CANCELLED = "The check was cancelled. Check again to run it."
 #: from this width on, the table stands beside the plots
 WIDE_PX = 980
+#: candidates the model is asked about
+MAX_VERIFY = 20
 
 
 class HealthView(QWidget):
@@ -48,6 +51,10 @@ class HealthView(QWidget):
         lay.addLayout(self._build_status_row())
         self.summary = SummaryPanel()
         lay.addWidget(self.summary)
+        self.verify_note = QLabel("")
+        self.verify_note.setWordWrap(True)
+        self.verify_note.setContentsMargins(SPACING, 0, SPACING, 0)
+        lay.addWidget(self.verify_note)
         self.histogram = ScoreHistogram()
         self.table = CandidateTable()
         self.plots = QSplitter(Qt.Vertical)
@@ -67,6 +74,9 @@ class HealthView(QWidget):
         self._binding = JobBinding(self._gate, state.health, on_reset=self._clear, on_result=self._draw,
                                    on_error=self._on_check_failed, progress=self.progress, status=self.status,
                                    cancel=self.cancel_button)
+        self._verify_binding = JobBinding(self._gate, state.verification, on_reset=self._on_verification_reset,
+                                          on_result=self._show_verification, on_error=self._on_verification_failed,
+                                          progress=self.progress, status=self.status, cancel=self.cancel_button)
         state.health.cancelled.connect(self._on_health_cancelled)
         state.health.running_changed.connect(self._on_health_running_changed)
         state.selected_token_changed.connect(self._on_state_selected_token_changed)
@@ -87,6 +97,11 @@ class HealthView(QWidget):
         self.run_button.setToolTip("Run the health check of this table")
         self.run_button.clicked.connect(self._state.request_health)
         self.run_button.hide()
+        self.verify_button = QPushButton("Verify with the model")
+        self.verify_button.setToolTip(f"Load the whole model and ask it to repeat the {MAX_VERIFY} most "
+                                      "under-trained tokens (seconds; Cancel stops it)")
+        self.verify_button.clicked.connect(self._on_verify_clicked)
+        self.verify_button.setEnabled(False)
         self.export_button = QToolButton()
         self.export_button.setText("Export CSV…")
         self.export_button.setToolTip("Save the ranked table of candidates as CSV")
@@ -94,7 +109,8 @@ class HealthView(QWidget):
         self.export_button.setEnabled(False)
         row.addWidget(self.status)
         row.addWidget(self.vocab_plot.readout, 1)  # the point under the mouse
-        for w in (self.progress, self.cancel_button, self.run_button, self.vocab_plot.y_choice, self.export_button):
+        for w in (self.progress, self.cancel_button, self.run_button, self.verify_button, self.vocab_plot.y_choice,
+                  self.export_button):
             row.addWidget(w)
         return row
 
@@ -132,6 +148,8 @@ class HealthView(QWidget):
         self.histogram.set_report(None)
         self.table.set_report(None)
         self.export_button.setEnabled(False)
+        self.verify_button.setEnabled(False)
+        self.verify_note.setText("")
         has_model = self._state.table is not None
         self.summary.show_message(WAITING if has_model else NO_MODEL)
         self.run_button.setVisible(has_model and not self._state.health.running and not self._state.health.pending)
@@ -148,6 +166,9 @@ class HealthView(QWidget):
         self.histogram.set_report(report)
         self.table.set_report(report, table.piece)
         self.export_button.setEnabled(True)
+        self._show_verify_availability(table)
+        if self._state.verification.value is not None:
+            self._show_verification(self._state.verification.value)
         self._show_selection(self._state.selected_id)
 
     def _on_check_failed(self, exc: BaseException) -> None:
@@ -174,6 +195,43 @@ class HealthView(QWidget):
         self.vocab_plot.set_selected(token_id)
         self.table.set_selected(token_id)
 
+    # -- verification with the model ---------------------------------------------------
+    def _show_verify_availability(self, table) -> None:
+        try:
+            model_source(table)
+        except VerifyUnavailable as exc:
+            self.verify_button.setEnabled(False)
+            self.verify_note.setText(f"Verify with the model: not available. {exc}.")
+            return
+        self.verify_button.setEnabled(not self._state.verification.running)
+        self.verify_note.setText("")
+
+    def _on_verify_clicked(self) -> None:
+        if self._report is not None:
+            self.verify_button.setEnabled(False)
+            self._state.request_verification(self._report.order[:MAX_VERIFY].tolist())
+
+    def _on_verification_reset(self) -> None:
+        self.table.set_verification(None)
+        if self._report is not None and self._state.table is not None:
+            self._show_verify_availability(self._state.table)
+
+    def _show_verification(self, result: VerificationResult) -> None:
+        if self._report is None:
+            return
+        self.table.set_verification(result)
+        self.status.setText("")
+        self.verify_button.setEnabled(True)
+        n, bad = len(result.results), result.confirmed_count
+        self.verify_note.setText(
+            f"Asked {result.model} to repeat the {n} most under-trained tokens ({result.prompts} prompts each, "
+            f"{result.seconds:.0f} s): {bad} confirmed as glitch tokens (it repeats them with probability under "
+            f"{result.threshold:.0%} in every prompt), {n - bad} it can repeat. See the \"repeat P\" column.")
+
+    def _on_verification_failed(self, exc: BaseException) -> None:
+        self.verify_note.setText(f"Verify with the model: {user_message(exc)}")
+        self.verify_button.setEnabled(self._report is not None)
+
     # -- export ------------------------------------------------------------------------
     def _export_dialog(self) -> None:
         path, _ = QFileDialog.getSaveFileName(self, "Export the candidates", "token_health.csv", "CSV (*.csv)")
@@ -184,4 +242,5 @@ class HealthView(QWidget):
         """Write the rows of the candidates table as CSV; returns rows written."""
         if self._report is None or self._state.table is None:
             return 0
-        return write_candidates_csv(path, self._report, self._state.table.piece, self.table.model_.rowCount())
+        return write_candidates_csv(path, self._report, self._state.table.piece, self.table.model_.rowCount(),
+                                    self._state.verification.value)
