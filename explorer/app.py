@@ -17,14 +17,15 @@ from PySide6.QtCore import QByteArray, QObject, QSettings, QTimer, Signal  # noq
 from PySide6.QtWidgets import QApplication, QFileDialog  # noqa: E402
 from superqt.utils import QMessageHandler  # noqa: E402
 
-from .core import recent  # noqa: E402
+from .core import pieces, recent  # noqa: E402
 from .core.errors import user_message  # noqa: E402
 from .core.loading import LoadedModel, load_model  # noqa: E402
 from .core.text import tokenizer_family  # noqa: E402
+from .core.runtime import trim_heap_in_background  # noqa: E402
 from .state import AppState  # noqa: E402
 from .ui.main_window import MainWindow  # noqa: E402
 from .ui.model_picker import ModelPicker  # noqa: E402
-from .ui.style import STYLESHEET, apply_theme, configure_pyqtgraph  # noqa: E402
+from .ui.style import STYLESHEET, apply_theme, can_draw, configure_pyqtgraph  # noqa: E402
 from .workers import JobRunner, await_all_workers, warm_up_job  # noqa: E402
 
 ORG, APP = "embedding-explorer", "Token Embedding Explorer"
@@ -246,6 +247,8 @@ class Explorer(QObject):
             warm.succeeded.connect(self._on_warm_up_succeeded)
             warm.start(warm_up_job)
         self.window.statusBar().showMessage(f"Opened in {loaded.seconds:.2f} s", 4000)
+        # the old model's memory is free once every view has let go of it
+        QTimer.singleShot(0, trim_heap_in_background)
         self.load_finished.emit(True)
 
     def _on_warm_up_succeeded(self, _result) -> None:
@@ -298,7 +301,7 @@ class Explorer(QObject):
     # -- texts per kind of tokenizer -----------------------------------------------------
     def _remember_text(self) -> None:
         table = self.state.table
-        if table is not None and self.state.text and self.state.tokenized.error is None:
+        if table is not None and self.state.text and self.state.tokenized.readable:
             self._texts[tokenizer_family(table.tokenizer, table.spec)] = self.state.text
 
     def _saved_texts(self) -> dict[str, str]:
@@ -400,6 +403,9 @@ def make_app(argv=None) -> QApplication:
     apply_theme(app)
     app.setStyleSheet(STYLESHEET)
     configure_pyqtgraph()
+    if pieces.glyph_check() is None:
+        # pieces with characters no installed font has show their code point, not a box
+        pieces.set_glyph_check(can_draw)
     return app
 
 

@@ -258,8 +258,6 @@ def cmd_inspect(args) -> int:
     if args.json:
         print(json.dumps(data, allow_nan=False))
         return 0
-    from .core.tokens import display_piece
-
     tied = {True: "tied", False: "untied", None: "no output projection / unknown"}[data["tied"]]
     print(f"{data['name']}  [{data['model']}]")
     print(f"E: {data['vocab_size']:,} x {data['dim']:,} {data['dtype']}, {data['params']:,} parameters, "
@@ -271,12 +269,19 @@ def cmd_inspect(args) -> int:
         return 0
     rows = [("#", "piece", "id", "byte offset", "row (first values)", "nearest by cosine")]
     for t, nb in zip(data["tokens"], data["neighbors"]):
-        rows.append((t["position"], display_piece(t["piece"]) + (" (special)" if t["special"] else ""),
-                     f"{t['id']:,}", f"{t['byte_offset']:,} = 0x{t['byte_offset']:X}",
+        piece = t["shown"] + (" (special)" if t["special"] else "")
+        ident = "-" if t["id"] is None else f"{t['id']:,}"
+        if t["problem"] is not None:
+            rows.append((t["position"], piece, ident, "-", f"no row: {t['problem']['label']}", "-"))
+            continue
+        rows.append((t["position"], piece, ident, f"{t['byte_offset']:,} = 0x{t['byte_offset']:X}",
                      _first_values(t["row"]),
                      "(not searched)" if nb is None else
-                     ", ".join(f"{display_piece(n['piece'])} {n['cosine']:.2f}" for n in nb[:3])))
+                     ", ".join(f"{n['shown']} {n['cosine']:.2f}" for n in nb[:3])))
     _print_table(rows, right=(0, 2, 3))
+    # the notes count every kind of bad token; the first few are explained in full
+    for t in [t for t in data["tokens"] if t["problem"] is not None][:3]:
+        print(f"token {t['position']}: {t['problem']['message']}")
     for w in data["words"]:
         print(f"word {w['text']!r} is split into {len(w['positions'])} pieces; their mean pooled row starts "
               f"{_first_values(w['mean'])}")
@@ -303,9 +308,9 @@ def cmd_health(args) -> int:
     with _native_stderr_held():
         report = health_report(table)
     if args.json:
-        print(json.dumps(report.as_json(args.top, table.piece), allow_nan=False))
+        print(json.dumps(report.as_json(args.top, table.piece, lambda i: table.shown_piece(i).text), allow_nan=False))
     else:
-        print(format_report(report, args.top, table.piece))
+        print(format_report(report, args.top, table))
     return 0
 
 

@@ -200,17 +200,6 @@ def bench_gui() -> dict:
     out["select_token_ms_max"] = max(times)
     out.update(_scatter_fps(app, ex, meter))
 
-    # a pasted book: the clipboard's 1 MB into the text box, tokenized
-    book = ("It was the best of times, it was the worst of times, it was the age of wisdom. " * 13_000)[:1_000_000]
-    QGuiApplication.clipboard().setText(book)
-    edit = ex.window.token_strip.edit
-    edit.setFocus()
-    edit.selectAll()
-    edit.paste()
-    out["paste_stall_ms"] = meter.run_until(
-        lambda: ex.state.text == edit.text() and ex.state.tokenized.text == edit.text() and not ex.busy())
-    out["paste_tokens"] = len(ex.state.tokens)
-
     # the biggest table: opening it, then clicking in it
     _seconds, out["big_open_stall_ms"] = open_and_wait(BIG_SPEC)
     ex.state.set_text(" ".join(str(i) for i in (42, 7, 128000, 1234, 99999, 5, 64000, 999, 100000, 12)))
@@ -221,6 +210,20 @@ def bench_gui() -> dict:
 
     if package_path("minilm") is not None:
         out["open_minilm_to_drawn_s"], _ = open_and_wait("minilm")
+    else:
+        open_and_wait("default")
+
+    # a pasted book into a real tokenizer: the clipboard's 1 MB into the text box, tokenized
+    book = ("It was the best of times, it was the worst of times, it was the age of wisdom. " * 13_000)[:1_000_000]
+    QGuiApplication.clipboard().setText(book)
+    edit = ex.window.token_strip.edit
+    edit.setFocus()
+    edit.selectAll()
+    edit.paste()
+    out["paste_stall_ms"] = meter.run_until(
+        lambda: ex.state.text == edit.text() and ex.state.tokenized.text == edit.text() and not ex.busy())
+    out["paste_chars"] = len(ex.state.text)
+    out["paste_tokens"] = len(ex.state.tokens)
     ex.shutdown()
     ex.window.close()
     out["quit_during_load_s"] = quit_during_load(BIG_SPEC)
@@ -274,7 +277,8 @@ def format_gui(results: dict) -> str:
                  f"{_verdict('select_token_big_ms_median', r['select_token_big_ms_median'])}")
     lines.append(f"  pan/zoom the projection of {r['scatter_points']:,} points: {r['scatter_fps']:.1f} frames/s "
                  f"{_verdict('scatter_fps', r['scatter_fps'])}")
-    lines.append(f"  paste 1 MB of text: longest stall {r['paste_stall_ms']:.0f} ms "
+    lines.append(f"  paste 1 MB of text ({r.get('paste_chars', 0):,} characters kept, "
+                 f"{r.get('paste_tokens', 0):,} tokens): longest stall {r['paste_stall_ms']:.0f} ms "
                  f"{_verdict('paste_stall_ms', r['paste_stall_ms'])}")
     lines.append(f"  open {BIG_SPEC}: longest stall {r['big_open_stall_ms']:.0f} ms "
                  f"{_verdict('big_open_stall_ms', r['big_open_stall_ms'])}")

@@ -16,7 +16,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .geometry import Neighbor, mean_pool, nearest_neighbors_many
-from .tokens import IdTokenizer, Token, TokenizeError, representable, shown, words_of
+from .pieces import display_piece
+from .token_problems import group_problems, problem_label, problem_message
+from .tokens import Token, mark_rows, representable, words_of
 
 __all__ = ["InspectLimits", "InspectWork", "Inspection", "inspect_text"]
 
@@ -58,8 +60,9 @@ class InspectWork:
 class Inspection:
     """The result of :func:`inspect_text`.
 
-    ``rows[i]`` is None for tokens past the row budget, ``neighbors[i]`` None
-    for tokens whose id was not searched; ``notes`` say why.
+    ``rows[i]`` is None for tokens past the row budget and for tokens that
+    name no row (their ``problem`` says why), ``neighbors[i]`` None for
+    tokens whose id was not searched; ``notes`` say why.
     """
 
     table: object
@@ -75,22 +78,28 @@ class Inspection:
     def as_json(self) -> dict:
         """The inspection as strict JSON data: non-finite values become None."""
         t = self.table
+        family = t.tokenizer.family
+        v = t.vocab_size
         tokens = []
         for tok, row in zip(self.tokens, self.rows):
             tokens.append({
                 "position": tok.position,
                 "piece": tok.piece,
+                "shown": display_piece(tok.piece, family).text,
                 "text": tok.text_in(self.text),
-                "id": tok.id,
+                "id": tok.id if tok.ok or tok.id >= 0 else None,
                 "start": tok.start,
                 "end": tok.end,
                 "special": tok.special,
                 "word": tok.word,
-                "byte_offset": t.byte_offset(tok.id),
+                "byte_offset": t.byte_offset(tok.id) if tok.ok else None,
                 "row": None if row is None else finite_list(row),
+                "problem": None if tok.ok else {"kind": tok.problem.name.lower(), "label": problem_label(tok, v),
+                                                "message": problem_message(tok, v)},
             })
         neighbors = [
-            None if nbs is None else [{"piece": t.piece(n.id), "id": n.id, "cosine": _finite(n.cosine)} for n in nbs]
+            None if nbs is None else [{"piece": t.piece(n.id), "shown": display_piece(t.piece(n.id), family).text,
+                                       "id": n.id, "cosine": _finite(n.cosine)} for n in nbs]
             for nbs in self.neighbors
         ]
         words = [{"text": text, "positions": pos, "mean": finite_list(mean)} for text, pos, mean in self.words]
@@ -125,27 +134,6 @@ def finite_list(values: np.ndarray) -> list[float | None]:
     return [float(x) if np.isfinite(x) else None for x in arr]
 
 
-def check_ids(table, tokens: list[Token]) -> None:
-    """Refuse ids the table has no row for.
-
-    Raises
-    ------
-    TokenizeError
-        For a typed id past the table, or a tokenizer that gives ids the
-        table does not have (a tokenizer paired with the wrong table).
-    """
-    bad = [t for t in tokens if not 0 <= t.id < table.vocab_size]
-    if not bad:
-        return
-    t = bad[0]
-    if isinstance(table.tokenizer, IdTokenizer):
-        raise TokenizeError(f"id {t.id:,} is out of range: this table has rows 0 to {table.vocab_size - 1:,}")
-    raise TokenizeError(
-        f"the tokenizer gave id {t.id:,} for {shown(t.piece, 40)} but the table has only {table.vocab_size:,} rows "
-        f"(0 to {table.vocab_size - 1:,}); the tokenizer does not match this table"
-    )
-
-
 def inspect_text(table, text: str, k: int = 5, limits: InspectLimits = InspectLimits()) -> Inspection:
     """Tokenize ``text`` with the table's tokenizer and gather what inspect shows.
 
@@ -161,31 +149,35 @@ def inspect_text(table, text: str, k: int = 5, limits: InspectLimits = InspectLi
     Returns
     -------
     Inspection
+        Tokens that name no row of the table (a typed ``abc`` or ``100`` on
+        100 rows, an id from a tokenizer larger than the table) are listed
+        with their problem and no row; a note per kind of problem counts them.
 
     Raises
     ------
     TokenizeError
-        When the text cannot be turned into ids of this table.
+        When the tokenizer fails on the text as a whole (a broken tokenizer).
     MemoryLimitError
         When even the first token's row does not fit in memory.
     """
     if k < 1:
         raise ValueError("k must be at least 1")
     text = representable(text)
-    tokens = table.tokenizer.encode(text)
-    check_ids(table, tokens)
+    tokens = list(mark_rows(table.tokenizer.encode(text), table.vocab_size))
     d = int(table.dim)
-    notes: list[str] = []
+    notes: list[str] = [g.sentence(table.vocab_size) + "." for g in group_problems(tokens)]
+    good = [t for t in tokens if t.ok]
 
-    # rows printed: every token while the budget lasts (at least the first)
-    n_rows = len(tokens) if len(tokens) * d <= limits.row_values else max(1, limits.row_values // d)
-    n_rows = min(n_rows, len(tokens))
-    if n_rows < len(tokens):
-        notes.append(f"Rows are printed for the first {n_rows:,} of {len(tokens):,} tokens "
+    # rows printed: every token that has one while the budget lasts (at least the first)
+    n_rows = len(good) if len(good) * d <= limits.row_values else max(1, limits.row_values // d)
+    n_rows = min(n_rows, len(good))
+    if n_rows < len(good):
+        notes.append(f"Rows are printed for the first {n_rows:,} of {len(good):,} tokens "
                      f"(at most {limits.row_values:,} values); inspect a shorter text for the rest.")
+    printed = {t.position for t in good[:n_rows]}
 
     # ids searched: distinct ids in order of appearance while the budget lasts
-    distinct = list(dict.fromkeys(t.id for t in tokens))
+    distinct = list(dict.fromkeys(t.id for t in good))
     per_query = int(table.trained_rows) * d
     if not distinct:
         searched: list[int] = []
@@ -200,18 +192,18 @@ def inspect_text(table, text: str, k: int = 5, limits: InspectLimits = InspectLi
             notes.append(f"Neighbours are searched for the first {n_search:,} of {len(distinct):,} distinct ids "
                          f"(at most {limits.search_macs:,} multiply-adds); inspect a shorter text for the rest.")
 
-    need = list(dict.fromkeys([t.id for t in tokens[:n_rows]] + searched))
+    need = list(dict.fromkeys([t.id for t in good[:n_rows]] + searched))
     got = table.rows(need) if need else np.empty((0, d), np.float32)
     row_of = {tid: got[i] for i, tid in enumerate(need)}
     found = nearest_neighbors_many(table, np.stack([row_of[i] for i in searched]) if searched else
                                    np.empty((0, d), np.float32), k=k, exclude=[[i] for i in searched])
     neighbors_of = dict(zip(searched, found))
 
-    rows = [row_of[t.id] if n < n_rows else None for n, t in enumerate(tokens)]
-    neighbors = [neighbors_of.get(t.id) for t in tokens]
+    rows = [row_of[t.id] if t.position in printed else None for t in tokens]
+    neighbors = [neighbors_of.get(t.id) if t.ok else None for t in tokens]
     words = []
     for group in words_of(tokens):
-        if len(group) > 1 and all(g.position < n_rows for g in group):
+        if len(group) > 1 and all(g.position in printed for g in group):
             words.append((text[group[0].start:group[-1].end], [g.position for g in group],
                           mean_pool(np.stack([row_of[g.id] for g in group]))))
     work = InspectWork(

@@ -117,7 +117,7 @@ def load_model(spec: str, text: str = "", texts: Mapping[str, str] | None = None
     classes = ClassIndex.from_table(table)
     chosen = (texts or {}).get(tokenizer_family(table.tokenizer, table.spec), text)
     tokenized = tokenize_text(table.tokenizer, chosen, table.vocab_size)
-    if (tokenized.error is not None or not chosen) and table.example_text:
+    if (not tokenized.readable or not chosen) and table.example_text:
         tokenized = tokenize_text(table.tokenizer, table.example_text, table.vocab_size)
     yield 0.8, "Drawing the overview…"
     gen = iter_matrix_overview(table)

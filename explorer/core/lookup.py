@@ -5,13 +5,14 @@ See FACTS.md, "Cost of the two ways to look up". No Qt here.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from typing import Iterator
 
 import numpy as np
 
 from .cost import dtype_bytes
+from .sources.table import StoredBuffer
 
 __all__ = [
     "onehot",
@@ -25,7 +26,6 @@ __all__ = [
     "DTYPE_CHOICES",
     "RowLayout",
     "row_layout",
-    "stored_base",
     "compare_table_paths",
     "measure_lookup_job",
     "lookup_check_job",
@@ -216,19 +216,6 @@ def row_layout(vocab_size: int, dim: int, token_id: int, dtype: str = "stored",
                      block_values, block_bytes)
 
 
-def stored_base(table) -> tuple[int, object, str]:
-    """The real address where the stored table starts in this process.
-
-    Returns (address, keep_alive, what): hold ``keep_alive`` as long as the
-    address is shown, or the memory may be freed and reused. For a GGUF
-    table the address is that of its quantised data (memory-mapped file);
-    otherwise ``table.torch_table().data_ptr()``
-    (see :meth:`EmbeddingTable.stored_buffer`).
-    """
-    buf = table.stored_buffer()
-    return buf.address, buf.keep_alive, buf.description
-
-
 def compare_table_paths(table, token_id: int) -> PathComparison | None:
     """:func:`compare_paths` on a loaded table's real values for one id, or
     None when the table is too big to hold in memory (then nothing is checked)."""
@@ -250,36 +237,18 @@ def measure_lookup_job(table, batch_sizes=(1, 64), repeats: int = 5):
     return (yield from iter_bench_lookup(table, batch_sizes=[int(b) for b in batch_sizes], repeats=repeats))
 
 
-@dataclass(frozen=True)
-class StoredBase:
-    """Where the stored table starts in this process's memory.
-
-    Attributes
-    ----------
-    address : int
-        The address of row 0 (``E.data_ptr()``, or the quantised blocks of
-        a memory-mapped GGUF file).
-    what : str
-        What the address is, in words.
-    keep_alive : object
-        The object owning that memory: while it is held, the address stays
-        valid (freed memory could be reused for something else).
-    """
-
-    address: int
-    what: str
-    keep_alive: object = field(default=None, repr=False, compare=False)
+#: where the stored table starts in this process's memory (address, keep_alive, description)
+StoredBase = StoredBuffer
 
 
 def stored_base_job(table) -> Iterator[tuple[float, str]]:
-    """:func:`stored_base` for a worker (it may read the whole table and
+    """:meth:`EmbeddingTable.stored_buffer` for a worker (it may read the whole table and
     import torch): yields progress, returns a :class:`StoredBase`, or None
     for a table too big to hold (offsets are then shown from a symbolic base)."""
     yield 0.0, "Finding where the table starts in memory…"
     if not table.fits_in_memory:
         return None
-    address, keep, what = stored_base(table)
-    return StoredBase(int(address), what, keep)
+    return table.stored_buffer()
 
 
 def lookup_check_job(table, token_id: int) -> Iterator[tuple[float, str]]:

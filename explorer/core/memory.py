@@ -13,7 +13,7 @@ import resource
 
 from .errors import ExplorerError
 
-__all__ = ["MemoryLimitError", "available_bytes", "require", "format_bytes"]
+__all__ = ["MemoryLimitError", "available_bytes", "resident_bytes", "require", "format_bytes"]
 
 #: share of the available memory one allocation may take: the rest is left
 #: for the copies numpy makes on the way and for everything else running
@@ -84,6 +84,12 @@ def _status_kib(key: str) -> int | None:
     except (OSError, ValueError, IndexError):
         return None
     return None
+
+
+def resident_bytes() -> int | None:
+    """This process's resident memory now (VmRSS), or None where /proc is missing."""
+    kib = _status_kib("VmRSS:")
+    return None if kib is None else kib * 1024
 
 
 def available_bytes() -> int | None:

@@ -22,6 +22,7 @@ from typing import Iterator, Sequence
 import numpy as np
 
 from .geometry import Neighbor, pca_project
+from .pieces import raw_piece_of
 
 __all__ = [
     "WHOLE_VOCAB_LIMIT",
@@ -240,10 +241,12 @@ def projection_job(
 def find_token_ids(table, query: str, limit: int = 20, prefix: bool = True) -> list[int]:
     """Token ids matching what the user typed, best first.
 
-    An integer is an id; otherwise the exact piece, then the piece with a
-    word-start mark (``Ġ`` byte-level BPE, ``▁`` SentencePiece), then the
-    lower-cased forms, then (with ``prefix``) pieces that start with the
-    query, a scan of up to 100,000 pieces.
+    An integer is an id; otherwise the piece whose shown form it is (``␣bank``
+    or ``é`` picked from a completion list; see :func:`pieces.raw_piece_of`),
+    then the exact piece, then the piece with a word-start mark
+    (``Ġ`` byte-level BPE, ``▁`` SentencePiece), then the lower-cased forms,
+    then (with ``prefix``) pieces that start with the query, a scan of up to
+    100,000 pieces.
     """
     q = (query or "").strip()
     if not q:
@@ -257,7 +260,10 @@ def find_token_ids(table, query: str, limit: int = 20, prefix: bool = True) -> l
     if q.lstrip("#").isdigit() and q.startswith("#"):
         add(int(q[1:]))
     tok = table.tokenizer
-    for cand in (q, "Ġ" + q, "▁" + q, q.lower(), "Ġ" + q.lower(), "▁" + q.lower()):
+    raw = raw_piece_of(q, tok.family)
+    # the stored form of what the user typed first: in a byte-level vocabulary the piece
+    # "é" is the lone byte E9, while the text "é" is the piece "Ã©"
+    for cand in (raw, q, "Ġ" + q, "▁" + q, q.lower(), "Ġ" + q.lower(), "▁" + q.lower()):
         try:
             add(tok.id_of(cand))
         except Exception:
@@ -267,12 +273,12 @@ def find_token_ids(table, query: str, limit: int = 20, prefix: bool = True) -> l
     if prefix and len(out) < limit:
         # a lazy scan: it stops as soon as enough pieces matched
         allp = (table.piece(i) for i in range(min(table.vocab_size, 100_000)))
-        ql = q.lower()
+        starts = tuple(dict.fromkeys((q.lower(), raw.lower().lstrip("ġ▁#"))))
         for i, p in enumerate(allp):
             if len(out) >= limit:
                 break
             pl = p.lower().lstrip("ġ▁#")
-            if pl.startswith(ql):
+            if pl.startswith(starts):
                 add(i)
     return out[:limit]
 

@@ -17,7 +17,6 @@ from typing import Iterable, Iterator, Sequence
 import numpy as np
 
 from .geometry import id_distance_matrix, one_hot_distance_matrix, similarity_matrix
-from .tokens import short_piece
 
 __all__ = [
     "METRICS",
@@ -150,7 +149,7 @@ def similarity_matrices(table, ids: Sequence[int], metric: str = "cosine", label
     one_hot = one_hot_distance_matrix(ids) if n else np.zeros((0, 0))
     return SimilarityMatrices(
         ids=ids,
-        labels=tuple(short_piece(table.piece(i), label_chars) for i in ids),
+        labels=tuple(table.shown_piece(i).short(label_chars) for i in ids),
         metric=metric,
         learned=learned,
         id_distance=id_dist,

@@ -9,7 +9,9 @@ from typing import Mapping
 
 import numpy as np
 
-from .tokens import MAX_TEXT_CHARS, Token, TokenizeError, Tokenizer
+from .pieces import DisplayPiece, PieceFamily, display_piece
+from .token_problems import ProblemGroup, group_problems, problem_label, problem_message
+from .tokens import MAX_TEXT_CHARS, Token, TokenizeError, Tokenizer, mark_rows
 
 __all__ = ["TokenizedText", "tokenize_text", "tokenizer_family", "INLINE_CHARS"]
 
@@ -28,19 +30,25 @@ class TokenizedText:
         The whole text as the user gave it.
     tokens : tuple of Token
         Tokens of ``text[:limit]`` in order (empty when ``error`` is set).
+        Tokens that name no row stay, with their ``problem`` set.
     vocab_size : int
         Rows of the table the ids refer to (V).
     limit : int
         Characters tokenized at most; the rest of a longer text is not.
     error : TokenizeError or None
-        Why the text could not be tokenized for this table.
+        Why the tokenizer failed on the text as a whole (a broken tokenizer).
     counts : mapping int -> int
-        How often each id occurs.
+        How often each row is read (tokens with a problem are not counted).
     n_words : int
         Words of the text (pieces of one word count once; special tokens none).
     rows_read : int
         Distinct ids that are rows of the table (0 <= id < V): the rows a
         lookup of this text reads.
+    problems : tuple of ProblemGroup
+        The tokens that name no row, grouped by reason (a count and a few
+        examples each), in order of first appearance.
+    family : PieceFamily
+        The notation of the tokenizer's pieces (for :meth:`shown_piece`).
     """
 
     text: str
@@ -51,6 +59,8 @@ class TokenizedText:
     counts: Mapping[int, int] = field(default_factory=dict)
     n_words: int = 0
     rows_read: int = 0
+    problems: tuple[ProblemGroup, ...] = ()
+    family: PieceFamily = PieceFamily.PLAIN
 
     @property
     def truncated(self) -> bool:
@@ -65,20 +75,49 @@ class TokenizedText:
         """Whether ``token_id`` names a row of the table."""
         return 0 <= int(token_id) < self.vocab_size
 
+    @property
+    def n_bad(self) -> int:
+        """Tokens that name no row of the table."""
+        return sum(g.count for g in self.problems)
+
+    @property
+    def readable(self) -> bool:
+        """The table can read this text: no tokenizer failure, and some token
+        names a row (or there are no tokens). English typed on a table of ids
+        is not readable; "5 abc" is, with one bad token."""
+        return self.error is None and (not self.tokens or self.rows_read > 0)
+
+    def shown_piece(self, token: Token) -> DisplayPiece:
+        """What ``token``'s piece stands for (see :func:`pieces.display_piece`)."""
+        return display_piece(token.piece, self.family)
+
+    def problem_label(self, token: Token) -> str:
+        """A few words on why ``token`` names no row ("" when it does)."""
+        return problem_label(token, self.vocab_size)
+
+    def problem_message(self, token: Token) -> str:
+        """A sentence on why ``token`` names no row ("" when it does)."""
+        return problem_message(token, self.vocab_size)
+
+    def problem_lines(self) -> list[str]:
+        """One line per kind of bad token, for the summary under the chips."""
+        return [g.sentence(self.vocab_size) for g in self.problems]
+
     def ids(self) -> np.ndarray:
-        """The ids in text order, int64 of shape (n,)."""
+        """The ids in text order, int64 of shape (n,); a token with a problem
+        has -1 or an id past the table there: check :attr:`Token.ok`."""
         return np.fromiter((t.id for t in self.tokens), dtype=np.int64, count=len(self.tokens))
 
     def distinct_ids(self, include_special: bool = False) -> list[int]:
         """Ids that are rows of the table, once each, in order of first appearance."""
         seen = dict.fromkeys(
-            t.id for t in self.tokens if (include_special or not t.special) and self.in_range(t.id)
+            t.id for t in self.tokens if (include_special or not t.special) and t.ok and self.in_range(t.id)
         )
         return list(seen)
 
     def position_of(self, token_id: int) -> int:
         """Position of the first token with ``token_id``, or -1."""
-        return next((t.position for t in self.tokens if t.id == token_id), -1)
+        return next((t.position for t in self.tokens if t.id == token_id and t.ok), -1)
 
     def word_pieces(self, position: int) -> tuple[Token, ...]:
         """All pieces of the word the token at ``position`` belongs to, in
@@ -101,13 +140,16 @@ class TokenizedText:
         if not self.tokens:
             return -1
         for t in self.tokens:
-            if not t.special and self.in_range(t.id):
+            if not t.special and t.ok and self.in_range(t.id):
                 return t.position
         return 0
 
 
 def tokenize_text(tokenizer: Tokenizer, text: str, vocab_size: int, limit: int = MAX_TEXT_CHARS) -> TokenizedText:
     """Tokenize the first ``limit`` characters of ``text``; never raises for a bad text.
+
+    Tokens that name no row of a ``vocab_size``-row table are kept and
+    flagged (:func:`tokens.mark_rows`); they are counted apart.
 
     Parameters
     ----------
@@ -123,16 +165,16 @@ def tokenize_text(tokenizer: Tokenizer, text: str, vocab_size: int, limit: int =
     Returns
     -------
     TokenizedText
-        With ``error`` set (and no tokens) when the tokenizer refuses the text
-        or fails on it; a failure of the tokenizer library (even a Rust panic,
-        which is a BaseException) becomes a TokenizeError.
+        With ``error`` set (and no tokens) when the tokenizer fails on the
+        text; a failure of the tokenizer library (even a Rust panic, which is
+        a BaseException) becomes a TokenizeError.
     """
     text = text or ""
     tokens: tuple[Token, ...] = ()
     error: TokenizeError | None = None
     if text:
         try:
-            tokens = tuple(tokenizer.encode(text[:limit]))
+            tokens = mark_rows(tokenizer.encode(text[:limit]), vocab_size)
         except TokenizeError as exc:
             error = exc
         except (KeyboardInterrupt, SystemExit, GeneratorExit):
@@ -142,10 +184,12 @@ def tokenize_text(tokenizer: Tokenizer, text: str, vocab_size: int, limit: int =
             error = TokenizeError(f"the tokenizer failed on this text ({detail}); try a shorter or plainer text")
     counts: dict[int, int] = {}
     for t in tokens:
-        counts[t.id] = counts.get(t.id, 0) + 1
+        if t.problem is None:
+            counts[t.id] = counts.get(t.id, 0) + 1
     n_words = len({t.word for t in tokens if t.word is not None})
-    rows_read = sum(1 for i in counts if 0 <= i < vocab_size)
-    return TokenizedText(text, tokens, int(vocab_size), int(limit), error, counts, n_words, rows_read)
+    family = getattr(tokenizer, "family", PieceFamily.PLAIN)
+    return TokenizedText(text, tokens, int(vocab_size), int(limit), error, counts, n_words, len(counts),
+                         group_problems(tokens), family)
 
 
 def tokenizer_family(tokenizer: Tokenizer, spec: str = "") -> str:

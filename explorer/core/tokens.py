@@ -15,13 +15,15 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Iterable, Protocol, Sequence
 
 import numpy as np
 
 from .errors import ExplorerError
+from .pieces import PieceFamily
+from .token_problems import TokenProblem
 
 __all__ = [
     "Token",
@@ -31,8 +33,7 @@ __all__ = [
     "IdTokenizer",
     "HFTokenizer",
     "words_of",
-    "display_piece",
-    "short_piece",
+    "mark_rows",
     "representable",
     "shown",
 ]
@@ -118,6 +119,11 @@ class Token:
         Added by the tokenizer ([CLS], <s>, ...), not typed by the user.
     word : int or None
         Index of the word this piece belongs to; pieces of one word share it.
+    problem : TokenProblem or None
+        Why the token names no row of the table (None: ``id`` is a row).
+        Tokens with a problem stay in the text; consumers skip them.
+        ``id`` is then -1, except for ids past the table, which keep their
+        value (always at or past V, never negative).
     """
 
     position: int
@@ -127,6 +133,12 @@ class Token:
     end: int
     special: bool = False
     word: int | None = None
+    problem: TokenProblem | None = None
+
+    @property
+    def ok(self) -> bool:
+        """The token names a row of the table."""
+        return self.problem is None
 
     def text_in(self, text: str) -> str:
         return text[self.start : self.end]
@@ -139,6 +151,8 @@ class Tokenizer(Protocol):
     vocab_size: int
     #: short description for the UI ("WordPiece, 30,522 entries")
     description: str
+    #: the notation its pieces are stored in (see :mod:`explorer.core.pieces`)
+    family: PieceFamily
 
     def encode(self, text: str) -> list[Token]: ...
 
@@ -151,24 +165,6 @@ def _split_words(text: str) -> Iterable[re.Match[str]]:
     return re.finditer(r"\S+", text)
 
 
-def display_piece(piece: str) -> str:
-    """A readable form of a vocabulary piece.
-
-    Byte-level BPE marks a leading space with ``Ġ`` and a newline with ``Ċ``;
-    SentencePiece uses ``▁``. They are shown as a visible space mark.
-    """
-    if not piece:
-        return "∅"
-    out = piece.replace("Ġ", "␣").replace("▁", "␣").replace("Ċ", "↵").replace("ĉ", "⇥")
-    return out
-
-
-def short_piece(piece: str, n: int = 16) -> str:
-    """:func:`display_piece` cut to at most ``n`` characters (a label)."""
-    p = display_piece(piece)
-    return p if len(p) <= n else p[: n - 1] + "…"
-
-
 class NameTokenizer:
     """Whitespace tokenizer over a fixed list of names (the toy tables)."""
 
@@ -178,18 +174,20 @@ class NameTokenizer:
         self._special = set(special)
         self.vocab_size = len(self.names)
         self.description = f"whitespace over {len(self.names)} names"
+        self.family = PieceFamily.PLAIN
 
     def encode(self, text: str) -> list[Token]:
+        """One token per word; a word the table does not name is kept,
+        flagged :attr:`TokenProblem.UNKNOWN_WORD` (id -1)."""
         text = text[:MAX_TEXT_CHARS]
         tokens = []
         for word, m in enumerate(_split_words(text)):
             name = m.group(0)
             tid = self._index.get(name)
             if tid is None:
-                known = ", ".join(self.names[:12])
-                raise TokenizeError(
-                    f"{shown(name)} is not in this table's vocabulary; use only these words: {known}"
-                )
+                tokens.append(Token(len(tokens), -1, name, m.start(), m.end(), False, word,
+                                    TokenProblem.UNKNOWN_WORD))
+                continue
             special = name in self._special
             # like HFTokenizer: special tokens belong to no word
             tokens.append(
@@ -207,34 +205,40 @@ class NameTokenizer:
 class IdTokenizer:
     """For tables without a tokenizer: the text is whitespace-separated integer ids.
 
-    Ids may exceed the table (the token is then flagged out of range by the
-    caller); anything that is not a non-negative integer is refused.
+    Every word becomes a token. One that is not an id of this table is kept
+    with its :class:`TokenProblem` (not a number, negative, too many digits,
+    past the last row) and the id -1, or its value when it is past the table.
     """
 
     def __init__(self, vocab_size: int):
         self.vocab_size = int(vocab_size)
         self.description = "integer ids separated by spaces"
+        self.family = PieceFamily.PLAIN
 
     def encode(self, text: str) -> list[Token]:
         text = text[:MAX_TEXT_CHARS]
         tokens = []
         for word, m in enumerate(_split_words(text)):
             s = m.group(0)
-            # isdecimal, not isdigit: int() refuses digits such as "²" that isdigit accepts
-            if not s.isdecimal():
-                raise TokenizeError(
-                    f"{shown(s)} is not a token id; this table has no tokenizer, so type "
-                    f"whole numbers from 0 to {self.vocab_size - 1:,} separated by spaces"
-                )
-            digits = s.lstrip("0") or "0"
-            if len(digits) > MAX_ID_DIGITS:
-                raise TokenizeError(
-                    f"{shown(s, 24)} ({len(digits):,} digits) is far past the last row; this table "
-                    f"has rows 0 to {self.vocab_size - 1:,}"
-                )
-            tid = int(digits)
-            tokens.append(Token(len(tokens), tid, str(tid), m.start(), m.end(), False, word))
+            tid, problem = self._parse(s)
+            piece = str(tid) if problem is None or problem is TokenProblem.PAST_LAST_ROW else s
+            tokens.append(Token(len(tokens), tid, piece, m.start(), m.end(), False, word, problem))
         return tokens
+
+    def _parse(self, s: str) -> tuple[int, TokenProblem | None]:
+        """(id, problem) of one typed word."""
+        negative = s.startswith("-") and len(s) > 1
+        body = s[1:] if negative else s
+        # isdecimal, not isdigit: int() refuses digits such as "²" that isdigit accepts
+        if not body.isdecimal():
+            return -1, TokenProblem.NOT_A_NUMBER
+        digits = body.lstrip("0") or "0"
+        if negative and digits != "0":
+            return -1, TokenProblem.NEGATIVE
+        if len(digits) > MAX_ID_DIGITS:
+            return -1, TokenProblem.TOO_MANY_DIGITS
+        tid = int(digits)
+        return tid, (TokenProblem.PAST_LAST_ROW if tid >= self.vocab_size else None)
 
     def piece(self, token_id: int) -> str:
         return str(token_id)
@@ -260,6 +264,7 @@ class HFTokenizer:
         model = type(tokenizer.model).__name__
         self.kind = kind or model
         self.description = f"{self.kind}, {self.vocab_size:,} entries"
+        self.family = piece_family_of(tokenizer)
         self._pieces: dict[int, str] | None = None
         # ids of the tokenizer's special tokens ([UNK], <unk>, <|endoftext|>...):
         # the encoding's mask marks only those the post-processor adds
@@ -346,6 +351,42 @@ class HFTokenizer:
 
     def id_of(self, piece: str) -> int | None:
         return self._tok.token_to_id(piece)
+
+
+def piece_family_of(tokenizer) -> PieceFamily:
+    """The notation a ``tokenizers.Tokenizer`` stores its pieces in, from its
+    decoder, pre-tokenizer and model (each one small JSON object)."""
+
+    def config(part) -> str:
+        try:
+            return part.__getstate__().decode("utf-8", "replace") if part is not None else ""
+        except Exception:  # pragma: no cover - a component without state
+            return ""
+
+    decoder, pre = config(tokenizer.decoder), config(tokenizer.pre_tokenizer)
+    if '"ByteLevel"' in decoder or '"ByteLevel"' in pre:
+        return PieceFamily.BYTE_LEVEL
+    if '"Metaspace"' in decoder or '"Metaspace"' in pre or '"ByteFallback"' in decoder:
+        return PieceFamily.SENTENCEPIECE
+    if '"WordPiece"' in decoder or type(tokenizer.model).__name__ == "WordPiece":
+        return PieceFamily.WORDPIECE
+    return PieceFamily.PLAIN
+
+
+def mark_rows(tokens: Sequence[Token], vocab_size: int) -> tuple[Token, ...]:
+    """``tokens`` with every id outside the table flagged.
+
+    A typed id is flagged by the IdTokenizer itself; an id the tokenizer
+    gives at or past ``vocab_size`` (a tokenizer larger than its table)
+    gets :attr:`TokenProblem.NOT_IN_TABLE` here. Tokens that are fine are
+    returned as they are.
+    """
+    out = []
+    for t in tokens:
+        if t.problem is None and not 0 <= t.id < vocab_size:
+            t = replace(t, problem=TokenProblem.NOT_IN_TABLE if t.id >= 0 else TokenProblem.NEGATIVE)
+        out.append(t)
+    return tuple(out)
 
 
 def words_of(tokens: Sequence[Token]) -> list[list[Token]]:

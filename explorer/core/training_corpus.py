@@ -7,6 +7,7 @@ import re
 
 import numpy as np
 
+from .token_problems import group_problems
 from .training_config import ConfigError
 
 __all__ = ["text_corpus", "synthetic_corpus", "corpus_class_index", "MAX_CORPUS_CHARS", "MAX_TEXT_VOCAB"]
@@ -41,13 +42,15 @@ def text_corpus(text: str, tokenizer=None, max_vocab: int = MAX_TEXT_VOCAB):
     Raises
     ------
     ConfigError
-        The text holds fewer than 8 tokens.
+        The text holds fewer than 8 tokens, or words the tokenizer cannot
+        read (English for a table of ids, a word a toy table lacks).
     """
     from .corpus import Corpus
 
     text = (text or "")[:MAX_CORPUS_CHARS]
     lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
     streams: list[list[str]] = []
+    unreadable = []
     for ln in lines:
         if tokenizer is None:
             streams.append(_WORD.findall(ln.lower()))
@@ -55,8 +58,15 @@ def text_corpus(text: str, tokenizer=None, max_vocab: int = MAX_TEXT_VOCAB):
             # the tokenizer's pieces, keyed by id so equal-looking pieces stay apart
             out = []
             for k in range(0, len(ln), 10_000):
-                out.extend(f"{t.id}\x00{t.piece}" for t in tokenizer.encode(ln[k:k + 10_000]) if not t.special)
+                for t in tokenizer.encode(ln[k:k + 10_000]):
+                    if t.problem is not None:
+                        unreadable.append(t)
+                    elif not t.special:
+                        out.append(f"{t.id}\x00{t.piece}")
             streams.append(out)
+    if unreadable:
+        why = "; ".join(g.sentence(tokenizer.vocab_size) for g in group_problems(unreadable))
+        raise ConfigError(f"the model's tokenizer cannot read this text ({why}); train on its words instead")
     counts: dict[str, int] = {}
     for s in streams:
         for w in s:

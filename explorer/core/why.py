@@ -158,9 +158,9 @@ def why_vectors(table, words: Sequence[str] = DEFAULT_WORDS, text_tokens: Sequen
         from_text = True
         labels, ids = [], []
         for t in text_tokens:
-            if t.special or not 0 <= t.id < v or t.id in ids:
+            if t.special or not t.ok or not 0 <= t.id < v or t.id in ids:
                 continue
-            labels.append(clean_piece(t.piece) or t.piece)
+            labels.append(table.shown_piece(t.id).text.lstrip("␣") or t.piece)
             ids.append(int(t.id))
             if len(ids) >= MAX_WHY_TOKENS:
                 break

@@ -14,14 +14,18 @@ from PySide6.QtCore import QPoint, QRectF, QSize, Qt, Signal
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QKeyEvent, QMouseEvent, QPainter, QPainterPath, QPalette, QPen
 from PySide6.QtWidgets import QSizePolicy, QToolTip, QWidget
 
+from ..core.pieces import shorten
 from ..core.text import TokenizedText
-from ..core.tokens import Token, display_piece
+from ..core.tokens import Token
 from .style import ACCENT, ERROR, SPACING, mono_font
 
 __all__ = ["ChipView", "ChipLayout"]
 
 #: padding inside a chip and the gap between lines of chips
 PAD_X, PAD_Y, LINE_GAP = 8, 4, 6
+#: characters of a piece on its chip: a typed word that is no id can be 50,000
+#: characters long (the tooltip shows it whole)
+LABEL_CHARS = 40
 RADIUS = 6.0
 
 
@@ -69,11 +73,13 @@ class ChipView(QWidget):
         self._chip_h = self._pm.height() + self._im.height() + 2 * PAD_Y
         self._tokenized: TokenizedText | None = None
         self._labels: list[str] = []      # what each chip shows on its first line
-        self._ids: list[str] = []         # ... and on its second
+        self._ids: list[str] = []         # ... and on its second (the reason, for a bad token)
         self._starts: list[bool] = []     # the chip starts a word (a gap before it)
         self._ends: list[bool] = []       # the chip ends a word
-        self._bad: list[bool] = []        # the id names no row of the table
+        self._bad: list[bool] = []        # the token names no row of the table
         self._width_of: dict[str, int] = {}
+        self._widths: list[int] = []      # each chip's width, measured once per text
+        self._layouts: dict[int, ChipLayout] = {}  # by width: Qt asks heightForWidth many times
         self._layout = ChipLayout()
         self._layout_width = -1
         self._selected = -1
@@ -81,20 +87,25 @@ class ChipView(QWidget):
         self._pieces = None
 
     # -- data ----------------------------------------------------------------------------
-    def set_tokens(self, tokenized: TokenizedText, piece_of=None) -> None:
-        """Show the tokens of ``tokenized``; ``piece_of(id)`` names out-of-vocabulary pieces."""
+    def set_tokens(self, tokenized: TokenizedText) -> None:
+        """Show the tokens of ``tokenized``: each piece as what it stands for
+        (decoded bytes, visible spaces); a token that names no row keeps its
+        chip, with the reason in place of the id."""
         self._tokenized = tokenized
         tokens = tokenized.tokens
         counts = tokenized.counts
-        self._labels = [display_piece(t.piece) for t in tokens]
+        self._labels = [tokenized.shown_piece(t).short(LABEL_CHARS) for t in tokens]
+        self._bad = [not t.ok for t in tokens]
         self._ids = [
-            (f"{t.id:,}" if t.id >= 0 else "?") + (f" (×{counts[t.id]})" if counts.get(t.id, 0) > 1 else "")
-            for t in tokens
+            tokenized.problem_label(t) if bad else
+            f"{t.id:,}" + (f" (×{counts[t.id]})" if counts.get(t.id, 0) > 1 else "")
+            for t, bad in zip(tokens, self._bad)
         ]
         n = len(tokens)
         self._starts = [t.word is None or i == 0 or tokens[i - 1].word != t.word for i, t in enumerate(tokens)]
         self._ends = [t.word is None or i == n - 1 or tokens[i + 1].word != t.word for i, t in enumerate(tokens)]
-        self._bad = [not tokenized.in_range(t.id) for t in tokens]
+        self._widths = [self._chip_width(label, ident) for label, ident in zip(self._labels, self._ids)]
+        self._layouts.clear()
         self._layout_width = -1
         self.updateGeometry()
         self.update()
@@ -120,7 +131,7 @@ class ChipView(QWidget):
         selected = position == self._selected
         return {
             "selected": selected,
-            "same_row": not selected and t.id == self._selected_id and t.id >= 0,
+            "same_row": not selected and t.ok and t.id == self._selected_id and t.id >= 0,
             "out_of_range": self._bad[position],
             "special": t.special,
             "word_start": self._starts[position],
@@ -161,28 +172,37 @@ class ChipView(QWidget):
         return max(w, iw, 12) + 2 * PAD_X
 
     def layout_for(self, width: int) -> ChipLayout:
-        """Wrap the chips into lines no wider than ``width`` pixels."""
+        """Wrap the chips into lines no wider than ``width`` pixels (computed once per width)."""
+        lay = self._layouts.get(width)
+        if lay is None:
+            if len(self._layouts) > 8:
+                self._layouts.clear()
+            lay = self._layouts[width] = self._wrap(width)
+        return lay
+
+    def _wrap(self, width: int) -> ChipLayout:
         lay = ChipLayout()
+        xs, ys = lay.x, lay.y
         x = y = 0
         line_has = False
         lay.line_starts.append(0)
         lay.line_y.append(0)
         right = max(width, 40)
-        for i, (label, ident, start) in enumerate(zip(self._labels, self._ids, self._starts)):
-            w = self._chip_width(label, ident)
+        step = self._chip_h + LINE_GAP
+        for i, (w, start) in enumerate(zip(self._widths, self._starts)):
             if line_has and start:
                 x += SPACING
             if line_has and x + w > right:
                 x = 0
-                y += self._chip_h + LINE_GAP
+                y += step
                 lay.line_starts.append(i)
                 lay.line_y.append(y)
-            lay.x.append(x)
-            lay.y.append(y)
-            lay.w.append(w)
+            xs.append(x)
+            ys.append(y)
             x += w
             line_has = True
-        lay.height = (y + self._chip_h) if self._labels else 0
+        lay.w = list(self._widths)
+        lay.height = (y + self._chip_h) if self._widths else 0
         return lay
 
     def _current_layout(self) -> ChipLayout:
@@ -195,8 +215,6 @@ class ChipView(QWidget):
         return True
 
     def heightForWidth(self, width: int) -> int:
-        if width == self._layout_width:
-            return self._layout.height
         return self.layout_for(width).height
 
     def sizeHint(self) -> QSize:
@@ -226,7 +244,7 @@ class ChipView(QWidget):
     def _paint_chip(self, p: QPainter, pal: QPalette, i: int, token: Token, lay: ChipLayout) -> None:
         rect = QRectF(lay.x[i] + 1, lay.y[i] + 1, lay.w[i] - 2, self._chip_h - 2)
         selected = i == self._selected
-        same = not selected and token.id == self._selected_id and token.id >= 0
+        same = not selected and token.ok and token.id == self._selected_id and token.id >= 0
         path = QPainterPath()
         path.addRoundedRect(rect, RADIUS, RADIUS)
         # pieces of one word touch: square the inner corners
@@ -296,15 +314,19 @@ class ChipView(QWidget):
         tok = self._tokenized
         t = tok.tokens[i]
         esc = lambda s: html.escape(s, quote=False)  # noqa: E731
-        lines = [f"<b>{esc(display_piece(t.piece))}</b> — id {t.id:,}" if t.id >= 0 else f"<b>{esc(t.piece)}</b>"]
+        piece = tok.shown_piece(t)
+        lines = [f"<b>{esc(piece.short(120))}</b>" + (f" — id {t.id:,}" if t.ok else "")]
+        if piece.decoded:
+            lines.append(esc(piece.describe()))
         shown = tok.text[t.start:t.end]
         if shown and shown != t.piece:
-            lines.append(f"text: “{esc(shown)}” (characters {t.start:,}–{t.end:,})")
+            lines.append(f"text: “{esc(shorten(shown, 120))}” (characters {t.start:,}–{t.end:,})")
         if t.special:
             lines.append("special token added by the tokenizer")
-        if self._bad[i]:
-            lines.append(f"<span style='color:{ERROR}'>id {t.id:,} is outside the table (rows 0 to "
-                         f"{tok.vocab_size - 1:,})</span>")
+        if not t.ok:
+            lines.append(f"<span style='color:{ERROR}'>{esc(tok.problem_message(t))}</span>")
+            lines.append("Click to see why it has no row")
+            return "<br>".join(lines)
         n = tok.counts.get(t.id, 0)
         if n > 1:
             lines.append(f"appears {n:,} times: every occurrence reads the same row")

@@ -6,14 +6,13 @@ from __future__ import annotations
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QRectF, Qt, Signal
-from PySide6.QtGui import QColor, QFont
+from PySide6.QtGui import QColor, QFont, QFontMetrics
 from PySide6.QtWidgets import QGraphicsRectItem, QLabel, QStackedLayout, QVBoxLayout, QWidget
 
 from ..core.overview import MatrixOverview, RowBand, row_band
-from ..core.tokens import short_piece
 from ..state import AppState
 from .binding import ShownGate
-from .style import ACCENT, DIVERGING, EXTRA, SPACING, TEXT_TOKENS, plot_colors, shrinkable, style_plot
+from .style import ACCENT, DIVERGING, EXTRA, SPACING, TEXT_TOKENS, plot_colors, shrinkable, style_plot, text_colors_on
 
 #: rows either side of the selected one in the zoomed band
 BAND_HALF = 16
@@ -37,6 +36,7 @@ class MatrixView(QWidget):
         self._state = state
         self._overview: MatrixOverview | None = None
         self._band: RowBand | None = None
+        self._band_label_step = 1  # every k-th row of the band is labelled
         self._cell_texts: list[pg.TextItem] = []
         bg, fg = plot_colors()
         lay = QStackedLayout(self)
@@ -75,6 +75,7 @@ class MatrixView(QWidget):
 
         # zoomed band
         self.band_plot = self.glw.addPlot(row=0, col=1)
+        self.band_plot.getViewBox().sigResized.connect(self._on_band_resized)
         self.band_plot.setTitle("Rows around the selected token", color=fg, size="10pt")
         self.band_plot.invertY(True)
         self.band_plot.setLabel("bottom", "dimension (column of E)")
@@ -206,17 +207,17 @@ class MatrixView(QWidget):
             lim = self._overview.limit
             self.band_img.setImage(band.image, levels=(-lim, lim), autoLevels=False)
             self.band_img.setRect(QRectF(0, band.start, table.dim, band.image.shape[0]))
-            self._label_band_rows(band)
             self._label_columns(table.dim)
             self.band_plot.setRange(xRange=(0, table.dim * 1.25), yRange=(band.start, band.stop), padding=0.01)
             self._write_cells(band)
+        self._label_band_rows(band)  # thinned labels follow the selected row
         self.band_region.setRegion((band.start, band.stop))
         if sel >= 0:
             self.overview_sel.setPos(sel + 0.5)
             self.overview_sel.show()
             self.band_sel.setRect(QRectF(0, sel, table.dim, 1))
             self.band_sel.show()
-            self.band_label.setText(f" {short_piece(table.piece(sel), 9)} ")
+            self.band_label.setText(f" {table.shown_piece(sel).short(9)} ")
             self.band_label.setPos(table.dim * 1.01, sel + 0.5)
             self.band_label.show()
         else:
@@ -234,12 +235,30 @@ class MatrixView(QWidget):
         self.band_marks.setData(x=[-table.dim * 0.015] * len(ids), y=[i + 0.5 for i in ids])
 
     def _label_band_rows(self, band: RowBand) -> None:
+        """One label per row while rows are tall enough for one, else every
+        k-th row counted from the selected one (so it always has its label);
+        the rest keep a tick without text."""
         table = self._state.table
-        ticks = []
+        if table is None:
+            return
+        rows = max(1, band.stop - band.start)
+        pitch = self.band_plot.getViewBox().height() / rows
+        line = QFontMetrics(self.band_plot.getAxis("left").style.get("tickFont") or QFont()).height()
+        step = max(1, int(np.ceil((line + 1) / pitch))) if pitch > 0 else 1
+        anchor = self._state.selected_id if band.start <= self._state.selected_id < band.stop else band.start
+        major, minor = [], []
         for i in range(band.start, band.stop):
-            piece = short_piece(table.piece(i), 14)
-            ticks.append((i + 0.5, f"{i:,}" if piece == str(i) else f"{piece}  {i:,}"))
-        self.band_plot.getAxis("left").setTicks([ticks, []])
+            if (i - anchor) % step:
+                minor.append((i + 0.5, ""))
+                continue
+            piece = table.shown_piece(i).short(14)
+            major.append((i + 0.5, f"{i:,}" if piece == str(i) else f"{piece}  {i:,}"))
+        self.band_plot.getAxis("left").setTicks([major, minor])
+        self._band_label_step = step
+
+    def _on_band_resized(self, _vb=None) -> None:
+        if self._band is not None:
+            self._label_band_rows(self._band)
 
     def _label_columns(self, dim: int) -> None:
         """Integer column ticks at cell centres for narrow tables."""
@@ -256,13 +275,16 @@ class MatrixView(QWidget):
         self._cell_texts = []
         if band.image.size > SMALL_CELLS:
             return
-        _bg, fg = plot_colors()
         lim = self._overview.limit if self._overview else 1.0
+        # the text colour that reads on each cell's own colour (either palette)
+        fracs = (np.clip(band.image.ravel(), -lim, lim) + lim) / (2 * lim) if lim > 0 else \
+            np.full(band.image.size, 0.5)
+        colors = text_colors_on(pg.colormap.get(DIVERGING).map(np.nan_to_num(fracs, nan=0.5), mode="float"))
+        width = band.image.shape[1]
         for r in range(band.image.shape[0]):
-            for c in range(band.image.shape[1]):
+            for c in range(width):
                 val = band.image[r, c]
-                color = "#ffffff" if abs(val) > 0.55 * lim else "#202020"
-                item = pg.TextItem(f"{val:+.2f}", color=color, anchor=(0.5, 0.5))
+                item = pg.TextItem(f"{val:+.2f}", color=colors[r * width + c], anchor=(0.5, 0.5))
                 item.setPos(c + 0.5, band.start + r + 0.5)
                 self.band_plot.addItem(item)
                 self._cell_texts.append(item)

@@ -28,10 +28,13 @@ from ..core.errors import user_message
 from ..core.geometry import Neighbor
 from ..core.neighbors import NeighborList
 from ..core.rows import pooled_word, row_facts
-from ..core.tokens import display_piece
 from ..state import AppState
 from .binding import JobBinding, ShownGate
 from .style import ACCENT, SPACING, mono_font, plot_colors, style_plot
+
+
+#: characters of the selected piece in the title (a typed word can be thousands long)
+TITLE_CHARS = 24
 
 
 def _compact_rows(table: QTableView) -> None:
@@ -236,7 +239,9 @@ class RowInspector(QWidget):
             return
         facts = row_facts(table, token_id)
         self._row = facts.values
-        self.title.setText(display_piece(table.piece(token_id)))
+        piece = table.shown_piece(token_id)
+        self.title.setText(piece.short(TITLE_CHARS))
+        self.title.setToolTip(piece.describe() if piece.decoded else "")
         self.subtitle.setText(f"Row {token_id:,} of {table.vocab_size:,} · {table.dim:,} values · {table.dtype}")
         self.facts["id"].setText(f"{token_id:,}")
         self.facts["norm"].setText(f"{facts.norm:.4f}" + (f"  ({facts.nonfinite:,} non-finite)" if facts.nonfinite else ""))
@@ -258,13 +263,12 @@ class RowInspector(QWidget):
         if table is None or not 0 <= pos < len(tokenized.tokens):
             return
         token = tokenized.tokens[pos]
-        self.title.setText(display_piece(token.piece))
-        if token.id < 0:
-            why = "it is not in this table's vocabulary, so it has no row"
-        else:
-            why = (f"id {token.id:,} is past the last row: this table has rows 0 to {table.vocab_size - 1:,} "
-                   f"(V = {table.vocab_size:,}); a lookup would fail with an index error")
-        self.subtitle.setText(f"Token {pos + 1:,} of the text: {why}.")
+        if token.ok:  # a position whose row is only being installed
+            return
+        piece = tokenized.shown_piece(token)
+        self.title.setText(piece.short(TITLE_CHARS))
+        self.title.setToolTip(piece.describe() if piece.decoded else "")
+        self.subtitle.setText(f"Token {pos + 1:,} of the text has no row: {tokenized.problem_message(token)}.")
 
     def _on_neighbors_reset(self) -> None:
         self._fill_neighbors([])
@@ -288,12 +292,15 @@ class RowInspector(QWidget):
         self.neighbors.clearSelection()  # a highlight would point at a row of the old list
         self.neighbors.setRowCount(len(self._neighbors))
         for r, nb in enumerate(self._neighbors):
-            cells = [display_piece(table.piece(nb.id)), f"{nb.id:,}", f"{nb.cosine:+.3f}"]
+            piece = table.shown_piece(nb.id)
+            cells = [piece.text, f"{nb.id:,}", f"{nb.cosine:+.3f}"]
             for c, text in enumerate(cells):
                 it = QTableWidgetItem(text)
                 if c:
                     it.setTextAlignment(Qt.AlignRight | Qt.AlignVCenter)
                     it.setFont(mono_font())
+                elif piece.decoded:
+                    it.setToolTip(piece.describe())
                 self.neighbors.setItem(r, c, it)
 
     def neighbor_ids(self) -> list[int]:
@@ -324,7 +331,7 @@ class RowInspector(QWidget):
         if word is None:
             self.pooled.setText("")
             return
-        pieces = " + ".join(html.escape(display_piece(t.piece), quote=False) for t in word.pieces)
+        pieces = " + ".join(html.escape(tokenized.shown_piece(t).text, quote=False) for t in word.pieces)
         first = ", ".join(f"{v:+.3f}" for v in word.vector[:4])
         norm = float(np.linalg.norm(word.vector.astype(np.float64)))
         self.pooled.setText(
@@ -338,6 +345,7 @@ class RowInspector(QWidget):
     def _clear(self) -> None:
         self._row = None
         self.title.setText("No token selected")
+        self.title.setToolTip("")
         self.subtitle.setText("Click a token to see its row of the embedding matrix")
         for lab in self.facts.values():
             lab.setText("–")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QFont, QFontDatabase, QGuiApplication, QPalette
@@ -248,3 +250,21 @@ def shrinkable(label: pg.LabelItem) -> None:
 
     label.updateMin = update_min
     update_min()
+
+
+_raw_fonts: list | None = None
+
+
+@functools.lru_cache(maxsize=4096)
+def can_draw(ch: str) -> bool:
+    """Whether some installed font has a glyph for ``ch`` (else Qt draws an
+    empty box). ASCII is taken as drawable; the answer is cached per character."""
+    global _raw_fonts
+    if ch.isascii():
+        return True
+    if _raw_fonts is None:
+        from PySide6.QtGui import QRawFont
+
+        _raw_fonts = [QRawFont.fromFont(QFont(f)) for f in QFontDatabase.families()]
+    code = ord(ch)
+    return any(f.supportsCharacter(code) for f in _raw_fonts)

@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
 from superqt.utils import qdebounced
 
 from ..core.text import TokenizedText
+from .text_box import TextBox
 from ..core.tokens import MAX_TEXT_CHARS, IdTokenizer, NameTokenizer
 from ..state import AppState
 from .chip_view import ChipView
@@ -66,7 +67,7 @@ class TokenStrip(QWidget):
         outer.setSpacing(SPACING // 2)
 
         row = QHBoxLayout()
-        self.edit = QLineEdit()
+        self.edit = TextBox()
         self.edit.setPlaceholderText("Type some text to see its tokens…")
         self.edit.setToolTip(f"Text to tokenize with the model's own tokenizer (Ctrl+L); "
                              f"up to {MAX_TEXT_CHARS:,} characters")
@@ -163,8 +164,12 @@ class TokenStrip(QWidget):
 
     def _on_state_tokens_changed(self, tokenized: TokenizedText) -> None:
         err = tokenized.error
-        self.error.setText(str(err) if err is not None else "")
-        self.error.setVisible(err is not None)
+        # a failure of the tokenizer, or one sentence per kind of token that names no row
+        lines = [str(err)] if err is not None else tokenized.problem_lines()
+        self.error.setText(" · ".join(lines))
+        self.error.setToolTip("Tokens that name no row of the table are drawn red; "
+                              "hover over one, or click it, to see why" if tokenized.problems else "")
+        self.error.setVisible(bool(lines))
         table = self._state.table
         self.chips.set_tokens(tokenized)
         has = bool(tokenized.tokens)
@@ -182,8 +187,9 @@ class TokenStrip(QWidget):
         tok = self._state.tokenized
         parts = []
         if tok.tokens:
-            parts.append(f"{len(tok.tokens):,} tokens · {tok.n_words:,} words · "
-                         f"{tok.rows_read:,} distinct rows read")
+            bad = tok.n_bad
+            parts.append(f"{len(tok.tokens):,} tokens" + (f" ({bad:,} with no row)" if bad else "")
+                         + f" · {tok.n_words:,} words · {tok.rows_read:,} distinct rows read")
         if tok.truncated:
             parts.append(f"only the first {tok.limit:,} of {len(tok.text):,} characters are tokenized")
         elif len(self._state.text) >= MAX_TEXT_CHARS:

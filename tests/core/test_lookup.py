@@ -227,11 +227,11 @@ def test_row_layout_of_q8_0_blocks_uses_row_bytes():
 
 def test_stored_base_is_the_real_data_pointer():
     t = open_table("random:1000x16")
-    addr, keep, _what = lookup.stored_base(t)
+    buf = t.stored_buffer()
     arr = t.matrix()
-    assert addr == arr.__array_interface__["data"][0]
-    assert addr + lookup.row_layout(1000, 16, 42).offset == arr[42].__array_interface__["data"][0]
-    del keep
+    assert buf.address == arr.__array_interface__["data"][0]
+    assert buf.address + lookup.row_layout(1000, 16, 42).offset == arr[42].__array_interface__["data"][0]
+    assert buf.keep_alive is not None and "data_ptr" in buf.description
 
 
 def test_compare_table_paths_on_real_tables():
@@ -287,4 +287,4 @@ def test_stored_base_job_gives_the_real_address():
         next(gen)
     base = stop.value.value
     assert isinstance(base, lookup.StoredBase)
-    assert base.address == t.matrix().__array_interface__["data"][0] and base.what
+    assert base.address == t.matrix().__array_interface__["data"][0] and base.description

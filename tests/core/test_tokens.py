@@ -12,11 +12,12 @@ from explorer.core.tokens import (
     HFTokenizer,
     IdTokenizer,
     NameTokenizer,
-    TokenizeError,
-    display_piece,
     ids_array,
+    mark_rows,
     words_of,
 )
+from explorer.core.pieces import PieceFamily, display_piece
+from explorer.core.token_problems import TokenProblem
 
 MB = 1_000_000
 
@@ -50,10 +51,11 @@ def test_name_tokenizer_spans_and_words():
     assert tok.piece(9) == "<9>"
 
 
-def test_name_tokenizer_refuses_unknown_words():
+def test_name_tokenizer_keeps_unknown_words_flagged():
     tok = NameTokenizer(["the", "cat"])
-    with pytest.raises(TokenizeError, match="'dog' is not in this table's vocabulary.*the, cat"):
-        tok.encode("the dog")
+    the, dog, cat = tok.encode("the dog cat")
+    assert (the.id, the.ok) == (0, True) and (cat.id, cat.ok) == (1, True)
+    assert (dog.id, dog.piece, dog.problem, dog.word) == (-1, "dog", TokenProblem.UNKNOWN_WORD, 1)
 
 
 # --------------------------------------------------------------------------
@@ -75,10 +77,33 @@ def test_id_tokenizer_spans():
     assert tok.id_of("²") is None  # isdigit() but not an int() literal
 
 
-@pytest.mark.parametrize("text", ["hello", "1.5", "-1", "3 x 4", "0x10", "²", "1 ³"])
-def test_id_tokenizer_refuses_non_ids(text):
-    with pytest.raises(TokenizeError, match="not a token id"):
-        IdTokenizer(100).encode(text)
+@pytest.mark.parametrize(
+    "text, problems",
+    [
+        ("hello", ["NOT_A_NUMBER"]),
+        ("1.5", ["NOT_A_NUMBER"]),
+        ("-1", ["NEGATIVE"]),
+        ("-0042", ["NEGATIVE"]),
+        ("3 x 4", [None, "NOT_A_NUMBER", None]),
+        ("0x10", ["NOT_A_NUMBER"]),
+        ("²", ["NOT_A_NUMBER"]),  # isdigit() but not an int() literal
+        ("1 ³", [None, "NOT_A_NUMBER"]),
+        ("-", ["NOT_A_NUMBER"]),
+        ("99 100 007", [None, "PAST_LAST_ROW", None]),
+    ],
+)
+def test_id_tokenizer_keeps_every_word_and_flags_non_ids(text, problems):
+    """Issue 12: the first word that was not an id raised, and every chip went."""
+    toks = IdTokenizer(100).encode(text)
+    assert [t.problem.name if t.problem else None for t in toks] == problems
+    for t, word in zip(toks, text.split()):
+        assert t.text_in(text) == word
+        if t.problem is None:
+            assert 0 <= t.id < 100 and t.piece == str(t.id) == str(int(word))
+        elif t.problem is TokenProblem.PAST_LAST_ROW:
+            assert t.id == int(word) and t.piece == word  # the id is kept: it is >= V, never a row
+        else:
+            assert t.id == -1 and t.piece == word  # never a negative index into the table
 
 
 # --------------------------------------------------------------------------
@@ -129,7 +154,7 @@ def test_smollm2_byte_level_spans(smollm2_table):
     for t in toks:
         if not t.special:
             assert t.text_in(text) == t.piece.replace("Ġ", " ")
-    assert display_piece("Ġbank") == "␣bank"
+    assert display_piece("Ġbank", PieceFamily.BYTE_LEVEL).text == "␣bank"
 
 
 def test_hf_tokenizer_matches_the_tokenizers_library(minilm_dir):
@@ -198,11 +223,17 @@ def test_words_of_skips_special_and_keeps_order():
     assert [[t.piece for t in g] for g in groups] == [["a"], ["b"], ["a"]]
 
 
-def test_display_piece():
-    assert display_piece("") == "∅"
-    assert display_piece("▁the") == "␣the"
-    assert display_piece("Ċ") == "↵"
-    assert display_piece("##ness") == "##ness"
+def test_mark_rows_flags_ids_a_tokenizer_gives_past_the_table(mismatch_folder):
+    from explorer.core.sources import open_table
+
+    folder, tok = mismatch_folder
+    t = open_table(str(folder))
+    high = tok.id_to_token(tok.get_vocab_size() - 1)
+    toks = mark_rows(t.tokenizer.encode(f"the {high} cat"), t.vocab_size)
+    assert [x.problem for x in toks] == [None, TokenProblem.NOT_IN_TABLE, None]
+    assert toks[1].id == tok.get_vocab_size() - 1 >= t.vocab_size
+    ok = mark_rows(toks[:1], t.vocab_size)
+    assert ok[0] is toks[0]  # tokens that are fine are not copied
 
 
 def test_unknown_word_maps_to_a_special_unk_token():
@@ -244,14 +275,20 @@ def test_representable_keeps_offsets():
 
 @pytest.mark.parametrize("text", ["9" * 5000, "0" * 30 + "7", "1" * 19, "123456789012345678 " + "9" * 4301])
 def test_id_tokenizer_bounds_digits(text):
+    from explorer.core.token_problems import problem_message
+
     tok = IdTokenizer(100)
-    first = text.split()[-1]
-    if len(first.lstrip("0")) <= 18 and len(text.split()) == 1:
-        assert [t.id for t in tok.encode(text)] == [int(first)]
+    last = text.split()[-1]
+    toks = tok.encode(text)
+    if len(last.lstrip("0")) <= 18:
+        assert toks[-1].id == int(last) and toks[-1].ok == (int(last) < 100)
     else:
-        with pytest.raises(TokenizeError, match="digits\\) is far past the last row") as info:
-            tok.encode(text)
-        assert len(str(info.value)) < 200
+        # never converted (Python refuses ints of more than 4,300 digits), one short message
+        assert toks[-1].problem is TokenProblem.TOO_MANY_DIGITS and toks[-1].id == -1
+        msg = problem_message(toks[-1], 100)
+        assert "digits, far past the last row" in msg and len(msg) < 200
+    if len(toks) > 1:
+        assert toks[0].problem is TokenProblem.PAST_LAST_ROW and toks[0].id == 123456789012345678
     assert tok.id_of("9" * 5000) is None
 
 

@@ -348,6 +348,18 @@ def test_text_corpus_with_a_model_tokenizer():
     assert c.vocab_size == len(set(pieces)) + 2
 
 
+def test_text_corpus_refuses_words_the_tokenizer_cannot_read():
+    """A table of ids keeps "abc" as a token with no row (issue 12); training
+    on such tokens would invent a vocabulary, so the corpus says why not."""
+    from explorer.core.tokens import IdTokenizer
+
+    text = "It was the best of times 42 7\n" * 5
+    with pytest.raises(ConfigError, match="cannot read this text \\(30 words are not ids: 'It', 'was', 'the', …\\)"):
+        text_corpus(text, IdTokenizer(100))
+    c = text_corpus("42 7 42 9\n" * 3, IdTokenizer(100))
+    assert sorted(set(c.words[2:])) == ["42", "7", "9"]
+
+
 @pytest.mark.parametrize("text", ["", "   \n ", "one two three"])
 def test_text_corpus_too_short(text):
     with pytest.raises(ConfigError):

@@ -64,11 +64,18 @@ def check_inspect(table, text: str, limits: InspectLimits = SMALL_LIMITS):
     w = got.work
     assert w.search_macs <= limits.search_macs and w.row_values <= limits.row_values
     assert w.scanned_values <= limits.scan_values
-    for t in got.tokens:
+    for t, row in zip(got.tokens, got.rows):
         assert 0 <= t.start <= t.end <= len(got.text)
-        assert 0 <= t.id < table.vocab_size
+        if t.ok:
+            assert 0 <= t.id < table.vocab_size
+        else:  # kept, with its reason, and never a row index (issue 12)
+            assert t.id == -1 or t.id >= table.vocab_size
+            assert row is None
     assert len(got.text) == len(text)
     data = got.as_json()
+    # bad tokens are counted in one note per kind, never one message each
+    assert len(data["notes"]) <= len(table.notes) + 8
+    assert all(len(n) < 700 for n in data["notes"])
     out = json.dumps(data, allow_nan=False)
     out.encode("utf-8")
     return got

@@ -10,6 +10,16 @@ from PySide6.QtCore import QSettings
 from explorer.app import Explorer, make_app
 
 
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_runtest_makereport(item, call):
+    """Remember whether the test itself failed (the leak check then stays quiet:
+    the failure's traceback holds the test's widgets alive)."""
+    report = yield
+    if report.when == "call":
+        item.test_failed = report.failed
+    return report
+
+
 @pytest.fixture
 def settings(tmp_path):
     return QSettings(str(tmp_path / "settings.ini"), QSettings.IniFormat)
@@ -57,4 +67,6 @@ def _no_top_level_widget_leaks(request):
         # collection costs a second once torch is loaded, so only when needed
         gc.collect()
     left = left_behind()
+    if getattr(request.node, "test_failed", False):
+        return
     assert not left, f"top-level widgets left behind: {[(type(w).__name__, w.windowTitle()) for w in left]}"

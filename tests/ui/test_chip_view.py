@@ -73,7 +73,8 @@ def test_ids_outside_the_table_are_red_and_explained(view):
     table, tok = _tokens("random:100x8", "5 300")
     view.set_tokens(tok)
     assert view.flags(1)["out_of_range"] and not view.flags(0)["out_of_range"]
-    assert "outside the table" in view.tooltip_for(1) and "rows 0 to 99" in view.tooltip_for(1)
+    assert "past the last row" in view.tooltip_for(1) and "rows 0 to 99" in view.tooltip_for(1)
+    assert view.label(1) == ("300", "past row 99")
     img = view.grab().toImage()
     r = view.chip_rect(1).toRect()
     assert QColor(img.pixel(r.center().x(), r.top() + 1)).red() > 150

@@ -134,13 +134,14 @@ def test_bad_path_shows_error_and_keeps_model(qtbot, explorer, tmp_path):
             w.close()
 
 
-def test_tokenize_error_is_shown_not_raised(qtbot, explorer):
+def test_unknown_word_is_shown_not_raised(qtbot, explorer):
     load(qtbot, explorer, "toy:cat-sat")
     explorer.state.set_text("the dog")
     strip = explorer.window.token_strip
     assert not strip.error.isHidden()
-    assert "dog" in strip.error.text()
-    assert explorer.state.tokens == []
+    assert strip.error.text() == "1 word is not in the vocabulary: 'dog'"
+    assert [t.piece for t in explorer.state.tokens] == ["the", "dog"]  # "the" is not lost
+    assert strip.chips.flags(1)["out_of_range"] and strip.chips.label(1) == ("dog", "unknown word")
     explorer.state.set_text("the cat")
     assert strip.error.isHidden()
     assert len(strip.chips.tokens()) == 2

@@ -83,3 +83,81 @@ def test_loading_shows_progress_and_cancel(qtbot, explorer):
     with qtbot.waitSignal(explorer.load_finished, timeout=LOAD_TIMEOUT):
         win.cancel_button.click()
     assert not win.progress.isVisibleTo(win)
+
+
+def test_matrix_cell_values_read_on_their_own_colour(qtbot, explorer):
+    """The values written on a small table's band take the text colour that
+    reads on each cell's colour (no fixed dark text, which vanished on the
+    dark theme's cells), checked by contrast against the colour map."""
+    import numpy as np
+    import pyqtgraph as pg
+
+    from explorer.ui.style import DIVERGING, contrast_ratio, text_color_on
+
+    load(qtbot, explorer, "toy:five-rows")
+    explorer.state.set_selected_token(2)
+    view = explorer.window.matrix_view
+    qtbot.waitUntil(lambda: len(view._cell_texts) > 0, timeout=10_000)
+    table = explorer.state.table.matrix()
+    lim = explorer.state.overview.limit
+    cmap = pg.colormap.get(DIVERGING)
+    assert len(view._cell_texts) == table.size
+    for item in view._cell_texts:
+        r, c = int(item.pos().y()), int(item.pos().x())
+        value = table[r, c]
+        assert item.toPlainText() == f"{value:+.2f}"
+        cell = cmap.map(np.array([(np.clip(value, -lim, lim) + lim) / (2 * lim)]), mode="qcolor")[0]
+        assert item.color.name() == text_color_on(cell).name()
+        assert contrast_ratio(cell, item.color) >= 3.0
+
+
+def test_band_row_labels_thin_out_when_rows_are_short_and_keep_the_selected_one(qtbot, explorer):
+    """At a short window the band's 33 row labels overlapped; now every k-th
+    row is labelled (k from the row height and the font), always including
+    the selected row, and every label fits its slot."""
+    from PySide6.QtGui import QFont, QFontMetrics
+
+    load(qtbot, explorer, "minilm")
+    view = explorer.window.matrix_view
+    axis = view.band_plot.getAxis("left")
+    line = QFontMetrics(axis.style.get("tickFont") or QFont()).height()
+
+    def labels():
+        major, _minor = axis._tickLevels
+        return {round(pos - 0.5): text for pos, text in major}
+
+    for height, token in ((1400, 2054), (560, 7592)):
+        explorer.window.resize(1280, height)
+        explorer.state.set_selected_token(token)
+        qtbot.waitUntil(lambda: view._band is not None and view._band.start <= token < view._band.stop)
+        qtbot.wait(50)
+        band = view._band
+        pitch = view.band_plot.getViewBox().height() / (band.stop - band.start)
+        shown = labels()
+        assert token in shown and shown[token].endswith(f"{token:,}")
+        step = min(b - a for a, b in zip(sorted(shown), sorted(shown)[1:]))
+        assert step * pitch >= line  # no two labels closer than a line of text
+        if pitch >= line + 1:
+            assert len(shown) == band.stop - band.start  # tall rows: every row labelled
+        else:
+            assert 1 < step and len(shown) < band.stop - band.start
+
+
+def test_pieces_no_font_can_draw_show_their_code_point_not_a_box(qtbot, explorer):
+    """MiniLM's Devanagari vowel sign drew as an empty box: the app checks the
+    installed fonts, and a character none of them has shows as U+XXXX."""
+    import unicodedata
+
+    from explorer.core import pieces
+    from explorer.ui.style import can_draw
+
+    assert pieces.glyph_check() is can_draw
+    load(qtbot, explorer, "minilm")
+    table = explorer.state.table
+    assert can_draw("a") and can_draw("◌")
+    for token_id in (1343, 1818):  # 'ो' (a combining mark), '宀'
+        ch = table.piece(token_id)
+        shown = table.shown_piece(token_id).text
+        mark = unicodedata.category(ch).startswith("M")
+        assert shown == ((("◌" + ch) if mark else ch) if can_draw(ch) else f"<U+{ord(ch):04X}>")
+        assert all(can_draw(c) for c in shown if not c.isascii())

@@ -4,10 +4,15 @@ resident memory flat and no window behind."""
 from __future__ import annotations
 
 import gc
+import threading
 
+from PySide6.QtCore import QThreadPool
 from PySide6.QtWidgets import QApplication
 
 from ui_helpers import load
+
+from explorer.core.memory import resident_bytes
+from explorer.core.runtime import trim_heap
 
 #: the models cycled through: every kind of source that opens in well under a second
 SPECS = ["default", "toy:robot", "random:2000x64:1", "toy:cat-sat", "minilm", "random:300x16:2"]
@@ -18,17 +23,21 @@ SLACK_MB = 50
 
 
 def rss_mb() -> float:
-    """Resident memory of this process, from /proc (Linux), in MB."""
-    with open("/proc/self/status") as f:
-        for line in f:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
-    raise RuntimeError("no VmRSS in /proc/self/status")
+    """Resident memory of this process, in MB (Linux: VmRSS)."""
+    return resident_bytes() / 2**20
 
 
 def _settle(qtbot):
+    """Let cancelled jobs end (a PCA of MiniLM cannot stop mid-fit and holds
+    its arrays for a second after a switch), pending deletes run and garbage
+    go, then hand free pages back: what is measured is memory still held."""
+    QThreadPool.globalInstance().waitForDone(60_000)
     qtbot.wait(1)
+    for t in threading.enumerate():
+        if t.name == "trim-heap":
+            t.join()
     gc.collect()
+    trim_heap()
 
 
 def test_a_hundred_model_switches_keep_memory_flat(qtbot, explorer):
@@ -48,5 +57,44 @@ def test_a_hundred_model_switches_keep_memory_flat(qtbot, explorer):
     _settle(qtbot)
     grown = rss_mb() - baseline
     assert grown < SLACK_MB, f"resident memory grew by {grown:.1f} MB over {SWITCHES - WARM_UP} switches"
+    windows = [w for w in QApplication.topLevelWidgets() if w.isVisible() and w is not win]
+    assert not windows, windows
+
+
+#: training runs started and stopped in the window
+CYCLES = 100
+CYCLE_WARM_UP = 20
+
+
+def test_a_hundred_training_runs_started_and_stopped_keep_memory_flat(qtbot, explorer):
+    from explorer.core.training_session import Phase
+
+    win = explorer.window
+    win.show_view("training")
+    view = explorer.training_view
+    view.set_config(dim=8, batch_size=16, steps=100_000)
+    buttons = view.buttons
+    baseline = None
+    for k in range(CYCLES):
+        if k % 25 == 12:  # a model switch between runs, as a user would
+            load(qtbot, explorer, SPECS[k % len(SPECS)])
+            win.show_view("training")
+        buttons.start_button.click()
+        qtbot.waitUntil(lambda: view.history is not None and view.history.n >= 3, timeout=30_000)
+        if k % 4 == 1:  # sometimes paused first, then stopped while held
+            buttons.pause_button.click()
+            qtbot.waitUntil(lambda: view.session.held, timeout=30_000)
+        buttons.stop_button.click()
+        qtbot.waitUntil(lambda: view.session.phase is Phase.STOPPED and not view.running, timeout=30_000)
+        if k % 10 == 9:
+            buttons.reset_button.click()
+            assert view.history is None
+        if k + 1 == CYCLE_WARM_UP:
+            _settle(qtbot)
+            baseline = rss_mb()
+    _settle(qtbot)
+    grown = rss_mb() - baseline
+    assert grown < SLACK_MB, f"resident memory grew by {grown:.1f} MB over {CYCLES - CYCLE_WARM_UP} runs"
+    assert not explorer.state.training.job_running
     windows = [w for w in QApplication.topLevelWidgets() if w.isVisible() and w is not win]
     assert not windows, windows

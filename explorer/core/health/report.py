@@ -299,8 +299,9 @@ class HealthReport:
         n = max(0, min(int(n), len(self.order)))
         return [self.candidate(r, piece=piece_of(int(self.order[r]))) for r in range(n)]
 
-    def as_json(self, top: int, piece_of) -> dict:
-        """What ``health --json`` prints (strict JSON: no NaN)."""
+    def as_json(self, top: int, piece_of, shown_of=None) -> dict:
+        """What ``health --json`` prints (strict JSON: no NaN); ``shown_of(id)``,
+        when given, adds each candidate's readable piece as ``shown``."""
         return {
             "model": self.spec,
             "name": self.name,
@@ -320,5 +321,6 @@ class HealthReport:
                 "expected_by_chance": self.expected_by_chance,
             },
             "notes": list(self.notes),
-            "candidates": [c.as_json() for c in self.top(top, piece_of)],
+            "candidates": [dict(c.as_json(), **({"shown": shown_of(c.id)} if shown_of else {}))
+                           for c in self.top(top, piece_of)],
         }

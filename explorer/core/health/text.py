@@ -7,7 +7,6 @@ import math
 
 import numpy as np
 
-from ..tokens import display_piece
 from .report import CATEGORY_LABELS, HealthReport
 
 __all__ = ["verdict", "category_line", "format_report", "format_number", "lesson", "write_candidates_csv",
@@ -41,8 +40,8 @@ def category_line(report: HealthReport) -> str:
     return ", ".join(f"{c:,} {CATEGORY_LABELS[name]}" for name, c in counts.items() if c or name == "ok")
 
 
-def format_report(report: HealthReport, top: int, piece_of) -> str:
-    """What ``health`` prints without ``--json``."""
+def format_report(report: HealthReport, top: int, table) -> str:
+    """What ``health`` prints without ``--json`` (``table``: the table checked, for its pieces)."""
     lines = [
         f"{report.name}  [{report.spec}]",
         f"E: {report.vocab_size:,} x {report.dim:,} {report.dtype}; tokenizer {report.tokenizer_size:,} ids; "
@@ -51,22 +50,22 @@ def format_report(report: HealthReport, top: int, piece_of) -> str:
         f"tokens: {category_line(report)}",
         f"rows: {verdict(report)}",
     ]
-    rows = {k: v for k, v in report.flag_counts().items() if v and k not in ("low_norm", "high_score",
-                                                                             "under_trained")}
-    if rows:
-        lines.append("also: " + ", ".join(f"{v:,} {k.replace('_', ' ')}" for k, v in rows.items()))
+    conditions = {k: v for k, v in report.flag_counts().items() if v and k not in ("low_norm", "high_score",
+                                                                                   "under_trained")}
+    if conditions:
+        lines.append("also: " + ", ".join(f"{v:,} {k.replace('_', ' ')}" for k, v in conditions.items()))
     lines += [f"note: {n}" for n in report.notes]
-    cands = report.top(top, piece_of)
+    cands = report.top(top, table.piece)
     if not cands:
         return "\n".join(lines)
-    table = [("rank", "id", "piece", "category", "norm", "score", "flagged", "corpus")]
+    rows = [("rank", "id", "piece", "category", "norm", "score", "flagged", "corpus")]
     for c in cands:
-        table.append((str(c.rank + 1), f"{c.id:,}", display_piece(c.piece)[:24], CATEGORY_LABELS[c.category],
+        rows.append((str(c.rank + 1), f"{c.id:,}", table.shown_piece(c.id).text[:24], CATEGORY_LABELS[c.category],
                       format_number(c.norm), format_number(c.score), ", ".join(c.flags) if c.flagged else "",
                       "" if c.corpus_count is None else f"{c.corpus_count:,}"))
-    widths = [max(len(r[i]) for r in table) for i in range(len(table[0]))]
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     right = {0, 1, 4, 5, 7}
-    for k, r in enumerate(table):
+    for k, r in enumerate(rows):
         lines.append("  ".join(v.rjust(w) if i in right else v.ljust(w) for i, (v, w) in
                                enumerate(zip(r, widths))).rstrip())
         if k == 0:
@@ -74,7 +73,7 @@ def format_report(report: HealthReport, top: int, piece_of) -> str:
     return "\n".join(lines)
 
 
-def lesson(report: HealthReport, piece_of, shown: int = 4) -> str:
+def lesson(report: HealthReport, table, shown: int = 4) -> str:
     """Two or three sentences linking what the check found to the training
     lesson (a row moves only when its token is in a batch).
 
@@ -87,7 +86,7 @@ def lesson(report: HealthReport, piece_of, shown: int = 4) -> str:
     if not flagged:
         return ("A table of random rows looks like this, and so does one whose every token was seen often "
                 f"enough in training. {rule}; a token the training text never holds would stand out here.")
-    words = ", ".join(_named(report, i, piece_of) for i in flagged)
+    words = ", ".join(_named(report, i, table) for i in flagged)
     more = f" and {report.flagged_count - len(flagged):,} more" if report.flagged_count > len(flagged) else ""
     if report.corpus_counts is not None:
         counts = report.corpus_counts[report.corpus_counts >= 0]
@@ -102,11 +101,11 @@ def lesson(report: HealthReport, piece_of, shown: int = 4) -> str:
             "kept (almost) their start. They are the \"glitch tokens\" that make models misbehave.")
 
 
-def _named(report: HealthReport, i: int, piece_of) -> str:
+def _named(report: HealthReport, i: int, table) -> str:
     count = ""
     if report.corpus_counts is not None and report.corpus_counts[i] >= 0:
         count = f" ({int(report.corpus_counts[i]):,})"
-    return f"“{display_piece(piece_of(i))}”{count}"
+    return f"“{table.shown_piece(i).text}”{count}"
 
 
 def _times(report: HealthReport, ids) -> str:
@@ -118,24 +117,24 @@ def _times(report: HealthReport, ids) -> str:
     return f"{counts[0]:,} to {counts[-1]:,} times"
 
 
-CSV_COLUMNS = ("rank", "id", "piece", "category", "norm", "norm_z", "score", "flagged", "flags", "duplicate_of",
+CSV_COLUMNS = ("rank", "id", "piece", "shown", "category", "norm", "norm_z", "score", "flagged", "flags", "duplicate_of",
                "corpus_count", "repeat_probability", "glitch_confirmed")
 
 
-def write_candidates_csv(path, report: HealthReport, piece_of, n: int, verification=None) -> int:
+def write_candidates_csv(path, report: HealthReport, table, n: int, verification=None) -> int:
     """Write the ``n`` most under-trained rows as CSV (:data:`CSV_COLUMNS`);
     the last two columns are filled for the tokens a
     :class:`~.verify.VerificationResult` covers. Returns the rows written
     (the header not counted)."""
     import csv
 
-    cands = report.top(n, piece_of)
+    cands = report.top(n, table.piece)
     with open(path, "w", newline="", encoding="utf-8") as f:
         w = csv.writer(f)
         w.writerow(CSV_COLUMNS)
         for c in cands:
             v = verification.of(c.id) if verification is not None else None
-            w.writerow([c.rank + 1, c.id, c.piece, c.category, _g(c.norm), _g(c.norm_z), _g(c.score),
+            w.writerow([c.rank + 1, c.id, c.piece, table.shown_piece(c.id).text, c.category, _g(c.norm), _g(c.norm_z), _g(c.score),
                         int(c.flagged), " ".join(c.flags), "" if c.duplicate_of is None else c.duplicate_of,
                         "" if c.corpus_count is None else c.corpus_count,
                         "" if v is None else f"{v.probability:.6g}", "" if v is None else int(v.confirmed)])

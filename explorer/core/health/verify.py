@@ -21,7 +21,7 @@ from typing import Iterator, Sequence
 import numpy as np
 
 from ..errors import ExplorerError
-from ..tokens import HFTokenizer, display_piece
+from ..tokens import HFTokenizer
 
 __all__ = ["THRESHOLD", "Verification", "VerificationResult", "VerifyUnavailable", "model_source", "iter_verify",
            "PROMPTS"]
@@ -180,6 +180,6 @@ def iter_verify(table, ids: Sequence[int]) -> Iterator[tuple[float, str]]:
             done += 1
             yield 0.1 + 0.9 * done / steps, f"Asking the model to repeat {len(ids)} tokens… {done} of {steps}"
     name = f"{kwargs.get('gguf_file') or Path(folder).name} ({type(model).__name__})"
-    results = tuple(Verification(i, display_piece(table.piece(i)), float(p), bool(p < THRESHOLD))
+    results = tuple(Verification(i, table.shown_piece(i).text, float(p), bool(p < THRESHOLD))
                     for i, p in zip(ids, best))
     return VerificationResult(table.spec, name, results, THRESHOLD, len(PROMPTS), time.perf_counter() - t0)

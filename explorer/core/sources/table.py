@@ -11,6 +11,7 @@ from typing import Callable, Iterator, Mapping, Sequence
 import numpy as np
 
 from ..memory import require
+from ..pieces import DisplayPiece, display_piece
 from ..tokens import Tokenizer
 
 __all__ = ["EmbeddingTable", "StoredBuffer", "CACHE_ELEMENTS"]
@@ -332,10 +333,8 @@ class EmbeddingTable:
             return self._memo.completions
         with self._memo.lock:
             if self._memo.completions is None:
-                from ..tokens import display_piece
-
                 rows = self.trained_rows
-                self._memo.completions = (sorted({display_piece(self.piece(i)) for i in range(rows)})
+                self._memo.completions = (sorted({self.shown_piece(i).text for i in range(rows)})
                                           if rows <= limit else [])
             return self._memo.completions
 
@@ -389,3 +388,8 @@ class EmbeddingTable:
     def piece(self, token_id: int) -> str:
         """The tokenizer's piece for ``token_id`` (``<id>`` when it has none)."""
         return self.tokenizer.piece(int(token_id))
+
+    def shown_piece(self, token_id: int) -> DisplayPiece:
+        """What the piece of ``token_id`` stands for, readable (decoded bytes,
+        visible spaces; see :func:`explorer.core.pieces.display_piece`)."""
+        return display_piece(self.tokenizer.piece(int(token_id)), self.tokenizer.family)

@@ -229,7 +229,8 @@ class ContextPage(QWidget):
         for i, o in enumerate(same.occurrences):
             values = same.rows[i][:4] if same.ok else table.row(o.id)[:4]
             first = "[" + ", ".join(f"{x:+.4f}" for x in values) + ", …]"
-            cells = [f"{o.sentence + 1}", f"{o.position}", o.piece, f"{o.id:,}", _hex_offset(table, o.id), first]
+            cells = [f"{o.sentence + 1}", f"{o.position}", table.shown_piece(o.id).text, f"{o.id:,}",
+                     _hex_offset(table, o.id), first]
             for j, text in enumerate(cells):
                 item = QTableWidgetItem(text)
                 item.setTextAlignment((Qt.AlignRight if j in (0, 1, 3, 4) else Qt.AlignLeft) | Qt.AlignVCenter)

@@ -11,7 +11,6 @@ from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView
 from ...core.health import CATEGORY_LABELS, Flag, HealthReport
 from ...core.health.text import format_number
 from ...core.health.verify import VerificationResult
-from ...core.tokens import display_piece
 from ..style import ERROR, HEALTH_CATEGORY_COLORS, mono_font
 
 __all__ = ["CandidateModel", "CandidateTable", "MIN_ROWS_SHOWN", "MAX_ROWS_SHOWN"]
@@ -122,7 +121,7 @@ class CandidateModel(QAbstractTableModel):
             if col == "#":
                 out.append(f"{row + 1:,}")
             elif col == "piece":
-                out.append(display_piece(self._piece_of(i)) if self._piece_of else str(i))
+                out.append(self._piece_of(i) if self._piece_of else str(i))
             elif col == "id":
                 out.append(f"{i:,}")
             elif col == "category":

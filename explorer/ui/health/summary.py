@@ -45,8 +45,8 @@ class SummaryPanel(QWidget):
         self.caption.setText(html.escape(text))
         self.counts.setText("")
 
-    def set_report(self, report: HealthReport, piece_of) -> None:
-        self.caption.setText(f"<b>{html.escape(verdict(report))}</b> {html.escape(lesson(report, piece_of))}")
+    def set_report(self, report: HealthReport, table) -> None:
+        self.caption.setText(f"<b>{html.escape(verdict(report))}</b> {html.escape(lesson(report, table))}")
         cats = " ".join(
             f"<span style='color:{HEALTH_CATEGORY_COLORS[name]}'>●</span>&nbsp;{CATEGORY_LABELS[name]}&nbsp;{n:,}"
             for name, n in report.category_counts().items() if n or name == "ok")

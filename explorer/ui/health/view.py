@@ -161,10 +161,11 @@ class HealthView(QWidget):
         self._report = report
         self.status.setText("")
         self.run_button.hide()
-        self.summary.set_report(report, table.piece)
-        self.vocab_plot.set_report(report, table.piece)
+        shown = _shown_text(table)
+        self.summary.set_report(report, table)
+        self.vocab_plot.set_report(report, shown)
         self.histogram.set_report(report)
-        self.table.set_report(report, table.piece)
+        self.table.set_report(report, shown)
         self.export_button.setEnabled(True)
         self._show_verify_availability(table)
         if self._state.verification.value is not None:
@@ -242,5 +243,10 @@ class HealthView(QWidget):
         """Write the rows of the candidates table as CSV; returns rows written."""
         if self._report is None or self._state.table is None:
             return 0
-        return write_candidates_csv(path, self._report, self._state.table.piece, self.table.model_.rowCount(),
+        return write_candidates_csv(path, self._report, self._state.table, self.table.model_.rowCount(),
                                     self._state.verification.value)
+
+
+def _shown_text(table):
+    """``id -> readable piece`` for the table (decoded bytes, visible spaces)."""
+    return lambda token_id: table.shown_piece(token_id).text

@@ -12,7 +12,6 @@ from superqt.utils import qthrottled, signals_blocked
 
 from ...core.health import CATEGORIES, CATEGORY_LABELS, Flag, HealthReport
 from ...core.health.text import format_number
-from ...core.tokens import display_piece
 from ..style import ACCENT, ERROR, HEALTH_CATEGORY_COLORS, plot_colors, shrinkable, style_plot
 from .dot_raster import DotRaster
 
@@ -186,7 +185,7 @@ class VocabPlot(QWidget):
         if i < 0 or r is None:
             self.readout.setText("")
             return
-        piece = display_piece(self._piece_of(i)) if self._piece_of else str(i)
+        piece = self._piece_of(i) if self._piece_of else str(i)
         self.readout.setText(f"{piece}  id {i:,}  {CATEGORY_LABELS[r.category_of(i)]}  norm "
                              f"{format_number(r.norms[i])}  score {format_number(r.scores[i])}"
                              + ("  flagged" if r.flags[i] & Flag.UNDER_TRAINED else ""))

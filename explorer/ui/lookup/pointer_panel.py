@@ -205,7 +205,7 @@ class PointerPanel(QWidget):
             f"        = <b style='color:{ACCENT}'>{addr}</b>",
         ]
         if base is not None:
-            note = f"base = {base.what}"
+            note = f"base = {base.description}"
         elif stored:
             note = "base = where the table starts in memory"
         else:

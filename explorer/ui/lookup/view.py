@@ -17,7 +17,6 @@ from ...core import animation as anim
 from ...core.bench import LookupMeasurement
 from ...core.errors import user_message
 from ...core.lookup import PathComparison, RowLayout, row_layout
-from ...core.tokens import display_piece
 from ...state import AppState
 from ..binding import JobBinding, ShownGate
 from ..style import ACCENT, ERROR, SPACING
@@ -203,9 +202,14 @@ class LookupView(QWidget):
         self._last_frame = None
         self.pause()
         self.verdict.setText("")
-        table = self._state.table
-        self.empty.setText("Open a model to see how a row of E is looked up (Ctrl+O)" if table is None
-                           else "Click a token to see the two ways of looking up its row of E")
+        table, tokenized, pos = self._state.table, self._state.tokenized, self._state.selected_position
+        bad = tokenized.tokens[pos] if 0 <= pos < len(tokenized.tokens) else None
+        if table is None:
+            self.empty.setText("Open a model to see how a row of E is looked up (Ctrl+O)")
+        elif bad is not None and not bad.ok:  # the selected chip names no row: nothing to look up
+            self.empty.setText(f"Token {pos + 1:,} has no row to look up: {tokenized.problem_message(bad)}.")
+        else:
+            self.empty.setText("Click a token to see the two ways of looking up its row of E")
         self._stack.setCurrentWidget(self.empty)
 
     def _show_token(self) -> None:
@@ -221,8 +225,8 @@ class LookupView(QWidget):
         rows = table.rows(window.ids)
         finite = np.abs(rows[np.isfinite(rows)])
         lim = float(finite.max()) if finite.size and finite.max() > 0 else 1.0
-        pieces = [display_piece(table.piece(int(i))) for i in window.ids]
-        token = display_piece(table.piece(self._hot))
+        pieces = [table.shown_piece(int(i)).text for i in window.ids]
+        token = table.shown_piece(self._hot).text
         self.onehot.show_token(v, d, self._hot, token, window, rows, pieces, lim)
         self.pointer.show_token(rows[int(np.nonzero(window.ids == self._hot)[0][0])], lim)
         self._stack.setCurrentWidget(self._content)

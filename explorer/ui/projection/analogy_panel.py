@@ -22,7 +22,6 @@ from PySide6.QtWidgets import (
 from ...core.analogy import ANALOGY_K, AnalogyResult
 from ...core.errors import user_message
 from ...core.projection import find_token_ids
-from ...core.tokens import display_piece
 from ..style import mono_font
 
 __all__ = ["AnalogyPanel"]
@@ -132,13 +131,13 @@ class AnalogyPanel(QWidget):
         if table is None:
             return
         self._answers = result.ids()
-        p = [display_piece(table.piece(i)) for i in (result.a, result.b, result.c)]
-        best = display_piece(table.piece(result.best.id)) if result.best is not None else "?"
+        p = [table.shown_piece(i).text for i in (result.a, result.b, result.c)]
+        best = table.shown_piece(result.best.id).text if result.best is not None else "?"
         self.status.setText(f"{p[0]} − {p[1]} + {p[2]} ≈ {best}  ({result.rows_searched:,} rows searched)")
         self.table.clearSelection()
         self.table.setRowCount(len(result.answers))
         for r, nb in enumerate(result.answers):
-            cells = [display_piece(table.piece(nb.id)), f"{nb.id:,}", f"{nb.cosine:+.3f}"]
+            cells = [table.shown_piece(nb.id).text, f"{nb.id:,}", f"{nb.cosine:+.3f}"]
             for col, text in enumerate(cells):
                 it = QTableWidgetItem(text)
                 if col:

@@ -17,7 +17,7 @@ from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QStaticText
 
 from ...core.label_layout import place_labels
-from ...core.tokens import short_piece
+from ...core.pieces import shorten
 
 __all__ = ["LabelSpec", "LabelLayer", "faint_labels"]
 
@@ -57,7 +57,8 @@ def faint_labels(xy: np.ndarray, ids: np.ndarray, rect, piece, color: str, seen:
     """Labels for the points of the cloud inside ``rect`` (view coordinates), when
     at most ``limit`` are (the view is zoomed in far enough); ids in ``seen`` are skipped.
 
-    ``xy`` (n, 2) and ``ids`` (n,) are the cloud's points; ``piece(id)`` gives a token's text.
+    ``xy`` (n, 2) and ``ids`` (n,) are the cloud's points; ``piece(id)`` gives a token's
+    shown piece (a :class:`~explorer.core.pieces.DisplayPiece`, e.g. ``table.shown_piece``).
     """
     if not len(xy):
         return []
@@ -66,7 +67,7 @@ def faint_labels(xy: np.ndarray, ids: np.ndarray, rect, piece, color: str, seen:
                         & (xy[:, 1] >= lo_y) & (xy[:, 1] <= hi_y))[0]
     if len(inside) > limit:
         return []
-    return [LabelSpec(int(ids[k]), float(xy[k, 0]), float(xy[k, 1]), short_piece(piece(int(ids[k]))), color,
+    return [LabelSpec(int(ids[k]), float(xy[k, 0]), float(xy[k, 1]), piece(int(ids[k])).short(), color,
                       False, False) for k in inside if int(ids[k]) not in seen]
 
 

@@ -23,7 +23,6 @@ from ...core.analogy import AnalogyResult
 from ...core.errors import user_message
 from ...core.projection import ProjectionResult, find_token_ids, variance_shown
 from ...core.projection_csv import write_coordinates_csv, write_neighbors_csv
-from ...core.tokens import display_piece, short_piece
 from ...state import AppState
 from ..binding import JobBinding, ShownGate
 from ..style import ACCENT, EXTRA, NEIGHBORS, SPACING, TEXT_TOKENS, class_color
@@ -412,11 +411,11 @@ class ProjectionView(QWidget):
         specs = []
         if wanted:
             xy = self._xy([w[0] for w in wanted])
-            specs = [LabelSpec(tid, float(p[0]), float(p[1]), short_piece(table.piece(tid)), color, bold)
+            specs = [LabelSpec(tid, float(p[0]), float(p[1]), table.shown_piece(tid).short(), color, bold)
                      for (tid, color, bold), p in zip(wanted, xy)]
         muted = QColor(self.plot.foreground)
         muted.setAlpha(150)
-        return specs + faint_labels(self.plot.cloud.positions(), self._result.ids, self.plot.view_rect(), table.piece,
+        return specs + faint_labels(self.plot.cloud.positions(), self._result.ids, self.plot.view_rect(), table.shown_piece,
                                     muted.name(QColor.HexArgb), seen, LABEL_FAINT_IN_VIEW)
 
     # -- analogies ----------------------------------------------------------------------------
@@ -441,7 +440,7 @@ class ProjectionView(QWidget):
             return
         x, y = self.axes()
         px, py = self._xy([token_id])[0]
-        text = f"<b>{html.escape(display_piece(table.piece(token_id)))}</b>  id {token_id:,}"
+        text = f"<b>{html.escape(table.shown_piece(token_id).text)}</b>  id {token_id:,}"
         name = self._state.classes.name_of(token_id) if self._state.classes is not None else None
         if name:
             text += f"  · {html.escape(name)}"

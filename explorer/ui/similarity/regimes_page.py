@@ -25,7 +25,6 @@ from PySide6.QtWidgets import (
 from ...core.errors import user_message
 from ...core.projection import find_token_ids
 from ...core.similarity import MAX_TOKENS, SimilarityMatrices, cell_decimals
-from ...core.tokens import display_piece
 from ...state import AppState
 from ..binding import JobBinding, ShownGate
 from ..export import export_graphics
@@ -300,7 +299,7 @@ class RegimesPage(QWidget):
     def _describe_cell(self, r: int, c: int) -> str:
         m, table = self._m, self._state.table
         a, b = m.ids[r], m.ids[c]
-        pa, pb = html.escape(display_piece(table.piece(a))), html.escape(display_piece(table.piece(b)))
+        pa, pb = html.escape(table.shown_piece(a).text), html.escape(table.shown_piece(b).text)
         text = (f"<b>{pa}</b> (id {a:,}) and <b>{pb}</b> (id {b:,}): {SYMBOLS[m.metric]} = "
                 f"{self._fmt(m)(m.learned[r, c])} · |i − j| = {abs(a - b):,} · one-hot distance = {m.one_hot[r, c]:.3f}")
         self.info.setText(text)
