@@ -13,6 +13,14 @@ __all__ = ["verdict", "category_line", "format_report", "format_number", "lesson
            "CSV_COLUMNS"]
 
 
+_CONDITION_WORDS = {
+    "zero": "all-zero rows",
+    "non_finite": "rows with a non-finite value",
+    "exact_duplicate": "rows with an exact duplicate",
+    "near_duplicate": "rows with a near duplicate",
+}
+
+
 def format_number(x: float, digits: int = 3) -> str:
     """A float for a table cell; "–" when not finite."""
     return f"{x:.{digits}f}" if math.isfinite(x) else "–"
@@ -53,7 +61,7 @@ def format_report(report: HealthReport, top: int, table) -> str:
     conditions = {k: v for k, v in report.flag_counts().items() if v and k not in ("low_norm", "high_score",
                                                                                    "under_trained")}
     if conditions:
-        lines.append("also: " + ", ".join(f"{v:,} {k.replace('_', ' ')}" for k, v in conditions.items()))
+        lines.append("also: " + ", ".join(f"{v:,} {_CONDITION_WORDS[k]}" for k, v in conditions.items()))
     lines += [f"note: {n}" for n in report.notes]
     cands = report.top(top, table.piece)
     if not cands:
