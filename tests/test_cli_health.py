@@ -3,17 +3,11 @@
 from __future__ import annotations
 
 import json
-import os
 import re
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
 from explorer import cli
-
-REPO = Path(__file__).resolve().parents[1]
 
 
 def call(capsys, *argv):
@@ -65,10 +59,8 @@ def test_health_bad_arguments_exit_2(capsys, argv, pattern):
     assert pattern in err
 
 
-def test_health_unreadable_file_exit_2(tmp_path):
+def test_health_unreadable_file_exit_2(capsys, tmp_path):
     bad = tmp_path / "broken.safetensors"
     bad.write_bytes(b"\x10\x00\x00\x00\x00\x00\x00\x00{not json at all")
-    env = dict(os.environ, PYTHONPATH=str(REPO), HF_HUB_OFFLINE="1")
-    p = subprocess.run([sys.executable, "-m", "explorer", "health", "--model", str(bad)], capture_output=True,
-                       text=True, env=env, cwd=str(tmp_path), timeout=120)
-    assert_one_error_line(p.returncode, p.stdout, p.stderr)
+    rc, out, err = call(capsys, "health", "--model", str(bad))
+    assert_one_error_line(rc, out, err)
