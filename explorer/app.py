@@ -110,6 +110,9 @@ class Explorer(QObject):
                                    "rare rows, classes clustering", self._build_training),
             "cost": w.add_view("Cost", "What the table costs (parameters, bytes, tying, Adam), famous models "
                                "compared, why vectors, context-free lookup", self._build_cost),
+            "health": w.add_view("Health", "Which rows did training leave behind? Row norms, a Magikarp-style "
+                                 "score, duplicates and the tokenizer's round trip over the whole vocabulary",
+                                 self._build_health),
         }
         w.tabs.currentChanged.connect(self._on_tabs_current_changed)
 
@@ -136,6 +139,10 @@ class Explorer(QObject):
     @property
     def cost_view(self):
         return self.view("cost")
+
+    @property
+    def health_view(self):
+        return self.view("health")
 
     def _build_lookup(self):
         from .ui.lookup import LookupView
@@ -169,6 +176,13 @@ class Explorer(QObject):
         from .ui.cost import CostView
 
         view = CostView(self.state)
+        view.token_selected.connect(self.state.set_selected_token)
+        return view
+
+    def _build_health(self):
+        from .ui.health import HealthView
+
+        view = HealthView(self.state)
         view.token_selected.connect(self.state.set_selected_token)
         return view
 

@@ -3,6 +3,7 @@
     python -m explorer [--model SPEC] [--text TEXT] [--token N] [--view NAME] [--screenshot FILE.png]
     python -m explorer models [--json]
     python -m explorer inspect --model SPEC --text TEXT [--json]
+    python -m explorer health --model SPEC [--top N] [--json]
     python -m explorer bench [--open SPEC] [--json]
     python -m explorer train [...]
     python -m explorer build-default [--out DIR]
@@ -21,7 +22,7 @@ import tempfile
 
 from .core.errors import ExplorerError, user_message
 
-VIEWS = ("matrix", "lookup", "projection", "similarity", "training", "cost")
+VIEWS = ("matrix", "lookup", "projection", "similarity", "training", "cost", "health")
 
 
 class CliError(Exception):
@@ -58,10 +59,17 @@ def build_parser() -> argparse.ArgumentParser:
     i.add_argument("--k", type=int, default=5, help="neighbours per token")
     i.add_argument("--json", action="store_true")
 
+    h = sub.add_parser("health", help="rows that training left behind, and the tokenizer's round trip")
+    h.add_argument("--model", default="default")
+    h.add_argument("--top", type=int, default=100, help="candidates to list, most under-trained first")
+    h.add_argument("--json", action="store_true")
+
     b = sub.add_parser("bench", help="measure speed")
     b.add_argument("--open", dest="open_spec", default=None, metavar="SPEC",
                    help="embedding-only opening versus a full transformers load")
-    b.add_argument("--big", action="store_true", help="also open a 128,256 x 8,192 bf16 table written to a temp file")
+    b.add_argument("--big", action="store_true",
+                   help="also open a 128,256 x 8,192 bf16 table written to a temp file and search its neighbours, "
+                        "and check the token health of a 128,256 x 4,096 one and of MiniLM")
     b.add_argument("--lookup", dest="lookup_spec", default=None, metavar="SPEC", help="gather vs one-hot on SPEC")
     b.add_argument("--gui", action="store_true", help="selection latency, start-up and model opening in the window")
     b.add_argument("--training", action="store_true",
@@ -132,6 +140,8 @@ def main(argv: list[str] | None = None) -> int:
             return cmd_models(args)
         if args.command == "inspect":
             return cmd_inspect(args)
+        if args.command == "health":
+            return cmd_health(args)
         if args.command == "bench":
             return cmd_bench(args)
         if args.command == "train":
@@ -283,6 +293,25 @@ def _first_values(row: list | None) -> str:
         return "(not printed)"
     vals = ", ".join("nan/inf" if x is None else f"{x:+.3f}" for x in row[:4])
     return f"[{vals}{', ...' if len(row) > 4 else ''}]"
+
+
+# -- health -------------------------------------------------------------------------
+
+
+def cmd_health(args) -> int:
+    if args.top < 0:
+        raise CliError("--top must be 0 or more")
+    from .core.health import health_report
+    from .core.health.text import format_report
+
+    table = _open(args.model)
+    with _native_stderr_held():
+        report = health_report(table)
+    if args.json:
+        print(json.dumps(report.as_json(args.top, table.piece, lambda i: table.shown_piece(i).text), allow_nan=False))
+    else:
+        print(format_report(report, args.top, table))
+    return 0
 
 
 # -- bench --------------------------------------------------------------------------

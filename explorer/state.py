@@ -20,6 +20,8 @@ from PySide6.QtCore import QObject, Signal
 from .core.analogy import ANALOGY_K, analogy_job
 from .core.context import contextual_job
 from .core.geometry import random_vector_check_job
+from .core.health import iter_health
+from .core.health.verify import iter_verify
 from .core.loading import ClassIndex, LoadedModel
 from .core.lookup import lookup_check_job, measure_lookup_job, stored_base_job
 from .core.neighbors import INLINE_VALUES, iter_neighbors_of, neighbors_of
@@ -83,6 +85,10 @@ class AppState(QObject):
     analogy : AnalogyResult of a − b + c, for :meth:`request_analogy`.
     similarity : SimilarityMatrices of the text's and the added tokens, by the
         measure of :meth:`request_similarity` (only while wanted; on the spot when cheap).
+    health : HealthReport of the table: under-trained rows, tokenizer round trips
+        (lazy; kept for the model; :meth:`request_health` runs it again after a Cancel).
+    verification : VerificationResult of :meth:`request_verification` (the model asked to
+        repeat candidate tokens).
     """
 
     model_changed = Signal(object)
@@ -117,6 +123,8 @@ class AppState(QObject):
         self.context = Computation(self)
         self.analogy = Computation(self)
         self.similarity = Computation(self, lazy=True)
+        self.health = Computation(self, lazy=True)
+        self.verification = Computation(self)
         self._similarity_metric: str | None = None
         self._projection_params: tuple[str, int] | None = None
         self.interest.finished.connect(self._on_interest_finished)
@@ -201,6 +209,7 @@ class AppState(QObject):
         self.extra_tokens_changed.emit([])
         self.random_check.request(random_vector_check_job, loaded.table, N_RANDOM_PAIRS, key=id(loaded.table))
         self.stored_base.request(stored_base_job, loaded.table, key=id(loaded.table))
+        self.request_health()
         if adopt_text and loaded.tokenized.text != self._text:
             self._text = loaded.tokenized.text
             self.text_changed.emit(self._text)
@@ -418,6 +427,18 @@ class AppState(QObject):
             comp.request(similarity_job, table, ids, metric, key=key)
 
     # -- work the user asks for ------------------------------------------------------------
+    def request_health(self) -> None:
+        """Check every row of the table (once per model; again after a Cancel)."""
+        if self._table is not None:
+            self.health.request(iter_health, self._table, key=id(self._table))
+
+    def request_verification(self, ids) -> None:
+        """Load the whole model and ask it to repeat tokens ``ids``, in a worker."""
+        table = self._table
+        if table is not None:
+            ids = tuple(int(i) for i in ids)
+            self.verification.request(iter_verify, table, ids, key=(id(table), ids))
+
     def measure_lookup(self, batch_sizes: tuple[int, ...] = (1, 64)) -> None:
         """Time gather, one-hot @ E and nn.Linear on the table, in a worker."""
         if self._table is not None:

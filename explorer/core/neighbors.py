@@ -9,14 +9,14 @@ from dataclasses import dataclass
 from typing import Iterator
 
 from .geometry import Neighbor, nearest_neighbors
+from .jobs import run_to_end
+from .nearest import iter_search
 
 __all__ = ["NeighborList", "INLINE_VALUES", "neighbors_of", "iter_neighbors_of"]
 
 #: tables of at most this many values (V x d) are searched on the spot: a
 #: product this small takes well under a millisecond
 INLINE_VALUES = 1_000_000
-#: rows per block when a big table is streamed (about 32 MB of float32 at d = 1,024)
-_STREAM_VALUES = 8 * 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -43,20 +43,16 @@ class NeighborList:
 
 def neighbors_of(table, token_id: int, k: int = 10) -> NeighborList:
     """The ``k`` nearest rows of ``token_id`` (runs to the end; see :func:`iter_neighbors_of`)."""
-    gen = iter_neighbors_of(table, token_id, k)
-    while True:
-        try:
-            next(gen)
-        except StopIteration as stop:
-            return stop.value
+    return run_to_end(iter_neighbors_of(table, token_id, k))
 
 
 def iter_neighbors_of(table, token_id: int, k: int = 10) -> Iterator[tuple[float, str]]:
     """Generator for a worker: yields ``(fraction, message)``, returns a :class:`NeighborList`.
 
     A table held in memory is searched in one product (its unit rows are
-    cached by the loader); a bigger one is read block by block, with a
-    chance to stop between blocks.
+    cached by the loader); a bigger one is streamed by
+    :func:`~explorer.core.nearest.iter_search`, with a chance to stop
+    between blocks.
     """
     table.check_id(token_id)
     query = table.row(int(token_id))
@@ -64,12 +60,5 @@ def iter_neighbors_of(table, token_id: int, k: int = 10) -> Iterator[tuple[float
     if table.unit_matrix() is not None:
         found = nearest_neighbors(table, query, k=k, exclude=[token_id])
         return NeighborList(int(token_id), tuple(found), total)
-    block = max(256, _STREAM_VALUES // max(1, table.dim))
-    best: list[Neighbor] = []
-    for start, rows in table.iter_blocks(block, stop=total):
-        local = [token_id - start] if start <= token_id < start + len(rows) else []
-        best += [Neighbor(n.id + start, n.cosine) for n in nearest_neighbors(rows, query, k=k, exclude=local)]
-        best = sorted(best, key=lambda n: -n.cosine)[:k]
-        done = start + len(rows)
-        yield done / total, f"Searching neighbours… {done:,} of {total:,} rows"
-    return NeighborList(int(token_id), tuple(best), total)
+    found = yield from iter_search(table, query[None, :], k, [[int(token_id)]])
+    return NeighborList(int(token_id), tuple(found[0]), total)

@@ -37,6 +37,16 @@ SEQUENTIAL = "viridis"
 #: bars of reference figures (other models) beside the loaded one (ACCENT); Okabe-Ito blue and sky blue
 REFERENCE = "#0072B2"
 REFERENCE_LIGHT = "#56B4E9"
+#: token health: the tokenizer round-trip category of each row (Okabe-Ito; the
+#: bulk of "ok" rows in a quiet blue), and the ring around flagged rows (ERROR)
+HEALTH_CATEGORY_COLORS = {
+    "ok": "#7FA7C9",
+    "special": "#E69F00",
+    "unreachable": "#D55E00",
+    "undecodable": "#CC79A7",
+    "no_piece": "#999999",
+    "no_row": "#999999",
+}
 #: text written on colour-mapped cells: the one of these that contrasts more with the cell
 DARK_TEXT = "#1a1a1a"
 LIGHT_TEXT = "#ffffff"

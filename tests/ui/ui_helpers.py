@@ -93,3 +93,19 @@ def wait_tokens(qtbot, state, text: str, timeout: int = 30_000):
     state.set_text(text)
     qtbot.waitUntil(lambda: state.tokenized.text == text and not state.tokenizing, timeout=timeout)
     return state.tokens
+
+
+class SceneClick:
+    """A left click at a scene position, as pyqtgraph's scene reports it
+    (for handlers of ``scene().sigMouseClicked``)."""
+
+    def __init__(self, scene_pos):
+        self._pos = scene_pos
+
+    def button(self):
+        from PySide6.QtCore import Qt
+
+        return Qt.LeftButton
+
+    def scenePos(self):
+        return self._pos

@@ -13,6 +13,8 @@ from pathlib import Path
 from typing import Sequence
 
 from .harness import CHILD_PRELUDE, BenchError, run_child
+from .passes import (HEALTH_MINILM_TARGET_SECONDS, HEALTH_SHAPE, HEALTH_TARGET_RSS_BYTES, HEALTH_TARGET_SECONDS,
+                     NEIGHBORS_TARGET_SECONDS, bench_health, bench_neighbors)
 
 __all__ = ["write_bf16_table", "bench_big_table", "BIG_SHAPE", "BIG_TARGET_SECONDS", "BIG_TARGET_RSS_BYTES"]
 
@@ -76,17 +78,10 @@ def write_bf16_table(folder: Path, shape: tuple[int, int] = BIG_SHAPE, chunk_row
     return folder
 
 
-def bench_big_table(shape: tuple[int, int] = BIG_SHAPE, ids: Sequence[int] | None = None) -> dict:
-    """Open a 128,256 x 8,192 bfloat16 table (2.1 GB) in a fresh process.
-
-    The table is written to a temporary folder (deleted afterwards); the
-    child times ``open_table(folder)`` plus reading rows 0, 42 and the last.
-    Targets: open under :data:`BIG_TARGET_SECONDS` s and peak RSS under
-    :data:`BIG_TARGET_RSS_BYTES` bytes.
-    """
+def _temporary_table(shape: tuple[int, int]):
+    """Write a bfloat16 table to a new temporary folder; (folder, seconds)."""
     v, d = int(shape[0]), int(shape[1])
     nbytes = v * d * 2
-    ids = [0, min(42, v - 1), v - 1] if ids is None else [int(i) for i in ids]
     base = Path(tempfile.gettempdir())
     free = shutil.disk_usage(base).free
     if free < nbytes + (256 << 20):
@@ -94,14 +89,40 @@ def bench_big_table(shape: tuple[int, int] = BIG_SHAPE, ids: Sequence[int] | Non
             f"the big-table benchmark needs {nbytes / 1e9:.2f} GB free in {base}, only {free / 1e9:.2f} GB are"
         )
     tmp = Path(tempfile.mkdtemp(prefix="explorer-bigtable-"))
+    t0 = time.perf_counter()
     try:
-        t0 = time.perf_counter()
         write_bf16_table(tmp, (v, d))
-        write_s = time.perf_counter() - t0
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return tmp, time.perf_counter() - t0
+
+
+def bench_big_table(shape: tuple[int, int] = BIG_SHAPE, ids: Sequence[int] | None = None,
+                    health_shape: tuple[int, int] | None = HEALTH_SHAPE, minilm: bool = True) -> dict:
+    """Open a 128,256 x 8,192 bfloat16 table (2.1 GB) in a fresh process,
+    then search neighbours in it, then check the health of a 128,256 x
+    4,096 one (and of MiniLM), each in a fresh process.
+
+    The tables are written to temporary folders (deleted afterwards); the
+    first child times ``open_table(folder)`` plus reading rows 0, 42 and the
+    last. Targets: open under :data:`BIG_TARGET_SECONDS` s and peak RSS
+    under :data:`BIG_TARGET_RSS_BYTES` bytes; a neighbour query under
+    :data:`NEIGHBORS_TARGET_SECONDS` s; health under
+    :data:`HEALTH_TARGET_SECONDS` s within :data:`HEALTH_TARGET_RSS_BYTES`
+    bytes, MiniLM's under :data:`HEALTH_MINILM_TARGET_SECONDS` s.
+    ``health_shape`` None (and ``minilm`` False) leaves the health checks out.
+    """
+    v, d = int(shape[0]), int(shape[1])
+    nbytes = v * d * 2
+    ids = [0, min(42, v - 1), v - 1] if ids is None else [int(i) for i in ids]
+    tmp, write_s = _temporary_table((v, d))
+    try:
         child = run_child(_CHILD_BIG, {"folder": str(tmp), "ids": ids}, "opening the big table")
+        near = bench_neighbors(tmp, (min(42, v - 1), min(1000, v - 1)))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    return {
+    out = {
         "shape": [v, d],
         "dtype": "bfloat16",
         "file_bytes": nbytes,
@@ -116,4 +137,43 @@ def bench_big_table(shape: tuple[int, int] = BIG_SHAPE, ids: Sequence[int] | Non
             "Written just before the measurement, so the file is in the OS page cache; only the header and "
             "the three rows' pages are touched by the open.",
         ],
+        **_neighbors_fields(near),
+    }
+    if health_shape is not None:
+        out.update(_health_fields(tuple(health_shape)))
+    if minilm:
+        m = bench_health("minilm")
+        out.update(health_minilm_s=m["health_s"], health_minilm_target_seconds=HEALTH_MINILM_TARGET_SECONDS,
+                   health_minilm_pass=m["health_s"] <= HEALTH_MINILM_TARGET_SECONDS)
+    return out
+
+
+def _neighbors_fields(near: dict) -> dict:
+    return {
+        "big_neighbors_s": near["neighbors_s"],
+        "big_neighbors_first_s": near["first_query_s"],
+        "big_neighbors_peak_rss_bytes": near["peak_rss_bytes"],
+        "big_neighbors_threads": near["threads"],
+        "big_neighbors_target_seconds": NEIGHBORS_TARGET_SECONDS,
+        "big_neighbors_pass": near["neighbors_s"] <= NEIGHBORS_TARGET_SECONDS,
+    }
+
+
+def _health_fields(shape: tuple[int, int]) -> dict:
+    tmp, _write_s = _temporary_table(shape)
+    try:
+        h = bench_health(tmp)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return {
+        "health_shape": list(shape),
+        "health_s": h["health_s"],
+        "health_peak_rss_bytes": h["peak_rss_bytes"],
+        "health_import_s": h["import_s"],
+        "health_threads": h["threads"],
+        "health_flagged": h["flagged"],
+        "health_target_seconds": HEALTH_TARGET_SECONDS,
+        "health_target_rss_bytes": HEALTH_TARGET_RSS_BYTES,
+        "health_pass": h["health_s"] <= HEALTH_TARGET_SECONDS,
+        "health_rss_pass": h["peak_rss_bytes"] <= HEALTH_TARGET_RSS_BYTES,
     }

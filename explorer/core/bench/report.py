@@ -44,6 +44,20 @@ def _format_big(r: dict) -> list[str]:
         f"rows {_t(r['rows_s'])}) -- target < {r['target_seconds']:g} s: {ok(r['seconds_pass'])}",
         f"  peak RSS: {_b(r['peak_rss_bytes'])} -- target < {_b(r['target_rss_bytes'])}: {ok(r['rss_pass'])}",
     ]
+    if "big_neighbors_s" in r:
+        lines.append(
+            f"  one neighbour query: {_t(r['big_neighbors_s'])} (the first, which also measures every row's "
+            f"norm: {_t(r['big_neighbors_first_s'])}), {r['big_neighbors_threads']} torch thread(s) "
+            f"-- target <= {r['big_neighbors_target_seconds']:g} s: {ok(r['big_neighbors_pass'])}")
+    if "health_s" in r:
+        hv, hd = r["health_shape"]
+        lines.append(
+            f"  token health of {hv:,} x {hd:,} bfloat16: {_t(r['health_s'])}, peak RSS "
+            f"{_b(r['health_peak_rss_bytes'])} -- targets <= {r['health_target_seconds']:g} s: "
+            f"{ok(r['health_pass'])}, <= {_b(r['health_target_rss_bytes'])}: {ok(r['health_rss_pass'])}")
+    if "health_minilm_s" in r:
+        lines.append(f"  token health of MiniLM: {_t(r['health_minilm_s'])} -- target <= "
+                     f"{r['health_minilm_target_seconds']:g} s: {ok(r['health_minilm_pass'])}")
     lines += [f"  note: {n}" for n in r.get("notes", [])]
     return lines
 

@@ -4,10 +4,15 @@ Each reader returns float32 rows: ``read_range(start, stop)`` a contiguous
 run, ``read(ids)`` sorted unique ids. ``whole()`` gives the float32 array
 when the reader already holds it (toys), ``stored()`` the bytes as stored
 when they are a plain array in this process (a memory-mapped GGUF tensor).
+``native_range(start, stop)`` gives a run as a torch tensor in a dtype torch
+computes with natively (a bfloat16 view of the memory-mapped file for
+safetensors, float32 otherwise) and ``release_range`` lets the pages of such
+a view go once a whole-table pass has used them.
 """
 
 from __future__ import annotations
 
+import mmap
 import os
 import threading
 from collections import OrderedDict
@@ -51,6 +56,17 @@ class ArrayRows:
 
     def stored(self) -> np.ndarray | None:
         return None
+
+    #: bytes per value of :meth:`native_range`'s tensors
+    native_itemsize = 4
+
+    def native_range(self, start: int, stop: int):
+        import torch
+
+        return torch.from_numpy(np.ascontiguousarray(self.read_range(start, stop)))
+
+    def release_range(self, start: int, stop: int) -> None:
+        pass
 
 
 class RandomRows:
@@ -122,15 +138,29 @@ class RandomRows:
     def stored(self) -> np.ndarray | None:
         return None
 
+    #: bytes per value of :meth:`native_range`'s tensors
+    native_itemsize = 4
+
+    def native_range(self, start: int, stop: int):
+        import torch
+
+        return torch.from_numpy(np.ascontiguousarray(self.read_range(start, stop)))
+
+    def release_range(self, start: int, stop: int) -> None:
+        pass
+
 
 class SafetensorsRows:
     """Rows of one tensor of a safetensors file, read with ``pread``.
 
     The (validated) header gives the tensor's byte range; each run of rows is
     one positioned read converted to float32 with numpy (bfloat16 by widening
-    its 16 bits). No memory map: on a 2 GB table, mapped pages touched by a
-    sample of rows (and the kernel's read-ahead around each) would all count
-    as resident memory. No torch import either (it costs a second at start).
+    its 16 bits). Rows are not read through a memory map: on a 2 GB table,
+    mapped pages touched by a sample of rows (and the kernel's read-ahead
+    around each) would all count as resident memory. Whole-table passes
+    (:meth:`native_range`) do map the file, to compute on the stored
+    bfloat16 without a copy, and release each block's pages after use. No
+    torch import for reading rows (it costs a second at start).
     """
 
     _NUMPY = {"F32": np.float32, "F16": np.float16, "BF16": np.uint16, "F64": np.float64}
@@ -143,6 +173,8 @@ class SafetensorsRows:
         #: byte offset of row 0 in the file
         self.base = base
         self._fd = os.open(str(path), os.O_RDONLY)
+        self._lock = threading.Lock()
+        self._mapped: mmap.mmap | None = None
 
     def __del__(self):
         fd = getattr(self, "_fd", None)
@@ -172,6 +204,51 @@ class SafetensorsRows:
 
     def stored(self) -> np.ndarray | None:
         return None
+
+    @property
+    def native_itemsize(self) -> int:
+        """Bytes per value of :meth:`native_range`'s tensors."""
+        return self.np_dtype.itemsize if self.st_dtype in ("F32", "F16", "BF16") else 4
+
+    def _map(self) -> mmap.mmap:
+        with self._lock:
+            if self._mapped is None:
+                # a private (copy-on-write) map: writable for torch.frombuffer, never written
+                self._mapped = mmap.mmap(self._fd, 0, access=mmap.ACCESS_COPY)
+            return self._mapped
+
+    def native_range(self, start: int, stop: int):
+        """Rows start..stop as a torch tensor viewing the memory-mapped file
+        (no copy) for float32, float16 and bfloat16; float32 otherwise.
+
+        Call :meth:`release_range` once done with it, or the pages it touched
+        stay in this process's resident memory.
+        """
+        import torch
+
+        dtype = {"F32": torch.float32, "F16": torch.float16, "BF16": torch.bfloat16}.get(self.st_dtype)
+        if dtype is None:
+            return torch.from_numpy(self.read_range(start, stop))
+        mapped = self._map()
+        n, offset = stop - start, self.base + start * self.row_bytes
+        if offset + n * self.row_bytes > len(mapped):
+            raise SourceError(f"{self.path}: the file ends before row {stop - 1:,} (truncated?); copy it again")
+        return torch.frombuffer(mapped, dtype=dtype, count=n * self.shape[1], offset=offset).view(n, self.shape[1])
+
+    def release_range(self, start: int, stop: int) -> None:
+        """Drop this process's mapping of the pages of rows start..stop (the
+        OS page cache keeps them; reading them again maps them again)."""
+        mapped = self._mapped
+        if mapped is None or not hasattr(mapped, "madvise"):
+            return
+        page = mmap.PAGESIZE
+        first = (self.base + start * self.row_bytes) // page * page
+        last = min(len(mapped), self.base + stop * self.row_bytes)
+        if last > first:
+            try:
+                mapped.madvise(mmap.MADV_DONTNEED, first, last - first)
+            except (OSError, ValueError):
+                pass
 
     def tensor(self):
         """The stored tensor as torch, in its stored dtype."""
@@ -204,3 +281,14 @@ class GGUFRows:
 
     def stored(self) -> np.ndarray | None:
         return self.raw
+
+    #: bytes per value of :meth:`native_range`'s tensors
+    native_itemsize = 4
+
+    def native_range(self, start: int, stop: int):
+        import torch
+
+        return torch.from_numpy(np.ascontiguousarray(self.read_range(start, stop)))
+
+    def release_range(self, start: int, stop: int) -> None:
+        pass

@@ -22,6 +22,9 @@ CACHE_ELEMENTS = 64 * 1024 * 1024
 #: values, whatever block size the caller asks for (a 16,384-row block of a
 #: d = 65,536 table would be 4 GB)
 _BLOCK_VALUES = CACHE_ELEMENTS
+#: bytes per block of :meth:`EmbeddingTable.iter_native_blocks` (big blocks
+#: keep torch's bfloat16 products at memory speed)
+_NATIVE_BLOCK_BYTES = 128 * 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -221,6 +224,33 @@ class EmbeddingTable:
                 yield start, whole[start:end]
             else:
                 yield start, np.asarray(self._reader.read_range(start, end), dtype=np.float32)
+
+    def iter_native_blocks(self, block_bytes: int = _NATIVE_BLOCK_BYTES, stop: int | None = None) -> Iterator:
+        """Yield (start, rows) over the table as torch tensors, for whole-table passes.
+
+        A bfloat16 or float16 safetensors table comes as views of its
+        memory-mapped file in the stored dtype (no float32 copy: torch
+        multiplies bfloat16 natively); every other table as float32. Blocks
+        hold about ``block_bytes`` bytes. A block is valid until the next one
+        is asked for: its pages are then released from this process's memory.
+        """
+        stop = self.vocab_size if stop is None else min(stop, self.vocab_size)
+        whole = self._whole()
+        per_row = self.dim * (4 if whole is not None else self._reader.native_itemsize)
+        step = max(1, min(int(block_bytes) // max(1, per_row), _BLOCK_VALUES // self.dim))
+        for start in range(0, stop, step):
+            end = min(start + step, stop)
+            if whole is not None:
+                import torch
+
+                yield start, torch.from_numpy(whole[start:end])
+                continue
+            block = self._reader.native_range(start, end)
+            try:
+                yield start, block
+            finally:
+                del block
+                self._reader.release_range(start, end)
 
     def matrix(self, progress: Callable[[float], None] | None = None) -> np.ndarray:
         """The whole table as float32 (V, d).

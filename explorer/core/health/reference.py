@@ -1,0 +1,130 @@
+"""The reference of known-untrained rows and the table's first principal
+component, the two ingredients of the Magikarp-style score. No Qt here.
+
+Land & Bartolo ("Fishing for Magikarp", EMNLP 2024) score each row by its
+cosine with the mean of rows known never to be trained, after removing the
+first principal component, which most rows share and which would otherwise
+dominate every cosine. The known rows are the tokenizer's unused or
+reserved tokens where it has them; otherwise we take the rows of lowest norm.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from .report import Reference
+
+__all__ = ["UNUSED_PATTERNS", "unused_reference", "lowest_norm_reference", "first_principal_component",
+           "pca_sample_ids", "reference_mean"]
+
+#: pieces of tokens a tokenizer reserves and a model never sees in training
+UNUSED_PATTERNS = (
+    (re.compile(r"\[unused\d+\]"), "[unusedN]"),
+    (re.compile(r"<\|reserved_special_token_\d+\|>"), "<|reserved_special_token_N|>"),
+    (re.compile(r"<unused\d+>"), "<unusedN>"),
+    (re.compile(r"<\|reserved_\d+\|>"), "<|reserved_N|>"),
+    (re.compile(r"<\|unused_?\d+\|>"), "<|unusedN|>"),
+)
+#: fewer unused tokens than this are not a reference (one row is no mean)
+MIN_UNUSED = 2
+#: values read for the principal component (16 MB of float32)
+_PCA_VALUES = 4 * 1024 * 1024
+#: the sample is read as this many runs of consecutive rows spread over the
+#: table (cheap for random tables, which generate rows in blocks)
+_PCA_RUNS = 64
+
+
+def unused_reference(tokenizer, rows: int) -> Reference | None:
+    """The tokenizer's unused or reserved tokens below ``rows``, or None when
+    it has fewer than :data:`MIN_UNUSED` of them."""
+    size = min(int(tokenizer.vocab_size), int(rows))
+    by_pattern: dict[str, list[int]] = {}
+    for i in range(size):
+        piece = tokenizer.piece(i)
+        if not piece or piece[0] not in "[<":
+            continue
+        for pattern, label in UNUSED_PATTERNS:
+            if pattern.fullmatch(piece):
+                by_pattern.setdefault(label, []).append(i)
+                break
+    ids = sorted(i for found in by_pattern.values() for i in found)
+    if len(ids) < MIN_UNUSED:
+        return None
+    labels = " and ".join(f"{len(v):,} {k}" for k, v in by_pattern.items())
+    return Reference("unused_tokens", tuple(ids), f"the tokenizer's unused tokens ({labels})")
+
+
+def lowest_norm_reference(norms: np.ndarray, valid: np.ndarray) -> Reference:
+    """The rows of lowest norm among ``valid`` ones: V / 100 of them, at least
+    3 and at most 1,000."""
+    count = int(np.clip(len(norms) // 100, 3, 1000))
+    candidates = np.nonzero(valid)[0]
+    count = min(count, len(candidates))
+    if count == 0:
+        return Reference("lowest_norm", (), "no usable rows")
+    part = candidates[np.argpartition(norms[candidates], count - 1)[:count]] if count < len(candidates) else candidates
+    ids = tuple(int(i) for i in np.sort(part))
+    return Reference("lowest_norm", ids, f"the {count:,} rows of lowest norm (the tokenizer reserves no unused tokens)")
+
+
+def pca_sample_ids(vocab_size: int, dim: int) -> np.ndarray:
+    """Rows read for the principal component: all of them up to 4 M values,
+    else runs of consecutive rows spread evenly over the table."""
+    want = max(2, _PCA_VALUES // max(1, dim))
+    if vocab_size <= want:
+        return np.arange(vocab_size)
+    run = max(1, want // _PCA_RUNS)
+    starts = np.linspace(0, vocab_size - run, _PCA_RUNS).astype(np.int64)
+    return np.unique((starts[:, None] + np.arange(run)[None, :]).reshape(-1))
+
+
+def first_principal_component(sample: np.ndarray, seed: int = 0) -> np.ndarray:
+    """The first principal component of the rows in ``sample`` (centred).
+
+    Computed with torch, which runs on the threads the app gives it (one
+    core is left to the window).
+
+    Parameters
+    ----------
+    sample : ndarray (n, d)
+        Rows with non-finite values are left out.
+
+    Returns
+    -------
+    ndarray (d,) float64
+        Unit length (zeros when the rows do not vary); its sign is arbitrary.
+    """
+    import torch
+
+    x = np.asarray(sample, dtype=np.float32)
+    x = x[np.isfinite(x).all(axis=1)]
+    d = x.shape[1]
+    if len(x) < 2:
+        return np.zeros(d)
+    centred = torch.from_numpy(x - x.mean(axis=0, dtype=np.float64).astype(np.float32))
+    if d <= 1024:
+        vals, vecs = torch.linalg.eigh((centred.T @ centred).double())
+        top = vecs[:, -1].numpy() if float(vals[-1]) > 0 else np.zeros(d)
+    else:
+        # subspace iteration with a few vectors: converges fast, never forms d x d
+        gen = torch.Generator().manual_seed(seed)
+        q = torch.linalg.qr(torch.randn(d, 4, generator=gen))[0]
+        for _ in range(24):
+            q = torch.linalg.qr(centred.T @ (centred @ q))[0]
+        _, _, vt = torch.linalg.svd((centred @ q).double(), full_matrices=False)
+        top = (q.double() @ vt[0]).numpy()
+    norm = float(np.linalg.norm(top))
+    return top / norm if norm > 0 else np.zeros(d)
+
+
+def reference_mean(rows: np.ndarray, pc1: np.ndarray) -> np.ndarray:
+    """Mean of the reference rows with their first-component part removed,
+    float64 (d,). Rows with non-finite values are left out."""
+    x = np.asarray(rows, dtype=np.float64)
+    x = x[np.isfinite(x).all(axis=1)]
+    if len(x) == 0:
+        return np.zeros(len(pc1))
+    mean = x.mean(axis=0)
+    return mean - (mean @ pc1) * pc1

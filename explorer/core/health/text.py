@@ -1,0 +1,153 @@
+"""A health report in words: the command line's text output and the
+sentences the view shows. No Qt here."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .report import CATEGORY_LABELS, HealthReport
+
+__all__ = ["verdict", "category_line", "format_report", "format_number", "lesson", "write_candidates_csv",
+           "CSV_COLUMNS"]
+
+
+_CONDITION_WORDS = {
+    "zero": "all-zero rows",
+    "non_finite": "rows with a non-finite value",
+    "exact_duplicate": "rows with an exact duplicate",
+    "near_duplicate": "rows with a near duplicate",
+}
+
+
+def format_number(x: float, digits: int = 3) -> str:
+    """A float for a table cell; "–" when not finite."""
+    return f"{x:.{digits}f}" if math.isfinite(x) else "–"
+
+
+def verdict(report: HealthReport) -> str:
+    """One sentence: how many rows are flagged, against what bar, and what
+    chance alone would flag."""
+    n = report.flagged_count
+    v = report.vocab_size
+    chance = f"random rows would give {report.expected_by_chance:g} by chance"
+    if not math.isfinite(report.norm_threshold) and not math.isfinite(report.score_threshold):
+        return (f"{n:,} of {v:,} rows flagged (all zero); too few rows to tell what a typical row is, "
+                "so the indicators flag nothing.")
+    bar = (f"norm below {format_number(report.norm_threshold)} or score above "
+           f"{format_number(report.score_threshold)}")
+    if n == 0:
+        return f"No row is flagged: none has a {bar}; {chance}. Nothing here beyond chance."
+    return f"{n:,} of {v:,} rows look under-trained ({bar}, or all zero); {chance}."
+
+
+def category_line(report: HealthReport) -> str:
+    """Ids per round-trip category, in words."""
+    counts = report.category_counts()
+    return ", ".join(f"{c:,} {CATEGORY_LABELS[name]}" for name, c in counts.items() if c or name == "ok")
+
+
+def format_report(report: HealthReport, top: int, table) -> str:
+    """What ``health`` prints without ``--json`` (``table``: the table checked, for its pieces)."""
+    lines = [
+        f"{report.name}  [{report.spec}]",
+        f"E: {report.vocab_size:,} x {report.dim:,} {report.dtype}; tokenizer {report.tokenizer_size:,} ids; "
+        f"checked in {report.seconds:.1f} s",
+        f"reference: {report.reference.description}",
+        f"tokens: {category_line(report)}",
+        f"rows: {verdict(report)}",
+    ]
+    conditions = {k: v for k, v in report.flag_counts().items() if v and k not in ("low_norm", "high_score",
+                                                                                   "under_trained")}
+    if conditions:
+        lines.append("also: " + ", ".join(f"{v:,} {_CONDITION_WORDS[k]}" for k, v in conditions.items()))
+    lines += [f"note: {n}" for n in report.notes]
+    cands = report.top(top, table.piece)
+    if not cands:
+        return "\n".join(lines)
+    rows = [("rank", "id", "piece", "category", "norm", "score", "flagged", "corpus")]
+    for c in cands:
+        rows.append((str(c.rank + 1), f"{c.id:,}", table.shown_piece(c.id).text[:24], CATEGORY_LABELS[c.category],
+                      format_number(c.norm), format_number(c.score), ", ".join(c.flags) if c.flagged else "",
+                      "" if c.corpus_count is None else f"{c.corpus_count:,}"))
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    right = {0, 1, 4, 5, 7}
+    for k, r in enumerate(rows):
+        lines.append("  ".join(v.rjust(w) if i in right else v.ljust(w) for i, (v, w) in
+                               enumerate(zip(r, widths))).rstrip())
+        if k == 0:
+            lines.append("  ".join("-" * w for w in widths))
+    return "\n".join(lines)
+
+
+def lesson(report: HealthReport, table, shown: int = 4) -> str:
+    """Two or three sentences linking what the check found to the training
+    lesson (a row moves only when its token is in a batch).
+
+    On the bundled model the flagged words are named with their counts in
+    the corpus it was trained on; on a table where nothing stands out,
+    that is said.
+    """
+    flagged = [int(i) for i in report.flagged[:shown]]
+    rule = "As the Training tab shows, a row moves only when its token is in a batch"
+    if not flagged:
+        return ("A table of random rows looks like this, and so does one whose every token was seen often "
+                f"enough in training. {rule}; a token the training text never holds would stand out here.")
+    words = ", ".join(_named(report, i, table) for i in flagged)
+    more = f" and {report.flagged_count - len(flagged):,} more" if report.flagged_count > len(flagged) else ""
+    if report.corpus_counts is not None:
+        counts = report.corpus_counts[report.corpus_counts >= 0]
+        typical = int(np.median(counts)) if len(counts) else 0
+        return (f"Flagged: {words}{more}, occurring {_times(report, flagged)} in the model's training corpus "
+                f"(a typical word: {typical:,} times). {rule}: these never were, so their rows kept their random "
+                f"start, norm about {np.nanmedian(report.norms[flagged]):.2f} against "
+                f"{np.nanmedian(report.norms):.2f} for a typical row.")
+    kind = "the tokenizer's unused tokens" if report.reference.kind == "unused_tokens" else "the shortest rows"
+    return (f"First: {words}{more}, pointing like {kind} once the direction all rows share is removed, or far "
+            f"shorter than typical. {rule}: these tokens were (almost) never in the training text, so their rows "
+            "kept (almost) their start. They are the \"glitch tokens\" that make models misbehave.")
+
+
+def _named(report: HealthReport, i: int, table) -> str:
+    count = ""
+    if report.corpus_counts is not None and report.corpus_counts[i] >= 0:
+        count = f" ({int(report.corpus_counts[i]):,})"
+    return f"“{table.shown_piece(i).text}”{count}"
+
+
+def _times(report: HealthReport, ids) -> str:
+    counts = sorted({int(report.corpus_counts[i]) for i in ids if report.corpus_counts[i] >= 0})
+    if counts == [0]:
+        return "0 times"
+    if not counts:
+        return "no times"
+    return f"{counts[0]:,} to {counts[-1]:,} times"
+
+
+CSV_COLUMNS = ("rank", "id", "piece", "shown", "category", "norm", "norm_z", "score", "flagged", "flags", "duplicate_of",
+               "corpus_count", "repeat_probability", "glitch_confirmed")
+
+
+def write_candidates_csv(path, report: HealthReport, table, n: int, verification=None) -> int:
+    """Write the ``n`` most under-trained rows as CSV (:data:`CSV_COLUMNS`);
+    the last two columns are filled for the tokens a
+    :class:`~.verify.VerificationResult` covers. Returns the rows written
+    (the header not counted)."""
+    import csv
+
+    cands = report.top(n, table.piece)
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        w = csv.writer(f)
+        w.writerow(CSV_COLUMNS)
+        for c in cands:
+            v = verification.of(c.id) if verification is not None else None
+            w.writerow([c.rank + 1, c.id, c.piece, table.shown_piece(c.id).text, c.category, _g(c.norm), _g(c.norm_z), _g(c.score),
+                        int(c.flagged), " ".join(c.flags), "" if c.duplicate_of is None else c.duplicate_of,
+                        "" if c.corpus_count is None else c.corpus_count,
+                        "" if v is None else f"{v.probability:.6g}", "" if v is None else int(v.confirmed)])
+    return len(cands)
+
+
+def _g(x: float) -> str:
+    return f"{x:.6g}" if math.isfinite(x) else ""

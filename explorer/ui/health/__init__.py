@@ -1,0 +1,15 @@
+"""The Health view (issue 13): which rows did training leave behind?
+
+==================  ==========================================================
+``view``            :class:`HealthView`: the status row, the panels, the state
+``summary``         the verdict, the lesson and the counts, in words
+``vocab_plot``      every row as a point: id against norm or score
+``dot_raster``      the image those many points are drawn into
+``score_histogram`` the score over all rows and the reference rows
+``candidates``      the ranked table of under-trained candidates
+==================  ==========================================================
+"""
+
+from .view import HealthView
+
+__all__ = ["HealthView"]

@@ -1,0 +1,191 @@
+"""The ranked table of under-trained candidates: a model over the report's
+ranking (rows are filled only when Qt draws them) and the table widget."""
+
+from __future__ import annotations
+
+import numpy as np
+from PySide6.QtCore import QAbstractTableModel, QItemSelectionModel, QModelIndex, Qt, Signal
+from PySide6.QtGui import QColor, QFont
+from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView
+
+from ...core.health import CATEGORY_LABELS, Flag, HealthReport
+from ...core.health.text import format_number
+from ...core.health.verify import VerificationResult
+from ..style import ERROR, HEALTH_CATEGORY_COLORS, mono_font
+
+__all__ = ["CandidateModel", "CandidateTable", "MIN_ROWS_SHOWN", "MAX_ROWS_SHOWN"]
+
+#: rows listed: every flagged row, at least this many, at most MAX_ROWS_SHOWN
+MIN_ROWS_SHOWN = 200
+MAX_ROWS_SHOWN = 10_000
+
+_ROLES = {Qt.DisplayRole, Qt.TextAlignmentRole, Qt.DecorationRole, Qt.ForegroundRole, Qt.FontRole, Qt.ToolTipRole}
+_NUMERIC = {"#", "id", "norm", "score", "in corpus", "repeat P"}
+_RIGHT = int(Qt.AlignRight | Qt.AlignVCenter)
+_LEFT = int(Qt.AlignLeft | Qt.AlignVCenter)
+
+
+class CandidateModel(QAbstractTableModel):
+    """The most under-trained rows of a report, best first."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self._report: HealthReport | None = None
+        self._piece_of = None
+        self._rows = 0
+        self.columns: list[str] = []
+        self._bold = QFont()
+        self._bold.setBold(True)
+        self._flag_color = QColor(ERROR)
+        self._swatches = {name: QColor(c) for name, c in HEALTH_CATEGORY_COLORS.items()}
+        self._cells: dict[int, list[str]] = {}  # the text of rows drawn once (Qt asks again on every repaint)
+        self._verified: VerificationResult | None = None
+
+    def set_report(self, report: HealthReport | None, piece_of=None) -> None:
+        self.beginResetModel()
+        self._report, self._piece_of = report, piece_of
+        self._verified = None
+        self._cells = {}
+        if report is None:
+            self._rows, self.columns = 0, []
+        else:
+            self._rows = min(report.vocab_size, max(MIN_ROWS_SHOWN, min(report.flagged_count, MAX_ROWS_SHOWN)))
+            self.columns = ["#", "piece", "id", "category", "norm", "score"]
+            if report.corpus_counts is not None:
+                self.columns.append("in corpus")
+        self.endResetModel()
+
+    def set_verification(self, result: VerificationResult | None) -> None:
+        """Show what the model said (a "repeat P" column), or nothing."""
+        if self._report is None:
+            return
+        self.beginResetModel()
+        self._verified = result
+        self._cells = {}
+        if result is None and "repeat P" in self.columns:
+            self.columns.remove("repeat P")
+        elif result is not None and "repeat P" not in self.columns:
+            self.columns.insert(self.columns.index("score") + 1, "repeat P")
+        self.endResetModel()
+
+    def token_id(self, row: int) -> int:
+        return int(self._report.order[row]) if self._report is not None and 0 <= row < self._rows else -1
+
+    def row_of(self, token_id: int) -> int:
+        """The table row of ``token_id``, or -1 when it is not listed."""
+        if self._report is None:
+            return -1
+        hit = np.nonzero(self._report.order[: self._rows] == token_id)[0]
+        return int(hit[0]) if len(hit) else -1
+
+    def rowCount(self, parent=QModelIndex()) -> int:
+        return 0 if parent.isValid() else self._rows
+
+    def columnCount(self, parent=QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(self.columns)
+
+    def headerData(self, section, orientation, role=Qt.DisplayRole):
+        if role == Qt.DisplayRole and orientation == Qt.Horizontal and section < len(self.columns):
+            return self.columns[section]
+        return None
+
+    def data(self, index, role=Qt.DisplayRole):
+        if role not in _ROLES or self._report is None or not index.isValid():
+            return None
+        row, col = index.row(), self.columns[index.column()]
+        if role == Qt.TextAlignmentRole:
+            return _RIGHT if col in _NUMERIC else _LEFT
+        cells = self._cells.get(row)
+        if cells is None:
+            cells = self._cells[row] = self._row_cells(row)
+        if role == Qt.DisplayRole:
+            return cells[index.column()]
+        r, i = self._report, int(self._report.order[row])
+        flagged = bool(r.flags[i] & Flag.UNDER_TRAINED)
+        if role == Qt.DecorationRole:
+            return self._swatches[r.category_of(i)] if col == "category" else None
+        if col != "#" or not flagged:
+            return None
+        if role == Qt.ForegroundRole:
+            return self._flag_color
+        if role == Qt.FontRole:
+            return self._bold
+        flags = ", ".join(n.replace("_", " ") for n in r.candidate(row, piece="").flags)
+        return f"flagged: {flags}"
+
+    def _row_cells(self, row: int) -> list[str]:
+        r = self._report
+        i = int(r.order[row])
+        out = []
+        for col in self.columns:
+            if col == "#":
+                out.append(f"{row + 1:,}")
+            elif col == "piece":
+                out.append(self._piece_of(i) if self._piece_of else str(i))
+            elif col == "id":
+                out.append(f"{i:,}")
+            elif col == "category":
+                out.append(CATEGORY_LABELS[r.category_of(i)])
+            elif col == "norm":
+                out.append(format_number(r.norms[i]))
+            elif col == "score":
+                out.append(format_number(r.scores[i]))
+            elif col == "repeat P":
+                v = self._verified.of(i) if self._verified is not None else None
+                out.append("" if v is None else f"{v.probability:.3f}" + (" glitch" if v.confirmed else ""))
+            else:
+                count = int(r.corpus_counts[i])
+                out.append(f"{count:,}" if count >= 0 else "–")
+        return out
+
+
+class CandidateTable(QTableView):
+    """Signals
+    -------
+    token_clicked(int)
+    """
+
+    token_clicked = Signal(int)
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.model_ = CandidateModel(self)
+        self.setModel(self.model_)
+        self.setSelectionBehavior(QAbstractItemView.SelectRows)
+        self.setSelectionMode(QAbstractItemView.SingleSelection)
+        self.setEditTriggers(QAbstractItemView.NoEditTriggers)
+        self.verticalHeader().hide()
+        self.verticalHeader().setDefaultSectionSize(22)
+        self.horizontalHeader().setSectionResizeMode(QHeaderView.Interactive)
+        self.horizontalHeader().setStretchLastSection(True)
+        self.setFont(mono_font())
+        self.setAlternatingRowColors(True)
+        self.clicked.connect(self._on_clicked)
+
+    def set_report(self, report: HealthReport | None, piece_of=None) -> None:
+        self.model_.set_report(report, piece_of)
+        self._fit_columns()
+
+    def set_verification(self, result) -> None:
+        self.model_.set_verification(result)
+        self._fit_columns()
+
+    def _fit_columns(self) -> None:
+        widths = {"#": 44, "piece": 110, "id": 58, "category": 112, "norm": 56, "score": 56, "repeat P": 96}
+        for c, name in enumerate(self.model_.columns):
+            self.setColumnWidth(c, widths.get(name, 72))
+
+    def set_selected(self, token_id: int) -> None:
+        """Highlight the row of ``token_id`` when it is listed (without emitting)."""
+        row = self.model_.row_of(token_id)
+        if row < 0:
+            self.clearSelection()
+            return
+        # no scrolling: the most under-trained rows stay in view when the text selects another token
+        flags = QItemSelectionModel.ClearAndSelect | QItemSelectionModel.Rows
+        self.selectionModel().select(self.model_.index(row, 0), flags)
+
+    def _on_clicked(self, index) -> None:
+        i = self.model_.token_id(index.row())
+        if i >= 0:
+            self.token_clicked.emit(i)

@@ -1,0 +1,58 @@
+"""What the check found, in words: the verdict and the lesson, then the
+counts per tokenizer category (with the scatter's colours) and per row
+condition, and which reference the score used."""
+
+from __future__ import annotations
+
+import html
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
+
+from ...core.health import CATEGORY_LABELS, HealthReport
+from ...core.health.text import lesson, verdict
+from ..style import HEALTH_CATEGORY_COLORS, SPACING
+
+__all__ = ["SummaryPanel"]
+
+_ROW_WORDS = {
+    "zero": "all zero",
+    "non_finite": "non-finite",
+    "exact_duplicate": "exact duplicates",
+    "near_duplicate": "near",
+}
+
+
+class SummaryPanel(QWidget):
+    """Two labels: the sentences, and the counts."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(SPACING, 0, SPACING, 0)
+        lay.setSpacing(4)
+        self.caption = QLabel("")
+        self.caption.setWordWrap(True)
+        self.caption.setTextFormat(Qt.RichText)
+        self.caption.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        self.counts = QLabel("")
+        self.counts.setWordWrap(True)
+        self.counts.setTextFormat(Qt.RichText)
+        lay.addWidget(self.caption)
+        lay.addWidget(self.counts)
+
+    def show_message(self, text: str) -> None:
+        self.caption.setText(html.escape(text))
+        self.counts.setText("")
+
+    def set_report(self, report: HealthReport, table) -> None:
+        self.caption.setText(f"<b>{html.escape(verdict(report))}</b> {html.escape(lesson(report, table))}")
+        cats = " ".join(
+            f"<span style='color:{HEALTH_CATEGORY_COLORS[name]}'>●</span>&nbsp;{CATEGORY_LABELS[name]}&nbsp;{n:,}"
+            for name, n in report.category_counts().items() if n or name == "ok")
+        rows = report.flag_counts()
+        conditions = " · ".join(f"{rows[k]:,} {w}" for k, w in _ROW_WORDS.items())
+        self.counts.setText(
+            f"Tokenizer round trip: {cats}<br>"
+            f"Rows: {report.flagged_count:,} flagged (ringed) · {conditions} · score against "
+            f"{html.escape(report.reference.description)} · {report.seconds:.1f} s")
