@@ -25,7 +25,7 @@ from .core.runtime import trim_heap_in_background  # noqa: E402
 from .state import AppState  # noqa: E402
 from .ui.main_window import MainWindow  # noqa: E402
 from .ui.model_picker import ModelPicker  # noqa: E402
-from .ui.style import STYLESHEET, apply_theme, can_draw, configure_pyqtgraph  # noqa: E402
+from .ui.style import STYLESHEET, apply_theme, can_draw, configure_pyqtgraph, prepare_glyph_check  # noqa: E402
 from .workers import JobRunner, await_all_workers, warm_up_job  # noqa: E402
 
 ORG, APP = "embedding-explorer", "Token Embedding Explorer"
@@ -405,6 +405,7 @@ def make_app(argv=None) -> QApplication:
     configure_pyqtgraph()
     if pieces.glyph_check() is None:
         # pieces with characters no installed font has show their code point, not a box
+        prepare_glyph_check()
         pieces.set_glyph_check(can_draw)
     return app
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import threading
 
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
@@ -253,18 +254,33 @@ def shrinkable(label: pg.LabelItem) -> None:
 
 
 _raw_fonts: list | None = None
+_raw_fonts_lock = threading.Lock()
+
+
+def prepare_glyph_check() -> None:
+    """Open every installed font family once, on the GUI thread.
+
+    Qt keeps font engines per thread: fonts opened by a worker (pieces are
+    shown from workers too) die with that worker's thread and then answer
+    that they have no glyph at all. Opened here, they live as long as the
+    application. About 20 ms for 35 families."""
+    global _raw_fonts
+    from PySide6.QtGui import QRawFont
+
+    with _raw_fonts_lock:
+        if _raw_fonts is None:
+            _raw_fonts = [QRawFont.fromFont(QFont(f)) for f in QFontDatabase.families()]
 
 
 @functools.lru_cache(maxsize=4096)
 def can_draw(ch: str) -> bool:
     """Whether some installed font has a glyph for ``ch`` (else Qt draws an
-    empty box). ASCII is taken as drawable; the answer is cached per character."""
-    global _raw_fonts
+    empty box). ASCII is taken as drawable, and everything is before
+    :func:`prepare_glyph_check` ran; the answer is cached per character."""
     if ch.isascii():
         return True
-    if _raw_fonts is None:
-        from PySide6.QtGui import QRawFont
-
-        _raw_fonts = [QRawFont.fromFont(QFont(f)) for f in QFontDatabase.families()]
-    code = ord(ch)
-    return any(f.supportsCharacter(code) for f in _raw_fonts)
+    with _raw_fonts_lock:
+        if _raw_fonts is None:
+            return True
+        code = ord(ch)
+        return any(f.supportsCharacter(code) for f in _raw_fonts)

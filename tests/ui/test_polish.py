@@ -161,3 +161,25 @@ def test_pieces_no_font_can_draw_show_their_code_point_not_a_box(qtbot, explorer
         mark = unicodedata.category(ch).startswith("M")
         assert shown == ((("◌" + ch) if mark else ch) if can_draw(ch) else f"<U+{ord(ch):04X}>")
         assert all(can_draw(c) for c in shown if not c.isascii())
+
+
+def test_glyph_check_answers_the_same_from_a_worker_thread_and_after_it(qtbot, explorer):
+    """Qt keeps font engines per thread: fonts first opened by a worker died
+    with it, and every later check said 'no glyph'. The check's fonts are
+    opened on the GUI thread, so workers and the GUI agree, before and after."""
+    import threading
+
+    from PySide6.QtGui import QFont, QFontDatabase, QRawFont
+
+    from explorer.ui.style import can_draw
+
+    check = can_draw.__wrapped__  # uncached
+    chars = ["é", "щ", "◌", "宀", "\u094b", "\U0001f44b", "ß", "→"]
+    fonts = [QRawFont.fromFont(QFont(f)) for f in QFontDatabase.families()]
+    expected = [any(f.supportsCharacter(ord(c)) for f in fonts) for c in chars]
+    from_worker = []
+    t = threading.Thread(target=lambda: from_worker.extend(check(c) for c in chars))
+    t.start()
+    t.join()
+    assert from_worker == expected
+    assert [check(c) for c in chars] == expected
