@@ -18,6 +18,17 @@ os.environ.setdefault("EXPLORER_CACHE_DIR", os.path.join(tempfile.gettempdir(), 
 import pytest  # noqa: E402
 
 
+def pytest_xdist_auto_num_workers(config):
+    """``-n auto`` (pyproject's addopts): one process per core, at most 4.
+
+    Each process loads torch and the real models (about 1.5 GB at its
+    peak), so a many-core machine must not start one per core. No test
+    depends on how many run: each has its own settings, config and
+    temporary folders, and shared caches are written atomically.
+    """
+    return max(1, min(4, os.cpu_count() or 1))
+
+
 @pytest.fixture(autouse=True)
 def _no_worker_outlives_its_test():
     """Stop any background job a test left running, so it cannot report into
