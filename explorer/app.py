@@ -21,7 +21,7 @@ from .core import pieces, recent  # noqa: E402
 from .core.errors import user_message  # noqa: E402
 from .core.loading import LoadedModel, load_model  # noqa: E402
 from .core.text import tokenizer_family  # noqa: E402
-from .core.runtime import trim_heap_in_background  # noqa: E402
+from .core.runtime import favour_the_gui_thread, return_big_blocks_at_once  # noqa: E402
 from .state import AppState  # noqa: E402
 from .ui.main_window import MainWindow  # noqa: E402
 from .ui.model_picker import ModelPicker  # noqa: E402
@@ -247,8 +247,6 @@ class Explorer(QObject):
             warm.succeeded.connect(self._on_warm_up_succeeded)
             warm.start(warm_up_job)
         self.window.statusBar().showMessage(f"Opened in {loaded.seconds:.2f} s", 4000)
-        # the old model's memory is free once every view has let go of it
-        QTimer.singleShot(0, trim_heap_in_background)
         self.load_finished.emit(True)
 
     def _on_warm_up_succeeded(self, _result) -> None:
@@ -403,6 +401,8 @@ def make_app(argv=None) -> QApplication:
     apply_theme(app)
     app.setStyleSheet(STYLESHEET)
     configure_pyqtgraph()
+    return_big_blocks_at_once()  # a dropped model's memory goes back to the system
+    favour_the_gui_thread()  # workers running Python hand the GIL back within 1 ms
     if pieces.glyph_check() is None:
         # pieces with characters no installed font has show their code point, not a box
         prepare_glyph_check()

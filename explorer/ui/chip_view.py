@@ -94,17 +94,34 @@ class ChipView(QWidget):
         self._tokenized = tokenized
         tokens = tokenized.tokens
         counts = tokenized.counts
-        self._labels = [tokenized.shown_piece(t).short(LABEL_CHARS) for t in tokens]
-        self._bad = [not t.ok for t in tokens]
-        self._ids = [
-            tokenized.problem_label(t) if bad else
-            f"{t.id:,}" + (f" (×{counts[t.id]})" if counts.get(t.id, 0) > 1 else "")
-            for t, bad in zip(tokens, self._bad)
-        ]
+        # one pass, each distinct row's label, id line and width made once: a
+        # pasted book is 13,000 chips over about 1,400 rows
+        labels, ids, widths, bad, starts, ends = [], [], [], [], [], []
+        seen: dict[tuple[int, str], tuple[str, str, int]] = {}
         n = len(tokens)
-        self._starts = [t.word is None or i == 0 or tokens[i - 1].word != t.word for i, t in enumerate(tokens)]
-        self._ends = [t.word is None or i == n - 1 or tokens[i + 1].word != t.word for i, t in enumerate(tokens)]
-        self._widths = [self._chip_width(label, ident) for label, ident in zip(self._labels, self._ids)]
+        for i, t in enumerate(tokens):
+            if t.ok:
+                key = (t.id, t.piece)
+                made = seen.get(key)
+                if made is None:
+                    label = tokenized.shown_piece(t).short(LABEL_CHARS)
+                    c = counts.get(t.id, 0)
+                    ident = f"{t.id:,}" + (f" (×{c})" if c > 1 else "")
+                    made = seen[key] = (label, ident, self._chip_width(label, ident))
+                label, ident, width = made
+            else:
+                label = tokenized.shown_piece(t).short(LABEL_CHARS)
+                ident = tokenized.problem_label(t)
+                width = self._chip_width(label, ident)
+            labels.append(label)
+            ids.append(ident)
+            widths.append(width)
+            bad.append(not t.ok)
+            word = t.word
+            starts.append(word is None or i == 0 or tokens[i - 1].word != word)
+            ends.append(word is None or i == n - 1 or tokens[i + 1].word != word)
+        self._labels, self._ids, self._widths, self._bad = labels, ids, widths, bad
+        self._starts, self._ends = starts, ends
         self._layouts.clear()
         self._layout_width = -1
         self.updateGeometry()

@@ -9,7 +9,7 @@ from PySide6.QtCore import QRectF, Qt, Signal
 from PySide6.QtGui import QColor, QFont, QFontMetrics
 from PySide6.QtWidgets import QGraphicsRectItem, QLabel, QStackedLayout, QVBoxLayout, QWidget
 
-from ..core.overview import MatrixOverview, RowBand, row_band
+from ..core.overview import CODE_STEPS, NAN_CODE, MatrixOverview, RowBand, row_band
 from ..state import AppState
 from .binding import ShownGate
 from .style import ACCENT, DIVERGING, EXTRA, SPACING, TEXT_TOKENS, plot_colors, shrinkable, style_plot, text_colors_on
@@ -59,8 +59,11 @@ class MatrixView(QWidget):
         self.overview_plot.setLabel("left", "token id (row)")
         self.overview_plot.setLabel("bottom", "dimension")
         self.overview_plot.setMenuEnabled(False)
+        # the overview comes as colour-map indices from the loader (drawn at once,
+        # no float rescale on the GUI thread); NaN is transparent, as in the band
         self.overview_img = pg.ImageItem()
-        self.overview_img.setColorMap(cmap)
+        lut = cmap.getLookupTable(0.0, 1.0, CODE_STEPS, alpha=True)
+        self.overview_img.setLookupTable(np.vstack([lut, np.zeros((1, 4), np.uint8)]))
         self.overview_plot.addItem(self.overview_img)
         self.overview_sel = pg.InfiniteLine(angle=0, movable=False, pen=pg.mkPen(ACCENT, width=2))
         self.overview_plot.addItem(self.overview_sel)
@@ -101,7 +104,7 @@ class MatrixView(QWidget):
         self.glw.ci.layout.setColumnStretchFactor(1, 3)
 
         self.colorbar = pg.ColorBarItem(values=(-1, 1), colorMap=cmap, interactive=False, width=14)
-        self.colorbar.setImageItem([self.overview_img, self.band_img])
+        self.colorbar.setImageItem([self.band_img])
         self.colorbar.axis.enableAutoSIPrefix(False)
         self.glw.addItem(self.colorbar, row=0, col=2)
         # long titles are clipped rather than widen the grid past a narrow window
@@ -159,7 +162,7 @@ class MatrixView(QWidget):
         self._stack.setCurrentWidget(self.glw)
         v, d = table.vocab_size, table.dim
         lim = overview.limit
-        self.overview_img.setImage(overview.image, levels=(-lim, lim), autoLevels=False)
+        self.overview_img.setImage(overview.codes, levels=(0, NAN_CODE), autoLevels=False)
         self.overview_img.setRect(QRectF(0, 0, d, v))
         self.colorbar.setLevels((-lim, lim))
         self.colorbar.setLabel("right", "value of E")

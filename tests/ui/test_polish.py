@@ -183,3 +183,29 @@ def test_glyph_check_answers_the_same_from_a_worker_thread_and_after_it(qtbot, e
     t.join()
     assert from_worker == expected
     assert [check(c) for c in chars] == expected
+
+
+def test_overview_pixels_are_the_colour_map_of_the_values(qtbot, explorer):
+    """The overview is drawn from colour indices: each pixel is the colour
+    map's colour of its value (clipped at the limit), NaN transparent."""
+    import numpy as np
+    import pyqtgraph as pg
+
+    from explorer.ui.style import DIVERGING
+
+    load(qtbot, explorer, "random:3000x40:5")
+    view = explorer.window.matrix_view
+    ov = explorer.state.overview
+    img = view.overview_img
+    img.render()
+    qimage = img.qimage
+    assert (qimage.width(), qimage.height()) == (ov.image.shape[1], ov.image.shape[0])
+    cmap = pg.colormap.get(DIVERGING)
+    rng = np.random.default_rng(0)
+    for r, c in zip(rng.integers(0, ov.image.shape[0], 40), rng.integers(0, ov.image.shape[1], 40)):
+        frac = (np.clip(ov.image[r, c], -ov.limit, ov.limit) + ov.limit) / (2 * ov.limit)
+        want = cmap.map(np.array([frac]), mode="qcolor")[0]
+        got = qimage.pixelColor(int(c), int(r))
+        # one colour-map step (1/254 of the range) apart at most
+        assert max(abs(got.red() - want.red()), abs(got.green() - want.green()),
+                   abs(got.blue() - want.blue())) <= 6, (r, c, got.name(), want.name())

@@ -4,7 +4,6 @@ resident memory flat and no window behind."""
 from __future__ import annotations
 
 import gc
-import threading
 
 from PySide6.QtCore import QThreadPool
 from PySide6.QtWidgets import QApplication
@@ -12,7 +11,6 @@ from PySide6.QtWidgets import QApplication
 from ui_helpers import load
 
 from explorer.core.memory import resident_bytes
-from explorer.core.runtime import trim_heap
 
 #: the models cycled through: every kind of source that opens in well under a second
 SPECS = ["default", "toy:robot", "random:2000x64:1", "toy:cat-sat", "minilm", "random:300x16:2"]
@@ -30,14 +28,10 @@ def rss_mb() -> float:
 def _settle(qtbot):
     """Let cancelled jobs end (a PCA of MiniLM cannot stop mid-fit and holds
     its arrays for a second after a switch), pending deletes run and garbage
-    go, then hand free pages back: what is measured is memory still held."""
+    go: what is measured is memory still held."""
     QThreadPool.globalInstance().waitForDone(60_000)
     qtbot.wait(1)
-    for t in threading.enumerate():
-        if t.name == "trim-heap":
-            t.join()
     gc.collect()
-    trim_heap()
 
 
 def test_a_hundred_model_switches_keep_memory_flat(qtbot, explorer):
