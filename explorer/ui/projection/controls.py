@@ -1,17 +1,15 @@
 """The projection's controls, one small class per group: the fit set, the
-axes, the token search and the export menu. Each emits what the user asked
+axes and the export menu (the token search is ui/token_search.py). Each emits what the user asked
 for; none reads or computes anything."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import QStringListModel, Qt, Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QComboBox,
-    QCompleter,
     QFileDialog,
     QHBoxLayout,
     QLabel,
-    QLineEdit,
     QMenu,
     QSpinBox,
     QToolButton,
@@ -22,7 +20,7 @@ from superqt.utils import signals_blocked
 from ...core.projection import DEFAULT_SAMPLE, N_COMPONENTS
 from ..style import SPACING
 
-__all__ = ["FIT_MODES", "FitControls", "AxesControls", "TokenSearch", "ExportButton"]
+__all__ = ["FIT_MODES", "FitControls", "AxesControls", "ExportButton"]
 
 FIT_MODES = [
     ("all", "Whole vocabulary", "Fit the PCA on every trained row of the table"),
@@ -172,47 +170,6 @@ class AxesControls(QWidget):
             else:
                 x = old_y
         self.set_axes(x, y)
-
-
-class TokenSearch(QLineEdit):
-    """Type a piece (or #id) and press Enter.
-
-    Signals
-    -------
-    query_entered(str)
-    """
-
-    query_entered = Signal(str)
-
-    def __init__(self, parent=None):
-        super().__init__(parent)
-        self.setPlaceholderText("Find a token…")
-        self.setClearButtonEnabled(True)
-        self.setToolTip("Type a piece (or #id) and press Enter: the token is added, selected and labelled")
-        self.setMinimumWidth(100)
-        self._pieces = QStringListModel(self)
-        comp = QCompleter(self._pieces, self)
-        comp.setCaseSensitivity(Qt.CaseInsensitive)
-        comp.setFilterMode(Qt.MatchStartsWith)
-        comp.setMaxVisibleItems(12)
-        self.setCompleter(comp)
-        self._source = None
-        self.returnPressed.connect(self._on_return_pressed)
-
-    def set_completions(self, source) -> None:
-        """``source()`` gives the pieces to offer; called the first time the box gets the focus."""
-        self._source = source
-        self._pieces.setStringList([])
-
-    def focusInEvent(self, event) -> None:
-        if self._source is not None:
-            source, self._source = self._source, None
-            self._pieces.setStringList(source())
-        super().focusInEvent(event)
-
-    def _on_return_pressed(self) -> None:
-        if self.text().strip():
-            self.query_entered.emit(self.text())
 
 
 class ExportButton(QToolButton):

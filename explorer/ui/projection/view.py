@@ -21,13 +21,14 @@ from PySide6.QtWidgets import QHBoxLayout, QScrollArea, QSplitter, QStackedLayou
 
 from ...core.analogy import AnalogyResult
 from ...core.errors import user_message
-from ...core.projection import ProjectionResult, find_token_ids, variance_shown
+from ...core.projection import ProjectionResult, variance_shown
 from ...core.projection_csv import write_coordinates_csv, write_neighbors_csv
 from ...state import AppState
 from ..binding import JobBinding, ShownGate
 from ..style import ACCENT, EXTRA, NEIGHBORS, SPACING, TEXT_TOKENS, class_color
 from .analogy_panel import AnalogyPanel
-from .controls import AxesControls, ExportButton, FitControls, TokenSearch
+from ..token_search import TokenSearch
+from .controls import AxesControls, ExportButton, FitControls
 from .info_panel import ProjectionInfo
 from .label_layout import LabelSpec, faint_labels
 from .pages import BusyPage, MessagePage
@@ -71,8 +72,9 @@ class ProjectionView(QWidget):
         self.fit.fit_changed.connect(self._request_fit)
         self.axes_controls = AxesControls()
         self.axes_controls.axes_changed.connect(self._on_axes_changed)
-        self.search = TokenSearch()
-        self.search.query_entered.connect(self._on_search_query_entered)
+        self.search = TokenSearch(lambda: self._state.table)
+        self.search.token_found.connect(self._on_search_token_found)
+        self.search.not_found.connect(lambda text: self.info.show_hover(text))
         self.export_button = ExportButton()
         self.export_button.export_chosen.connect(self._on_export_chosen)
         bar.addWidget(self.fit)
@@ -447,17 +449,9 @@ class ProjectionView(QWidget):
         text += f"<br>PC{x + 1} = {px:+.3f}, PC{y + 1} = {py:+.3f}"
         self.info.show_hover(text)
 
-    def _on_search_query_entered(self, query: str) -> None:
-        table = self._state.table
-        if table is None:
-            return
-        hits = find_token_ids(table, query, limit=1)
-        if not hits:
-            self.info.show_hover(f"No token “{html.escape(query)}” in this vocabulary")
-            return
-        self.token_added.emit(hits[0])
-        self.token_selected.emit(hits[0])
-        self.search.clear()
+    def _on_search_token_found(self, token_id: int) -> None:
+        self.token_added.emit(token_id)
+        self.token_selected.emit(token_id)
 
     # -- export ---------------------------------------------------------------------------------
     def _on_export_chosen(self, kind: str, path: str) -> None:

@@ -23,13 +23,12 @@ from PySide6.QtWidgets import (
 )
 
 from ...core.errors import user_message
-from ...core.projection import find_token_ids
 from ...core.cell_format import CellFormat, cell_format, compact_count
 from ...core.similarity import MAX_TOKENS, SimilarityMatrices
 from ...state import AppState
 from ..binding import JobBinding, ShownGate
 from ..export import export_graphics
-from ..projection.controls import TokenSearch
+from ..token_search import TokenSearch
 from ..style import DIVERGING, SEQUENTIAL, SPACING, plot_colors
 from .added_tokens import AddedTokensBar
 from .heatmap import Heatmap
@@ -112,11 +111,12 @@ class RegimesPage(QWidget):
         self.metric_combo.currentIndexChanged.connect(self._on_metric_combo_changed)
         bar.addWidget(self.metric_combo)
         bar.addSpacing(SPACING)
-        self.search = TokenSearch()  # the projection's search box: completions filled at the first focus
+        self.search = TokenSearch(lambda: self._state.table)  # completions filled at the first focus
         self.search.setPlaceholderText("Add a token…")
         self.search.setToolTip(f"Type a piece (or #id) and press Enter to add it to the matrix "
                                f"(up to {MAX_TOKENS} tokens in all)")
-        self.search.query_entered.connect(self._on_search_query_entered)
+        self.search.token_found.connect(self.token_added)
+        self.search.not_found.connect(lambda text: self.info.setText(text))
         bar.addWidget(self.search, 1)
         self.count_label = QLabel()
         self.count_label.setToolTip("Distinct tokens in the matrix: the text's (special tokens left out) and the "
@@ -223,17 +223,6 @@ class RegimesPage(QWidget):
     def _clear_hover(self) -> None:
         self.info.setText(HOVER_HINT)  # no hover text of another model survives
         self.glw.setToolTip("")
-
-    def _on_search_query_entered(self, query: str) -> None:
-        table = self._state.table
-        if table is None:
-            return
-        hits = find_token_ids(table, query, limit=1)
-        if not hits:
-            self.info.setText(f"No token “{html.escape(query)}” in this vocabulary")
-            return
-        self.token_added.emit(hits[0])
-        self.search.clear()
 
     # -- drawing -----------------------------------------------------------------------
     def _draw_added(self) -> None:

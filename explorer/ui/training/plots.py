@@ -20,11 +20,10 @@ from collections import deque
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt
 from PySide6.QtGui import QPainterPath, QPen
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsPathItem
 
-from ..style import style_plot
+from ..style import shrinkable, style_plot
 
 __all__ = ["Chart", "PathCurve", "TimedScatter", "PaintLog", "nice_ceil", "TICK_TEXT_WIDTH"]
 
@@ -47,20 +46,6 @@ def nice_ceil(x: float, mantissas: tuple[float, ...] = (1, 2, 5)) -> float:
         if v >= x * (1 - 1e-12):
             return v
     return 10.0 ** (k + 1)
-
-
-def _shrinkable(label: pg.LabelItem) -> None:
-    """Let a plot title be narrower than its text (a long title must not widen
-    the whole grid past the window; it is clipped instead)."""
-    original = label.updateMin
-
-    def update_min():
-        original()
-        label.setMinimumWidth(0)
-        label._sizeHint[Qt.SizeHint.MinimumSize] = (0, label._sizeHint[Qt.SizeHint.MinimumSize][1])
-        label._sizeHint[Qt.SizeHint.PreferredSize] = (0, label._sizeHint[Qt.SizeHint.PreferredSize][1])
-
-    label.updateMin = update_min
 
 
 class PathCurve(QGraphicsPathItem):
@@ -124,7 +109,7 @@ class Chart:
         self._title = title
         self.paint_log = paint_log if paint_log is not None else PaintLog()
         p = glw.addPlot(row=row, col=col)
-        _shrinkable(p.titleLabel)
+        shrinkable(p.titleLabel)
         p.setTitle(title, color=fg, size="9pt")
         p.setLabel("left", left)
         p.setLabel("bottom", bottom)
