@@ -80,8 +80,6 @@ class ChipView(QWidget):
         self._width_of: dict[str, int] = {}
         self._widths: list[int] = []      # each chip's width, measured once per text
         self._layouts: dict[int, ChipLayout] = {}  # by width: Qt asks heightForWidth many times
-        self._layout = ChipLayout()
-        self._layout_width = -1
         self._selected = -1
         self._selected_id = -1
         self._pieces = None
@@ -123,7 +121,6 @@ class ChipView(QWidget):
         self._labels, self._ids, self._widths, self._bad = labels, ids, widths, bad
         self._starts, self._ends = starts, ends
         self._layouts.clear()
-        self._layout_width = -1
         self.updateGeometry()
         self.update()
 
@@ -223,10 +220,7 @@ class ChipView(QWidget):
         return lay
 
     def _current_layout(self) -> ChipLayout:
-        if self._layout_width != self.width():
-            self._layout = self.layout_for(self.width())
-            self._layout_width = self.width()
-        return self._layout
+        return self.layout_for(self.width())
 
     def hasHeightForWidth(self) -> bool:
         return True

@@ -36,7 +36,7 @@ class MatrixView(QWidget):
         self._state = state
         self._overview: MatrixOverview | None = None
         self._band: RowBand | None = None
-        self._band_label_step = 1  # every k-th row of the band is labelled
+        self._band_ticks_key: tuple | None = None  # what the band's row ticks were made for
         self._cell_texts: list[pg.TextItem] = []
         bg, fg = plot_colors()
         lay = QStackedLayout(self)
@@ -51,7 +51,7 @@ class MatrixView(QWidget):
         lay.addWidget(self.glw)
         self._stack = lay
 
-        cmap = pg.colormap.get(DIVERGING)
+        cmap = self._cmap = pg.colormap.get(DIVERGING)
         # overview of the whole table
         self.overview_plot = self.glw.addPlot(row=0, col=0)
         self.overview_plot.setTitle("Whole table", color=fg, size="10pt")
@@ -148,6 +148,7 @@ class MatrixView(QWidget):
     def _show_empty(self) -> None:
         self._overview = None
         self._band = None
+        self._band_ticks_key = None
         self._stack.setCurrentWidget(self.empty)
         self.empty.setText("Open a model to see its embedding matrix (Ctrl+O)" if self._state.table is None
                            else "Drawing the matrix…")
@@ -156,6 +157,7 @@ class MatrixView(QWidget):
         """Draw the overview the loader computed off the GUI thread (one setImage)."""
         self._overview = overview
         self._band = None
+        self._band_ticks_key = None
         table = self._state.table
         if table is None:
             return
@@ -249,6 +251,12 @@ class MatrixView(QWidget):
         line = QFontMetrics(self.band_plot.getAxis("left").style.get("tickFont") or QFont()).height()
         step = max(1, int(np.ceil((line + 1) / pitch))) if pitch > 0 else 1
         anchor = self._state.selected_id if band.start <= self._state.selected_id < band.stop else band.start
+        if step == 1:
+            anchor = band.start  # every row labelled: the selection does not change the ticks
+        key = (band.start, band.stop, step, anchor)
+        if key == self._band_ticks_key:
+            return  # a click within the band: the same ticks as drawn
+        self._band_ticks_key = key
         major, minor = [], []
         for i in range(band.start, band.stop):
             if (i - anchor) % step:
@@ -257,7 +265,6 @@ class MatrixView(QWidget):
             piece = table.shown_piece(i).short(14)
             major.append((i + 0.5, f"{i:,}" if piece == str(i) else f"{piece}  {i:,}"))
         self.band_plot.getAxis("left").setTicks([major, minor])
-        self._band_label_step = step
 
     def _on_band_resized(self, _vb=None) -> None:
         if self._band is not None:
@@ -282,7 +289,7 @@ class MatrixView(QWidget):
         # the text colour that reads on each cell's own colour (either palette)
         fracs = (np.clip(band.image.ravel(), -lim, lim) + lim) / (2 * lim) if lim > 0 else \
             np.full(band.image.size, 0.5)
-        colors = text_colors_on(pg.colormap.get(DIVERGING).map(np.nan_to_num(fracs, nan=0.5), mode="float"))
+        colors = text_colors_on(self._cmap.map(np.nan_to_num(fracs, nan=0.5), mode="float"))
         width = band.image.shape[1]
         for r in range(band.image.shape[0]):
             for c in range(width):
