@@ -18,7 +18,7 @@ from safetensors.torch import save_file
 from explorer.core.sources import open_table, package_path
 from explorer.ui.similarity import SimilarityView
 from explorer.ui.style import contrast_ratio, dark_palette
-from ui_helpers import standalone_view
+from ui_helpers import SceneClick, standalone_view
 
 CHECK_TIMEOUT = 60_000
 
@@ -26,19 +26,6 @@ CHECK_TIMEOUT = 60_000
 @pytest.fixture
 def view(qtbot):
     yield from standalone_view(qtbot, SimilarityView)
-
-
-class _Click:
-    """A left click at a scene position, as pyqtgraph's scene reports it."""
-
-    def __init__(self, scene_pos):
-        self._pos = scene_pos
-
-    def button(self):
-        return Qt.LeftButton
-
-    def scenePos(self):
-        return self._pos
 
 
 def _robot(state):
@@ -109,7 +96,7 @@ def test_click_a_cell_selects_the_pair(qtbot, view):
     _robot(state)
     vb = page.main.plot.getViewBox()
     with qtbot.waitSignal(v.pair_selected) as pair, qtbot.waitSignal(v.token_selected) as sel:
-        page._on_scene_clicked(_Click(vb.mapViewToScene(QPointF(3.5, 2.5))))  # row 2 = box, column 3 = tool
+        page._on_scene_clicked(SceneClick(vb.mapViewToScene(QPointF(3.5, 2.5))))  # row 2 = box, column 3 = tool
     assert pair.args == [2, 3] and sel.args == [2]
     assert state.selected_id == 2
     assert page.main.cell_rect.isVisible()
