@@ -13,6 +13,7 @@ from superqt.utils import qthrottled, signals_blocked
 from ...core.health import CATEGORIES, CATEGORY_LABELS, Flag, HealthReport
 from ...core.health.text import format_number
 from ..plot_title import FittedTitle
+from ..integer_axis import IntegerAxis
 from ..style import ACCENT, ERROR, HEALTH_CATEGORY_COLORS, plot_colors, style_plot
 from .dot_raster import DotRaster
 
@@ -55,7 +56,7 @@ class VocabPlot(QWidget):
         self.readout = QElidingLabel("")
         self.readout.setObjectName("ChipId")
 
-        self.plot_widget = pg.PlotWidget(background=bg)
+        self.plot_widget = pg.PlotWidget(background=bg, axisItems={"bottom": IntegerAxis("bottom")})
         self.plot_widget.setMinimumHeight(160)
         self.plot = self.plot_widget.getPlotItem()
         self.plot.setMenuEnabled(False)

@@ -1,9 +1,10 @@
-"""Plot titles fit their plot: elided with the whole text in the tooltip,
-never running past the plot's edge."""
+"""Plot titles fit their plot (elided, the whole text in the tooltip) and
+axes of whole numbers never tick 0.5."""
 
 from __future__ import annotations
 
 import pyqtgraph as pg
+import pytest
 
 from explorer.ui.plot_title import FittedTitle
 from ui_helpers import load
@@ -50,3 +51,23 @@ def test_health_titles_fit_at_1024(qtbot, explorer):
         label = plot.titleLabel
         assert label.item.boundingRect().width() <= plot.vb.width()
         assert title.shown == title.text or (title.shown.endswith("…") and label.toolTip() == title.text)
+
+
+def _bottom_ticks(plot_widget) -> list[float]:
+    axis = plot_widget.getPlotItem().getAxis("bottom")
+    lo, hi = plot_widget.getPlotItem().vb.viewRange()[0]
+    return [v for _spacing, values in axis.tickValues(lo, hi, axis.width()) for v in values]
+
+
+@pytest.mark.parametrize("spec", ["toy:five-rows", "random:10x2"])
+def test_the_row_plot_ticks_whole_columns(qtbot, explorer, spec):
+    load(qtbot, explorer, spec)
+    explorer.state.set_text("0 1")
+    explorer.state.select_position(0)
+    plot = explorer.window.inspector.plot
+    qtbot.waitUntil(lambda: len(_bottom_ticks(plot)) > 0)
+    ticks = _bottom_ticks(plot)
+    assert all(float(v).is_integer() for v in ticks), ticks
+    assert {0.0, 1.0} <= set(ticks)
+    axis = plot.getPlotItem().getAxis("bottom")
+    assert axis.tickStrings([0.0, 1.0, 1024.0], 1.0, 1.0) == ["0", "1", "1,024"]
