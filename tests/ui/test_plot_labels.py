@@ -71,3 +71,23 @@ def test_the_row_plot_ticks_whole_columns(qtbot, explorer, spec):
     assert {0.0, 1.0} <= set(ticks)
     axis = plot.getPlotItem().getAxis("bottom")
     assert axis.tickStrings([0.0, 1.0, 1024.0], 1.0, 1.0) == ["0", "1", "1,024"]
+
+
+def test_the_matrix_marks_are_in_sight_and_have_a_key(qtbot, explorer):
+    table = load(qtbot, explorer, "default")
+    explorer.state.set_text("the cat sat on the mat near the dog")
+    cat = next(t for t in explorer.state.tokens if t.piece == "cat")
+    explorer.state.select_position(cat.position)
+    view = explorer.window.matrix_view
+    explorer.window.show_view("matrix")
+    qtbot.waitUntil(lambda: view.band_marks.data.size > 0)
+    (x0, x1), (y0, y1) = view.band_plot.vb.viewRange()
+    expected = {t.id for t in explorer.state.tokens if y0 <= t.id + 0.5 <= y1 and t.id != cat.id}
+    xs, ys = view.band_marks.getData()
+    assert {int(y) for y in ys} == expected and len(expected) >= 3
+    assert all(table.dim < x < x1 for x in xs)  # right of the matrix, inside the plot
+    xs, _ = view.overview_text.getData()
+    (x0, x1), _ = view.overview_plot.vb.viewRange()
+    assert len(xs) and all(x0 < x < 0 for x in xs)  # left of the overview, not behind its axis
+    for words in ("selected row", "rows of your text", "tokens you added", "band shown"):
+        assert words in view.legend.text
