@@ -309,6 +309,11 @@ class MainWindow(QMainWindow):
         self.status_model.setText("  ·  ".join(parts))
         self.setWindowTitle(f"{table.name} — Token Embedding Explorer")
 
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        if event.size().height() != event.oldSize().height():
+            self.token_strip.window_resized()
+
     # drag and drop of a folder or file
     def dragEnterEvent(self, event):
         if event.mimeData().hasUrls():

@@ -91,3 +91,28 @@ def test_the_matrix_marks_are_in_sight_and_have_a_key(qtbot, explorer):
     assert len(xs) and all(x0 < x < 0 for x in xs)  # left of the overview, not behind its axis
     for words in ("selected row", "rows of your text", "tokens you added", "band shown"):
         assert words in view.legend.text
+
+
+LONG_TEXT = " ".join(["the quick brown fox jumps over the lazy dog while the river bank was flooded"] * 8)
+
+
+def test_a_long_text_leaves_the_inspector_its_neighbours_at_1280x800(qtbot, explorer):
+    win = explorer.window
+    win.resize(1280, 800)
+    win.show()
+    load(qtbot, explorer, "minilm")
+    explorer.state.set_text(LONG_TEXT)
+    explorer.state.select_position(3)
+    strip = win.token_strip
+    line = strip.chips.minimumSizeHint().height()
+    qtbot.waitUntil(lambda: strip.chips.heightForWidth(strip.scroll.viewport().width()) > 3 * line)
+    qtbot.waitUntil(lambda: strip.scroll.height() <= 2 * (line + 6))  # two lines, then it scrolls
+    table = win.inspector.neighbors
+    qtbot.waitUntil(lambda: table.rowCount() == 10, timeout=30_000)
+    shown = table.viewport().height() / table.rowHeight(0)
+    scroll = win.splitter.widget(1)
+    inside = table.mapTo(scroll.widget(), table.rect().topLeft()).y() + table.rowHeight(0) * 8
+    assert inside <= scroll.viewport().height() + scroll.verticalScrollBar().value(), "8 rows in sight"
+    assert shown >= 8
+    win.resize(1280, 1080)  # a taller window shows more lines
+    qtbot.waitUntil(lambda: strip.scroll.height() > 3 * line)
