@@ -22,7 +22,7 @@ import tempfile
 
 from .core.errors import ExplorerError, user_message
 
-VIEWS = ("matrix", "lookup", "projection", "similarity", "training", "cost", "health")
+VIEWS = ("matrix", "lookup", "projection", "similarity", "training", "cost", "health", "positions")
 
 
 class CliError(Exception):

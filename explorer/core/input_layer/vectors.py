@@ -109,7 +109,7 @@ def input_vectors(table, layer: InputLayer, ids, positions=None) -> InputVectors
         raise ValueError("ids and positions must have the same length")
     if len(pos):
         layer.check_length(int(pos.max()) + 1)
-    tok = table.rows(ids)
+    tok = table.rows(ids) if len(ids) else np.empty((0, layer.dim), np.float32)
     if layer.scale != 1.0:
         tok = (tok * np.float32(layer.scale)).astype(np.float32)
     total = tok.copy()

@@ -1,0 +1,79 @@
+"""One colour-mapped matrix in a plot, with a colour bar: a position table,
+a cosine matrix, or a text's vectors. Items are made once and updated."""
+
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QRectF
+from PySide6.QtWidgets import QVBoxLayout, QWidget
+
+from ..style import DIVERGING, plot_colors, style_plot
+from .plot_frame import add_plot
+
+__all__ = ["ImagePanel", "symmetric_levels"]
+
+
+def symmetric_levels(values: np.ndarray, quantile: float = 99.5) -> tuple[float, float]:
+    """(-m, m) with m the ``quantile`` of |values| (a few outliers must not wash out the rest)."""
+    finite = np.abs(values[np.isfinite(values)])
+    m = float(np.percentile(finite, quantile)) if finite.size else 1.0
+    m = m if m > 0 else 1.0
+    return -m, m
+
+
+class ImagePanel(QWidget):
+    """A heatmap of a (rows, cols) matrix on a diverging map centred on 0."""
+
+    def __init__(self, colorbar_label: str = "", parent=None):
+        super().__init__(parent)
+        _bg, fg = plot_colors()
+        self._fg = fg
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        self.plot_widget, self.plot = add_plot(lay)
+        self.plot.invertY(True)
+        self.image = pg.ImageItem()
+        self.image.setColorMap(pg.colormap.get(DIVERGING))
+        self.plot.addItem(self.image)
+        self.colorbar = pg.ColorBarItem(values=(-1, 1), colorMap=pg.colormap.get(DIVERGING), interactive=False,
+                                        width=10)
+        self.colorbar.setImageItem(self.image, insert_in=self.plot)
+        self.colorbar.axis.enableAutoSIPrefix(False)
+        if colorbar_label:
+            self.colorbar.setLabel("right", colorbar_label)
+        style_plot(self.colorbar)
+        self.message = pg.TextItem("", color=fg, anchor=(0.5, 0.5))
+        self.plot.addItem(self.message)
+        self.shape = (0, 0)
+
+    def set_title(self, title: str) -> None:
+        self.plot.setTitle(title, color=self._fg, size="10pt")
+
+    def set_labels(self, bottom: str, left: str) -> None:
+        self.plot.setLabel("bottom", bottom)
+        self.plot.setLabel("left", left)
+
+    def set_matrix(self, values: np.ndarray, levels: tuple[float, float]) -> None:
+        """Draw ``values`` (rows, cols) with colour ``levels``."""
+        rows, cols = values.shape
+        self.shape = (rows, cols)
+        self.message.setText("")
+        self.image.setImage(np.nan_to_num(values.astype(np.float32, copy=False)), levels=levels, autoLevels=False)
+        self.image.setRect(QRectF(0, 0, cols, rows))
+        self.image.show()
+        self.colorbar.setLevels(levels)
+        self.plot.setRange(xRange=(0, cols), yRange=(0, rows), padding=0.02)
+
+    def set_row_labels(self, labels: list[tuple[int, str]] | None) -> None:
+        """Tick labels at the centre of rows (None: numbers)."""
+        ax = self.plot.getAxis("left")
+        ax.setTicks(None if labels is None else [[(i + 0.5, text) for i, text in labels], []])
+
+    def clear(self, message: str = "") -> None:
+        self.shape = (0, 0)
+        self.image.hide()
+        self.set_row_labels(None)
+        self.message.setText(message)
+        self.message.setPos(0.5, 0.5)
+        self.plot.setRange(xRange=(0, 1), yRange=(0, 1), padding=0)
