@@ -3,9 +3,12 @@ a cosine matrix, or a text's vectors. Items are made once and updated."""
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QRectF
+from PySide6.QtGui import QFontMetrics
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 from ..style import DIVERGING, plot_colors, style_plot
@@ -66,9 +69,36 @@ class ImagePanel(QWidget):
         self.plot.setRange(xRange=(0, cols), yRange=(0, rows), padding=0.02)
 
     def set_row_labels(self, labels: list[tuple[int, str]] | None) -> None:
-        """Tick labels at the centre of rows (None: numbers)."""
+        """Tick labels at the centre of rows (None: numbers); as many as fit
+        the plot's height without overlapping, thinned again on resize."""
+        self._row_labels = labels
+        self._label_step = 0
+        self._apply_row_labels()
+
+    @property
+    def row_label_step(self) -> int:
+        """Every how many rows a label is drawn (0: numbers, no labels)."""
+        return self._label_step
+
+    def _apply_row_labels(self) -> None:
         ax = self.plot.getAxis("left")
-        ax.setTicks(None if labels is None else [[(i + 0.5, text) for i, text in labels], []])
+        labels = self._row_labels
+        if labels is None:
+            self._label_step = 0
+            ax.setTicks(None)
+            return
+        rows = max(1, self.shape[0])
+        line = QFontMetrics(ax.style["tickFont"] or self.font()).height() + 4
+        height = max(1.0, self.plot.getViewBox().height())
+        step = max(1, math.ceil(rows * line / height))
+        if step == self._label_step:
+            return
+        self._label_step = step
+        ax.setTicks([[(i + 0.5, text) for i, text in labels if i % step == 0], []])
+
+    def _on_view_resized(self, *_args) -> None:
+        if self._row_labels is not None:
+            self._apply_row_labels()
 
     def clear(self, message: str = "") -> None:
         self.shape = (0, 0)

@@ -61,8 +61,9 @@ class InputTable(QTableWidget):
         for r, tok in enumerate(shown):
             self._row_of[tok.position] = r
             i = index.get(tok.position)
-            pos_id = int(v.position_ids[i]) if i is not None else None
-            cells = [str(tok.position), piece_of(tok), "-" if pos_id is None else f"{pos_id:,}"]
+            # the row of the position table the token reads (or would read, past its end)
+            pos_id = tok.position + (inputs.layer.position_offset if inputs.layer.positions is not None else 0)
+            cells = [str(tok.position), piece_of(tok), f"{pos_id:,}"]
             if i is not None:
                 cells += [f"{vals[i]:.3f}" for _, vals in norms]
             elif tok.position in past:

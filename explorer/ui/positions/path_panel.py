@@ -53,13 +53,15 @@ class PathPanel(QWidget):
         colors = self._cmap.map(np.linspace(0, 1, n), mode="qcolor")
         self.points.setData(pts[:, 0], pts[:, 1], brush=[pg.mkBrush(c) for c in colors])
         self.start.setData(pts[:1, 0], pts[:1, 1])
-        marks = sorted({0, 1, 2, n - 1} | {int(round(k * (n - 1) / (LABELLED - 2))) for k in range(1, LABELLED - 2)})
+        marks = sorted({0, 1, 2, n - 1} | {int(round(k * (n - 1) / (LABELLED - 3))) for k in range(1, LABELLED - 3)})
         marks = [m for m in marks if m < n][:LABELLED]
+        middle = float(pts[:, 0].min() + pts[:, 0].max()) / 2
         for t, m in zip(self.labels, marks + [None] * LABELLED):
             if m is None:
                 t.setText("")
                 continue
             t.setText(str(m))
+            t.setAnchor((1, 1) if pts[m, 0] > middle else (0, 1))  # labels stay inside the plot
             t.setPos(float(pts[m, 0]), float(pts[m, 1]))
         a, b = path.explained
         self.plot.setLabel("bottom", f"PC 1 ({a:.0%} of the variance)")

@@ -44,7 +44,7 @@ class PositionTablePage(QWidget):
         self.caption.setWordWrap(True)
         self.caption.setContentsMargins(SPACING, 0, SPACING, 0)
         lay.addWidget(self.caption)
-        self.heatmap = ImagePanel("value")
+        self.heatmap = ImagePanel()
         self.heatmap.set_labels("dimension", "position")
         self.cosine = ImagePanel("cosine")
         self.cosine.set_labels("position", "position")
@@ -111,9 +111,10 @@ class PositionTablePage(QWidget):
         near = _mean_diagonal(r.sinusoidal_cosine, 1)
         return (f"Sinusoidal: fixed sin/cos waves, no training. Each diagonal of the cosine matrix is constant "
                 f"(a Toeplitz pattern: only the distance between positions matters; neighbours {near:.2f}). "
-                f"Every row has norm √(d/2) = {math.sqrt(d / 2):.2f}, while this model's token rows have "
-                f"{r.token_norm:.2f}: the original Transformer multiplies token rows by √d = {math.sqrt(d):.1f} "
-                f"(here {r.scaled_token_norm:.1f}) so that positions do not drown them.")
+                f"Every row has norm √(d/2) = {math.sqrt(d / 2):.2f}. This model's token rows have norm "
+                f"{r.token_norm:.2f} on average: the original Transformer multiplies token rows by "
+                f"√d = {math.sqrt(d):.1f} (which would make them {r.scaled_token_norm:.1f}) so that the positions "
+                "added to them do not drown them.")
 
 
 def _mean_diagonal(m, k: int) -> float:

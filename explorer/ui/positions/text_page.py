@@ -15,8 +15,8 @@ from .input_table import InputTable
 
 __all__ = ["TextInputsPage"]
 
-#: rows of the two heatmaps that get a label at most
-MAX_LABELS = 24
+#: characters of a piece in a heatmap's row label
+LABEL_CHARS = 10
 #: dimensions drawn in the two heatmaps: few enough that each cell is seen
 SHOWN_DIMS = 48
 
@@ -47,9 +47,9 @@ class TextInputsPage(QWidget):
         lay.addWidget(self.limit_note)
         self.table = InputTable()
         self.table.position_clicked.connect(self.position_clicked)
-        self.token_map = ImagePanel("value")
+        self.token_map = ImagePanel()
         self.token_map.set_labels("dimension", "")
-        self.input_map = ImagePanel("value")
+        self.input_map = ImagePanel()
         self.input_map.set_labels("dimension", "")
         maps = QSplitter(Qt.Horizontal)
         maps.addWidget(self.token_map)
@@ -84,22 +84,27 @@ class TextInputsPage(QWidget):
             self.input_map.clear("")
             return
         by_pos = {t.position: t for t in tokens}
-        step = max(1, int(np.ceil(len(v.ids) / MAX_LABELS)))
-        labels = [(i, f"{int(p)} {piece_of(by_pos[int(p)])}") for i, p in enumerate(v.positions) if i % step == 0
-                  and int(p) in by_pos]
+        labels = [(i, f"{int(p)} {_short(piece_of(by_pos[int(p)]))}") for i, p in enumerate(v.positions)
+                  if int(p) in by_pos]
         scale = "" if v.scale == 1.0 else f" × {v.scale:.1f}"
         cols = min(SHOWN_DIMS, v.token_rows.shape[1])
-        dims = f", dims 0–{cols - 1} of {v.token_rows.shape[1]:,}" if cols < v.token_rows.shape[1] else ""
-        self.token_map.set_title(f"Token rows{scale}{dims}")
+        d = v.token_rows.shape[1]
+        axis = f"dimension (0–{cols - 1} of {d:,})" if cols < d else "dimension"
+        self.token_map.set_title(f"Token rows{scale}")
+        self.token_map.set_labels(axis, "")
         self.token_map.set_matrix(v.token_rows[:, :cols], symmetric_levels(v.token_rows[:, :cols]))
         self.token_map.set_row_labels(labels)
-        what = "after the LayerNorm" if v.normed is not None else "into the first block"
-        self.input_map.set_title(f"Input vectors ({what}){dims}")
+        self.input_map.set_title("Input vectors" + (" (after the LayerNorm)" if v.normed is not None else ""))
+        self.input_map.set_labels(axis, "")
         self.input_map.set_matrix(v.vectors[:, :cols], symmetric_levels(v.vectors[:, :cols]))
         self.input_map.set_row_labels(labels)
 
     def select_position(self, position: int) -> None:
         self.table.select_position(position)
+
+
+def _short(text: str) -> str:
+    return text if len(text) <= LABEL_CHARS else text[: LABEL_CHARS - 1] + "…"
 
 
 def _formula(inputs: TextInputs) -> str:
