@@ -189,3 +189,84 @@ def test_sinusoidal_row_norm_against_sqrt_d():
     # the paper's reason for the sqrt(d) factor: a position row has norm about sqrt(d/2)
     table = sinusoidal_table(100, 512)
     assert np.linalg.norm(table[50]) == pytest.approx(math.sqrt(256), rel=0.05)
+
+
+# -- GGUF files with a position table, token types and an input LayerNorm ------------
+
+
+def _bert_like_gguf(path, v=40, d=16, n_pos=24):
+    """A GGUF laid out like llama.cpp's BERT conversion (no blocks: only the input layer)."""
+    import gguf
+
+    rng = np.random.default_rng(4)
+    arrays = {
+        "token_embd.weight": rng.standard_normal((v, d)).astype(np.float32),
+        "position_embd.weight": rng.standard_normal((n_pos, d)).astype(np.float32),
+        "token_types.weight": rng.standard_normal((2, d)).astype(np.float32),
+        "token_embd_norm.weight": rng.standard_normal(d).astype(np.float32),
+        "token_embd_norm.bias": rng.standard_normal(d).astype(np.float32),
+    }
+    w = gguf.GGUFWriter(str(path), arch="bert")
+    w.add_context_length(n_pos)
+    w.add_embedding_length(d)
+    w.add_block_count(0)
+    w.add_layer_norm_eps(1e-5)
+    for name, data in arrays.items():
+        w.add_tensor(name, data)
+    w.write_header_to_file()
+    w.write_kv_data_to_file()
+    w.write_tensors_to_file()
+    w.close()
+    return arrays
+
+
+def test_gguf_input_layer_is_read_from_its_tensors(tmp_path):
+    import torch
+
+    arrays = _bert_like_gguf(tmp_path / "bert.gguf")
+    table = open_table(str(tmp_path / "bert.gguf"))
+    layer = read_input_layer(table)
+    assert layer.scheme == "learned" and layer.max_tokens == 24 and layer.model == "bert"
+    assert layer.layer_norm.eps == pytest.approx(1e-5)
+    ids = [3, 9, 3, 30]
+    got = input_vectors(table, layer, ids)
+    x = torch.from_numpy(arrays["token_embd.weight"][ids] + arrays["position_embd.weight"][:4]
+                         + arrays["token_types.weight"][0])
+    want = torch.nn.functional.layer_norm(x, (16,), torch.from_numpy(arrays["token_embd_norm.weight"]),
+                                          torch.from_numpy(arrays["token_embd_norm.bias"]), eps=1e-5).numpy()
+    np.testing.assert_allclose(got.vectors, want, atol=1e-5)
+
+
+# -- what the Positions view draws ---------------------------------------------------
+
+
+def test_positions_report_against_numpy(gpt2_folder):
+    from safetensors.numpy import load_file
+
+    from explorer.core.input_layer import positions_report
+
+    wpe = load_file(str(gpt2_folder / "model.safetensors"))["transformer.wpe.weight"]
+    r = positions_report(open_table(str(gpt2_folder)))
+    np.testing.assert_array_equal(r.learned, wpe)
+    unit = wpe / np.linalg.norm(wpe, axis=1, keepdims=True)
+    np.testing.assert_allclose(r.learned_cosine, unit @ unit.T, atol=1e-5)
+    np.testing.assert_allclose(r.learned_norms, np.linalg.norm(wpe, axis=1), rtol=1e-5)
+    # the PCA path: the centred rows on their first two components (a column's squared norm is its
+    # eigenvalue) and their share of the variance
+    c = wpe - wpe.mean(axis=0)
+    eig = np.sort(np.linalg.eigvalsh(c.T @ c))[::-1]
+    np.testing.assert_allclose(r.learned_path.explained, eig[:2] / eig.sum(), rtol=1e-4)
+    np.testing.assert_allclose(np.sum(r.learned_path.points.astype(np.float64) ** 2, axis=0), eig[:2], rtol=1e-3)
+    np.testing.assert_array_equal(r.sinusoidal, sinusoidal_table(64, 32))
+    assert r.rotary_angles is None and r.total_positions == 64
+
+
+def test_text_inputs_mark_tokens_past_the_limit(gpt2_folder):
+    from explorer.core.input_layer import text_inputs
+
+    table = open_table(str(gpt2_folder))
+    tokens = table.tokenizer.encode(" ".join(["the cat"] * 40))
+    got = text_inputs(table, tokens)
+    assert got.n_tokens == len(tokens) > 64
+    assert got.past_limit == tuple(range(64, len(tokens))) and len(got.vectors.ids) == 64
+    assert "64 positions" in got.limit_message

@@ -7,6 +7,7 @@ the GGUF metadata, milliseconds); the tables it finds are read when asked.
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from pathlib import Path
 
 from ..sources.common import SourceError
@@ -241,8 +242,6 @@ def _from_gguf(path: Path, d: int) -> InputLayer:
 
 
 def _with_notes(layer: InputLayer, extra: list[str]) -> InputLayer:
-    from dataclasses import replace
-
     return replace(layer, notes=tuple(describe(layer)) + tuple(extra))
 
 

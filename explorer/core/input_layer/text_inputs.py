@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Iterator, Sequence
 
 from .cache import input_layer_of
-from .layer import InputLayer
+from .layer import InputLayer, PositionLimitError
 from .vectors import InputVectors, input_vectors
 
 __all__ = ["TextInputs", "text_inputs", "text_inputs_job", "MAX_TEXT_TOKENS"]
@@ -58,8 +58,6 @@ def text_inputs(table, tokens: Sequence, max_tokens: int = MAX_TEXT_TOKENS) -> T
     message = ""
     past = tuple(t.position for t in tokens if limit is not None and t.position >= limit)
     if past:
-        from .layer import PositionLimitError
-
         try:
             layer.check_length(len(tokens))
         except PositionLimitError as exc:
