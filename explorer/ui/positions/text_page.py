@@ -12,6 +12,7 @@ from ...core.input_layer import TextInputs
 from ..style import SPACING
 from .image_panel import ImagePanel, symmetric_levels
 from .input_table import InputTable
+from .parts_plot import PartsPlot
 
 __all__ = ["TextInputsPage"]
 
@@ -31,6 +32,9 @@ class TextInputsPage(QWidget):
 
     def __init__(self, parent=None):
         super().__init__(parent)
+        self._inputs: TextInputs | None = None
+        self._tokens: tuple = ()
+        self._piece_of = str
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, SPACING // 2, 0, 0)
         lay.setSpacing(SPACING // 2)
@@ -51,9 +55,11 @@ class TextInputsPage(QWidget):
         self.token_map.set_labels("dimension", "")
         self.input_map = ImagePanel()
         self.input_map.set_labels("dimension", "")
+        self.parts = PartsPlot()
         maps = QSplitter(Qt.Horizontal)
         maps.addWidget(self.token_map)
         maps.addWidget(self.input_map)
+        maps.addWidget(self.parts)
         maps.setChildrenCollapsible(False)
         self.split = QSplitter(Qt.Vertical)
         self.split.addWidget(self.table)
@@ -63,12 +69,14 @@ class TextInputsPage(QWidget):
         lay.addWidget(self.split, 1)
 
     def set_inputs(self, inputs: TextInputs | None, tokens, piece_of) -> None:
+        self._inputs, self._tokens, self._piece_of = inputs, tuple(tokens), piece_of
         self.table.set_inputs(inputs, tokens, piece_of)
         if inputs is None:
             self.formula.setText("")
             self.limit_note.hide()
             self.token_map.clear()
             self.input_map.clear()
+            self.parts.set_token(None, None, "", 0)
             return
         self.formula.setText(_formula(inputs) + " " + _same_token_sentence(inputs, tokens, piece_of))
         notes = []
@@ -100,7 +108,19 @@ class TextInputsPage(QWidget):
         self.input_map.set_row_labels(labels)
 
     def select_position(self, position: int) -> None:
+        """Mirror the selected token: its row of the table and its parts."""
         self.table.select_position(position)
+        inputs = self._inputs
+        if inputs is None:
+            self.parts.set_token(None, None, "", 0)
+            return
+        v = inputs.vectors
+        hits = np.nonzero(v.positions == position)[0]
+        if not len(hits) or not 0 <= position < len(self._tokens):
+            self.parts.set_token(None, None, "", 0)
+            return
+        label = f"{position} {self._piece_of(self._tokens[position])}"
+        self.parts.set_token(v, int(hits[0]), label, min(SHOWN_DIMS, v.token_rows.shape[1]))
 
 
 def _short(text: str) -> str:
