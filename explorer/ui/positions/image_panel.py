@@ -9,10 +9,9 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QRectF
 from PySide6.QtGui import QFontMetrics
-from PySide6.QtWidgets import QVBoxLayout, QWidget
 
-from ..style import DIVERGING, plot_colors, style_plot
-from .plot_frame import add_plot
+from ..style import DIVERGING, style_plot
+from .plot_frame import PlotPanel
 
 __all__ = ["ImagePanel", "symmetric_levels"]
 
@@ -25,16 +24,11 @@ def symmetric_levels(values: np.ndarray, quantile: float = 99.5) -> tuple[float,
     return -m, m
 
 
-class ImagePanel(QWidget):
+class ImagePanel(PlotPanel):
     """A heatmap of a (rows, cols) matrix on a diverging map centred on 0."""
 
     def __init__(self, colorbar_label: str = "", parent=None):
         super().__init__(parent)
-        _bg, fg = plot_colors()
-        self._fg = fg
-        lay = QVBoxLayout(self)
-        lay.setContentsMargins(0, 0, 0, 0)
-        self.plot_widget, self.plot = add_plot(lay)
         self.plot.invertY(True)
         self.image = pg.ImageItem()
         self.image.setColorMap(pg.colormap.get(DIVERGING))
@@ -46,12 +40,9 @@ class ImagePanel(QWidget):
         if colorbar_label:
             self.colorbar.setLabel("right", colorbar_label)
         style_plot(self.colorbar)
-        self.message = pg.TextItem("", color=fg, anchor=(0.5, 0.5))
+        self.message = pg.TextItem("", color=self._fg, anchor=(0.5, 0.5))
         self.plot.addItem(self.message)
         self.shape = (0, 0)
-
-    def set_title(self, title: str) -> None:
-        self.plot.setTitle(title, color=self._fg, size="10pt")
 
     def set_labels(self, bottom: str, left: str) -> None:
         self.plot.setLabel("bottom", bottom)

@@ -6,11 +6,11 @@ from __future__ import annotations
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QLabel
 
 from ...core.input_layer import InputVectors
-from ..style import ACCENT, CLASS_COLORS, NEUTRAL, plot_colors, translucent
-from .plot_frame import add_plot
+from ..style import ACCENT, CLASS_COLORS, NEUTRAL, translucent
+from .plot_frame import PlotPanel
 
 __all__ = ["PartsPlot", "parts_of"]
 
@@ -38,19 +38,14 @@ def parts_of(v: InputVectors, i: int) -> list[tuple[str, np.ndarray]]:
     return out
 
 
-class PartsPlot(QWidget):
+class PartsPlot(PlotPanel):
     """One curve per part over the first dimensions; the key under it gives each part's norm."""
 
     def __init__(self, parent=None):
         super().__init__(parent)
-        _bg, fg = plot_colors()
-        self._fg = fg
-        lay = QVBoxLayout(self)
-        lay.setContentsMargins(0, 0, 0, 0)
-        self.plot_widget, self.plot = add_plot(lay)
         self.plot.setLabel("left", "value")
         self.plot.showGrid(x=False, y=True, alpha=0.12)
-        self.plot.addItem(pg.InfiniteLine(pos=0, angle=0, pen=pg.mkPen(translucent(fg, 60))))
+        self.plot.addItem(pg.InfiniteLine(pos=0, angle=0, pen=pg.mkPen(translucent(self._fg, 60))))
         self.curves = {name: pg.PlotDataItem(pen=pg.mkPen(color, width=width)) for name, (color, width)
                        in _STYLES.items()}
         for c in self.curves.values():
@@ -60,7 +55,7 @@ class PartsPlot(QWidget):
         self.key.setTextFormat(Qt.RichText)
         self.key.setWordWrap(True)
         self.key.setAlignment(Qt.AlignHCenter)
-        lay.addWidget(self.key)
+        self._layout.addWidget(self.key)
         self.shown: list[str] = []
 
     def set_token(self, v: InputVectors | None, i: int | None, label: str, dims: int) -> None:
@@ -70,7 +65,7 @@ class PartsPlot(QWidget):
         for c in self.curves.values():
             c.setData([], [])
         if v is None or i is None:
-            self.plot.setTitle("Select a token to see the parts of its input vector", color=self._fg, size="10pt")
+            self.set_title("Select a token to see the parts of its input vector")
             return
         x = np.arange(dims)
         key = []
@@ -80,5 +75,5 @@ class PartsPlot(QWidget):
             key.append(f'<span style="color:{color}">■</span>&nbsp;{name.replace(" ", "&nbsp;")}&nbsp;‖{np.linalg.norm(row.astype(np.float64)):.2f}‖')
             self.shown.append(name)
         self.key.setText(" &nbsp; ".join(key))
-        self.plot.setTitle(f"The parts of “{label}”", color=self._fg, size="10pt")
+        self.set_title(f"The parts of “{label}”")
         self.plot.enableAutoRange()

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 from ...core.input_layer import PathPCA
-from ..style import ACCENT, NEIGHBORS, SEQUENTIAL, plot_colors, translucent
-from .plot_frame import add_plot
+from ..style import ACCENT, NEIGHBORS, SEQUENTIAL, translucent
+from .plot_frame import PlotPanel
 
 __all__ = ["PathPanel"]
 
@@ -16,29 +15,24 @@ __all__ = ["PathPanel"]
 LABELLED = 7
 
 
-class PathPanel(QWidget):
+class PathPanel(PlotPanel):
     """Position rows projected on their first two principal components, joined in order."""
 
     def __init__(self, parent=None):
         super().__init__(parent)
-        _bg, fg = plot_colors()
-        self._fg = fg
-        lay = QVBoxLayout(self)
-        lay.setContentsMargins(0, 0, 0, 0)
-        self.plot_widget, self.plot = add_plot(lay)
         self.line = pg.PlotDataItem(pen=pg.mkPen(translucent(NEIGHBORS, 150), width=1))
         self.points = pg.ScatterPlotItem(size=5, pen=None)
         self.start = pg.ScatterPlotItem(size=10, pen=pg.mkPen(ACCENT, width=2), brush=None)
         for item in (self.line, self.points, self.start):
             self.plot.addItem(item)
-        self.labels = [pg.TextItem("", color=fg, anchor=(0, 1)) for _ in range(LABELLED)]
+        self.labels = [pg.TextItem("", color=self._fg, anchor=(0, 1)) for _ in range(LABELLED)]
         for t in self.labels:
             self.plot.addItem(t)
         self._cmap = pg.colormap.get(SEQUENTIAL)
         self.n_points = 0
 
     def set_path(self, path: PathPCA | None, title: str = "") -> None:
-        self.plot.setTitle(title, color=self._fg, size="10pt")
+        self.set_title(title)
         if path is None or len(path.points) == 0:
             self.n_points = 0
             for item in (self.line, self.points, self.start):
