@@ -2,7 +2,7 @@
 
     python -m explorer [--model SPEC] [--text TEXT] [--token N] [--view NAME] [--screenshot FILE.png]
     python -m explorer models [--json]
-    python -m explorer inspect --model SPEC --text TEXT [--json]
+    python -m explorer inspect --model SPEC --text TEXT [--json] [--input-layer]
     python -m explorer health --model SPEC [--top N] [--json]
     python -m explorer bench [--open SPEC] [--json]
     python -m explorer train [...]
