@@ -116,6 +116,12 @@ def test_smollm2_is_rotary_and_draws_the_angles(qtbot, view, smollm2_table):
     np.testing.assert_array_equal(v.inputs.vectors.vectors, smollm2_table.rows(ids))
     assert "the same input vector twice" in v.text_page.formula.text()
     assert v.table_page.shown_source == SINUSOIDAL  # no table of its own: the sinusoidal one for comparison
+    # with no word repeated, the hint does not promise inputs that differ by position
+    state.set_text("the dog bites a man")
+    qtbot.waitUntil(lambda: v.inputs is not None and len(v.inputs.vectors.ids) == 5)
+    qtbot.waitUntil(lambda: "Type a word twice" in v.text_page.formula.text())
+    assert "same input vector at both places" in v.text_page.formula.text()
+    assert "different input vectors" not in v.text_page.formula.text()
 
 
 @pytest.fixture(scope="module")

@@ -164,4 +164,6 @@ def _same_token_sentence(inputs: TextInputs, tokens, piece_of) -> str:
             return f"“{piece}” at positions {p} and {q}: one row, and the same input vector twice."
         return (f"“{piece}” at positions {p} and {q}: one token row, two input vectors {dist:.2f} apart "
                 f"(cosine {cos:.3f}).")
-    return "Type a word twice to see one token row become two different input vectors."
+    if inputs.layer.scheme in ("learned", "sinusoidal"):
+        return "Type a word twice to see one token row become two different input vectors."
+    return "Type a word twice: it reads one row and gets the same input vector at both places."
