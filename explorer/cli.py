@@ -8,6 +8,7 @@
     python -m explorer train [...]
     python -m explorer build-default [--out DIR]
     python -m explorer analogy --model SPEC A B C [--top N] [--json]
+    python -m explorer grad --model SPEC --text TEXT [--seed S] [--json]
 
 Errors print one line ``error: ...`` and exit with status 2.
 """
@@ -101,8 +102,10 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("--out", default=None, help="folder to write (default: the package's resources/default)")
 
     from .cli_analogy import add_analogy_parser
+    from .cli_grad import add_grad_parser
 
     add_analogy_parser(sub)
+    add_grad_parser(sub, _DASH_HELP)
     return p
 
 
@@ -157,6 +160,10 @@ def main(argv: list[str] | None = None) -> int:
             from .cli_analogy import cmd_analogy
 
             return cmd_analogy(args, CliError)
+        if args.command == "grad":
+            from .cli_grad import cmd_grad
+
+            return cmd_grad(args, CliError)
         return cmd_gui(args)
     except CliError as exc:
         print(f"error: {_one_line(str(exc))}", file=sys.stderr)
