@@ -17,7 +17,8 @@ import numpy as np
 from .errors import ExplorerError
 
 __all__ = [
-    "LookupBackward", "IdsOutsideTable", "upstream_gradient", "lookup_backward", "text_ids", "BACKWARD_MAX_POSITIONS",
+    "LookupBackward", "IdsOutsideTable", "upstream_gradient", "lookup_backward", "text_ids", "backward_job",
+    "BACKWARD_MAX_POSITIONS",
 ]
 
 #: positions of a text the backward step takes (a view shows each one's contribution)
@@ -85,6 +86,22 @@ class LookupBackward:
         """Indices into ``rows`` of the rows that sum more than one contribution."""
         return [k for k, p in enumerate(self.positions) if len(p) > 1]
 
+    def row_of_position(self, t: int) -> int:
+        """Index into ``rows`` of the row position ``t`` adds into (-1: a zero contribution)."""
+        k = int(np.searchsorted(self.rows, self.ids[t]))
+        return k if k < self.rows.size and self.rows[k] == self.ids[t] else -1
+
+    def partial(self, n_positions: int) -> np.ndarray:
+        """The scatter-add stopped after the first ``n_positions`` positions:
+        shape (R, d) float64, the rows of ``rows`` (an animation's frame)."""
+        out = np.zeros_like(self.grad)
+        n = max(0, min(int(n_positions), self.ids.size))
+        k = np.searchsorted(self.rows, self.ids[:n])
+        ok = (k < self.rows.size) & (self.rows[np.minimum(k, max(self.rows.size - 1, 0))] == self.ids[:n]) \
+            if self.rows.size else np.zeros(n, bool)
+        np.add.at(out, k[ok], self.upstream[:n][ok].astype(np.float64))
+        return out
+
     def dense(self) -> np.ndarray:
         """The whole dL/dE, shape (V, d) float64 (for small tables and tests)."""
         out = np.zeros((self.vocab_size, self.upstream.shape[1]))
@@ -150,3 +167,11 @@ def text_ids(table, text: str) -> np.ndarray:
         why = "; ".join(g.sentence(table.vocab_size) for g in group_problems(bad))
         raise IdsOutsideTable(f"the text has tokens without a row in the table ({why})")
     return np.asarray([t.id for t in tokens], dtype=np.int64)
+
+
+def backward_job(ids, dim: int, vocab_size: int, seed: int = 0):
+    """Generator for a worker: the backward step of looking up ``ids`` with a
+    seeded G; yields ``(fraction, message)``, returns a :class:`LookupBackward`."""
+    yield 0.0, "Sending the gradient back through the lookup…"
+    ids = np.asarray(ids, dtype=np.int64).reshape(-1)
+    return lookup_backward(ids, upstream_gradient(ids.size, dim, seed), vocab_size)

@@ -187,6 +187,7 @@ QToolTip { padding: 4px; }
 #ErrorLine { color: %(error)s; }
 #InspectorTitle { font-size: 18pt; font-weight: 600; }
 #FactValue { font-family: monospace; }
+QPushButton[cue="true"] { border: 2px solid %(accent)s; border-radius: 4px; padding: 3px 8px; font-weight: 600; }
 """ % {"accent": ACCENT, "accent_bg": "rgba(0,163,108,40)", "error": ERROR}
 
 

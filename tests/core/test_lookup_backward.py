@@ -78,3 +78,14 @@ def test_ids_outside_the_table_are_refused():
         lookup_backward([1, 2], np.ones((3, 3)), 6)
     with pytest.raises(IdsOutsideTable, match="past the last row"):
         text_ids(open_table("random:10x4"), "3 1 99")
+
+
+def test_partial_sums_grow_position_by_position():
+    ids = [4, 2, 4, 4, 0]
+    g = upstream_gradient(len(ids), 3, seed=5)
+    back = lookup_backward(ids, g, 6)
+    assert not back.partial(0).any()
+    np.testing.assert_allclose(back.partial(len(ids)), back.grad)
+    four = back.rows.tolist().index(4)
+    np.testing.assert_allclose(back.partial(3)[four], g[0].astype(float) + g[2])
+    assert [back.row_of_position(t) for t in range(len(ids))] == [back.rows.tolist().index(i) for i in ids]
