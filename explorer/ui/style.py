@@ -26,8 +26,8 @@ CHANGED_ROWS = "#D55E00"
 NEUTRAL = "#999999"
 #: Okabe-Ito, colour-blind safe, for classes
 CLASS_COLORS = ["#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7", "#000000", "#999999",
-                 # Paul Tol's muted colours past Okabe-Ito's nine: the bundled language has ten classes
-                 "#44AA99", "#882255", "#117733", "#AA4499"]
+                 # Paul Tol's muted colours past Okabe-Ito's nine: the bundled language has sixteen classes
+                 "#44AA99", "#882255", "#117733", "#AA4499", "#999933", "#CC6677", "#DDCC77"]
 #: the lookup walk: rows of E not multiplied yet, and rows multiplied by 0 (wasted)
 PENDING = "#E1E1E1"
 WASTED = "#969696"
