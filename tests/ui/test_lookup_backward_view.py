@@ -127,3 +127,10 @@ def test_a_new_text_or_model_never_shows_the_old_gradient(qtbot, setup):
     assert panel.result is None or panel.result.vocab_size == 40
     state.set_text("")
     qtbot.waitUntil(lambda: panel.result is None and "Type some text" in panel.now_label.text(), timeout=TIMEOUT)
+
+
+def test_shares_of_zero_rows_never_round_to_all_or_none():
+    from explorer.ui.lookup.backward_panel import _percent
+
+    assert _percent(30_511, 30_522) == "99.96" and _percent(279, 286) == "97.6"
+    assert _percent(6, 6) == "100.0" and _percent(0, 6) == "0.0" and float(_percent(1, 128_256)) > 0

@@ -58,6 +58,16 @@ def _outline(plot: pg.PlotItem, color: str) -> QGraphicsRectItem:
     return item
 
 
+def _percent(part: int, whole: int) -> str:
+    """``part`` of ``whole`` in %, never rounded up to 100 or down to 0 when it is not."""
+    pct = 100.0 * part / whole
+    for digits in (1, 2, 3, 4):
+        text = f"{pct:.{digits}f}"
+        if (float(text) < 100 or part == whole) and (float(text) > 0 or part == 0):
+            return text
+    return f"{pct:.4g}"
+
+
 def _every(n: int) -> int:
     return max(1, math.ceil(n / MAX_LABELS))
 
@@ -283,7 +293,7 @@ class BackwardPanel(QWidget):
         self.counts.setText(
             f"<b style='color:{GRADIENT_ROWS}'>{r:,}</b> non-zero rows {same} {distinct:,} distinct ids "
             f"({t:,} positions; {repeated:,} {'id repeats' if repeated == 1 else 'ids repeat'}) · {back.zero_rows:,} of {v:,} rows exactly 0 "
-            f"({100.0 * back.zero_rows / v:.1f} %)")
+            f"({_percent(back.zero_rows, v)} %)")
         self.lesson.setText(
             f"For training: an SGD step (E[k] −= lr · dL/dE[k]) moves only these {r:,} rows. The "
             f"{back.zero_rows:,} rows of tokens absent from the text get nothing this step; a rare token waits "
