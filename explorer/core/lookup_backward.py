@@ -91,15 +91,17 @@ class LookupBackward:
         k = int(np.searchsorted(self.rows, self.ids[t]))
         return k if k < self.rows.size and self.rows[k] == self.ids[t] else -1
 
-    def partial(self, n_positions: int) -> np.ndarray:
+    def partial(self, n_positions: int, columns: int | None = None) -> np.ndarray:
         """The scatter-add stopped after the first ``n_positions`` positions:
-        shape (R, d) float64, the rows of ``rows`` (an animation's frame)."""
-        out = np.zeros_like(self.grad)
+        shape (R, columns or d) float64, the rows of ``rows`` (an animation's
+        frame; ``columns`` keeps only the first ones, for a view that draws those)."""
+        c = self.grad.shape[1] if columns is None else min(int(columns), self.grad.shape[1])
+        out = np.zeros((self.grad.shape[0], c))
         n = max(0, min(int(n_positions), self.ids.size))
         k = np.searchsorted(self.rows, self.ids[:n])
         ok = (k < self.rows.size) & (self.rows[np.minimum(k, max(self.rows.size - 1, 0))] == self.ids[:n]) \
             if self.rows.size else np.zeros(n, bool)
-        np.add.at(out, k[ok], self.upstream[:n][ok].astype(np.float64))
+        np.add.at(out, k[ok], self.upstream[:n, :c][ok].astype(np.float64))
         return out
 
     def dense(self) -> np.ndarray:

@@ -89,3 +89,10 @@ def test_partial_sums_grow_position_by_position():
     four = back.rows.tolist().index(4)
     np.testing.assert_allclose(back.partial(3)[four], g[0].astype(float) + g[2])
     assert [back.row_of_position(t) for t in range(len(ids))] == [back.rows.tolist().index(i) for i in ids]
+
+
+def test_partial_sums_of_the_first_columns():
+    g = upstream_gradient(3, 5, seed=2)
+    back = lookup_backward([1, 1, 0], g, 4)
+    np.testing.assert_allclose(back.partial(3, columns=2), back.grad[:, :2])
+    assert back.partial(2, columns=99).shape == (2, 5)

@@ -157,15 +157,14 @@ class BackwardPanel(QWidget):
             plot.addItem(img)
         self.g_now = _outline(self.g_plot, ERROR)
         self.grad_now = _outline(self.grad_plot, GRADIENT_ROWS)
-        self.strip_plot = self.glw.addPlot(row=1, col=0, colspan=2)
-        self.strip_plot.setTitle("All V rows of dL/dE", color=fg, size="9pt")
-        for p in (self.strip_plot,):
-            p.setMenuEnabled(False)
-            p.setMouseEnabled(False, False)
-            p.hideButtons()
-            style_plot(p)
-            p.hideAxis("left")
-        self.strip_plot.setMaximumHeight(70)
+        self.strip_plot = p = self.glw.addPlot(row=1, col=0, colspan=2)
+        p.setTitle("All V rows of dL/dE", color=fg, size="9pt")
+        p.setMenuEnabled(False)
+        p.setMouseEnabled(False, False)
+        p.hideButtons()
+        style_plot(p)
+        p.hideAxis("left")
+        p.setMaximumHeight(70)
         self.strip_img = pg.ImageItem()
         self.strip_plot.addItem(self.strip_img)
         self._lut = np.array([QColor(c).getRgb()[:3] for c in (PENDING, GRADIENT_ROWS)], np.uint8)
@@ -362,8 +361,8 @@ class BackwardPanel(QWidget):
             return
         self._shown_step = done
         cols, lim = self._cols, self._lim
-        partial = back.partial(done)
-        self.grad_img.setImage(partial[:, :cols].astype(np.float32), levels=(-lim, lim), autoLevels=False)
+        partial = back.partial(done, cols)
+        self.grad_img.setImage(partial.astype(np.float32), levels=(-lim, lim), autoLevels=False)
         self.grad_img.setRect(QRectF(0, 0, cols, back.rows.size))
         hit = np.zeros(back.vocab_size, bool)
         hit[back.ids[:done]] = True
@@ -396,9 +395,9 @@ class BackwardPanel(QWidget):
                                    if done == 0 else "")
         if done == t and t:
             self.now_label.setText(f"Done: {t} positions → {back.rows.size} rows; {back.zero_rows:,} rows stay 0")
-        self._draw_sum(done)
+        self._draw_sum(done, partial)
 
-    def _draw_sum(self, done: int) -> None:
+    def _draw_sum(self, done: int, partial: np.ndarray) -> None:
         """The focus row's contributions side by side (one per line) and their sum so far."""
         back, r = self._back, self._focus
         if r < 0:
@@ -410,7 +409,7 @@ class BackwardPanel(QWidget):
         rows = np.zeros((len(where) + 1, cols), np.float32)
         for k, t in enumerate(where):
             rows[k] = back.upstream[t, :cols]
-        rows[-1] = back.partial(done)[r, :cols]
+        rows[-1] = partial[r]
         self.sum_img.setImage(rows, levels=(-lim, lim), autoLevels=False)
         self.sum_img.setRect(QRectF(0, 0, cols, rows.shape[0]))
         self._ranges.set(self.sum_plot, (0, cols), (0, rows.shape[0]), padding=0)

@@ -95,7 +95,7 @@ class LookupView(QWidget):
         outer.addLayout(top)
         self.pages = QStackedWidget()
         outer.addWidget(self.pages, 1)
-        forward = QWidget()
+        forward = QWidget()  # the forward paths' page: what follows goes into it
         outer = QVBoxLayout(forward)
         outer.setContentsMargins(0, 0, 0, 0)
         outer.setSpacing(SPACING)
