@@ -383,11 +383,13 @@ class BackwardPanel(QWidget):
             self.grad_now.setVisible(r >= 0)
             k = back.positions[r].index(last) + 1 if r >= 0 else 0
             n = len(back.positions[r]) if r >= 0 else 0
-            what = f", its contribution {k} of {n}" if n > 1 else ""
+            what = f", {k} of {n}" if n > 1 else ""
             self.now_label.setText(
-                f"Position {last} of {t}: G<sub>{last}</sub> <span style='color:{ERROR}'>■</span> added into row "
+                f"t = {last}: G<sub>{last}</sub> <span style='color:{ERROR}'>■</span> → row "
                 f"<b style='color:{GRADIENT_ROWS}'>{int(back.ids[last]):,}</b> "
                 f"({html.escape(self._pieces[last], quote=False)}){what}")
+            self.now_label.setToolTip(f"Position {last}'s upstream gradient G_{last} is added into row "
+                                      f"{int(back.ids[last]):,}, the row it looked up, and nowhere else")
         else:
             self.g_now.hide()
             self.grad_now.hide()
