@@ -78,7 +78,7 @@ def test_batch_3_1_3_lights_rows_1_and_3_and_sums_row_3(qtbot, setup):
     # the repeated row: its two contributions side by side and their sum
     assert panel.focus_row == 3
     np.testing.assert_allclose(panel.sum_img.image, [g[0], g[2], ref[3]], atol=1e-6)
-    assert "appears 2 times" in panel.sum_plot.titleLabel.text
+    assert "appears 2 times" in panel.sum_title.text
     assert "2 non-zero, 4 exactly 0" in panel.strip_plot.titleLabel.text.replace("</span>", "")
     counts = panel.counts.text()
     assert ">2</b> non-zero rows = 2 distinct ids" in counts and "4 of 6 rows exactly 0" in counts
@@ -134,3 +134,13 @@ def test_shares_of_zero_rows_never_round_to_all_or_none():
 
     assert _percent(30_511, 30_522) == "99.96" and _percent(279, 286) == "97.6"
     assert _percent(6, 6) == "100.0" and _percent(0, 6) == "0.0" and float(_percent(1, 128_256)) > 0
+
+
+def test_a_wide_table_draws_its_first_columns_and_says_so(qtbot, setup):
+    state, view = setup
+    table, panel = _open_backward(qtbot, state, view, "random:50x300", "1 2 1")
+    panel.seek_end()
+    ref = _autograd(table, [1, 2, 1], panel.result.upstream)
+    assert panel.grad_img.image.shape == (2, 256)
+    np.testing.assert_allclose(panel.grad_img.image, ref[[1, 2], :256], atol=1e-6)
+    assert "columns 0–255 of 300" in panel.g_plot.getAxis("bottom").labelText

@@ -19,6 +19,7 @@ from PySide6.QtWidgets import QGraphicsRectItem, QHBoxLayout, QPushButton, QVBox
 from ...core import animation as anim
 from ...core.lookup_backward import LookupBackward
 from ..style import DIVERGING, ERROR, GRADIENT_ROWS, PENDING, SPACING, plot_colors, style_plot
+from ..plot_title import FittedTitle
 from .plots import CellTexts, Ranges, SMALL_D, elastic_label, plot_area
 from .row_labels import RowLabelAxis
 
@@ -35,10 +36,8 @@ TICK_MS = 33
 EMPTY_BACKWARD = "Type some text: its tokens are what the gradient flows back to"
 
 
-def _labelled_plot(glw: pg.GraphicsLayoutWidget, row: int, col: int, title: str, fg: str,
-                   colspan: int = 1) -> pg.PlotItem:
+def _labelled_plot(glw: pg.GraphicsLayoutWidget, row: int, col: int, colspan: int = 1) -> pg.PlotItem:
     p = glw.addPlot(row=row, col=col, colspan=colspan, axisItems={"left": RowLabelAxis("left")})
-    p.setTitle(title, color=fg, size="9pt")
     p.setMenuEnabled(False)
     p.setMouseEnabled(False, False)
     p.hideButtons()
@@ -149,8 +148,10 @@ class BackwardPanel(QWidget):
     def _build_plots(self) -> None:
         fg = self._fg
         cmap = pg.colormap.get(DIVERGING)
-        self.g_plot = _labelled_plot(self.glw, 0, 0, "G: upstream gradient, one row per position", fg)
-        self.grad_plot = _labelled_plot(self.glw, 0, 1, "dL/dE: the rows the text looked up", fg)
+        self.g_plot = _labelled_plot(self.glw, 0, 0)
+        self.grad_plot = _labelled_plot(self.glw, 0, 1)
+        self.g_title = FittedTitle(self.g_plot, 9)
+        self.grad_title = FittedTitle(self.grad_plot, 9)
         self.g_img, self.grad_img = pg.ImageItem(), pg.ImageItem()
         for plot, img in ((self.g_plot, self.g_img), (self.grad_plot, self.grad_img)):
             img.setColorMap(cmap)
@@ -168,7 +169,8 @@ class BackwardPanel(QWidget):
         self.strip_img = pg.ImageItem()
         self.strip_plot.addItem(self.strip_img)
         self._lut = np.array([QColor(c).getRgb()[:3] for c in (PENDING, GRADIENT_ROWS)], np.uint8)
-        self.sum_plot = _labelled_plot(self.glw, 2, 0, "", fg, colspan=2)
+        self.sum_plot = _labelled_plot(self.glw, 2, 0, colspan=2)
+        self.sum_title = FittedTitle(self.sum_plot, 9)
         self.sum_img = pg.ImageItem()
         self.sum_img.setColorMap(cmap)
         self.sum_plot.addItem(self.sum_img)
@@ -216,7 +218,8 @@ class BackwardPanel(QWidget):
         self.sum_texts.show([], 1.0)
         for p in (self.g_plot, self.grad_plot, self.sum_plot):
             p.getAxis("left").set_labels([])
-        self.sum_plot.setTitle("")
+        for t in (self.g_title, self.grad_title, self.sum_title):
+            t.set("")
         for b in (self.play_button, self.step_button):
             b.setEnabled(False)
 
@@ -252,9 +255,10 @@ class BackwardPanel(QWidget):
         step = _every(back.rows.size)
         self.grad_plot.getAxis("left").set_labels(
             [(r + 0.5, f"{row_pieces[r]} ", f"{int(back.rows[r]):,} ×{counts[r]}") for r in range(0, back.rows.size, step)])
-        wide = f" (columns 0–{cols - 1} of {d:,})" if cols < d else ""
-        self.g_plot.setTitle(f"G: one row per position{wide}", color=self._fg, size="9pt")
-        self.grad_plot.setTitle(f"dL/dE: the {back.rows.size} rows hit{wide}", color=self._fg, size="9pt")
+        self.g_title.set("G: upstream gradient, one row per position")
+        self.grad_title.set(f"dL/dE: the {back.rows.size} rows the text looked up")
+        for plot in (self.g_plot, self.grad_plot, self.sum_plot):  # a wide table: say which columns are drawn
+            plot.setLabel("bottom", f"columns 0–{cols - 1} of {d:,}" if cols < d else None)
         self._ranges.set(self.strip_plot, (0, back.vocab_size), (0, 1), padding=0.01)
         self.strip_img.setRect(QRectF(0, 0, back.vocab_size, 1))
         self._choose_focus(selected_id)
@@ -403,7 +407,7 @@ class BackwardPanel(QWidget):
         """The focus row's contributions side by side (one per line) and their sum so far."""
         back, r = self._back, self._focus
         if r < 0:
-            self.sum_plot.setTitle("")
+            self.sum_title.set("")
             return
         where = back.positions[r][:MAX_LABELS]
         cols, lim, d = self._cols, self._lim, back.upstream.shape[1]
@@ -422,10 +426,10 @@ class BackwardPanel(QWidget):
         self.sum_line.setRect(QRectF(0, len(where), cols, 1))
         self.sum_line.show()
         n = len(back.positions[r])
-        title = (f"Row {int(back.rows[r]):,} ({piece}) appears {n} times: its gradient sums {n} contributions "
-                 f"({len(added)} added)" if n > 1 else
+        title = (f"Row {int(back.rows[r]):,} ({piece}) appears {n} times: its gradient is the sum of {n} "
+                 f"contributions ({len(added)} added so far)" if n > 1 else
                  f"No token repeats: row {int(back.rows[r]):,} ({piece}) gets one contribution")
-        self.sum_plot.setTitle(html.escape(title, quote=False), color=self._fg, size="9pt")
+        self.sum_title.set(title)
         small = d <= SMALL_D
         cells = [(c + 0.5, k + 0.5, f"{rows[k, c]:+.2f}", float(rows[k, c]))
                  for k in range(rows.shape[0]) for c in range(cols)] if small else []
