@@ -15,6 +15,8 @@ setters return early when nothing changed, so there are no feedback loops.
 
 from __future__ import annotations
 
+import itertools
+
 from PySide6.QtCore import QObject, Signal
 
 from .core.analogy import ANALOGY_K, analogy_job
@@ -475,7 +477,7 @@ class AppState(QObject):
         if table is None:
             self.backward.clear()
             return
-        ids = tuple(t.id for t in self._tokenized.tokens if t.ok)[:BACKWARD_MAX_POSITIONS]
+        ids = tuple(itertools.islice((t.id for t in self._tokenized.tokens if t.ok), BACKWARD_MAX_POSITIONS))
         seed = self._backward_seed
         self.backward.request(backward_job, ids, table.dim, table.vocab_size, seed, key=(id(table), ids, seed))
 

@@ -144,3 +144,26 @@ def test_a_wide_table_draws_its_first_columns_and_says_so(qtbot, setup):
     assert panel.grad_img.image.shape == (2, 256)
     np.testing.assert_allclose(panel.grad_img.image, ref[[1, 2], :256], atol=1e-6)
     assert "columns 0–255 of 300" in panel.g_plot.getAxis("bottom").labelText
+
+
+def test_the_backward_step_waits_while_the_view_is_hidden(qtbot, setup):
+    state, view = setup
+    view.hide()
+    state.set_table(open_table("toy:gradient"))
+    state.set_text("3 1 3")
+    assert state.backward.pending and state.backward.value is None  # nobody shows it: not computed
+    view.show()
+    qtbot.waitUntil(lambda: view.backward.result is not None, timeout=TIMEOUT)
+    assert view.backward.result.ids.tolist() == [3, 1, 3]
+
+
+def test_only_the_first_positions_go_back(qtbot, setup):
+    from explorer.core.lookup_backward import BACKWARD_MAX_POSITIONS
+
+    state, view = setup
+    state.set_table(open_table("toy:gradient"))
+    state.set_text(" ".join(["3 1"] * BACKWARD_MAX_POSITIONS))
+    qtbot.waitUntil(lambda: view.backward.result is not None, timeout=TIMEOUT)
+    assert view.backward.result.ids.size == BACKWARD_MAX_POSITIONS
+    assert f"the first {BACKWARD_MAX_POSITIONS} of the text's {2 * BACKWARD_MAX_POSITIONS} tokens" \
+        in view.backward.counts.text()

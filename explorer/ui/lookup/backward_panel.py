@@ -223,8 +223,10 @@ class BackwardPanel(QWidget):
         for b in (self.play_button, self.step_button):
             b.setEnabled(False)
 
-    def show_for(self, table, back: LookupBackward, selected_id: int) -> bool:
-        """Show ``back`` if it is for ``table``, labelled with its pieces; False when there is nothing to show."""
+    def show_for(self, table, back: LookupBackward, selected_id: int, text_positions: int = 0) -> bool:
+        """Show ``back`` if it is for ``table``, labelled with its pieces; False when there is nothing to show.
+
+        ``text_positions``: tokens with a row in the whole text (more than ``back`` took: say so)."""
         if table is None or back.vocab_size != table.vocab_size:
             return False
         if not back.ids.size:
@@ -232,6 +234,9 @@ class BackwardPanel(QWidget):
             return False
         pieces = [table.shown_piece(int(i)).text for i in back.ids]
         self.show_result(back, pieces, [table.shown_piece(int(i)).text for i in back.rows], selected_id)
+        if text_positions > back.ids.size:
+            self.counts.setText(self.counts.text() + f" · the first {back.ids.size:,} of the text's "
+                                f"{text_positions:,} tokens")
         return True
 
     def show_result(self, back: LookupBackward, pieces: list[str], row_pieces: list[str], selected_id: int) -> None:

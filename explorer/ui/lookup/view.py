@@ -465,7 +465,9 @@ class LookupView(QWidget):
         self.backward.clear("Sending the gradient back…" if waiting else EMPTY_BACKWARD)
 
     def _on_backward_result(self, back) -> None:
-        if self.backward.show_for(self._state.table, back, self._state.selected_id) and self.showing_backward:
+        text_positions = sum(t.ok for t in self._state.tokenized.tokens)
+        if self.backward.show_for(self._state.table, back, self._state.selected_id, text_positions) \
+                and self.showing_backward:
             self.backward.play()
 
     def _on_backward_failed(self, exc: BaseException) -> None:
