@@ -113,6 +113,8 @@ class Explorer(QObject):
             "health": w.add_view("Health", "Which rows did training leave behind? Row norms, a Magikarp-style "
                                  "score, duplicates and the tokenizer's round trip over the whole vocabulary",
                                  self._build_health),
+            "positions": w.add_view("Positions", "Where order comes in: position tables, token types, rotary "
+                                    "positions and the model's real input vectors", self._build_positions),
         }
         w.tabs.currentChanged.connect(self._on_tabs_current_changed)
 
@@ -189,6 +191,13 @@ class Explorer(QObject):
 
         view = HealthView(self.state)
         view.token_selected.connect(self.state.set_selected_token)
+        return view
+
+    def _build_positions(self):
+        from .ui.positions import PositionsView
+
+        view = PositionsView(self.state)
+        view.position_selected.connect(self.state.select_position)
         return view
 
     def _on_tabs_current_changed(self, index: int) -> None:

@@ -2,7 +2,7 @@
 
     python -m explorer [--model SPEC] [--text TEXT] [--token N] [--view NAME] [--screenshot FILE.png]
     python -m explorer models [--json]
-    python -m explorer inspect --model SPEC --text TEXT [--json]
+    python -m explorer inspect --model SPEC --text TEXT [--json] [--input-layer]
     python -m explorer health --model SPEC [--top N] [--json]
     python -m explorer bench [--open SPEC] [--json]
     python -m explorer train [...]
@@ -24,7 +24,7 @@ import tempfile
 
 from .core.errors import ExplorerError, user_message
 
-VIEWS = ("matrix", "lookup", "projection", "similarity", "training", "cost", "health")
+VIEWS = ("matrix", "lookup", "projection", "similarity", "training", "cost", "health", "positions")
 
 
 class CliError(Exception):
@@ -61,6 +61,8 @@ def build_parser() -> argparse.ArgumentParser:
     i.add_argument("--text", required=True, help=f"the text; {_DASH_HELP}")
     i.add_argument("--k", type=int, default=5, help="neighbours per token")
     i.add_argument("--json", action="store_true")
+    i.add_argument("--input-layer", action="store_true",
+                   help="add each token's position id and the model's input vectors (positions, token types, LayerNorm)")
 
     h = sub.add_parser("health", help="rows that training left behind, and the tokenizer's round trip")
     h.add_argument("--model", default="default")
@@ -226,14 +228,20 @@ def _print_table(rows, right=()):
 # -- inspect ----------------------------------------------------------------------
 
 
-def inspect_data(spec: str, text: str, k: int = 5) -> dict:
+def inspect_data(spec: str, text: str, k: int = 5, input_layer: bool = False) -> dict:
     """Everything `inspect --json` prints, as strict JSON data (no NaN or
-    Infinity: non-finite values are None). See :func:`explorer.core.inspection.inspect_text`."""
+    Infinity: non-finite values are None). See :func:`explorer.core.inspection.inspect_text`;
+    ``input_layer``: :func:`explorer.cli_input_layer.add_input_layer`."""
     from .core.inspection import inspect_text
 
     table = _open(spec)
     with _native_stderr_held():
-        return inspect_text(table, text, k).as_json()
+        result = inspect_text(table, text, k)
+    if input_layer:
+        from .cli_input_layer import add_input_layer
+
+        return add_input_layer(result.as_json(), table, result.tokens)
+    return result.as_json()
 
 
 @contextlib.contextmanager
@@ -271,7 +279,7 @@ def _native_stderr_held():
 def cmd_inspect(args) -> int:
     if args.k < 1:
         raise CliError("--k must be at least 1")
-    data = inspect_data(args.model, args.text, args.k)
+    data = inspect_data(args.model, args.text, args.k, args.input_layer)
     if args.json:
         print(json.dumps(data, allow_nan=False))
         return 0
@@ -302,6 +310,10 @@ def cmd_inspect(args) -> int:
     for w in data["words"]:
         print(f"word {w['text']!r} is split into {len(w['positions'])} pieces; their mean pooled row starts "
               f"{_first_values(w['mean'])}")
+    if args.input_layer:
+        from .cli_input_layer import print_input_layer
+
+        print_input_layer(data)
     return 0
 
 

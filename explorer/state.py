@@ -24,6 +24,7 @@ from .core.context import contextual_job
 from .core.geometry import random_vector_check_job
 from .core.health import iter_health
 from .core.health.verify import iter_verify
+from .core.input_layer import positions_job, text_inputs_job
 from .core.loading import ClassIndex, LoadedModel
 from .core.lookup import lookup_check_job, measure_lookup_job, stored_base_job
 from .core.lookup_backward import BACKWARD_MAX_POSITIONS, backward_job
@@ -90,6 +91,8 @@ class AppState(QObject):
         measure of :meth:`request_similarity` (only while wanted; on the spot when cheap).
     health : HealthReport of the table: under-trained rows, tokenizer round trips
         (lazy; kept for the model; :meth:`request_health` runs it again after a Cancel).
+    positions : PositionsReport of the model's input layer (lazy; the Positions view).
+    input_layer : TextInputs, the input layer applied to the text's tokens (lazy).
     verification : VerificationResult of :meth:`request_verification` (the model asked to
         repeat candidate tokens).
     backward : LookupBackward, the lookup's gradient dL/dE = one_hot(x)ᵀ G for the text
@@ -130,6 +133,8 @@ class AppState(QObject):
         self.similarity = Computation(self, lazy=True)
         self.health = Computation(self, lazy=True)
         self.verification = Computation(self)
+        self.positions = Computation(self, lazy=True)
+        self.input_layer = Computation(self, lazy=True)
         self.backward = Computation(self, lazy=True)
         self._backward_seed = 0
         self._similarity_metric: str | None = None
@@ -217,6 +222,7 @@ class AppState(QObject):
         self.random_check.request(random_vector_check_job, loaded.table, N_RANDOM_PAIRS, key=id(loaded.table))
         self.stored_base.request(stored_base_job, loaded.table, key=id(loaded.table))
         self.request_health()
+        self.positions.request(positions_job, loaded.table, key=id(loaded.table))
         if adopt_text and loaded.tokenized.text != self._text:
             self._text = loaded.tokenized.text
             self.text_changed.emit(self._text)
@@ -269,6 +275,9 @@ class AppState(QObject):
     def _install_tokens(self, tokenized: TokenizedText, position: int) -> None:
         self._tokenized = tokenized
         self.tokens_changed.emit(tokenized)
+        if self._table is not None:
+            self.input_layer.request(text_inputs_job, self._table, tokenized.tokens,
+                                     key=(id(self._table), tokenized.tokens))
         self._update_interest()
         self._update_similarity()
         self._update_backward()
