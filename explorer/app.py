@@ -149,7 +149,12 @@ class Explorer(QObject):
     def _build_lookup(self):
         from .ui.lookup import LookupView
 
-        return LookupView(self.state)
+        view = LookupView(self.state)
+        view.training_requested.connect(self._on_lookup_training_requested)
+        return view
+
+    def _on_lookup_training_requested(self) -> None:
+        self.window.show_view("training")
 
     def _build_projection(self):
         from .ui.projection import ProjectionView

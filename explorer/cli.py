@@ -7,6 +7,8 @@
     python -m explorer bench [--open SPEC] [--json]
     python -m explorer train [...]
     python -m explorer build-default [--out DIR]
+    python -m explorer analogy --model SPEC A B C [--top N] [--json]
+    python -m explorer grad --model SPEC --text TEXT [--seed S] [--json]
 
 Errors print one line ``error: ...`` and exit with status 2.
 """
@@ -101,6 +103,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     d = sub.add_parser("build-default", help="regenerate the bundled default model (bit for bit on the same CPU)")
     d.add_argument("--out", default=None, help="folder to write (default: the package's resources/default)")
+
+    from .cli_analogy import add_analogy_parser
+    from .cli_grad import add_grad_parser
+
+    add_analogy_parser(sub)
+    add_grad_parser(sub, _DASH_HELP)
     return p
 
 
@@ -151,6 +159,14 @@ def main(argv: list[str] | None = None) -> int:
             return cmd_train(args)
         if args.command == "build-default":
             return cmd_build_default(args)
+        if args.command == "analogy":
+            from .cli_analogy import cmd_analogy
+
+            return cmd_analogy(args, CliError)
+        if args.command == "grad":
+            from .cli_grad import cmd_grad
+
+            return cmd_grad(args, CliError)
         return cmd_gui(args)
     except CliError as exc:
         print(f"error: {_one_line(str(exc))}", file=sys.stderr)

@@ -15,6 +15,8 @@ setters return early when nothing changed, so there are no feedback loops.
 
 from __future__ import annotations
 
+import itertools
+
 from PySide6.QtCore import QObject, Signal
 
 from .core.analogy import ANALOGY_K, analogy_job
@@ -25,6 +27,7 @@ from .core.health.verify import iter_verify
 from .core.input_layer import positions_job, text_inputs_job
 from .core.loading import ClassIndex, LoadedModel
 from .core.lookup import lookup_check_job, measure_lookup_job, stored_base_job
+from .core.lookup_backward import BACKWARD_MAX_POSITIONS, backward_job
 from .core.neighbors import INLINE_VALUES, iter_neighbors_of, neighbors_of
 from .core.overview import MatrixOverview, matrix_overview
 from .core.projection import DEFAULT_SAMPLE, WHOLE_VOCAB_LIMIT, interest_job, projection_job
@@ -92,6 +95,8 @@ class AppState(QObject):
     input_layer : TextInputs, the input layer applied to the text's tokens (lazy).
     verification : VerificationResult of :meth:`request_verification` (the model asked to
         repeat candidate tokens).
+    backward : LookupBackward, the lookup's gradient dL/dE = one_hot(x)ᵀ G for the text
+        and a seeded G (lazy; :meth:`request_backward` sets the seed).
     """
 
     model_changed = Signal(object)
@@ -130,6 +135,8 @@ class AppState(QObject):
         self.verification = Computation(self)
         self.positions = Computation(self, lazy=True)
         self.input_layer = Computation(self, lazy=True)
+        self.backward = Computation(self, lazy=True)
+        self._backward_seed = 0
         self._similarity_metric: str | None = None
         self._projection_params: tuple[str, int] | None = None
         self.interest.finished.connect(self._on_interest_finished)
@@ -273,6 +280,7 @@ class AppState(QObject):
                                      key=(id(self._table), tokenized.tokens))
         self._update_interest()
         self._update_similarity()
+        self._update_backward()
         if tokenized.tokens:
             pos = position if 0 <= position < len(tokenized.tokens) else tokenized.first_selectable()
             self._select(pos, tokenized.tokens[pos].id, force=True)
@@ -461,6 +469,26 @@ class AppState(QObject):
             return
         a, b, c = int(a), int(b), int(c)
         self.analogy.request(analogy_job, table, a, b, c, ANALOGY_K, key=(id(table), a, b, c))
+
+    def request_backward(self, seed: int | None = None) -> None:
+        """The lookup's backward step on the text (its first BACKWARD_MAX_POSITIONS
+        tokens with a row) for a G seeded with ``seed`` (None: the last seed)."""
+        if seed is not None:
+            self._backward_seed = int(seed)
+        self._update_backward()
+
+    @property
+    def backward_seed(self) -> int:
+        return self._backward_seed
+
+    def _update_backward(self) -> None:
+        table = self._table
+        if table is None:
+            self.backward.clear()
+            return
+        ids = tuple(itertools.islice((t.id for t in self._tokenized.tokens if t.ok), BACKWARD_MAX_POSITIONS))
+        seed = self._backward_seed
+        self.backward.request(backward_job, ids, table.dim, table.vocab_size, seed, key=(id(table), ids, seed))
 
     def request_context(self, folder, sequences, picks) -> None:
         """Run the model's first layer on ``sequences`` and compare the vectors at ``picks``."""

@@ -26,8 +26,8 @@ CHANGED_ROWS = "#D55E00"
 NEUTRAL = "#999999"
 #: Okabe-Ito, colour-blind safe, for classes
 CLASS_COLORS = ["#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7", "#000000", "#999999",
-                 # Paul Tol's muted colours past Okabe-Ito's nine: the bundled language has ten classes
-                 "#44AA99", "#882255", "#117733", "#AA4499"]
+                 # Paul Tol's muted colours past Okabe-Ito's nine: the bundled language has sixteen classes
+                 "#44AA99", "#882255", "#117733", "#AA4499", "#999933", "#CC6677", "#DDCC77"]
 #: the lookup walk: rows of E not multiplied yet, and rows multiplied by 0 (wasted)
 PENDING = "#E1E1E1"
 WASTED = "#969696"
@@ -187,6 +187,7 @@ QToolTip { padding: 4px; }
 #ErrorLine { color: %(error)s; }
 #InspectorTitle { font-size: 18pt; font-weight: 600; }
 #FactValue { font-family: monospace; }
+QPushButton[cue="true"] { border: 2px solid %(accent)s; border-radius: 4px; padding: 3px 8px; font-weight: 600; }
 """ % {"accent": ACCENT, "accent_bg": "rgba(0,163,108,40)", "error": ERROR}
 
 

@@ -75,7 +75,7 @@ def test_the_row_plot_ticks_whole_columns(qtbot, explorer, spec):
 
 def test_the_matrix_marks_are_in_sight_and_have_a_key(qtbot, explorer):
     table = load(qtbot, explorer, "default")
-    explorer.state.set_text("the cat sat on the mat near the dog")
+    explorer.state.set_text("the cat sees the dog and the horse and the cow")  # animals: neighbouring rows in the band
     cat = next(t for t in explorer.state.tokens if t.piece == "cat")
     explorer.state.select_position(cat.position)
     view = explorer.window.matrix_view

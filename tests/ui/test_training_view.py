@@ -15,6 +15,7 @@ from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QFileDialog
 from ui_helpers import standalone_view
 
+from explorer.core.corpus import vocabulary
 from explorer.core.errors import user_message
 from explorer.core.sources import open_table
 from explorer.core.training_config import ConfigError, TrainConfig
@@ -70,7 +71,7 @@ def test_start_pause_resume_stop_reset(qtbot, view):
     charts = view.charts
     qtbot.waitUntil(lambda: charts.loss.raw.getData()[0] is not None and len(charts.loss.raw.getData()[0]) >= 30,
                     timeout=TIMEOUT)
-    assert view.config_error.isHidden() and "E 214 × 8, untied" in view.caption.text()
+    assert view.config_error.isHidden() and f"E {len(vocabulary()[0])} × 8, untied" in view.caption.text()
 
     b.pause_button.click()
     assert view.paused and b.pause_button.text() == "Resume"
