@@ -84,7 +84,7 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--untied", dest="tied", action="store_false", help="a separate output matrix (default)")
     t.add_argument("--sparse", action="store_true", help="nn.Embedding(sparse=True): sparse gradients")
     t.add_argument("--optimizer", default="adam", help="sgd, adam, adamw or sparse_adam")
-    t.add_argument("--lr", type=float, default=0.01)
+    t.add_argument("--lr", type=float, default=None, help="learning rate (default: 1.0 for sgd, 0.01 for the others)")
     t.add_argument("--weight-decay", type=float, default=0.0)
     t.add_argument("--dim", type=int, default=32)
     t.add_argument("--batch-size", type=int, default=64)
@@ -367,9 +367,11 @@ def cmd_bench(args) -> int:
 
 def cmd_train(args) -> int:
     from .core.training import ConfigError, ToyLM, TrainConfig, save_model_folder, synthetic_corpus, text_corpus, train
+    from .core.training_config import default_lr
 
     cfg = TrainConfig(
-        steps=args.steps, dim=args.dim, batch_size=args.batch_size, lr=args.lr,
+        steps=args.steps, dim=args.dim, batch_size=args.batch_size,
+        lr=args.lr if args.lr is not None else default_lr(args.optimizer),
         optimizer=args.optimizer, weight_decay=args.weight_decay, tied=args.tied,
         sparse=args.sparse, seed=args.seed,
     )
