@@ -25,6 +25,7 @@ from .core.runtime import favour_the_gui_thread, return_big_blocks_at_once  # no
 from .state import AppState  # noqa: E402
 from .ui.main_window import MainWindow  # noqa: E402
 from .ui.model_picker import ModelPicker  # noqa: E402
+from .ui.tooltips import install_tooltip_wrapping  # noqa: E402
 from .ui.style import STYLESHEET, apply_theme, can_draw, configure_pyqtgraph, prepare_glyph_check  # noqa: E402
 from .workers import JobRunner, await_all_workers, warm_up_job  # noqa: E402
 
@@ -400,6 +401,7 @@ def make_app(argv=None) -> QApplication:
     app.setStyle("Fusion")
     apply_theme(app)
     app.setStyleSheet(STYLESHEET)
+    install_tooltip_wrapping(app)  # long tooltips wrap at a readable width, whoever shows them
     configure_pyqtgraph()
     return_big_blocks_at_once()  # a dropped model's memory goes back to the system
     favour_the_gui_thread()  # workers running Python hand the GIL back within 1 ms
