@@ -83,6 +83,8 @@ class Explorer(QObject):
         w.path_dropped.connect(self.open_spec)
         w.cancel_requested.connect(self.cancel_load)
         w.closing.connect(self._on_window_closing)
+        w.tour_requested.connect(self.start_tour)
+        self._tour = None
 
         self.loader.progressed.connect(self._on_loader_progressed)
         self.loader.succeeded.connect(self._on_loader_succeeded)
@@ -194,6 +196,19 @@ class Explorer(QObject):
             view = page.widget() if page.built else None
             if view is not None and hasattr(view, "set_active"):
                 view.set_active(page is current)
+
+    @property
+    def tour(self):
+        """The guided tour's controller, made when first asked for."""
+        if self._tour is None:
+            from .ui.tour import TourController
+
+            self._tour = TourController(self)
+        return self._tour
+
+    def start_tour(self, number: int = 1) -> None:
+        """Open the guided tour at step ``number`` (from 1)."""
+        self.tour.start(number)
 
     def busy(self) -> bool:
         """Whether any background job is still running (for --screenshot)."""
@@ -412,7 +427,7 @@ def make_app(argv=None) -> QApplication:
     return app
 
 
-def run(model=None, text=None, token=None, view=None, screenshot=None, size=None, train_steps=0) -> int:
+def run(model=None, text=None, token=None, view=None, screenshot=None, size=None, train_steps=0, tour=None) -> int:
     """Launch the GUI. With ``screenshot`` save the window once loaded and exit."""
     app = make_app()
     ex = Explorer()
@@ -462,13 +477,19 @@ def run(model=None, text=None, token=None, view=None, screenshot=None, size=None
             ex.shutdown()
             app.quit()
 
-        ex.load_finished.connect(_on_loaded)
+        if tour:  # shoot the tour's step once it is on screen with its words
+            ex.start_tour(tour)
+            ex.tour.step_ready.connect(lambda _n: _on_loaded(True))
+        else:
+            ex.load_finished.connect(_on_loaded)
     # torch, the tokenizers and the views make hundreds of thousands of long-lived
     # objects that every full garbage collection would walk again (60-180 ms, a
     # stall in whatever handler it lands): once they exist, park them
     ex.warmed_up.connect(gc.freeze)
     win.show()
     QTimer.singleShot(0, lambda: ex.start(model=model, text=text, token=token))
+    if tour and not screenshot:
+        QTimer.singleShot(0, lambda: ex.start_tour(tour))
     code = app.exec()
     code = result["code"] or code
     if not ex.shutdown(wait_ms=CLOSE_WAIT_MS):

@@ -48,6 +48,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--screenshot", default=None, metavar="FILE.png", help="save a screenshot once loaded, then exit")
     p.add_argument("--size", default=None, metavar="WxH", help="window size, e.g. 1280x800")
     p.add_argument("--train-steps", type=int, default=0, help="with --view training: steps to run first")
+    p.add_argument("--tour", type=int, default=None, metavar="N", help="open the guided tour at step N")
     sub = p.add_subparsers(dest="command", parser_class=_Parser)
 
     m = sub.add_parser("models", help="list the models this machine can open")
@@ -439,7 +440,11 @@ def cmd_gui(args) -> int:
             size = (w, h)
         except ValueError:
             raise CliError(f"bad --size {args.size!r}; write WIDTHxHEIGHT, e.g. 1280x800") from None
+    from .core.tour import STEPS
+
+    if args.tour is not None and not 1 <= args.tour <= len(STEPS):
+        raise CliError(f"--tour takes a step from 1 to {len(STEPS)}")
     from .app import run
 
     return run(model=args.model, text=args.text, token=args.token, view=args.view,
-               screenshot=args.screenshot, size=size, train_steps=args.train_steps)
+               screenshot=args.screenshot, size=size, train_steps=args.train_steps, tour=args.tour)

@@ -30,6 +30,7 @@ from .core.projection import DEFAULT_SAMPLE, WHOLE_VOCAB_LIMIT, interest_job, pr
 from .core.similarity import is_cheap, matrix_token_ids, similarity_job, similarity_matrices
 from .core.sources import EmbeddingTable
 from .core.text import INLINE_CHARS, TokenizedText, tokenize_text
+from .core.tour import claim_job
 from .core.tokens import Token
 from .training_runner import TrainingRunner
 from .workers import Computation
@@ -89,6 +90,7 @@ class AppState(QObject):
         (lazy; kept for the model; :meth:`request_health` runs it again after a Cancel).
     verification : VerificationResult of :meth:`request_verification` (the model asked to
         repeat candidate tokens).
+    tour_claim : Claim of the guided tour's step, for :meth:`request_tour_claim`.
     """
 
     model_changed = Signal(object)
@@ -125,6 +127,7 @@ class AppState(QObject):
         self.similarity = Computation(self, lazy=True)
         self.health = Computation(self, lazy=True)
         self.verification = Computation(self)
+        self.tour_claim = Computation(self)
         self._similarity_metric: str | None = None
         self._projection_params: tuple[str, int] | None = None
         self.interest.finished.connect(self._on_interest_finished)
@@ -452,6 +455,11 @@ class AppState(QObject):
             return
         a, b, c = int(a), int(b), int(c)
         self.analogy.request(analogy_job, table, a, b, c, ANALOGY_K, key=(id(table), a, b, c))
+
+    def request_tour_claim(self, step, history=None) -> None:
+        """What tour ``step`` says, computed from the loaded table and text (or a training run's ``history``)."""
+        self.tour_claim.request(claim_job, step, self._table, self._tokenized, history,
+                                key=(step.key, id(self._table), self._tokenized.text, id(history)))
 
     def request_context(self, folder, sequences, picks) -> None:
         """Run the model's first layer on ``sequences`` and compare the vectors at ``picks``."""
