@@ -9,7 +9,8 @@ from ..style import ACCENT, SPACING
 
 __all__ = ["TourPanel", "PANEL_WIDTH"]
 
-PANEL_WIDTH = 420
+#: the card's width: a third of the window, within these bounds
+PANEL_WIDTH, PANEL_MIN_WIDTH = 420, 320
 #: distance from the window's content edges
 _MARGIN = 12
 
@@ -33,7 +34,6 @@ class TourPanel(QFrame):
         self.setAutoFillBackground(True)
         self.setStyleSheet(f"#TourPanel {{ border: 2px solid {ACCENT}; border-radius: 6px; "
                            "background: palette(window); }")
-        self.setFixedWidth(PANEL_WIDTH)
         self._window = window
         self._avoid = QRect()
         self.heading = QLabel()  # one line (a wrapped rich-text label reserves room for more)
@@ -92,12 +92,14 @@ class TourPanel(QFrame):
         return QRect(central.mapTo(self._window, QPoint(0, 0)), central.size())
 
     def _place(self) -> None:
-        """The corner of the content whose card covers least of the ringed widget."""
+        """The corner of the content whose card covers least of the ringed widget (the
+        inspector's side first: the text and the tabs are on the left)."""
+        self.setFixedWidth(max(PANEL_MIN_WIDTH, min(PANEL_WIDTH, self._window.width() // 3)))
         self.adjustSize()
         area = self._content_rect().adjusted(_MARGIN, _MARGIN, -_MARGIN, -_MARGIN)
         w, h = self.width(), self.height()
-        corners = [QPoint(area.right() - w, area.bottom() - h), QPoint(area.left(), area.bottom() - h),
-                   QPoint(area.right() - w, area.top()), QPoint(area.left(), area.top())]
+        corners = [QPoint(area.right() - w, area.bottom() - h), QPoint(area.right() - w, area.top()),
+                   QPoint(area.left(), area.bottom() - h), QPoint(area.left(), area.top())]
 
         def covered(p: QPoint) -> int:
             inter = QRect(p.x(), p.y(), w, h).intersected(self._avoid)
