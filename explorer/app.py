@@ -432,7 +432,7 @@ def run(model=None, text=None, token=None, view=None, screenshot=None, size=None
     app = make_app()
     ex = Explorer()
     win = ex.window
-    if view is not None and view not in win.view_names():
+    if view is not None and view.partition(":")[0] not in win.view_names():
         print(f"error: the {view} view is not available (available: {', '.join(win.view_names())})",
               file=sys.stderr)
         return 2
@@ -453,7 +453,7 @@ def run(model=None, text=None, token=None, view=None, screenshot=None, size=None
                 result["code"] = 2
                 app.quit()
                 return
-            if train_steps and view == "training":
+            if train_steps and (view or "").partition(":")[0] == "training":
                 ex.training_view.run_steps_then(train_steps, lambda: QTimer.singleShot(300, _wait_idle))
             else:
                 QTimer.singleShot(300, _wait_idle)

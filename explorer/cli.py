@@ -44,7 +44,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--model", default=None, help="model spec to open (default: the last one, or the bundled model)")
     p.add_argument("--text", default=None, help=f"text to tokenize; {_DASH_HELP}")
     p.add_argument("--token", type=int, default=None, help="position of the token to select (from 0)")
-    p.add_argument("--view", default=None, help=f"view to bring to the front: {', '.join(VIEWS)}")
+    p.add_argument("--view", default=None, help=f"view to bring to the front: {', '.join(VIEWS)}; "
+                   "VIEW:PAGE also opens a page of it (cost:famous, similarity:random)")
     p.add_argument("--screenshot", default=None, metavar="FILE.png", help="save a screenshot once loaded, then exit")
     p.add_argument("--size", default=None, metavar="WxH", help="window size, e.g. 1280x800")
     p.add_argument("--train-steps", type=int, default=0, help="with --view training: steps to run first")
@@ -429,7 +430,7 @@ def cmd_build_default(args) -> int:
 
 
 def cmd_gui(args) -> int:
-    if args.view is not None and args.view not in VIEWS:
+    if args.view is not None and args.view.partition(":")[0] not in VIEWS:
         raise CliError(f"unknown view {args.view!r}; choose one of {', '.join(VIEWS)}")
     if args.token is not None and args.token < 0:
         raise CliError("--token is a position in the text, counting from 0")
