@@ -26,6 +26,7 @@ from .state import AppState  # noqa: E402
 from .ui.main_window import MainWindow  # noqa: E402
 from .ui.model_picker import ModelPicker  # noqa: E402
 from .ui.tooltips import install_tooltip_wrapping  # noqa: E402
+from .ui.tour import TourController  # noqa: E402
 from .ui.style import STYLESHEET, apply_theme, can_draw, configure_pyqtgraph, prepare_glyph_check  # noqa: E402
 from .workers import JobRunner, await_all_workers, warm_up_job  # noqa: E402
 
@@ -83,8 +84,8 @@ class Explorer(QObject):
         w.path_dropped.connect(self.open_spec)
         w.cancel_requested.connect(self.cancel_load)
         w.closing.connect(self._on_window_closing)
-        w.tour_requested.connect(self.start_tour)
-        self._tour = None
+        self.tour = TourController(self)  # the guided tour: Help → Tour, --tour N
+        w.tour_requested.connect(self.tour.start)
 
         self.loader.progressed.connect(self._on_loader_progressed)
         self.loader.succeeded.connect(self._on_loader_succeeded)
@@ -196,19 +197,6 @@ class Explorer(QObject):
             view = page.widget() if page.built else None
             if view is not None and hasattr(view, "set_active"):
                 view.set_active(page is current)
-
-    @property
-    def tour(self):
-        """The guided tour's controller, made when first asked for."""
-        if self._tour is None:
-            from .ui.tour import TourController
-
-            self._tour = TourController(self)
-        return self._tour
-
-    def start_tour(self, number: int = 1) -> None:
-        """Open the guided tour at step ``number`` (from 1)."""
-        self.tour.start(number)
 
     def busy(self) -> bool:
         """Whether any background job is still running (for --screenshot)."""
@@ -478,7 +466,7 @@ def run(model=None, text=None, token=None, view=None, screenshot=None, size=None
             app.quit()
 
         if tour:  # shoot the tour's step once it is on screen with its words
-            ex.start_tour(tour)
+            ex.tour.start(tour)
             ex.tour.step_ready.connect(lambda _n: _on_loaded(True))
         else:
             ex.load_finished.connect(_on_loaded)
@@ -489,7 +477,7 @@ def run(model=None, text=None, token=None, view=None, screenshot=None, size=None
     win.show()
     QTimer.singleShot(0, lambda: ex.start(model=model, text=text, token=token))
     if tour and not screenshot:
-        QTimer.singleShot(0, lambda: ex.start_tour(tour))
+        QTimer.singleShot(0, lambda: ex.tour.start(tour))
     code = app.exec()
     code = result["code"] or code
     if not ex.shutdown(wait_ms=CLOSE_WAIT_MS):

@@ -239,8 +239,8 @@ class MainWindow(QMainWindow):
             self.addAction(act)
 
         help_menu = mb.addMenu("&Help")
-        self.tour_action = QAction("&Tour", self, triggered=self.tour_requested,
-                                   toolTip="A guided tour of the lessons, step by step, on real tables")
+        self.tour_action = QAction("&Tour", self, toolTip="A guided tour of the lessons, step by step, on real tables")
+        self.tour_action.triggered.connect(self.tour_requested)
         help_menu.addAction(self.tour_action)
         help_menu.addAction(QAction("&Keyboard shortcuts", self, shortcut=QKeySequence("F1"),
                                     triggered=self.show_shortcuts))

@@ -34,7 +34,7 @@ def test_the_tour_opens_each_step_and_gives_the_users_things_back(qtbot, explore
     training = ex.view("training")
     training.set_config(optimizer="sgd", dim=16)
 
-    assert _wait_step(qtbot, ex, lambda: ex.start_tour(1)) == 1
+    assert _wait_step(qtbot, ex, ex.window.tour_action.trigger) == 1  # Help → Tour
     tour, state, w = ex.tour, ex.state, ex.window
     assert state.table.spec == "toy:cat-sat" and state.text == "cat sat" and state.selected_position == 0
     assert w.tabs.currentWidget() is w.matrix_view
@@ -72,7 +72,7 @@ def test_the_tour_opens_each_step_and_gives_the_users_things_back(qtbot, explore
 
 def test_a_step_whose_view_is_elsewhere_waits_for_the_first_model(qtbot, explorer):
     ex = explorer
-    ex.start_tour(INDEX["backward"] + 1)  # before any model: the tour waits for the user's own
+    ex.tour.start(INDEX["backward"] + 1)  # before any model: the tour waits for the user's own
     assert not ex.tour.active
     with qtbot.waitSignal(ex.tour.step_ready, timeout=TIMEOUT):
         ex.start(model="toy:robot", text="robot")
