@@ -130,6 +130,8 @@ def test_tied_run_shows_the_dense_total(qtbot, view):
     tx, ty = view.charts.sparsity.total.getData()
     np.testing.assert_allclose(ty, 100.0)
     assert view.charts.sparsity.total.isVisible() and "tied" in view.charts.sparsity.plot.titleLabel.text
+    # every row has a gradient: none can move by decay alone, so that series is not drawn
+    assert not view.charts.sparsity.decay.isVisible() and "decay" not in view.charts.sparsity.plot.titleLabel.text
     assert "tied " in view.readout.status.text()
 
 

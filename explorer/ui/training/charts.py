@@ -102,17 +102,18 @@ class SparsityChart(Chart):
     @staticmethod
     def title_for(tied: bool) -> str:
         t = (f"% of rows: <span style='color:{GRADIENT_ROWS}'>{'input ' if tied else ''}gradient</span>"
-             f" / <span style='color:{CHANGED_ROWS}'>changed</span>"
-             f" / <span style='color:{DECAY_ROWS}'>decay only</span>")
+             f" / <span style='color:{CHANGED_ROWS}'>changed</span>")
+        # tied, every row has a gradient each step: no row can move by decay alone
         if tied:
-            t += f" / <span style='color:{NEUTRAL}'>tied table</span>"
-        return t
+            return t + f" / <span style='color:{NEUTRAL}'>tied table</span>"
+        return t + f" / <span style='color:{DECAY_ROWS}'>decay only</span>"
 
     def start(self, planned_steps: int, tied: bool) -> None:
         """A run's axes (x to its last step) and, when tied, the whole table's curve."""
         self._tied = tied
         self.set_title(self.title_for(tied))
         self.total.setVisible(tied)
+        self.decay.setVisible(not tied)
         self.set_range((0, planned_steps), (-3, 103))  # a curve at 0 % or 100 % clear of the frame
 
     def clear(self) -> None:
