@@ -51,6 +51,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--screenshot", default=None, metavar="FILE.png", help="save a screenshot once loaded, then exit")
     p.add_argument("--size", default=None, metavar="WxH", help="window size, e.g. 1280x800")
     p.add_argument("--train-steps", type=int, default=0, help="with --view training: steps to run first")
+    p.add_argument("--tour", type=int, default=None, metavar="N", help="open the guided tour at step N")
     sub = p.add_subparsers(dest="command", parser_class=_Parser)
 
     m = sub.add_parser("models", help="list the models this machine can open")
@@ -89,7 +90,7 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--untied", dest="tied", action="store_false", help="a separate output matrix (default)")
     t.add_argument("--sparse", action="store_true", help="nn.Embedding(sparse=True): sparse gradients")
     t.add_argument("--optimizer", default="adam", help="sgd, adam, adamw or sparse_adam")
-    t.add_argument("--lr", type=float, default=0.01)
+    t.add_argument("--lr", type=float, default=None, help="learning rate (default: 1.0 for sgd, 0.01 for the others)")
     t.add_argument("--weight-decay", type=float, default=0.0)
     t.add_argument("--dim", type=int, default=32)
     t.add_argument("--batch-size", type=int, default=64)
@@ -396,9 +397,11 @@ def cmd_bench(args) -> int:
 
 def cmd_train(args) -> int:
     from .core.training import ConfigError, ToyLM, TrainConfig, save_model_folder, synthetic_corpus, text_corpus, train
+    from .core.training_config import default_lr
 
     cfg = TrainConfig(
-        steps=args.steps, dim=args.dim, batch_size=args.batch_size, lr=args.lr,
+        steps=args.steps, dim=args.dim, batch_size=args.batch_size,
+        lr=args.lr if args.lr is not None else default_lr(args.optimizer),
         optimizer=args.optimizer, weight_decay=args.weight_decay, tied=args.tied,
         sparse=args.sparse, seed=args.seed,
     )
@@ -466,7 +469,11 @@ def cmd_gui(args) -> int:
             size = (w, h)
         except ValueError:
             raise CliError(f"bad --size {args.size!r}; write WIDTHxHEIGHT, e.g. 1280x800") from None
+    from .core.tour import STEPS
+
+    if args.tour is not None and not 1 <= args.tour <= len(STEPS):
+        raise CliError(f"--tour takes a step from 1 to {len(STEPS)}")
     from .app import run
 
     return run(model=args.model, text=args.text, token=args.token, view=args.view,
-               screenshot=args.screenshot, size=size, train_steps=args.train_steps)
+               screenshot=args.screenshot, size=size, train_steps=args.train_steps, tour=args.tour)

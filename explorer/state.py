@@ -34,6 +34,7 @@ from .core.projection import DEFAULT_SAMPLE, WHOLE_VOCAB_LIMIT, interest_job, pr
 from .core.similarity import is_cheap, matrix_token_ids, similarity_job, similarity_matrices
 from .core.sources import EmbeddingTable
 from .core.text import INLINE_CHARS, TokenizedText, tokenize_text
+from .core.tour import claim_job
 from .core.tokens import Token
 from .training_runner import TrainingRunner
 from .workers import Computation
@@ -97,6 +98,7 @@ class AppState(QObject):
         repeat candidate tokens).
     backward : LookupBackward, the lookup's gradient dL/dE = one_hot(x)ᵀ G for the text
         and a seeded G (lazy; :meth:`request_backward` sets the seed).
+    tour_claim : Claim of the guided tour's step, for :meth:`request_tour_claim`.
     """
 
     model_changed = Signal(object)
@@ -137,6 +139,7 @@ class AppState(QObject):
         self.input_layer = Computation(self, lazy=True)
         self.backward = Computation(self, lazy=True)
         self._backward_seed = 0
+        self.tour_claim = Computation(self)
         self._similarity_metric: str | None = None
         self._projection_params: tuple[str, int] | None = None
         self.interest.finished.connect(self._on_interest_finished)
@@ -489,6 +492,10 @@ class AppState(QObject):
         ids = tuple(itertools.islice((t.id for t in self._tokenized.tokens if t.ok), BACKWARD_MAX_POSITIONS))
         seed = self._backward_seed
         self.backward.request(backward_job, ids, table.dim, table.vocab_size, seed, key=(id(table), ids, seed))
+    def request_tour_claim(self, step, history=None) -> None:
+        """What tour ``step`` says, computed from the loaded table and text (or a training run's ``history``)."""
+        self.tour_claim.request(claim_job, step, self._table, self._tokenized, history,
+                                key=(step.key, id(self._table), self._tokenized.text, id(history)))
 
     def request_context(self, folder, sequences, picks) -> None:
         """Run the model's first layer on ``sequences`` and compare the vectors at ``picks``."""

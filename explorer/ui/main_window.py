@@ -97,6 +97,7 @@ class MainWindow(QMainWindow):
     path_dropped = Signal(str)
     cancel_requested = Signal()
     closing = Signal()
+    tour_requested = Signal()
 
     def __init__(self, state: AppState, parent=None):
         super().__init__(parent)
@@ -238,6 +239,9 @@ class MainWindow(QMainWindow):
             self.addAction(act)
 
         help_menu = mb.addMenu("&Help")
+        self.tour_action = QAction("&Tour", self, toolTip="A guided tour of the lessons, step by step, on real tables")
+        self.tour_action.triggered.connect(self.tour_requested)
+        help_menu.addAction(self.tour_action)
         help_menu.addAction(QAction("&Keyboard shortcuts", self, shortcut=QKeySequence("F1"),
                                     triggered=self.show_shortcuts))
         help_menu.addAction(QAction("&About", self, triggered=self.show_about))

@@ -24,6 +24,8 @@ NEIGHBORS = "#5D8AA8"
 GRADIENT_ROWS = "#0072B2"
 CHANGED_ROWS = "#D55E00"
 NEUTRAL = "#999999"
+#: training charts: rows moved by weight decay alone (Okabe-Ito reddish purple)
+DECAY_ROWS = "#CC79A7"
 #: Okabe-Ito, colour-blind safe, for classes
 CLASS_COLORS = ["#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7", "#000000", "#999999",
                  # Paul Tol's muted colours past Okabe-Ito's nine: the bundled language has sixteen classes
