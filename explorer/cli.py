@@ -473,7 +473,7 @@ def cmd_gui(args) -> int:
 
     if args.tour is not None and not 1 <= args.tour <= len(STEPS):
         raise CliError(f"--tour takes a step from 1 to {len(STEPS)}")
-    from .app import run
+    from .launch import run
 
     return run(model=args.model, text=args.text, token=args.token, view=args.view,
                screenshot=args.screenshot, size=size, train_steps=args.train_steps, tour=args.tour)

@@ -19,14 +19,10 @@ import itertools
 
 from PySide6.QtCore import QObject, Signal
 
-from .core.analogy import ANALOGY_K, analogy_job
-from .core.context import contextual_job
 from .core.geometry import random_vector_check_job
-from .core.health import iter_health
-from .core.health.verify import iter_verify
 from .core.input_layer import positions_job, text_inputs_job
 from .core.loading import ClassIndex, LoadedModel
-from .core.lookup import lookup_check_job, measure_lookup_job, stored_base_job
+from .core.lookup import lookup_check_job, stored_base_job
 from .core.lookup_backward import BACKWARD_MAX_POSITIONS, backward_job
 from .core.neighbors import INLINE_VALUES, iter_neighbors_of, neighbors_of
 from .core.overview import MatrixOverview, matrix_overview
@@ -34,8 +30,8 @@ from .core.projection import DEFAULT_SAMPLE, WHOLE_VOCAB_LIMIT, interest_job, pr
 from .core.similarity import is_cheap, matrix_token_ids, similarity_job, similarity_matrices
 from .core.sources import EmbeddingTable
 from .core.text import INLINE_CHARS, TokenizedText, tokenize_text
-from .core.tour import claim_job
 from .core.tokens import Token
+from .state_requests import OnDemandRequests
 from .training_runner import TrainingRunner
 from .workers import Computation
 
@@ -55,7 +51,7 @@ def _tokenize_job(tokenizer, text: str, vocab_size: int):
     return tokenize_text(tokenizer, text, vocab_size)
 
 
-class AppState(QObject):
+class AppState(OnDemandRequests, QObject):
     """Shared state with change signals.
 
     Signals
@@ -446,33 +442,7 @@ class AppState(QObject):
         else:
             comp.request(similarity_job, table, ids, metric, key=key)
 
-    # -- work the user asks for ------------------------------------------------------------
-    def request_health(self) -> None:
-        """Check every row of the table (once per model; again after a Cancel)."""
-        if self._table is not None:
-            self.health.request(iter_health, self._table, key=id(self._table))
-
-    def request_verification(self, ids) -> None:
-        """Load the whole model and ask it to repeat tokens ``ids``, in a worker."""
-        table = self._table
-        if table is not None:
-            ids = tuple(int(i) for i in ids)
-            self.verification.request(iter_verify, table, ids, key=(id(table), ids))
-
-    def measure_lookup(self, batch_sizes: tuple[int, ...] = (1, 64)) -> None:
-        """Time gather, one-hot @ E and nn.Linear on the table, in a worker."""
-        if self._table is not None:
-            self.measurement.request(measure_lookup_job, self._table, batch_sizes)
-
-    def request_analogy(self, a: int, b: int, c: int) -> None:
-        """Solve a − b + c on the table (the rows nearest to â − b̂ + ĉ), in a worker."""
-        table = self._table
-        if table is None:
-            self.analogy.clear()
-            return
-        a, b, c = int(a), int(b), int(c)
-        self.analogy.request(analogy_job, table, a, b, c, ANALOGY_K, key=(id(table), a, b, c))
-
+    # -- the lookup's backward step ---------------------------------------------------------
     def request_backward(self, seed: int | None = None) -> None:
         """The lookup's backward step on the text (its first BACKWARD_MAX_POSITIONS
         tokens with a row) for a G seeded with ``seed`` (None: the last seed)."""
@@ -492,13 +462,3 @@ class AppState(QObject):
         ids = tuple(itertools.islice((t.id for t in self._tokenized.tokens if t.ok), BACKWARD_MAX_POSITIONS))
         seed = self._backward_seed
         self.backward.request(backward_job, ids, table.dim, table.vocab_size, seed, key=(id(table), ids, seed))
-    def request_tour_claim(self, step, history=None) -> None:
-        """What tour ``step`` says, computed from the loaded table and text (or a training run's ``history``)."""
-        self.tour_claim.request(claim_job, step, self._table, self._tokenized, history,
-                                key=(step.key, id(self._table), self._tokenized.text, id(history)))
-
-    def request_context(self, folder, sequences, picks) -> None:
-        """Run the model's first layer on ``sequences`` and compare the vectors at ``picks``."""
-        seqs = tuple(tuple(int(i) for i in s) for s in sequences)
-        picks = tuple(tuple(p) for p in picks)
-        self.context.request(contextual_job, folder, seqs, picks, key=(str(folder), seqs, picks))

@@ -48,7 +48,7 @@ QTimer.singleShot(0, lambda: ex.start(model=SPEC))
 app.exec()
 """
 
-# closes the real app (explorer.app.run) while a model loads and says when
+# closes the real app (explorer.launch.run) while a model loads and says when
 _QUIT_SCRIPT = r"""
 import os, sys, time, tempfile
 os.environ["XDG_CONFIG_HOME"] = tempfile.mkdtemp()
@@ -169,7 +169,7 @@ def bench_gui() -> dict:
 
     app = make_app()
     ex = Explorer(settings=QSettings(os.path.join(tempfile.mkdtemp(), "s.ini"), QSettings.IniFormat))
-    ex.warmed_up.connect(gc.freeze)  # as explorer.app.run does
+    ex.warmed_up.connect(gc.freeze)  # as explorer.launch.run does
     ex.window.resize(1280, 800)
     ex.window.show()
     meter = StallMeter(app)

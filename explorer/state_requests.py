@@ -1,0 +1,58 @@
+"""What the user asks for on demand (health, verification, measurement,
+analogies, the tour's claims, the first-layer run): requests that run one
+job on the loaded table in a worker, mixed into :class:`~explorer.state.AppState`.
+
+Each writes to a :class:`~explorer.workers.Computation` the state owns.
+"""
+
+from __future__ import annotations
+
+from .core.analogy import ANALOGY_K, analogy_job
+from .core.context import contextual_job
+from .core.health import iter_health
+from .core.health.verify import iter_verify
+from .core.lookup import measure_lookup_job
+from .core.tour import claim_job
+
+__all__ = ["OnDemandRequests"]
+
+
+class OnDemandRequests:
+    """The requests; AppState provides ``_table``, ``_tokenized`` and the Computations."""
+
+    def request_health(self) -> None:
+        """Check every row of the table (once per model; again after a Cancel)."""
+        if self._table is not None:
+            self.health.request(iter_health, self._table, key=id(self._table))
+
+    def request_verification(self, ids) -> None:
+        """Load the whole model and ask it to repeat tokens ``ids``, in a worker."""
+        table = self._table
+        if table is not None:
+            ids = tuple(int(i) for i in ids)
+            self.verification.request(iter_verify, table, ids, key=(id(table), ids))
+
+    def measure_lookup(self, batch_sizes: tuple[int, ...] = (1, 64)) -> None:
+        """Time gather, one-hot @ E and nn.Linear on the table, in a worker."""
+        if self._table is not None:
+            self.measurement.request(measure_lookup_job, self._table, batch_sizes)
+
+    def request_analogy(self, a: int, b: int, c: int) -> None:
+        """Solve a − b + c on the table (the rows nearest to â − b̂ + ĉ), in a worker."""
+        table = self._table
+        if table is None:
+            self.analogy.clear()
+            return
+        a, b, c = int(a), int(b), int(c)
+        self.analogy.request(analogy_job, table, a, b, c, ANALOGY_K, key=(id(table), a, b, c))
+
+    def request_tour_claim(self, step, history=None) -> None:
+        """What tour ``step`` says, computed from the loaded table and text (or a training run's ``history``)."""
+        self.tour_claim.request(claim_job, step, self._table, self._tokenized, history,
+                                key=(step.key, id(self._table), self._tokenized.text, id(history)))
+
+    def request_context(self, folder, sequences, picks) -> None:
+        """Run the model's first layer on ``sequences`` and compare the vectors at ``picks``."""
+        seqs = tuple(tuple(int(i) for i in s) for s in sequences)
+        picks = tuple(tuple(p) for p in picks)
+        self.context.request(contextual_job, folder, seqs, picks, key=(str(folder), seqs, picks))
