@@ -4,6 +4,7 @@
     python -m explorer models [--json]
     python -m explorer inspect --model SPEC --text TEXT [--json]
     python -m explorer health --model SPEC [--top N] [--json]
+    python -m explorer project --model SPEC --method pca|tsne|umap [--sample N] [--seed S] [--dims 2|3] [--json]
     python -m explorer bench [--open SPEC] [--json]
     python -m explorer train [...]
     python -m explorer build-default [--out DIR]
@@ -20,6 +21,7 @@ import os
 import sys
 import tempfile
 
+from .cli_project import add_project_parser
 from .core.errors import ExplorerError, user_message
 
 VIEWS = ("matrix", "lookup", "projection", "similarity", "training", "cost", "health")
@@ -63,6 +65,8 @@ def build_parser() -> argparse.ArgumentParser:
     h.add_argument("--model", default="default")
     h.add_argument("--top", type=int, default=100, help="candidates to list, most under-trained first")
     h.add_argument("--json", action="store_true")
+
+    add_project_parser(sub)
 
     b = sub.add_parser("bench", help="measure speed")
     b.add_argument("--open", dest="open_spec", default=None, metavar="SPEC",
@@ -142,6 +146,10 @@ def main(argv: list[str] | None = None) -> int:
             return cmd_inspect(args)
         if args.command == "health":
             return cmd_health(args)
+        if args.command == "project":
+            from .cli_project import cmd_project
+
+            return cmd_project(args)
         if args.command == "bench":
             return cmd_bench(args)
         if args.command == "train":
