@@ -26,6 +26,7 @@ from .core.loading import ClassIndex, LoadedModel
 from .core.lookup import lookup_check_job, measure_lookup_job, stored_base_job
 from .core.neighbors import INLINE_VALUES, iter_neighbors_of, neighbors_of
 from .core.overview import MatrixOverview, matrix_overview
+from .core.manifold import manifold_job
 from .core.projection import DEFAULT_SAMPLE, WHOLE_VOCAB_LIMIT, interest_job, projection_job
 from .core.similarity import is_cheap, matrix_token_ids, similarity_job, similarity_matrices
 from .core.sources import EmbeddingTable
@@ -74,7 +75,8 @@ class AppState(QObject):
     ----------------------------------------------------------------------------
     neighbors : NeighborList of the selected token.
     interest : TokensOfInterest: the text's tokens, their neighbours, the added ones (lazy).
-    projection : ProjectionResult for the parameters of :meth:`request_projection` (lazy).
+    projection : ProjectionResult (PCA) or ManifoldResult (t-SNE, UMAP; its ``produced``
+        carries the intermediate layouts) for the parameters of :meth:`request_projection` (lazy).
     lookup_check : PathComparison of one-hot @ E and E[i] for the selected token
         (lazy; never computed for a table too big to hold).
     stored_base : StoredBase, where the stored table starts in memory (lazy; None
@@ -127,6 +129,7 @@ class AppState(QObject):
         self.verification = Computation(self)
         self._similarity_metric: str | None = None
         self._projection_params: tuple[str, int] | None = None
+        self._projection_method = "pca"
         self.interest.finished.connect(self._on_interest_finished)
         self.training = TrainingRunner(self, self.model_changed)
 
@@ -373,10 +376,13 @@ class AppState(QObject):
         table = self._table
         return "all" if table is None or table.trained_rows <= WHOLE_VOCAB_LIMIT else "sample"
 
-    def request_projection(self, mode: str | None = None, sample_size: int = DEFAULT_SAMPLE) -> None:
+    def request_projection(self, mode: str | None = None, sample_size: int = DEFAULT_SAMPLE,
+                           method: str = "pca") -> None:
         """Fit the projection with these parameters (the projection view's
-        controls); ``chosen`` fits on the tokens of interest once they are known."""
+        controls): ``method`` pca, tsne or umap; ``chosen`` fits on the tokens
+        of interest once they are known. A new request cancels the old run."""
         self._projection_params = (mode or self.default_projection_mode(), int(sample_size))
+        self._projection_method = method
         self._update_projection()
 
     @property
@@ -384,8 +390,13 @@ class AppState(QObject):
         """(mode, sample size) of the last projection asked for, or None."""
         return self._projection_params
 
+    @property
+    def projection_method(self) -> str:
+        """``pca``, ``tsne`` or ``umap``: the method of the last projection asked for."""
+        return self._projection_method
+
     def _update_projection(self) -> None:
-        table, params = self._table, self._projection_params
+        table, params, method = self._table, self._projection_params, self._projection_method
         if table is None or params is None:
             self.projection.clear()
             return
@@ -400,7 +411,11 @@ class AppState(QObject):
             ids = tuple(self.interest.value.all_ids()) if self.interest.value is not None else ()
         else:
             ids = ()
-        self.projection.request(projection_job, table, mode, sample, ids, key=(id(table), mode, sample, ids))
+        key = (id(table), method, mode, sample, ids)
+        if method == "pca":
+            self.projection.request(projection_job, table, mode, sample, ids, key=key)
+        else:
+            self.projection.request(manifold_job, table, method, mode, sample, ids, key=key)
 
     # -- the similarity of the chosen tokens -------------------------------------------------
     def request_similarity(self, metric: str) -> None:

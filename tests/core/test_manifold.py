@@ -48,7 +48,7 @@ def test_tsne_keeps_minilm_neighbourhoods_and_moves_live(minilm):
     # the score shown is scikit-learn's, with the table's own metric
     rows = minilm.rows(res.ids)
     ref = trustworthiness(rows, res.coords, n_neighbors=5, metric="cosine")
-    assert res.trustworthiness == pytest.approx(ref, abs=1e-9) and res.trust_rows == len(res.ids)
+    assert res.trustworthiness == pytest.approx(ref, abs=1e-5) and res.trust_rows == len(res.ids)
     assert res.trustworthiness >= 0.9
 
 

@@ -19,7 +19,7 @@ from ..errors import ExplorerError
 from ..projection import choose_fit_set, read_fit_rows
 from .quality import layout_trustworthiness
 from .result import METHOD_NAMES, ManifoldResult
-from .tsne import tsne_steps
+from .tsne import EARLY_ITER, tsne_steps
 from .umap_layout import umap_layout, warm_up_umap
 
 __all__ = ["MANIFOLD_METHODS", "DEFAULT_LAYOUT_SAMPLE", "MIN_LAYOUT_ROWS", "MAX_LAYOUT_ROWS", "LayoutError",
@@ -94,7 +94,8 @@ def manifold_job(table, method: str, mode: str = "sample", sample_size: int = DE
         coords, it, total = None, 0, 0
         for it, total, coords in tsne_steps(unit, n_components, seed, every, n_jobs):
             yield frame(coords, it, total)
-            yield 0.05 + 0.85 * it / total, f"t-SNE iteration {it:,} of {total:,}"
+            phase = " · early exaggeration: neighbours gather first" if it <= EARLY_ITER else ""
+            yield 0.05 + 0.85 * it / total, f"t-SNE iteration {it:,} of {total:,}{phase}"
     else:
         yield 0.05, "Preparing UMAP (compiled on first use)…"
         warm_up_umap()

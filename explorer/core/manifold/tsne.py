@@ -2,12 +2,16 @@
 can hand each intermediate layout to the window (the points move while the
 optimisation converges) and stop between chunks.
 
-openTSNE's own ``TSNE.fit`` runs the standard schedule in one call; here
-the same schedule is driven through its lower-level pieces (affinities, PCA
-initialisation, :class:`openTSNE.TSNEEmbedding.optimize` in place, which
-keeps the optimiser's gains between calls): :data:`EARLY_ITER` iterations
-with early exaggeration 12 and momentum 0.5, then :data:`N_ITER` with
-momentum 0.8.
+openTSNE's ``TSNE.fit`` runs its schedule in one call. Here the same
+estimator prepares the start (cosine affinities, PCA initialisation, its
+default optimiser settings) with ``prepare_initial``, and its two phases run
+through :meth:`openTSNE.TSNEEmbedding.optimize` in place, a chunk at a time
+(the optimiser keeps its gains between calls): :data:`EARLY_ITER`
+iterations of early exaggeration, then :data:`N_ITER` without.
+
+During early exaggeration the attraction is multiplied by 12 and the points
+first gather (often on a line), then spread once it ends; that is t-SNE's
+own behaviour, and the window shows it as it happens.
 """
 
 from __future__ import annotations
@@ -21,9 +25,8 @@ __all__ = ["EARLY_ITER", "N_ITER", "PERPLEXITY", "tsne_steps"]
 EARLY_ITER = 250
 N_ITER = 500
 PERPLEXITY = 30.0
-EARLY_EXAGGERATION = 12.0
-#: Barnes-Hut gradients for fewer points than this, FFT-interpolated ones from here on
-BH_BELOW = 10_000
+#: exact neighbours up to this many rows (seeded Annoy trees above)
+EXACT_BELOW = 10_000
 
 
 def tsne_steps(unit_rows: np.ndarray, n_components: int = 2, seed: int = 0, every: int = 25,
@@ -32,29 +35,29 @@ def tsne_steps(unit_rows: np.ndarray, n_components: int = 2, seed: int = 0, ever
 
     Yields ``(iteration, total, coords)`` with coords (n, k) float32: first
     the PCA start (iteration 0), then after every ``every`` iterations.
-    The same seed gives the same layout (openTSNE's exact neighbours, its
-    seeded PCA start and a fixed order of work).
+    The same seed gives the same layout.
     """
-    from openTSNE import TSNEEmbedding, affinity, initialization
+    from openTSNE import TSNE, initialization
 
     rows = np.ascontiguousarray(unit_rows, dtype=np.float64)
     n = len(rows)
-    perplexity = float(min(PERPLEXITY, max(1.0, (n - 1) / 3.0)))
+    tsne = TSNE(n_components=n_components, perplexity=float(min(PERPLEXITY, max(1.0, (n - 1) / 3.0))),
+                early_exaggeration_iter=EARLY_ITER, n_iter=N_ITER, metric="cosine",
+                neighbors="exact" if n < EXACT_BELOW else "annoy", negative_gradient_method="auto",
+                n_jobs=n_jobs, random_state=seed, verbose=False)
+    # the start first (what TSNE's own "pca" initialisation computes), then the neighbours
+    start = initialization.pca(rows, n_components=n_components, random_state=seed, verbose=False)
     total = EARLY_ITER + N_ITER
-    init = initialization.pca(rows, n_components=n_components, random_state=seed, verbose=False)
-    yield 0, total, np.asarray(init, np.float32)
-    aff = affinity.PerplexityBasedNN(rows, perplexity=perplexity, metric="cosine", method="exact" if n <= 10_000 else "annoy",
-                                     n_jobs=n_jobs, random_state=seed, verbose=False)
-    # openTSNE's own rule: Barnes-Hut below 10,000 points (and in 3-D), FFT above
-    method = "fft" if n >= BH_BELOW and n_components <= 2 else "bh"
-    emb = TSNEEmbedding(init, aff, negative_gradient_method=method,
-                        n_jobs=n_jobs, random_state=seed, verbose=False)
+    yield 0, total, np.asarray(start, np.float32).copy()
+    emb = tsne.prepare_initial(rows, initialization=start)
     done = 0
-    for n_iter, exaggeration, momentum in ((EARLY_ITER, EARLY_EXAGGERATION, 0.5), (N_ITER, None, 0.8)):
+    for n_iter, exaggeration, momentum in ((EARLY_ITER, tsne.early_exaggeration, tsne.initial_momentum),
+                                           (N_ITER, tsne.exaggeration, tsne.final_momentum)):
         left = n_iter
         while left > 0:
             step = min(every, left)
-            emb.optimize(n_iter=step, exaggeration=exaggeration, momentum=momentum, inplace=True)
+            emb.optimize(n_iter=step, exaggeration=exaggeration, momentum=momentum, inplace=True,
+                         propagate_exception=True)
             left -= step
             done += step
             yield done, total, np.asarray(emb, np.float32).copy()

@@ -1,4 +1,4 @@
-"""The projection's controls, one small class per group: the fit set, the
+"""The projection's controls, one small class per group: the method, the fit set, the
 axes and the export menu (the token search is ui/token_search.py). Each emits what the user asked
 for; none reads or computes anything."""
 
@@ -20,7 +20,16 @@ from superqt.utils import signals_blocked
 from ...core.projection import DEFAULT_SAMPLE, N_COMPONENTS
 from ..style import SPACING
 
-__all__ = ["FIT_MODES", "FitControls", "AxesControls", "ExportButton"]
+__all__ = ["METHODS", "FIT_MODES", "MethodControls", "FitControls", "AxesControls", "ExportButton"]
+
+METHODS = [
+    ("pca", "PCA", "Exact principal components: a linear map; distances along an axis mean something, "
+                   "and the share of variance shown is exact"),
+    ("tsne", "t-SNE", "t-SNE (openTSNE, cosine): keeps each token's nearest rows together; the map moves while it "
+                      "converges. Distances between far clusters and cluster sizes mean little"),
+    ("umap", "UMAP", "UMAP (umap-learn, cosine): keeps neighbourhoods, often more of the global layout than t-SNE; "
+                     "compiled on first use, so the first run takes longer"),
+]
 
 FIT_MODES = [
     ("all", "Whole vocabulary", "Fit the PCA on every trained row of the table"),
@@ -35,6 +44,47 @@ def _row(parent: QWidget) -> QHBoxLayout:
     lay.setContentsMargins(0, 0, 0, 0)
     lay.setSpacing(SPACING // 2)
     return lay
+
+
+class MethodControls(QWidget):
+    """How the rows are mapped to the plane.
+
+    Signals
+    -------
+    method_changed(str)
+        The user chose ``pca``, ``tsne`` or ``umap``.
+    """
+
+    method_changed = Signal(str)
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        lay = _row(self)
+        self.combo = QComboBox()
+        for key, text, tip in METHODS:
+            self.combo.addItem(text, key)
+            self.combo.setItemData(self.combo.count() - 1, tip, Qt.ToolTipRole)
+        self.combo.setToolTip("How the rows are mapped to the plane: exact PCA, or the neighbourhood-keeping "
+                              "t-SNE and UMAP (on a sample, in the background)")
+        self.combo.currentIndexChanged.connect(self._on_combo_changed)
+        lay.addWidget(self.combo)
+
+    def _on_combo_changed(self, _i: int) -> None:
+        self.method_changed.emit(self.method)
+
+    @property
+    def method(self) -> str:
+        return self.combo.currentData()
+
+    def show_method(self, method: str) -> None:
+        """Show ``method`` without emitting (it came from the state)."""
+        with signals_blocked(self.combo):
+            self.combo.setCurrentIndex(max(0, self.combo.findData(method)))
+
+    def choose(self, method: str) -> None:
+        """As if the user chose ``method``: emits ``method_changed``."""
+        self.show_method(method)
+        self.method_changed.emit(self.method)
 
 
 class FitControls(QWidget):

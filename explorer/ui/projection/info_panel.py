@@ -8,6 +8,7 @@ import html
 import numpy as np
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
+from ...core.manifold import PLACE_NEIGHBORS, ManifoldResult
 from ...core.projection import ProjectionResult
 from ..style import ACCENT, EXTRA, NEIGHBORS, TEXT_TOKENS, class_color
 
@@ -51,13 +52,34 @@ class ProjectionInfo(QWidget):
         self.hover_label.setText(HOVER_HINT)
         self.show_legend(())
 
-    def show_fit(self, result: ProjectionResult) -> None:
+    def show_fit(self, result: ProjectionResult | ManifoldResult) -> None:
+        if isinstance(result, ManifoldResult):
+            self._show_layout(result)
+            return
         ev = result.explained
         self.fit_label.setText(f"<b>Fitted on</b> the {html.escape(result.description)}. {result.seconds:.2f} s. "
                                "Other tokens are projected with the same components.")
         parts = ", ".join(f"PC{i + 1} {v:.1%}" for i, v in enumerate(ev))
         self.variance_label.setText(f"<b>Explained variance</b> (share of the total): {parts}; "
                                     f"the first {len(ev)} together {float(np.sum(ev)):.1%}.")
+
+    def _show_layout(self, result: ManifoldResult) -> None:
+        when = f"{result.seconds:.1f} s" if result.done else f"iteration {result.iteration:,} of {result.n_iter:,}"
+        self.fit_label.setText(
+            f"<b>{result.name}</b> of the {html.escape(result.description)}, cosine distance, seed {result.seed}. "
+            f"{when}. Other tokens are placed among their {PLACE_NEIGHBORS} nearest laid-out rows.")
+        if result.trustworthiness is None:
+            self.variance_label.setText("<b>Trustworthiness</b> is measured once the layout is done.")
+            return
+        self.variance_label.setText(
+            f"<b>Trustworthiness</b> {result.trustworthiness:.3f} (cosine, 5 neighbours, {result.trust_rows:,} "
+            "rows): 1 means each token's nearest points on the map are among its nearest rows in the table. "
+            "Distances between clusters and their sizes mean little here.")
+
+    def show_stopped(self, result: ManifoldResult) -> None:
+        """The user stopped a layout: it stays as it was, unscored."""
+        self.variance_label.setText(f"Stopped at iteration {result.iteration:,} of {result.n_iter:,}: the layout has "
+                                    "not converged and was not scored. Choose the method again to start over.")
 
     def show_legend(self, class_names) -> None:
         dot = '<span style="white-space:nowrap"><span style="color:{c}; font-size:13pt">●</span>&nbsp;{t}</span>'
