@@ -74,6 +74,8 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--big", action="store_true",
                    help="also open a 128,256 x 8,192 bf16 table written to a temp file and search its neighbours, "
                         "and check the token health of a 128,256 x 4,096 one and of MiniLM")
+    b.add_argument("--layouts", action="store_true",
+                   help="t-SNE of 5,000 MiniLM rows (total, first layout) and UMAP of 2,000, with trustworthiness")
     b.add_argument("--lookup", dest="lookup_spec", default=None, metavar="SPEC", help="gather vs one-hot on SPEC")
     b.add_argument("--gui", action="store_true", help="selection latency, start-up and model opening in the window")
     b.add_argument("--training", action="store_true",
@@ -336,6 +338,10 @@ def cmd_bench(args) -> int:
             raise CliError(str(exc)) from None
     if args.big:
         results["big_table"] = bench.bench_big_table()
+    if args.layouts:
+        from .core.bench.layouts import bench_layouts
+
+        results["layouts"] = bench_layouts()
     if args.lookup_spec:
         table = _open(args.lookup_spec)
         results["lookup"] = bench.bench_lookup(table)

@@ -113,3 +113,18 @@ def test_custom_axes_are_dot_products_with_the_unit_directions(minilm):
         parse_axis(minilm, "man → qzxqzxqzx")
     with pytest.raises(AxisError, match="no direction"):
         run(custom_axes_job(minilm, [parse_axis(minilm, "man → man")]))
+
+
+def test_layout_bench_report_states_the_targets():
+    from explorer.core.bench import format_results, results_as_json
+    from explorer.core.bench.layouts import LayoutBench
+
+    r = LayoutBench("minilm", 5000, 24.0, 1.2, 3.5, 0.94, 23.0, 2000, 9.0, 4.0, 0.82)
+    data = results_as_json({"layouts": r})["layouts"]
+    assert {"tsne_5000_s", "tsne_first_layout_s", "tsne_first_step_s", "tsne_trustworthiness", "umap_2000_s",
+            "umap_trustworthiness", "umap_compile_s"} <= set(data)
+    text = format_results({"layouts": r})
+    assert "t-SNE of 5,000 minilm rows" in text and "FAIL" not in text and "busy" not in text
+    slow = LayoutBench("minilm", 5000, 62.0, 5.4, 10.9, 0.94, 20.0, 2000, 29.0, 15.0, 0.82)
+    text = format_results({"layouts": slow})
+    assert text.count("FAIL") == 2 and "machine was busy" in text

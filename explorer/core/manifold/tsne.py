@@ -3,8 +3,8 @@ can hand each intermediate layout to the window (the points move while the
 optimisation converges) and stop between chunks.
 
 openTSNE's ``TSNE.fit`` runs its schedule in one call. Here the same
-estimator prepares the start (cosine affinities, PCA initialisation, its
-default optimiser settings) with ``prepare_initial``, and its two phases run
+estimator prepares the embedding (cosine affinities, its default optimiser
+settings) with ``prepare_initial`` from an exact PCA start, and its two phases run
 through :meth:`openTSNE.TSNEEmbedding.optimize` in place, a chunk at a time
 (the optimiser keeps its gains between calls): :data:`EARLY_ITER`
 iterations of early exaggeration, then :data:`N_ITER` without.
@@ -19,6 +19,8 @@ from __future__ import annotations
 from typing import Iterator
 
 import numpy as np
+
+from ..geometry import pca_project
 
 __all__ = ["EARLY_ITER", "N_ITER", "PERPLEXITY", "tsne_steps"]
 
@@ -37,7 +39,14 @@ def tsne_steps(unit_rows: np.ndarray, n_components: int = 2, seed: int = 0, ever
     the PCA start (iteration 0), then after every ``every`` iterations.
     The same seed gives the same layout.
     """
-    from openTSNE import TSNE, initialization
+    # the start first, drawn while openTSNE is imported and the neighbours are found: the exact
+    # PCA of the rows scaled as openTSNE scales its own "pca" start (std 1e-4 along the first axis)
+    start = pca_project(unit_rows, n_components=n_components, seed=seed).coords.astype(np.float64)
+    start /= max(float(np.std(start[:, 0])), 1e-12) * 10_000
+    total = EARLY_ITER + N_ITER
+    yield 0, total, start.astype(np.float32)
+
+    from openTSNE import TSNE
 
     rows = np.ascontiguousarray(unit_rows, dtype=np.float64)
     n = len(rows)
@@ -45,10 +54,6 @@ def tsne_steps(unit_rows: np.ndarray, n_components: int = 2, seed: int = 0, ever
                 early_exaggeration_iter=EARLY_ITER, n_iter=N_ITER, metric="cosine",
                 neighbors="exact" if n < EXACT_BELOW else "annoy", negative_gradient_method="auto",
                 n_jobs=n_jobs, random_state=seed, verbose=False)
-    # the start first (what TSNE's own "pca" initialisation computes), then the neighbours
-    start = initialization.pca(rows, n_components=n_components, random_state=seed, verbose=False)
-    total = EARLY_ITER + N_ITER
-    yield 0, total, np.asarray(start, np.float32).copy()
     emb = tsne.prepare_initial(rows, initialization=start)
     done = 0
     for n_iter, exaggeration, momentum in ((EARLY_ITER, tsne.early_exaggeration, tsne.initial_momentum),
