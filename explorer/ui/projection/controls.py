@@ -32,10 +32,12 @@ METHODS = [
 ]
 
 FIT_MODES = [
-    ("all", "Whole vocabulary", "Fit the PCA on every trained row of the table"),
-    ("sample", "Random sample + tokens of interest",
-     "Fit on a seeded random sample of rows plus the text's tokens, their neighbours and added tokens"),
-    ("chosen", "Only the chosen tokens", "Fit on the text's tokens, their neighbours and added tokens only"),
+    ("all", "Whole vocabulary", "Fit on every trained row of the table (t-SNE and UMAP take minutes past "
+                                "tens of thousands of rows)"),
+    ("sample", "Sample + chosen",
+     "Fit on a seeded random sample of rows plus the chosen tokens: the text's tokens, their neighbours and "
+     "added tokens"),
+    ("chosen", "Chosen tokens", "Fit on the text's tokens, their neighbours and added tokens only"),
 ]
 
 
@@ -88,7 +90,7 @@ class MethodControls(QWidget):
 
 
 class FitControls(QWidget):
-    """Which rows the PCA is fitted on.
+    """Which rows the projection is fitted on.
 
     Signals
     -------
@@ -106,9 +108,10 @@ class FitControls(QWidget):
         for key, text, tip in FIT_MODES:
             self.combo.addItem(text, key)
             self.combo.setItemData(self.combo.count() - 1, tip, Qt.ToolTipRole)
-        self.combo.setToolTip("Which rows the PCA is fitted on; the others are projected with the same components")
+        self.combo.setToolTip("Which rows the projection is fitted on; the others are placed by the same map "
+                              "(PCA: the same components; t-SNE, UMAP: among their nearest laid-out rows)")
         self.combo.setSizeAdjustPolicy(QComboBox.AdjustToMinimumContentsLengthWithIcon)
-        self.combo.setMinimumContentsLength(13)  # narrow windows: the list shows the full names
+        self.combo.setMinimumContentsLength(15)  # the longest name whole at 1024 px; the list shows them all
         self.combo.currentIndexChanged.connect(self._on_combo_changed)
         lay.addWidget(self.combo)
         self.sample = QSpinBox()
@@ -118,7 +121,8 @@ class FitControls(QWidget):
         self.sample.setGroupSeparatorShown(True)
         self.sample.setSuffix(" rows")
         self.sample.setKeyboardTracking(False)
-        self.sample.setToolTip("Size of the random sample of rows the PCA is fitted on (seeded, so repeatable)")
+        self.sample.setToolTip("Size of the random sample of rows the projection is fitted on (seeded, so "
+                               "repeatable); t-SNE and UMAP start from 3,000")
         self.sample.valueChanged.connect(self._on_sample_changed)
         lay.addWidget(self.sample)
         self._sync_sample_visibility()
