@@ -31,6 +31,7 @@ from .core.projection import DEFAULT_SAMPLE, WHOLE_VOCAB_LIMIT, interest_job, pr
 from .core.similarity import is_cheap, matrix_token_ids, similarity_job, similarity_matrices
 from .core.sources import EmbeddingTable
 from .core.text import INLINE_CHARS, TokenizedText, tokenize_text
+from .core.token_meta import iter_token_metadata
 from .core.tokens import Token
 from .training_runner import TrainingRunner
 from .workers import Computation
@@ -91,6 +92,7 @@ class AppState(QObject):
         (lazy; kept for the model; :meth:`request_health` runs it again after a Cancel).
     verification : VerificationResult of :meth:`request_verification` (the model asked to
         repeat candidate tokens).
+    token_meta : TokenMetadata of the table: every token's kind, length and row norm (lazy).
     """
 
     model_changed = Signal(object)
@@ -127,6 +129,7 @@ class AppState(QObject):
         self.similarity = Computation(self, lazy=True)
         self.health = Computation(self, lazy=True)
         self.verification = Computation(self)
+        self.token_meta = Computation(self, lazy=True)
         self._similarity_metric: str | None = None
         self._projection_params: tuple[str, int] | None = None
         self._projection_method = "pca"
@@ -212,6 +215,7 @@ class AppState(QObject):
         self.extra_tokens_changed.emit([])
         self.random_check.request(random_vector_check_job, loaded.table, N_RANDOM_PAIRS, key=id(loaded.table))
         self.stored_base.request(stored_base_job, loaded.table, key=id(loaded.table))
+        self.token_meta.request(iter_token_metadata, loaded.table, key=id(loaded.table))
         self.request_health()
         if adopt_text and loaded.tokenized.text != self._text:
             self._text = loaded.tokenized.text

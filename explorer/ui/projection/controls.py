@@ -20,7 +20,7 @@ from superqt.utils import signals_blocked
 from ...core.projection import DEFAULT_SAMPLE, N_COMPONENTS
 from ..style import SPACING
 
-__all__ = ["METHODS", "FIT_MODES", "MethodControls", "FitControls", "AxesControls", "ExportButton"]
+__all__ = ["METHODS", "FIT_MODES", "MethodControls", "FitControls", "AxesControls", "ColourControls", "ExportButton"]
 
 METHODS = [
     ("pca", "PCA", "Exact principal components: a linear map; distances along an axis mean something, "
@@ -224,6 +224,49 @@ class AxesControls(QWidget):
             else:
                 x = old_y
         self.set_axes(x, y)
+
+
+class ColourControls(QWidget):
+    """What colours the points: classes, token kind, length, row norm or nothing.
+
+    Signals
+    -------
+    colour_changed(str)
+        The key the user chose (see :data:`.colouring.COLOUR_BY`).
+    """
+
+    colour_changed = Signal(str)
+
+    def __init__(self, parent=None):
+        from .colouring import COLOUR_BY
+
+        super().__init__(parent)
+        lay = _row(self)
+        lay.addWidget(QLabel("Colour by"))
+        self.combo = QComboBox()
+        for key, text in COLOUR_BY:
+            self.combo.addItem(text, key)
+        self.combo.setToolTip("Colour the points by the bundled model's classes, the token's kind (word start, "
+                              "continuation, number, punctuation, whitespace, special, byte), its length in "
+                              "characters or its row's norm (six bins of equal counts)")
+        self.combo.currentIndexChanged.connect(self._on_combo_changed)
+        lay.addWidget(self.combo, 1)
+
+    @property
+    def colour_by(self) -> str:
+        return self.combo.currentData()
+
+    def choose(self, key: str) -> None:
+        """As if the user chose ``key``: emits ``colour_changed`` when it changed."""
+        self.combo.setCurrentIndex(max(0, self.combo.findData(key)))
+
+    def show_default(self, key: str) -> None:
+        """Show ``key`` without emitting (a new table's default)."""
+        with signals_blocked(self.combo):
+            self.combo.setCurrentIndex(max(0, self.combo.findData(key)))
+
+    def _on_combo_changed(self, _i: int) -> None:
+        self.colour_changed.emit(self.colour_by)
 
 
 class ExportButton(QToolButton):

@@ -8,13 +8,14 @@ from PySide6.QtWidgets import QScrollArea, QVBoxLayout, QWidget
 
 from ..style import SPACING
 from .analogy_panel import AnalogyPanel
+from .controls import ColourControls
 from .info_panel import ProjectionInfo
 
 __all__ = ["SidePanel"]
 
 
 class SidePanel(QScrollArea):
-    """``info`` (ProjectionInfo) over ``analogy`` (AnalogyPanel)."""
+    """``colour`` (ColourControls) and ``info`` (ProjectionInfo) over ``analogy`` (AnalogyPanel)."""
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -22,8 +23,10 @@ class SidePanel(QScrollArea):
         lay = QVBoxLayout(side)
         lay.setContentsMargins(SPACING, 0, 0, 0)
         lay.setSpacing(SPACING)
+        self.colour = ColourControls()
         self.info = ProjectionInfo()
         self.analogy = AnalogyPanel()
+        lay.addWidget(self.colour)
         lay.addWidget(self.info)
         lay.addWidget(self.analogy)
         lay.addStretch(1)

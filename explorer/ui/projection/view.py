@@ -26,8 +26,9 @@ from ...core.projection import ProjectionResult
 from ...core.projection_csv import write_coordinates_csv, write_neighbors_csv
 from ...state import AppState
 from ..binding import JobBinding, ShownGate
-from ..style import ACCENT, EXTRA, NEIGHBORS, SPACING, TEXT_TOKENS, class_color
+from ..style import ACCENT, EXTRA, NEIGHBORS, SPACING, TEXT_TOKENS
 from ..token_search import TokenSearch
+from .colouring import cloud_colours
 from .controls import AxesControls, ExportButton, FitControls, MethodControls
 from .fit_request import FitRequest
 from .label_layout import LabelSpec, faint_labels
@@ -112,7 +113,8 @@ class ProjectionView(QWidget):
         split.addWidget(left)
 
         side = SidePanel()
-        self.info, self.analogy_panel = side.info, side.analogy
+        self.info, self.analogy_panel, self.colour = side.info, side.analogy, side.colour
+        self.colour.colour_changed.connect(self._on_colour_changed)
         self.analogy_panel.solve_requested.connect(state.request_analogy)
         self.analogy_panel.answer_clicked.connect(self.token_selected)
         split.addWidget(side)
@@ -130,6 +132,7 @@ class ProjectionView(QWidget):
             JobBinding(self._gate, state.projection, progress=self.run_strip.progress, status=self.run_strip.label,
                        cancel=self.run_strip.cancel_button),
             JobBinding(self._gate, state.interest, on_reset=self._draw_marks, on_result=self._on_interest_result),
+            JobBinding(self._gate, state.token_meta, on_result=self._on_colour_changed),
             JobBinding(self._gate, state.neighbors, on_reset=self._draw_selection, on_result=self._on_neighbors_result),
             JobBinding(self._gate, state.analogy, on_reset=self._on_analogy_reset, on_result=self._on_analogy_result,
                        on_error=self.analogy_panel.show_error, progress=self.analogy_panel.progress,
@@ -235,8 +238,7 @@ class ProjectionView(QWidget):
         self._prepared_for = table
         self.analogy_panel.set_table(table)
         self.search.set_completions(table.completion_pieces)
-        classes = self._state.classes
-        self.info.show_legend(classes.names if classes is not None else ())
+        self.colour.show_default("classes" if self._state.classes is not None else "none")
 
     def _on_state_selected_token_changed(self, _token_id: int) -> None:
         self._gate.update(self._draw_selection)
@@ -321,16 +323,10 @@ class ProjectionView(QWidget):
         size = 7 if n <= 1_000 else (5 if n <= 10_000 else 3)
         faint = QColor(self.plot.foreground)
         faint.setAlpha(60 if n <= 10_000 else 36)
-        colors = [faint]
-        group = np.zeros(n, np.int64)
-        classes = self._state.classes
-        if classes is not None:
-            of = classes.of[res.ids].astype(np.int64)
-            group = np.where(of >= 0, of + 1, 0)
-            for i in range(len(classes.names)):
-                c = QColor(class_color(i))
-                c.setAlpha(210)
-                colors.append(c)
+        by = self.colour.colour_by
+        group, colors, legend = cloud_colours(by, res.ids, faint, self._state.classes, self._state.token_meta.value,
+                                              210 if n <= 10_000 else 150)
+        self.info.show_legend(self.colour.combo.currentText(), legend)
         self.plot.set_cloud(res.ids, self._columns(res.coords), group, colors, size)
         bottom, left, title = axis_texts(res, self.axes(), stopped)
         pi = self.plot.plot_item
@@ -338,6 +334,11 @@ class ProjectionView(QWidget):
         pi.setLabel("left", left)
         pi.setTitle(title, color=self.plot.foreground, size="10pt")
         self._draw_overlays()
+
+    def _on_colour_changed(self, *_args) -> None:
+        if self._drawn():
+            self._draw_cloud(stopped=isinstance(self._result, ManifoldResult) and not self._result.done
+                             and not self._state.projection.running)
 
     def _on_interest_result(self, _value) -> None:
         self._draw_marks()
