@@ -60,6 +60,7 @@ def add_project_parser(sub) -> None:
 
 def project_data(spec: str, method: str, sample: int | None, seed: int, dims: int) -> dict:
     """What ``project --json`` prints."""
+    from .core.jobs import run_to_end
     from .core.sources import open_table
 
     table = open_table(spec)
@@ -73,12 +74,7 @@ def project_data(spec: str, method: str, sample: int | None, seed: int, dims: in
         from .core.manifold import DEFAULT_LAYOUT_SAMPLE, manifold_job
 
         steps = manifold_job(table, method, "sample", sample or DEFAULT_LAYOUT_SAMPLE, n_components=dims, seed=seed)
-    while True:
-        try:
-            next(steps)
-        except StopIteration as stop:
-            res = stop.value
-            break
+    res = run_to_end(steps)
     data = {"model": spec, "method": method, "seed": seed, "ids": [int(i) for i in res.ids],
             "coords": [[float(v) for v in row] for row in res.coords[:, :dims]],
             "seconds": round(time.perf_counter() - t0, 3), "fit": res.description}

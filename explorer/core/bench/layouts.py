@@ -15,6 +15,7 @@ from __future__ import annotations
 import time
 from dataclasses import asdict, dataclass
 
+from ..jobs import run_to_end
 from ..manifold import ManifoldResult, manifold_job, warm_up_umap
 from .timing import format_seconds as _t
 
@@ -70,13 +71,7 @@ def bench_layouts(spec: str = "minilm", seed: int = 0) -> LayoutBench:
     tsne, tsne_s, first, step, cpu = _timed_tsne(table, TSNE_ROWS, seed)
     compile_s = warm_up_umap()
     t0 = time.perf_counter()
-    steps = manifold_job(table, "umap", "sample", UMAP_ROWS, seed=seed)
-    while True:
-        try:
-            next(steps)
-        except StopIteration as stop:
-            umap = stop.value
-            break
+    umap = run_to_end(manifold_job(table, "umap", "sample", UMAP_ROWS, seed=seed))
     return LayoutBench(spec, len(tsne.ids), tsne_s, first, step, float(tsne.trustworthiness), cpu, len(umap.ids),
                        compile_s, time.perf_counter() - t0, float(umap.trustworthiness))
 

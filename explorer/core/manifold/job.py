@@ -16,6 +16,7 @@ from typing import Iterator, Sequence
 import numpy as np
 
 from ..errors import ExplorerError
+from ..jobs import run_to_end
 from ..projection import choose_fit_set, read_fit_rows
 from .quality import layout_trustworthiness
 from .result import METHOD_NAMES, ManifoldResult
@@ -110,9 +111,4 @@ def manifold_job(table, method: str, mode: str = "sample", sample_size: int = DE
 
 def run_manifold(table, method: str, **kwargs) -> ManifoldResult:
     """:func:`manifold_job` run to its end on this thread (command line, bench, tests)."""
-    steps = manifold_job(table, method, **kwargs)
-    while True:
-        try:
-            next(steps)
-        except StopIteration as stop:
-            return stop.value
+    return run_to_end(manifold_job(table, method, **kwargs))
