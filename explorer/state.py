@@ -372,7 +372,11 @@ class AppState(QObject):
                               key=(id(table), text_ids, extra))
 
     def _on_interest_finished(self, _interest) -> None:
+        key = self.projection.key  # (table, method, mode, sample, ids of interest)
         if self._projection_params is not None and self._projection_params[0] == "chosen":
+            self._update_projection()
+        elif key is not None and key[1] != "pca" and key[2] == "sample" and not key[4]:
+            # a t-SNE/UMAP layout asked for before the tokens of interest were known lays them out too
             self._update_projection()
 
     def default_projection_mode(self) -> str:

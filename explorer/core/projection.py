@@ -195,7 +195,10 @@ def choose_fit_set(
             return FitSet("sample", ids, f"the whole vocabulary ({trained:,} rows; the sample size covers it)")
         added = len(ids) - n
         desc = f"random sample of {n:,} of {trained:,} rows (seed {seed})"
-        desc += f" + {added:,} tokens of interest" if added else ", tokens of interest already in it"
+        if added:
+            desc += f" + {added:,} tokens of interest"
+        elif len(interest_ids):
+            desc += ", tokens of interest already in it"
         return FitSet("sample", ids, desc)
     if mode == "chosen":
         return FitSet("chosen", interest_ids, f"only the {len(interest_ids):,} chosen tokens")

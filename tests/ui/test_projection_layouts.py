@@ -97,3 +97,21 @@ def test_a_new_method_or_model_cancels_the_old_run(qtbot, view):
     qtbot.waitUntil(lambda: isinstance(v.result, ManifoldResult) and v.result.done, timeout=TIMEOUT)
     assert v.result.spec == table.spec and state.projection_method == "tsne"
     assert v.result.ids.max() < table.vocab_size
+
+
+def test_a_layout_asked_for_before_the_tokens_of_interest_lays_them_out(qtbot):
+    from explorer.state import AppState
+
+    state, consumer = AppState(), object()
+    state.set_text("the river bank")
+    table = open_table("minilm")
+    state.set_table(table)
+    state.projection.want(consumer)
+    state.request_projection("sample", 200, "tsne")  # nobody wanted the tokens of interest yet
+    assert state.projection.key[4] == ()
+    state.interest.want(consumer)
+    qtbot.waitUntil(lambda: isinstance(state.projection.value, ManifoldResult) and state.projection.value.done,
+                    timeout=TIMEOUT)
+    res = state.projection.value
+    assert set(state.interest.value.all_ids()) <= set(res.ids.tolist())
+    assert "tokens of interest" in res.description and len(res.ids) > 200
