@@ -18,6 +18,7 @@ from __future__ import annotations
 from PySide6.QtCore import QObject, Signal
 
 from .core.analogy import ANALOGY_K, analogy_job
+from .core.custom_axes import named_axes_job
 from .core.context import contextual_job
 from .core.geometry import random_vector_check_job
 from .core.health import iter_health
@@ -133,6 +134,7 @@ class AppState(QObject):
         self._similarity_metric: str | None = None
         self._projection_params: tuple[str, int] | None = None
         self._projection_method = "pca"
+        self._projection_axes: tuple[str, ...] = ()
         self.interest.finished.connect(self._on_interest_finished)
         self.training = TrainingRunner(self, self.model_changed)
 
@@ -372,10 +374,10 @@ class AppState(QObject):
                               key=(id(table), text_ids, extra))
 
     def _on_interest_finished(self, _interest) -> None:
-        key = self.projection.key  # (table, method, mode, sample, ids of interest)
+        key = self.projection.key  # (table, method, mode, sample, ids of interest, axes)
         if self._projection_params is not None and self._projection_params[0] == "chosen":
             self._update_projection()
-        elif key is not None and key[1] != "pca" and key[2] == "sample" and not key[4]:
+        elif key is not None and key[1] in ("tsne", "umap") and key[2] == "sample" and not key[4]:
             # a t-SNE/UMAP layout asked for before the tokens of interest were known lays them out too
             self._update_projection()
 
@@ -385,12 +387,14 @@ class AppState(QObject):
         return "all" if table is None or table.trained_rows <= WHOLE_VOCAB_LIMIT else "sample"
 
     def request_projection(self, mode: str | None = None, sample_size: int = DEFAULT_SAMPLE,
-                           method: str = "pca") -> None:
+                           method: str = "pca", axes: tuple[str, ...] = ()) -> None:
         """Fit the projection with these parameters (the projection view's
-        controls): ``method`` pca, tsne or umap; ``chosen`` fits on the tokens
-        of interest once they are known. A new request cancels the old run."""
+        controls): ``method`` pca, tsne, umap or axes (custom ``axes`` typed as
+        ``"man → woman"`` or ``"king"``); ``chosen`` fits on the tokens of
+        interest once they are known. A new request cancels the old run."""
         self._projection_params = (mode or self.default_projection_mode(), int(sample_size))
         self._projection_method = method
+        self._projection_axes = tuple(axes)
         self._update_projection()
 
     @property
@@ -400,7 +404,7 @@ class AppState(QObject):
 
     @property
     def projection_method(self) -> str:
-        """``pca``, ``tsne`` or ``umap``: the method of the last projection asked for."""
+        """``pca``, ``tsne``, ``umap`` or ``axes``: the method of the last projection asked for."""
         return self._projection_method
 
     def _update_projection(self) -> None:
@@ -419,9 +423,11 @@ class AppState(QObject):
             ids = tuple(self.interest.value.all_ids()) if self.interest.value is not None else ()
         else:
             ids = ()
-        key = (id(table), method, mode, sample, ids)
+        key = (id(table), method, mode, sample, ids, self._projection_axes)
         if method == "pca":
             self.projection.request(projection_job, table, mode, sample, ids, key=key)
+        elif method == "axes":
+            self.projection.request(named_axes_job, table, self._projection_axes, mode, sample, ids, key=key)
         else:
             self.projection.request(manifold_job, table, method, mode, sample, ids, key=key)
 

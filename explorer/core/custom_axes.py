@@ -21,7 +21,7 @@ import numpy as np
 from .errors import ExplorerError
 from .projection import DEFAULT_SAMPLE, ProjectionResult, choose_fit_set, find_token_ids, read_fit_rows
 
-__all__ = ["AxisError", "Axis", "parse_axis", "custom_axes_job"]
+__all__ = ["AxisError", "Axis", "parse_axis", "custom_axes_job", "named_axes_job"]
 
 _ARROW = re.compile(r"\s*(?:→|->|=>)\s*")
 
@@ -94,3 +94,15 @@ def custom_axes_job(table, axes: Sequence[Axis], mode: str = "auto", sample_size
                             explained=np.asarray(explained, np.float64), components=comps,
                             mean=np.zeros(comps.shape[1], np.float32), description=fit.description,
                             seconds=time.perf_counter() - t0, axis_names=tuple(a.name for a in axes))
+
+
+def named_axes_job(table, texts: Sequence[str], mode: str = "auto", sample_size: int = DEFAULT_SAMPLE,
+                   interest: Sequence[int] = (), seed: int = 0) -> Iterator[tuple[float, str]]:
+    """:func:`custom_axes_job` for axes typed as text (``"man → woman"``, ``"king"``);
+    raises :class:`AxisError` for a text that names no direction."""
+    texts = [t for t in texts if t and t.strip()]
+    if not texts:
+        raise AxisError("type a direction for each axis: a token, or two joined by → (e.g. man → woman)")
+    yield 0.0, "Finding the axes' tokens…"
+    axes = [parse_axis(table, t) for t in texts]
+    return (yield from custom_axes_job(table, axes, mode, sample_size, interest, seed))

@@ -115,3 +115,22 @@ def test_a_layout_asked_for_before_the_tokens_of_interest_lays_them_out(qtbot):
     res = state.projection.value
     assert set(state.interest.value.all_ids()) <= set(res.ids.tolist())
     assert "tokens of interest" in res.description and len(res.ids) > 200
+
+
+def test_custom_axes_project_the_vocabulary_on_named_directions(qtbot, view):
+    v, state, _ = view
+    table = _pca_drawn(qtbot, v, state, "minilm")
+    assert not v.axes_entry.isVisible()
+    v.set_method("axes")
+    qtbot.waitUntil(lambda: isinstance(v.result, ProjectionResult) and bool(v.result.axis_names), timeout=TIMEOUT)
+    assert v.axes_entry.isVisible() and not v.axes_controls.isVisible()
+    assert v.result.axis_names == ("man → woman", "king")
+    assert "man → woman" in v.plot.plot_item.getAxis("bottom").labelText
+    e = table.matrix().astype(np.float64)
+    man, woman, king = (table.tokenizer.id_of(w) for w in ("man", "woman", "king"))
+    d = (e[woman] - e[man]) / np.linalg.norm(e[woman] - e[man])
+    np.testing.assert_allclose(v.point_xy(king), [e[king] @ d, np.linalg.norm(e[king])], rtol=1e-4, atol=1e-5)
+    v.axes_entry.set_texts("king → queen", "qzxqzx")
+    qtbot.waitUntil(lambda: "no token 'qzxqzx'" in v.empty.text(), timeout=TIMEOUT)
+    v.axes_entry.set_texts("king → queen", "woman")
+    qtbot.waitUntil(lambda: v.result is not None and v.result.axis_names == ("king → queen", "woman"), timeout=TIMEOUT)

@@ -29,6 +29,7 @@ METHODS = [
                       "converges. Distances between far clusters and cluster sizes mean little"),
     ("umap", "UMAP", "UMAP (umap-learn, cosine): keeps neighbourhoods, often more of the global layout than t-SNE; "
                      "compiled on first use, so the first run takes longer"),
+    ("axes", "Custom axes", "Directions you name (man → woman, or one token): each token's row projected on them"),
 ]
 
 FIT_MODES = [

@@ -16,19 +16,22 @@ from PySide6.QtCore import QObject
 from ...core.manifold import DEFAULT_LAYOUT_SAMPLE
 from ...core.projection import DEFAULT_SAMPLE
 from ...state import AppState
+from .axes_entry import AxesEntry
 from .controls import FitControls, MethodControls
 
 __all__ = ["FitRequest"]
 
 
 class FitRequest(QObject):
-    """Binds a MethodControls and a FitControls to ``state.request_projection``."""
+    """Binds a MethodControls, a FitControls and an AxesEntry to ``state.request_projection``."""
 
-    def __init__(self, state: AppState, method: MethodControls, fit: FitControls, parent: QObject | None = None):
+    def __init__(self, state: AppState, method: MethodControls, fit: FitControls, axes: AxesEntry,
+                 parent: QObject | None = None):
         super().__init__(parent)
-        self._state, self._method, self._fit = state, method, fit
+        self._state, self._method, self._fit, self._axes = state, method, fit, axes
         method.method_changed.connect(self._on_method_changed)
         fit.fit_changed.connect(self.request)
+        axes.axes_changed.connect(self.request)
 
     def request(self, mode: str | None = None, sample_size: int | None = None) -> None:
         """Ask for the projection the controls show (``mode`` None: the fit set
@@ -41,12 +44,14 @@ class FitRequest(QObject):
             mode = params[0] if params is not None else self.default_mode(self._method.method)
         sample_size = self._fit.sample_size if sample_size is None else sample_size
         self._fit.show_params(mode, sample_size)
-        state.request_projection(mode, sample_size, self._method.method)
+        method = self._method.method
+        self._axes.setVisible(method == "axes")
+        state.request_projection(mode, sample_size, method, self._axes.texts() if method == "axes" else ())
 
     def default_mode(self, method: str) -> str:
         """PCA: the state's default; a layout: the whole vocabulary only when it is no bigger than a sample."""
         table = self._state.table
-        if method == "pca" or table is None:
+        if method in ("pca", "axes") or table is None:
             return self._state.default_projection_mode()
         return "all" if table.trained_rows <= DEFAULT_LAYOUT_SAMPLE else "sample"
 
@@ -55,7 +60,8 @@ class FitRequest(QObject):
         if self._state.projection_params is not None:
             self._fit.show_params(*self._state.projection_params)
         self._method.show_method(self._state.projection_method)
+        self._axes.setVisible(self._state.projection_method == "axes")
 
     def _on_method_changed(self, method: str) -> None:
-        self._fit.show_params(self.default_mode(method), DEFAULT_SAMPLE if method == "pca" else DEFAULT_LAYOUT_SAMPLE)
+        self._fit.show_params(self.default_mode(method), DEFAULT_LAYOUT_SAMPLE if method in ("tsne", "umap") else DEFAULT_SAMPLE)
         self.request(self._fit.mode, self._fit.sample_size)

@@ -59,7 +59,7 @@ class ProjectionInfo(QWidget):
         ev = result.explained
         self.fit_label.setText(f"<b>Fitted on</b> the {html.escape(result.description)}. {result.seconds:.2f} s. "
                                "Other tokens are projected with the same components.")
-        parts = ", ".join(f"PC{i + 1} {v:.1%}" for i, v in enumerate(ev))
+        parts = ", ".join(f"{html.escape(result.axis_name(i))} {v:.1%}" for i, v in enumerate(ev))
         self.variance_label.setText(f"<b>Explained variance</b> (share of the total): {parts}; "
                                     f"the first {len(ev)} together {float(np.sum(ev)):.1%}.")
 

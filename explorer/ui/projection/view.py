@@ -28,6 +28,7 @@ from ...state import AppState
 from ..binding import JobBinding, ShownGate
 from ..style import ACCENT, EXTRA, NEIGHBORS, SPACING, TEXT_TOKENS
 from ..token_search import TokenSearch
+from .axes_entry import AxesEntry
 from .colouring import cloud_colours
 from .controls import AxesControls, ExportButton, FitControls, MethodControls
 from .fit_request import FitRequest
@@ -72,8 +73,8 @@ class ProjectionView(QWidget):
         outer.setSpacing(SPACING)
         bar = QHBoxLayout()
         bar.setSpacing(SPACING)
-        self.method, self.fit = MethodControls(), FitControls()
-        self._fits = FitRequest(state, self.method, self.fit, self)
+        self.method, self.fit, self.axes_entry = MethodControls(), FitControls(), AxesEntry()
+        self._fits = FitRequest(state, self.method, self.fit, self.axes_entry, self)
         self.axes_controls = AxesControls()
         self.axes_controls.axes_changed.connect(self._on_axes_changed)
         self.search = TokenSearch(lambda: self._state.table)
@@ -89,6 +90,7 @@ class ProjectionView(QWidget):
         bar.addWidget(self.search, 1)
         bar.addWidget(self.export_button)
         outer.addLayout(bar)
+        outer.addWidget(self.axes_entry)
 
         split = QSplitter(Qt.Horizontal)
         split.setChildrenCollapsible(False)
@@ -266,7 +268,7 @@ class ProjectionView(QWidget):
         self._result = result
         self.run_strip.setVisible(not getattr(result, "done", True))
         linear = isinstance(result, ProjectionResult)
-        self.axes_controls.setVisible(linear)
+        self.axes_controls.setVisible(linear and not result.axis_names)
         if linear:
             self.axes_controls.set_components(result.n_components)
         self._stack.setCurrentWidget(self.plot)
