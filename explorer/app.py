@@ -25,6 +25,8 @@ from .core.runtime import favour_the_gui_thread, return_big_blocks_at_once  # no
 from .state import AppState  # noqa: E402
 from .ui.main_window import MainWindow  # noqa: E402
 from .ui.model_picker import ModelPicker  # noqa: E402
+from .ui.tooltips import install_tooltip_wrapping  # noqa: E402
+from .ui.tour import TourController  # noqa: E402
 from .ui.style import STYLESHEET, apply_theme, can_draw, configure_pyqtgraph, prepare_glyph_check  # noqa: E402
 from .workers import JobRunner, await_all_workers, warm_up_job  # noqa: E402
 
@@ -82,6 +84,8 @@ class Explorer(QObject):
         w.path_dropped.connect(self.open_spec)
         w.cancel_requested.connect(self.cancel_load)
         w.closing.connect(self._on_window_closing)
+        self.tour = TourController(self)  # the guided tour: Help → Tour, --tour N
+        w.tour_requested.connect(self.tour.start)
 
         self.loader.progressed.connect(self._on_loader_progressed)
         self.loader.succeeded.connect(self._on_loader_succeeded)
@@ -113,6 +117,8 @@ class Explorer(QObject):
             "health": w.add_view("Health", "Which rows did training leave behind? Row norms, a Magikarp-style "
                                  "score, duplicates and the tokenizer's round trip over the whole vocabulary",
                                  self._build_health),
+            "positions": w.add_view("Positions", "Where order comes in: position tables, token types, rotary "
+                                    "positions and the model's real input vectors", self._build_positions),
         }
         w.tabs.currentChanged.connect(self._on_tabs_current_changed)
 
@@ -147,7 +153,12 @@ class Explorer(QObject):
     def _build_lookup(self):
         from .ui.lookup import LookupView
 
-        return LookupView(self.state)
+        view = LookupView(self.state)
+        view.training_requested.connect(self._on_lookup_training_requested)
+        return view
+
+    def _on_lookup_training_requested(self) -> None:
+        self.window.show_view("training")
 
     def _build_projection(self):
         from .ui.projection import ProjectionView
@@ -184,6 +195,13 @@ class Explorer(QObject):
 
         view = HealthView(self.state)
         view.token_selected.connect(self.state.set_selected_token)
+        return view
+
+    def _build_positions(self):
+        from .ui.positions import PositionsView
+
+        view = PositionsView(self.state)
+        view.position_selected.connect(self.state.select_position)
         return view
 
     def _on_tabs_current_changed(self, index: int) -> None:
@@ -400,6 +418,7 @@ def make_app(argv=None) -> QApplication:
     app.setStyle("Fusion")
     apply_theme(app)
     app.setStyleSheet(STYLESHEET)
+    install_tooltip_wrapping(app)  # long tooltips wrap at a readable width, whoever shows them
     configure_pyqtgraph()
     return_big_blocks_at_once()  # a dropped model's memory goes back to the system
     favour_the_gui_thread()  # workers running Python hand the GIL back within 1 ms
@@ -410,12 +429,12 @@ def make_app(argv=None) -> QApplication:
     return app
 
 
-def run(model=None, text=None, token=None, view=None, screenshot=None, size=None, train_steps=0) -> int:
+def run(model=None, text=None, token=None, view=None, screenshot=None, size=None, train_steps=0, tour=None) -> int:
     """Launch the GUI. With ``screenshot`` save the window once loaded and exit."""
     app = make_app()
     ex = Explorer()
     win = ex.window
-    if view is not None and view not in win.view_names():
+    if view is not None and view.partition(":")[0] not in win.view_names():
         print(f"error: the {view} view is not available (available: {', '.join(win.view_names())})",
               file=sys.stderr)
         return 2
@@ -436,7 +455,7 @@ def run(model=None, text=None, token=None, view=None, screenshot=None, size=None
                 result["code"] = 2
                 app.quit()
                 return
-            if train_steps and view == "training":
+            if train_steps and (view or "").partition(":")[0] == "training":
                 ex.training_view.run_steps_then(train_steps, lambda: QTimer.singleShot(300, _wait_idle))
             else:
                 QTimer.singleShot(300, _wait_idle)
@@ -460,13 +479,19 @@ def run(model=None, text=None, token=None, view=None, screenshot=None, size=None
             ex.shutdown()
             app.quit()
 
-        ex.load_finished.connect(_on_loaded)
+        if tour:  # shoot the tour's step once it is on screen with its words
+            ex.tour.start(tour)
+            ex.tour.step_ready.connect(lambda _n: _on_loaded(True))
+        else:
+            ex.load_finished.connect(_on_loaded)
     # torch, the tokenizers and the views make hundreds of thousands of long-lived
     # objects that every full garbage collection would walk again (60-180 ms, a
     # stall in whatever handler it lands): once they exist, park them
     ex.warmed_up.connect(gc.freeze)
     win.show()
     QTimer.singleShot(0, lambda: ex.start(model=model, text=text, token=token))
+    if tour and not screenshot:
+        QTimer.singleShot(0, lambda: ex.tour.start(tour))
     code = app.exec()
     code = result["code"] or code
     if not ex.shutdown(wait_ms=CLOSE_WAIT_MS):

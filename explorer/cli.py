@@ -2,12 +2,14 @@
 
     python -m explorer [--model SPEC] [--text TEXT] [--token N] [--view NAME] [--screenshot FILE.png]
     python -m explorer models [--json]
-    python -m explorer inspect --model SPEC --text TEXT [--json]
+    python -m explorer inspect --model SPEC --text TEXT [--json] [--input-layer]
     python -m explorer health --model SPEC [--top N] [--json]
     python -m explorer project --model SPEC --method pca|tsne|umap [--sample N] [--seed S] [--dims 2|3] [--json]
     python -m explorer bench [--open SPEC] [--json]
     python -m explorer train [...]
     python -m explorer build-default [--out DIR]
+    python -m explorer analogy --model SPEC A B C [--top N] [--json]
+    python -m explorer grad --model SPEC --text TEXT [--seed S] [--json]
 
 Errors print one line ``error: ...`` and exit with status 2.
 """
@@ -24,7 +26,7 @@ import tempfile
 from .cli_project import add_project_parser
 from .core.errors import ExplorerError, user_message
 
-VIEWS = ("matrix", "lookup", "projection", "similarity", "training", "cost", "health")
+VIEWS = ("matrix", "lookup", "projection", "similarity", "training", "cost", "health", "positions")
 
 
 class CliError(Exception):
@@ -46,10 +48,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--model", default=None, help="model spec to open (default: the last one, or the bundled model)")
     p.add_argument("--text", default=None, help=f"text to tokenize; {_DASH_HELP}")
     p.add_argument("--token", type=int, default=None, help="position of the token to select (from 0)")
-    p.add_argument("--view", default=None, help=f"view to bring to the front: {', '.join(VIEWS)}")
+    p.add_argument("--view", default=None, help=f"view to bring to the front: {', '.join(VIEWS)}; "
+                   "VIEW:PAGE also opens a page of it (cost:famous, similarity:random)")
     p.add_argument("--screenshot", default=None, metavar="FILE.png", help="save a screenshot once loaded, then exit")
     p.add_argument("--size", default=None, metavar="WxH", help="window size, e.g. 1280x800")
     p.add_argument("--train-steps", type=int, default=0, help="with --view training: steps to run first")
+    p.add_argument("--tour", type=int, default=None, metavar="N", help="open the guided tour at step N")
     sub = p.add_subparsers(dest="command", parser_class=_Parser)
 
     m = sub.add_parser("models", help="list the models this machine can open")
@@ -60,6 +64,8 @@ def build_parser() -> argparse.ArgumentParser:
     i.add_argument("--text", required=True, help=f"the text; {_DASH_HELP}")
     i.add_argument("--k", type=int, default=5, help="neighbours per token")
     i.add_argument("--json", action="store_true")
+    i.add_argument("--input-layer", action="store_true",
+                   help="add each token's position id and the model's input vectors (positions, token types, LayerNorm)")
 
     h = sub.add_parser("health", help="rows that training left behind, and the tokenizer's round trip")
     h.add_argument("--model", default="default")
@@ -90,7 +96,7 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--untied", dest="tied", action="store_false", help="a separate output matrix (default)")
     t.add_argument("--sparse", action="store_true", help="nn.Embedding(sparse=True): sparse gradients")
     t.add_argument("--optimizer", default="adam", help="sgd, adam, adamw or sparse_adam")
-    t.add_argument("--lr", type=float, default=0.01)
+    t.add_argument("--lr", type=float, default=None, help="learning rate (default: 1.0 for sgd, 0.01 for the others)")
     t.add_argument("--weight-decay", type=float, default=0.0)
     t.add_argument("--dim", type=int, default=32)
     t.add_argument("--batch-size", type=int, default=64)
@@ -104,6 +110,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     d = sub.add_parser("build-default", help="regenerate the bundled default model (bit for bit on the same CPU)")
     d.add_argument("--out", default=None, help="folder to write (default: the package's resources/default)")
+
+    from .cli_analogy import add_analogy_parser
+    from .cli_grad import add_grad_parser
+
+    add_analogy_parser(sub)
+    add_grad_parser(sub, _DASH_HELP)
     return p
 
 
@@ -158,6 +170,14 @@ def main(argv: list[str] | None = None) -> int:
             return cmd_train(args)
         if args.command == "build-default":
             return cmd_build_default(args)
+        if args.command == "analogy":
+            from .cli_analogy import cmd_analogy
+
+            return cmd_analogy(args, CliError)
+        if args.command == "grad":
+            from .cli_grad import cmd_grad
+
+            return cmd_grad(args, CliError)
         return cmd_gui(args)
     except CliError as exc:
         print(f"error: {_one_line(str(exc))}", file=sys.stderr)
@@ -219,14 +239,20 @@ def _print_table(rows, right=()):
 # -- inspect ----------------------------------------------------------------------
 
 
-def inspect_data(spec: str, text: str, k: int = 5) -> dict:
+def inspect_data(spec: str, text: str, k: int = 5, input_layer: bool = False) -> dict:
     """Everything `inspect --json` prints, as strict JSON data (no NaN or
-    Infinity: non-finite values are None). See :func:`explorer.core.inspection.inspect_text`."""
+    Infinity: non-finite values are None). See :func:`explorer.core.inspection.inspect_text`;
+    ``input_layer``: :func:`explorer.cli_input_layer.add_input_layer`."""
     from .core.inspection import inspect_text
 
     table = _open(spec)
     with _native_stderr_held():
-        return inspect_text(table, text, k).as_json()
+        result = inspect_text(table, text, k)
+    if input_layer:
+        from .cli_input_layer import add_input_layer
+
+        return add_input_layer(result.as_json(), table, result.tokens)
+    return result.as_json()
 
 
 @contextlib.contextmanager
@@ -264,7 +290,7 @@ def _native_stderr_held():
 def cmd_inspect(args) -> int:
     if args.k < 1:
         raise CliError("--k must be at least 1")
-    data = inspect_data(args.model, args.text, args.k)
+    data = inspect_data(args.model, args.text, args.k, args.input_layer)
     if args.json:
         print(json.dumps(data, allow_nan=False))
         return 0
@@ -295,6 +321,10 @@ def cmd_inspect(args) -> int:
     for w in data["words"]:
         print(f"word {w['text']!r} is split into {len(w['positions'])} pieces; their mean pooled row starts "
               f"{_first_values(w['mean'])}")
+    if args.input_layer:
+        from .cli_input_layer import print_input_layer
+
+        print_input_layer(data)
     return 0
 
 
@@ -381,9 +411,11 @@ def cmd_bench(args) -> int:
 
 def cmd_train(args) -> int:
     from .core.training import ConfigError, ToyLM, TrainConfig, save_model_folder, synthetic_corpus, text_corpus, train
+    from .core.training_config import default_lr
 
     cfg = TrainConfig(
-        steps=args.steps, dim=args.dim, batch_size=args.batch_size, lr=args.lr,
+        steps=args.steps, dim=args.dim, batch_size=args.batch_size,
+        lr=args.lr if args.lr is not None else default_lr(args.optimizer),
         optimizer=args.optimizer, weight_decay=args.weight_decay, tied=args.tied,
         sparse=args.sparse, seed=args.seed,
     )
@@ -440,7 +472,7 @@ def cmd_build_default(args) -> int:
 
 
 def cmd_gui(args) -> int:
-    if args.view is not None and args.view not in VIEWS:
+    if args.view is not None and args.view.partition(":")[0] not in VIEWS:
         raise CliError(f"unknown view {args.view!r}; choose one of {', '.join(VIEWS)}")
     if args.token is not None and args.token < 0:
         raise CliError("--token is a position in the text, counting from 0")
@@ -451,7 +483,11 @@ def cmd_gui(args) -> int:
             size = (w, h)
         except ValueError:
             raise CliError(f"bad --size {args.size!r}; write WIDTHxHEIGHT, e.g. 1280x800") from None
+    from .core.tour import STEPS
+
+    if args.tour is not None and not 1 <= args.tour <= len(STEPS):
+        raise CliError(f"--tour takes a step from 1 to {len(STEPS)}")
     from .app import run
 
     return run(model=args.model, text=args.text, token=args.token, view=args.view,
-               screenshot=args.screenshot, size=size, train_steps=args.train_steps)
+               screenshot=args.screenshot, size=size, train_steps=args.train_steps, tour=args.tour)

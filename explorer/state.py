@@ -15,25 +15,29 @@ setters return early when nothing changed, so there are no feedback loops.
 
 from __future__ import annotations
 
+import itertools
+
 from PySide6.QtCore import QObject, Signal
 
 from .core.analogy import ANALOGY_K, analogy_job
-from .core.custom_axes import named_axes_job
 from .core.context import contextual_job
 from .core.geometry import random_vector_check_job
 from .core.health import iter_health
 from .core.health.verify import iter_verify
+from .core.input_layer import positions_job, text_inputs_job
 from .core.loading import ClassIndex, LoadedModel
 from .core.lookup import lookup_check_job, measure_lookup_job, stored_base_job
+from .core.lookup_backward import BACKWARD_MAX_POSITIONS, backward_job
 from .core.neighbors import INLINE_VALUES, iter_neighbors_of, neighbors_of
 from .core.overview import MatrixOverview, matrix_overview
-from .core.manifold import manifold_job
-from .core.projection import DEFAULT_SAMPLE, WHOLE_VOCAB_LIMIT, interest_job, projection_job
+from .core.projection import DEFAULT_SAMPLE, WHOLE_VOCAB_LIMIT, interest_job
 from .core.similarity import is_cheap, matrix_token_ids, similarity_job, similarity_matrices
 from .core.sources import EmbeddingTable
 from .core.text import INLINE_CHARS, TokenizedText, tokenize_text
 from .core.token_meta import iter_token_metadata
+from .core.tour import claim_job
 from .core.tokens import Token
+from .projection_request import ProjectionRequest
 from .training_runner import TrainingRunner
 from .workers import Computation
 
@@ -91,9 +95,14 @@ class AppState(QObject):
         measure of :meth:`request_similarity` (only while wanted; on the spot when cheap).
     health : HealthReport of the table: under-trained rows, tokenizer round trips
         (lazy; kept for the model; :meth:`request_health` runs it again after a Cancel).
+    positions : PositionsReport of the model's input layer (lazy; the Positions view).
+    input_layer : TextInputs, the input layer applied to the text's tokens (lazy).
     verification : VerificationResult of :meth:`request_verification` (the model asked to
         repeat candidate tokens).
     token_meta : TokenMetadata of the table: every token's kind, length and row norm (lazy).
+    backward : LookupBackward, the lookup's gradient dL/dE = one_hot(x)ᵀ G for the text
+        and a seeded G (lazy; :meth:`request_backward` sets the seed).
+    tour_claim : Claim of the guided tour's step, for :meth:`request_tour_claim`.
     """
 
     model_changed = Signal(object)
@@ -131,10 +140,13 @@ class AppState(QObject):
         self.health = Computation(self, lazy=True)
         self.verification = Computation(self)
         self.token_meta = Computation(self, lazy=True)
+        self.positions = Computation(self, lazy=True)
+        self.input_layer = Computation(self, lazy=True)
+        self.backward = Computation(self, lazy=True)
+        self._backward_seed = 0
+        self.tour_claim = Computation(self)
         self._similarity_metric: str | None = None
-        self._projection_params: tuple[str, int] | None = None
-        self._projection_method = "pca"
-        self._projection_axes: tuple[str, ...] = ()
+        self._projection = ProjectionRequest(self.projection)
         self.interest.finished.connect(self._on_interest_finished)
         self.training = TrainingRunner(self, self.model_changed)
 
@@ -211,7 +223,7 @@ class AppState(QObject):
         self._tokenizing.clear()
         self._tokenized = TokenizedText(self._text, (), loaded.table.vocab_size)
         self._clear_derived()
-        self._projection_params = None
+        self._projection.forget()
         self.model_changed.emit(loaded.table)
         self.overview_changed.emit(loaded.overview)
         self.extra_tokens_changed.emit([])
@@ -219,6 +231,7 @@ class AppState(QObject):
         self.stored_base.request(stored_base_job, loaded.table, key=id(loaded.table))
         self.token_meta.request(iter_token_metadata, loaded.table, key=id(loaded.table))
         self.request_health()
+        self.positions.request(positions_job, loaded.table, key=id(loaded.table))
         if adopt_text and loaded.tokenized.text != self._text:
             self._text = loaded.tokenized.text
             self.text_changed.emit(self._text)
@@ -271,8 +284,12 @@ class AppState(QObject):
     def _install_tokens(self, tokenized: TokenizedText, position: int) -> None:
         self._tokenized = tokenized
         self.tokens_changed.emit(tokenized)
+        if self._table is not None:
+            self.input_layer.request(text_inputs_job, self._table, tokenized.tokens,
+                                     key=(id(self._table), tokenized.tokens))
         self._update_interest()
         self._update_similarity()
+        self._update_backward()
         if tokenized.tokens:
             pos = position if 0 <= position < len(tokenized.tokens) else tokenized.first_selectable()
             self._select(pos, tokenized.tokens[pos].id, force=True)
@@ -374,11 +391,7 @@ class AppState(QObject):
                               key=(id(table), text_ids, extra))
 
     def _on_interest_finished(self, _interest) -> None:
-        key = self.projection.key  # (table, method, mode, sample, ids of interest, axes)
-        if self._projection_params is not None and self._projection_params[0] == "chosen":
-            self._update_projection()
-        elif key is not None and key[1] in ("tsne", "umap") and key[2] == "sample" and not key[4]:
-            # a t-SNE/UMAP layout asked for before the tokens of interest were known lays them out too
+        if self._projection.waits_for_interest():
             self._update_projection()
 
     def default_projection_mode(self) -> str:
@@ -392,44 +405,21 @@ class AppState(QObject):
         controls): ``method`` pca, tsne, umap or axes (custom ``axes`` typed as
         ``"man → woman"`` or ``"king"``); ``chosen`` fits on the tokens of
         interest once they are known. A new request cancels the old run."""
-        self._projection_params = (mode or self.default_projection_mode(), int(sample_size))
-        self._projection_method = method
-        self._projection_axes = tuple(axes)
+        self._projection.set(mode or self.default_projection_mode(), sample_size, method, axes)
         self._update_projection()
 
     @property
     def projection_params(self) -> tuple[str, int] | None:
         """(mode, sample size) of the last projection asked for, or None."""
-        return self._projection_params
+        return self._projection.params
 
     @property
     def projection_method(self) -> str:
         """``pca``, ``tsne``, ``umap`` or ``axes``: the method of the last projection asked for."""
-        return self._projection_method
+        return self._projection.method
 
     def _update_projection(self) -> None:
-        table, params, method = self._table, self._projection_params, self._projection_method
-        if table is None or params is None:
-            self.projection.clear()
-            return
-        mode, sample = params
-        if mode == "chosen":
-            interest = self.interest.value
-            if interest is None:  # it is on its way; _on_interest_finished comes back here
-                self.projection.clear()
-                return
-            ids = tuple(interest.all_ids())
-        elif mode == "sample":
-            ids = tuple(self.interest.value.all_ids()) if self.interest.value is not None else ()
-        else:
-            ids = ()
-        key = (id(table), method, mode, sample, ids, self._projection_axes)
-        if method == "pca":
-            self.projection.request(projection_job, table, mode, sample, ids, key=key)
-        elif method == "axes":
-            self.projection.request(named_axes_job, table, self._projection_axes, mode, sample, ids, key=key)
-        else:
-            self.projection.request(manifold_job, table, method, mode, sample, ids, key=key)
+        self._projection.update(self._table, self.interest.value)
 
     # -- the similarity of the chosen tokens -------------------------------------------------
     def request_similarity(self, metric: str) -> None:
@@ -481,6 +471,30 @@ class AppState(QObject):
             return
         a, b, c = int(a), int(b), int(c)
         self.analogy.request(analogy_job, table, a, b, c, ANALOGY_K, key=(id(table), a, b, c))
+
+    def request_backward(self, seed: int | None = None) -> None:
+        """The lookup's backward step on the text (its first BACKWARD_MAX_POSITIONS
+        tokens with a row) for a G seeded with ``seed`` (None: the last seed)."""
+        if seed is not None:
+            self._backward_seed = int(seed)
+        self._update_backward()
+
+    @property
+    def backward_seed(self) -> int:
+        return self._backward_seed
+
+    def _update_backward(self) -> None:
+        table = self._table
+        if table is None:
+            self.backward.clear()
+            return
+        ids = tuple(itertools.islice((t.id for t in self._tokenized.tokens if t.ok), BACKWARD_MAX_POSITIONS))
+        seed = self._backward_seed
+        self.backward.request(backward_job, ids, table.dim, table.vocab_size, seed, key=(id(table), ids, seed))
+    def request_tour_claim(self, step, history=None) -> None:
+        """What tour ``step`` says, computed from the loaded table and text (or a training run's ``history``)."""
+        self.tour_claim.request(claim_job, step, self._table, self._tokenized, history,
+                                key=(step.key, id(self._table), self._tokenized.text, id(history)))
 
     def request_context(self, folder, sequences, picks) -> None:
         """Run the model's first layer on ``sequences`` and compare the vectors at ``picks``."""

@@ -18,10 +18,11 @@ touches widgets; only the GUI-thread slots connected to these signals do.
 
 from __future__ import annotations
 
+import time
 from typing import Callable, Hashable, Iterator
 
 import shiboken6
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject, QThreadPool, Signal
 from superqt.utils import GeneratorWorker, WorkerBase
 
 from .core.runtime import limit_torch_threads
@@ -316,9 +317,16 @@ class Computation(QObject):
 
 
 def await_all_workers(msecs: int = 10000) -> bool:
-    """Ask every running worker to stop and wait for the thread pool (on close)."""
+    """Ask every running worker to stop and wait for the thread pool (on close).
+
+    superqt counts a worker done once its job has returned, a moment before
+    its pool thread is free: the pool is waited for too, so that no thread
+    is still running when this returns True.
+    """
+    start = time.monotonic()
     try:
         WorkerBase.await_workers(msecs)
-        return True
     except RuntimeError:
         return False
+    left = max(0, msecs - int((time.monotonic() - start) * 1000))
+    return QThreadPool.globalInstance().waitForDone(left)

@@ -48,10 +48,14 @@ __all__ = [
 #: "bank" at the same position in both, so only the context differs
 DEFAULT_SENTENCES = ("the river bank was flooded", "the savings bank was closed")
 DEFAULT_WORD = "bank"
+#: "bank" in the bundled language's river and money sentences (its own words), at the same position
+BUNDLED_BANK_SENTENCES = ("the otter sat on the bank by the river .", "he kept coins in the bank .")
 #: (word, sentences) tried in order for a new table: "bank" for real English
-#: vocabularies, then one in the bundled model's own words (it has no "bank")
+#: vocabularies, then in the bundled model's own words, then a word of a
+#: vocabulary without "bank"
 DEMONSTRATIONS = (
     (DEFAULT_WORD, DEFAULT_SENTENCES),
+    (DEFAULT_WORD, BUNDLED_BANK_SENTENCES),
     ("cat", ("the quick fox chases the sleepy cat in the park .", "a farmer feeds the cat .")),
 )
 
@@ -260,17 +264,28 @@ def context_plan(table, same: SameRow) -> ContextPlan:
     return ContextPlan(folder, tuple(same.sequences), picks)
 
 
+def _all_known(table, sentences: Sequence[str]) -> bool:
+    """No token of the sentences lacks a row or stands for an unknown word (a special token with text)."""
+    try:
+        tokens = [t for s in sentences for t in table.tokenizer.encode(s)]
+    except Exception:  # a tokenizer that cannot read them: not a demonstration for this table
+        return False
+    return all(t.ok and not (t.special and t.end > t.start) for t in tokens)
+
+
 def choose_demonstration(table, texts: Sequence[str] = ()) -> tuple[str, tuple[str, str]]:
     """A word and two sentences that show the lookup is context-free on ``table``.
 
     The first of :data:`DEMONSTRATIONS` whose word is one token of this
-    vocabulary in both sentences; else a word repeated in one of ``texts``
+    vocabulary in both sentences (preferring one whose words are all known); else a word repeated in one of ``texts``
     (that text and an empty second sentence); else the defaults (whose
     message then says what to type).
     """
-    for word, sentences in DEMONSTRATIONS:
-        if same_row(table, sentences, word).ok:
-            return word, tuple(sentences)
+    # first a demonstration whose every word the vocabulary knows, then any that shows the word
+    for need_known in (True, False):
+        for word, sentences in DEMONSTRATIONS:
+            if same_row(table, sentences, word).ok and (not need_known or _all_known(table, sentences)):
+                return word, tuple(sentences)
     for text in texts:
         word = repeated_word(table, text or "")
         if word:

@@ -5,6 +5,18 @@ class, so words of a class share their contexts, and a next-token model
 trained on the corpus places them near each other. Within a class, word
 frequencies follow a Zipf law, so rare words exist. Everything is
 deterministic given the seed. No Qt here.
+
+The language also holds the classic examples by construction:
+
+- people cross three attributes (gender, royal or common, grown-up or
+  young), and words that agree with one attribute follow them ("the king
+  said he ...", "the queen wore a crown", "the girl played ..."), so the
+  offset man -> woman is the offset king -> queen: king - man + woman lands
+  on queen;
+- "bank" fills a slot of river sentences ("the otter sat on the bank by the
+  river") and a slot of money sentences ("the bank held money for the
+  baker"): one row for both senses;
+- "the cat sat on the mat", and robot, arm, box and tool.
 """
 
 from __future__ import annotations
@@ -13,7 +25,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["CLASSES", "FUNCTION_WORDS", "SPECIAL_TOKENS", "Corpus", "make_corpus", "vocabulary"]
+__all__ = [
+    "CLASSES", "FUNCTION_WORDS", "SPECIAL_TOKENS", "PEOPLE", "SHARED_WORDS", "Corpus", "make_corpus", "vocabulary",
+]
 
 CLASSES: dict[str, list[str]] = {
     "animal": (
@@ -52,12 +66,44 @@ CLASSES: dict[str, list[str]] = {
         "big small old young quick slow happy quiet tall tiny brave clever sleepy noisy "
         "gentle proud lazy fierce shy"
     ).split(),
+    "people": "king queen man woman prince princess boy girl".split(),
+    "thing": "mat box tool rug cup lamp bag bowl bucket ladder".split(),
+    "machine": "robot drone crane computer printer engine".split(),
+    "part": "arm hand wheel claw leg sensor".split(),
+    "water": "shore stream pond lake marsh creek brook pool".split(),
+    "money": "vault wallet purse safe till coffer".split(),
 }
 
-FUNCTION_WORDS = "the a in to with and near of on is was at by from ate drove were bought .".split()
+#: (gender, rank, age) of each word of the "people" class
+PEOPLE: dict[str, tuple[str, str, str]] = {
+    "king": ("male", "royal", "grown"), "queen": ("female", "royal", "grown"),
+    "man": ("male", "common", "grown"), "woman": ("female", "common", "grown"),
+    "prince": ("male", "royal", "young"), "princess": ("female", "royal", "young"),
+    "boy": ("male", "common", "young"), "girl": ("female", "common", "young"),
+}
+#: a word that agrees with one attribute of the last person named: {@he} -> "he" or "she"
+AGREEMENT: dict[str, dict[str, str]] = {
+    "he": {"male": "he", "female": "she"},
+    "his": {"male": "his", "female": "her"},
+    "ruled": {"royal": "ruled", "common": "served"},
+    "crown": {"royal": "crown", "common": "cap"},
+    "child": {"young": "child", "grown": "grownup"},
+    "played": {"young": "played", "grown": "worked"},
+}
+#: words that fill slots of several classes (class of the word, {slot class: share of that slot})
+SHARED_WORDS: dict[str, tuple[str, dict[str, float]]] = {
+    "bank": ("place", {"water": 0.1, "money": 0.4}),
+}
+
+FUNCTION_WORDS = (
+    "the a in to with and near of on is was at by from ate drove were bought . sat said he she his her "
+    "ruled served wore crown cap child grownup played worked lifted its used swam wet kept coins held money "
+    "for paid into"
+).split()
 SPECIAL_TOKENS = ["<pad>", "<unk>", "<bos>"]
 
-# (weight, template); {class} is a slot filled from that class
+# (weight, template); {class} is a slot filled from that class, {@word} agrees
+# with the last person named ("of" appears in none: a row training never reaches)
 TEMPLATES = [
     (6, "the {adjective} {animal} {verb} the {animal} in the {place} ."),
     (5, "the {person} drove the {colour} {vehicle} to the {place} ."),
@@ -71,6 +117,26 @@ TEMPLATES = [
     (2, "the {adjective} {person} ate {food} with {food} ."),
     (2, "the {place} is {adjective} ."),
     (2, "a {adjective} {animal} {verb} {number} {food} ."),
+    # people: each template probes one attribute right after the person
+    (2, "the {people} said {@he} was {adjective} ."),
+    (2, "the {people} and {@his} {animal} sat on the {thing} ."),
+    (2, "the {people} {@ruled} the {place} ."),
+    (2, "the {people} wore a {@crown} ."),
+    (2, "the {people} was a {@child} ."),
+    (2, "the {people} {@played} in the {place} ."),
+    (2, "the {people} and the {people} sat on the {thing} ."),
+    # the cat on the mat; the robot's arm, a box and a tool
+    (3, "the {adjective} {animal} sat on the {thing} ."),
+    (2, "the {machine} lifted the {thing} with its {part} ."),
+    (1, "a {person} used the {machine} and a {thing} ."),
+    (1, "its {part} was {colour} ."),
+    # bank by the river, bank with money
+    (2, "the {animal} sat on the {water} by the river ."),
+    (2, "the {water} was wet near the {place} ."),
+    (1, "{number} fish swam by the {water} ."),
+    (2, "the {person} kept {number} coins in the {money} ."),
+    (2, "the {money} held money for the {person} ."),
+    (1, "the {person} paid money into the {money} ."),
 ]
 
 ZIPF_EXPONENT = 1.1
@@ -82,7 +148,8 @@ def vocabulary() -> tuple[list[str], dict[str, str]]:
     Returns
     -------
     words : list of str
-        Special tokens first, then function words, then the classes in order.
+        Special tokens first, then function words, then the classes in
+        order, then the words shared by several slots (``SHARED_WORDS``).
     classes : dict str -> str
         word -> class name ("function" for function words).
     """
@@ -92,6 +159,9 @@ def vocabulary() -> tuple[list[str], dict[str, str]]:
         for w in ws:
             words.append(w)
             classes[w] = cls
+    for w, (cls, _) in SHARED_WORDS.items():
+        words.append(w)
+        classes[w] = cls
     return words, classes
 
 
@@ -122,16 +192,20 @@ def make_corpus(n_sentences: int = 20000, seed: int = 0) -> Corpus:
 
     Words within a class are drawn with probability proportional to
     1 / rank^1.1, the ranks shuffled by the seed, so each class has a few
-    frequent words and a tail of rare ones.
+    frequent words and a tail of rare ones. A shared word (``SHARED_WORDS``)
+    takes its share of each slot it fills before the class's words.
     """
     rng = np.random.default_rng(seed)
     words, classes = vocabulary()
     index = {w: i for i, w in enumerate(words)}
-    probs = {}
+    slots: dict[str, tuple[list[str], np.ndarray]] = {}
     for cls, ws in CLASSES.items():
         ranks = rng.permutation(len(ws)) + 1
         p = 1.0 / ranks.astype(np.float64) ** ZIPF_EXPONENT
-        probs[cls] = p / p.sum()
+        p /= p.sum()
+        shared = [(w, shares[cls]) for w, (_, shares) in SHARED_WORDS.items() if cls in shares]
+        share = sum(s for _, s in shared)
+        slots[cls] = ([w for w, _ in shared] + ws, np.concatenate([[s for _, s in shared], p * (1.0 - share)]))
     weights = np.array([w for w, _ in TEMPLATES], dtype=np.float64)
     weights /= weights.sum()
     parsed = [t.split() for _, t in TEMPLATES]
@@ -140,12 +214,17 @@ def make_corpus(n_sentences: int = 20000, seed: int = 0) -> Corpus:
     sentences: list[str] = []
     choice = rng.choice(len(TEMPLATES), size=n_sentences, p=weights)
     for t in choice:
-        out = []
+        out: list[str] = []
+        person = None
         for part in parsed[t]:
-            if part.startswith("{"):
-                cls = part[1:-1]
-                ws = CLASSES[cls]
-                out.append(ws[rng.choice(len(ws), p=probs[cls])])
+            if part.startswith("{@"):
+                forms = AGREEMENT[part[2:-1]]
+                out.append(next(forms[a] for a in PEOPLE[person] if a in forms))
+            elif part.startswith("{"):
+                ws, p = slots[part[1:-1]]
+                out.append(ws[rng.choice(len(ws), p=p)])
+                if out[-1] in PEOPLE:
+                    person = out[-1]
             else:
                 out.append(part)
         sentences.append(" ".join(out))

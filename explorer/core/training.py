@@ -13,6 +13,7 @@ and :mod:`.training_session`.
 
 from __future__ import annotations
 
+import inspect
 import json
 import math
 from dataclasses import asdict, dataclass, field
@@ -60,6 +61,10 @@ class StepMetrics:
     input_grad_rows: int
     #: rows whose values changed in this step
     changed_rows: int
+    #: rows with no gradient this step that changed only because of weight decay: the
+    #: same step with weight decay 0 (same gradient, same optimizer state) would have
+    #: left them exactly as they were (0 without weight decay)
+    decay_only_rows: int = 0
     #: ids that had gradient / that changed (int32 arrays, copies)
     grad_ids: np.ndarray = field(repr=False, default=None)
     changed_ids: np.ndarray = field(repr=False, default=None)
@@ -75,6 +80,7 @@ class StepMetrics:
             "grad_rows": self.grad_rows,
             "input_grad_rows": self.input_grad_rows,
             "changed_rows": self.changed_rows,
+            "decay_only_rows": self.decay_only_rows,
         }
 
 
@@ -141,6 +147,31 @@ def _grad_row_mask(grad, vocab_size: int) -> np.ndarray:
     return (grad != 0).any(dim=1).numpy()
 
 
+def _step_without_decay(optimizers, emb, before):
+    """Rows of E the coming optimizer step would change if its weight decay were 0.
+
+    Runs the embedding's own optimizer (same class, same hyper-parameters,
+    a copy of its state for E) on a copy of E and of its gradient, with
+    weight_decay=0; the real optimizers are not touched. Returns a bool
+    array (V,). Called before the real step; E is small (V x d), so this
+    costs one more optimizer update of E alone.
+    """
+    torch = _torch()
+    opt = next(o for o in optimizers if any(p is emb for g in o.param_groups for p in g["params"]))
+    group = next(g for g in opt.param_groups if any(p is emb for p in g["params"]))
+    twin = before.clone().requires_grad_(True)
+    twin.grad = emb.grad.clone() if emb.grad is not None else torch.zeros_like(twin)
+    accepted = inspect.signature(type(opt).__init__).parameters
+    hyper = {k: v for k, v in group.items() if k != "params" and k in accepted}
+    hyper["weight_decay"] = 0.0
+    shadow = type(opt)([twin], **hyper)
+    state = opt.state.get(emb)
+    if state:
+        shadow.state[twin] = {k: (v.clone() if torch.is_tensor(v) else v) for k, v in state.items()}
+    shadow.step()
+    return (twin.detach() != before).any(dim=1).numpy()
+
+
 def train(corpus_ids: np.ndarray, vocab_size: int, cfg: TrainConfig, model=None) -> Iterator[StepMetrics]:
     """Train the toy model, yielding :class:`StepMetrics` after every step.
 
@@ -186,9 +217,13 @@ def train(corpus_ids: np.ndarray, vocab_size: int, cfg: TrainConfig, model=None)
         input_mask = np.zeros(vocab_size, bool)
         input_mask[batch_ids] = True
         before = emb.detach().clone()
+        moved_without_decay = _step_without_decay(optimizers, emb, before) if cfg.weight_decay > 0 else None
         for opt in optimizers:
             opt.step()
         changed = (emb.detach() != before).any(dim=1).numpy()
+        decay_only = 0
+        if moved_without_decay is not None:
+            decay_only = int((changed & ~grad_mask & ~moved_without_decay).sum())
         snap = None
         if cfg.snapshot_every and (step % cfg.snapshot_every == 0 or step == 1):
             snap = emb.detach().numpy().copy()
@@ -200,6 +235,7 @@ def train(corpus_ids: np.ndarray, vocab_size: int, cfg: TrainConfig, model=None)
             grad_rows=int(grad_mask.sum()),
             input_grad_rows=int((grad_mask & input_mask).sum()) if not cfg.tied else int(len(batch_ids)),
             changed_rows=int(changed.sum()),
+            decay_only_rows=decay_only,
             grad_ids=np.nonzero(grad_mask)[0].astype(np.int32),
             changed_ids=np.nonzero(changed)[0].astype(np.int32),
             snapshot=snap,

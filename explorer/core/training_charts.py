@@ -23,7 +23,7 @@ __all__ = ["TrainingHistory", "binned", "moving_average", "RASTER_NONE", "RASTER
 #: without gradient (momentum, weight decay) / had gradient
 RASTER_NONE, RASTER_CHANGED, RASTER_GRAD = 0, 1, 2
 
-_SERIES = ("step", "loss", "batch_distinct_ids", "grad_rows", "input_grad_rows", "changed_rows")
+_SERIES = ("step", "loss", "batch_distinct_ids", "grad_rows", "input_grad_rows", "changed_rows", "decay_only_rows")
 
 
 class TrainingHistory:
@@ -85,8 +85,8 @@ class TrainingHistory:
                 b = np.zeros(self._cap, np.float64)
                 b[: self.n] = a[: self.n]
                 self._data[name] = b
-        values = np.array([(m.step, m.loss, m.batch_distinct_ids, m.grad_rows, m.input_grad_rows, m.changed_rows)
-                           for m in metrics], np.float64)  # the columns of _SERIES
+        values = np.array([(m.step, m.loss, m.batch_distinct_ids, m.grad_rows, m.input_grad_rows, m.changed_rows,
+                            m.decay_only_rows) for m in metrics], np.float64)  # the columns of _SERIES
         for j, name in enumerate(_SERIES):
             self._data[name][self.n: self.n + k] = values[:, j]
         self.n += k
@@ -135,7 +135,7 @@ class TrainingHistory:
 
     def series(self, name: str) -> np.ndarray:
         """The full per-step series ``name`` (one of step, loss, batch_distinct_ids,
-        grad_rows, input_grad_rows, changed_rows), shape (n,) float64, a view."""
+        grad_rows, input_grad_rows, changed_rows, decay_only_rows), shape (n,) float64, a view."""
         return self._data[name][: self.n]
 
     def fraction(self, name: str) -> np.ndarray:
@@ -188,13 +188,13 @@ class TrainingHistory:
         """The per-step time series as CSV text (one line per step)."""
         buf = io.StringIO()
         buf.write("step,loss,vocab_size,batch_distinct_ids,grad_rows,input_grad_rows,changed_rows,"
-                  "grad_rows_pct,changed_rows_pct\n")
+                  "grad_rows_pct,changed_rows_pct,decay_only_rows\n")
         d = {k: self.series(k) for k in _SERIES}
         gp, cp = self.fraction("grad_rows"), self.fraction("changed_rows")
         for i in range(self.n):
             buf.write(f"{int(d['step'][i])},{d['loss'][i]:.6g},{self.vocab_size},{int(d['batch_distinct_ids'][i])},"
                       f"{int(d['grad_rows'][i])},{int(d['input_grad_rows'][i])},{int(d['changed_rows'][i])},"
-                      f"{gp[i]:.4f},{cp[i]:.4f}\n")
+                      f"{gp[i]:.4f},{cp[i]:.4f},{int(d['decay_only_rows'][i])}\n")
         return buf.getvalue()
 
     def rows_csv(self, names: list[str] | None = None) -> str:

@@ -22,10 +22,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..core.cost import format_bytes
+from ..core.cost import format_bytes, tying_word
 from ..state import AppState
 from .matrix_view import MatrixView
 from .row_inspector import RowInspector
+from .status_line import TableStatus
 from .token_strip import TokenStrip
 
 SHORTCUTS = [
@@ -96,6 +97,7 @@ class MainWindow(QMainWindow):
     path_dropped = Signal(str)
     cancel_requested = Signal()
     closing = Signal()
+    tour_requested = Signal()
 
     def __init__(self, state: AppState, parent=None):
         super().__init__(parent)
@@ -148,9 +150,8 @@ class MainWindow(QMainWindow):
         self.setCentralWidget(central)
 
         sb = self.statusBar()
-        self.status_model = QLabel()
+        self.status_model = TableStatus(sb)
         self.status_model.setToolTip("The loaded table: rows × columns, stored dtype, parameters, memory, tying")
-        sb.addPermanentWidget(self.status_model)
         self.progress = QProgressBar()
         self.progress.setMaximumWidth(220)
         self.progress.setRange(0, 1000)
@@ -180,10 +181,23 @@ class MainWindow(QMainWindow):
         return page
 
     def show_view(self, name: str) -> bool:
+        """Bring view ``name`` to the front; ``"cost:famous"`` also brings the
+        view's page whose title starts with "famous" to the front."""
+        view, _, page = name.partition(":")
         for i in range(self.tabs.count()):
-            if self.tabs.tabText(i).lower() == name.lower():
+            if self.tabs.tabText(i).lower() == view.strip().lower():
                 self.tabs.setCurrentIndex(i)
-                return True
+                return self._show_page(self.tabs.widget(i), page.strip().lower()) if page else True
+        return False
+
+    @staticmethod
+    def _show_page(tab: QWidget, page: str) -> bool:
+        widget = tab.view() if isinstance(tab, LazyPage) else tab
+        for pages in widget.findChildren(QTabWidget):
+            for j in range(pages.count()):
+                if pages.tabText(j).lower().startswith(page):
+                    pages.setCurrentIndex(j)
+                    return True
         return False
 
     def view_names(self) -> list[str]:
@@ -225,6 +239,9 @@ class MainWindow(QMainWindow):
             self.addAction(act)
 
         help_menu = mb.addMenu("&Help")
+        self.tour_action = QAction("&Tour", self, toolTip="A guided tour of the lessons, step by step, on real tables")
+        self.tour_action.triggered.connect(self.tour_requested)
+        help_menu.addAction(self.tour_action)
         help_menu.addAction(QAction("&Keyboard shortcuts", self, shortcut=QKeySequence("F1"),
                                     triggered=self.show_shortcuts))
         help_menu.addAction(QAction("&About", self, triggered=self.show_about))
@@ -281,7 +298,6 @@ class MainWindow(QMainWindow):
         self.progress.setValue(int(fraction * 1000))
 
     def _on_state_model_changed(self, table) -> None:
-        tied = {True: "tied", False: "untied", None: "no output layer"}[table.tied]
         self.model_button.setText(table.name)
         self.model_label.setText(f"{table.vocab_size:,} × {table.dim:,} · {table.dtype}")
         params = f"{table.params:,} embedding parameters"
@@ -292,10 +308,15 @@ class MainWindow(QMainWindow):
             table.dtype,
             params,
             format_bytes(table.stored_bytes),
-            tied,
+            tying_word(table.tied, table.kind),
         ]
         self.status_model.setText("  ·  ".join(parts))
         self.setWindowTitle(f"{table.name} — Token Embedding Explorer")
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        if event.size().height() != event.oldSize().height():
+            self.token_strip.window_resized()
 
     # drag and drop of a folder or file
     def dragEnterEvent(self, event):

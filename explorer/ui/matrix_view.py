@@ -20,6 +20,16 @@ BAND_HALF = 16
 SMALL_CELLS = 400
 
 
+def legend_html(fg: str) -> str:
+    """The key to the marks: the selected row, the text's rows, added tokens, the band."""
+    def mark(color: str, glyph: str, words: str) -> str:
+        return f"<span style='color:{color}'>{glyph}</span>&nbsp;{words}"
+
+    marks = [mark(ACCENT, "━", "selected row"), mark(TEXT_TOKENS, "▶ ◀", "rows of your text"),
+             mark(EXTRA, "▶", "tokens you added"), mark(ACCENT, "▭", "band shown on the right")]
+    return f"<span style='color:{fg}'>" + "&nbsp;&nbsp;&nbsp;".join(marks) + "</span>"
+
+
 class MatrixView(QWidget):
     """Heatmap of E.
 
@@ -67,9 +77,9 @@ class MatrixView(QWidget):
         self.overview_plot.addItem(self.overview_img)
         self.overview_sel = pg.InfiniteLine(angle=0, movable=False, pen=pg.mkPen(ACCENT, width=2))
         self.overview_plot.addItem(self.overview_sel)
-        self.overview_text = pg.ScatterPlotItem(symbol="t2", size=9, pen=None, brush=pg.mkBrush(TEXT_TOKENS))
+        self.overview_text = pg.ScatterPlotItem(symbol="t2", size=10, pen=None, brush=pg.mkBrush(TEXT_TOKENS))
         self.overview_plot.addItem(self.overview_text)
-        self.overview_extra = pg.ScatterPlotItem(symbol="t2", size=9, pen=None, brush=pg.mkBrush(EXTRA))
+        self.overview_extra = pg.ScatterPlotItem(symbol="t2", size=10, pen=None, brush=pg.mkBrush(EXTRA))
         self.overview_plot.addItem(self.overview_extra)
         self.band_region = pg.LinearRegionItem(orientation="horizontal", movable=False,
                                                brush=pg.mkBrush(0, 163, 108, 40), pen=pg.mkPen(ACCENT, width=1))
@@ -97,12 +107,17 @@ class MatrixView(QWidget):
         label_font.setBold(True)
         self.band_label.setFont(label_font)
         self.band_plot.addItem(self.band_label, ignoreBounds=True)
-        self.band_marks = pg.ScatterPlotItem(symbol="t2", size=9, pen=None, brush=pg.mkBrush(TEXT_TOKENS))
+        # the text's other rows: pointed at from the right edge, where the selected one is named
+        self.band_marks = pg.ScatterPlotItem(symbol="t3", size=10, pen=None, brush=pg.mkBrush(TEXT_TOKENS))
         self.band_plot.addItem(self.band_marks)
         style_plot(self.band_plot)
         self.glw.ci.layout.setColumnStretchFactor(0, 1)
         self.glw.ci.layout.setColumnStretchFactor(1, 3)
 
+        self.legend = pg.LabelItem(legend_html(fg), size="9pt", justify="left")
+        self.legend.setToolTip("What the marks on the two plots mean")
+        shrinkable(self.legend)
+        self.glw.addItem(self.legend, row=1, col=0, colspan=3)
         self.colorbar = pg.ColorBarItem(values=(-1, 1), colorMap=cmap, interactive=False, width=14)
         self.colorbar.setImageItem([self.band_img])
         self.colorbar.axis.enableAutoSIPrefix(False)
@@ -179,7 +194,8 @@ class MatrixView(QWidget):
         cols = "dimension" if overview.col_step == 1 else f"dimension (every {overview.col_step:,}th)"
         self.overview_plot.setLabel("bottom", cols)
         self.overview_plot.setLimits(xMin=-d * 0.05, xMax=d * 1.05, yMin=-v * 0.05, yMax=v * 1.05)
-        self.overview_plot.setRange(xRange=(0, d), yRange=(0, v), padding=0.02)
+        # room on the left for the marks of the text's rows (not behind the axis)
+        self.overview_plot.setRange(xRange=(-d * 0.04, d), yRange=(0, v), padding=0.02)
         self._update_text_marks()
         self._update_band()
 
@@ -188,7 +204,7 @@ class MatrixView(QWidget):
         if table is None:
             return
         ids = self._state.extra_ids
-        self.overview_extra.setData(x=[-table.dim * 0.02] * len(ids), y=[i + 0.5 for i in ids])
+        self.overview_extra.setData(x=[-table.dim * 0.025] * len(ids), y=[i + 0.5 for i in ids])
 
     # -- drawing --------------------------------------------------------------------------
     def _update_text_marks(self) -> None:
@@ -196,7 +212,7 @@ class MatrixView(QWidget):
         if table is None or self._overview is None:
             return
         ids = self._state.tokenized.distinct_ids(include_special=True)
-        self.overview_text.setData(x=[-table.dim * 0.02] * len(ids), y=[i + 0.5 for i in ids])
+        self.overview_text.setData(x=[-table.dim * 0.025] * len(ids), y=[i + 0.5 for i in ids])
         self._draw_band_marks()
 
     def _update_band(self) -> None:
@@ -237,7 +253,7 @@ class MatrixView(QWidget):
             return
         sel = self._state.selected_id
         ids = [i for i in self._state.tokenized.counts if band.start <= i < band.stop and i != sel]
-        self.band_marks.setData(x=[-table.dim * 0.015] * len(ids), y=[i + 0.5 for i in ids])
+        self.band_marks.setData(x=[table.dim * 1.015] * len(ids), y=[i + 0.5 for i in ids])
 
     def _label_band_rows(self, band: RowBand) -> None:
         """One label per row while rows are tall enough for one, else every

@@ -30,6 +30,7 @@ from ..core.neighbors import NeighborList
 from ..core.rows import pooled_word, row_facts
 from ..state import AppState
 from .binding import JobBinding, ShownGate
+from .integer_axis import IntegerAxis
 from .style import ACCENT, SPACING, mono_font, plot_colors, style_plot
 
 
@@ -141,7 +142,7 @@ class RowInspector(QWidget):
         split = QSplitter(Qt.Vertical)
         split.setChildrenCollapsible(False)
         bg, fg = plot_colors()
-        self.plot = pg.PlotWidget(background=bg)
+        self.plot = pg.PlotWidget(background=bg, axisItems={"bottom": IntegerAxis("bottom")})
         self.plot.setMinimumHeight(140)
         self.plot.setMenuEnabled(False)
         pi = self.plot.getPlotItem()

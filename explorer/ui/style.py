@@ -24,10 +24,12 @@ NEIGHBORS = "#5D8AA8"
 GRADIENT_ROWS = "#0072B2"
 CHANGED_ROWS = "#D55E00"
 NEUTRAL = "#999999"
+#: training charts: rows moved by weight decay alone (Okabe-Ito reddish purple)
+DECAY_ROWS = "#CC79A7"
 #: Okabe-Ito, colour-blind safe, for classes
 CLASS_COLORS = ["#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7", "#000000", "#999999",
-                 # Paul Tol's muted colours past Okabe-Ito's nine: the bundled language has ten classes
-                 "#44AA99", "#882255", "#117733", "#AA4499"]
+                 # Paul Tol's muted colours past Okabe-Ito's nine: the bundled language has sixteen classes
+                 "#44AA99", "#882255", "#117733", "#AA4499", "#999933", "#CC6677", "#DDCC77"]
 #: token kinds (explorer.core.token_meta.KINDS order): word start, continuation, number,
 #: punctuation, whitespace, special, byte; colour-blind-safe hues kept apart from the highlights
 KIND_COLORS = ["#0072B2", "#56B4E9", "#CC79A7", "#D55E00", "#F0E442", "#882255", "#44AA99"]
@@ -190,6 +192,7 @@ QToolTip { padding: 4px; }
 #ErrorLine { color: %(error)s; }
 #InspectorTitle { font-size: 18pt; font-weight: 600; }
 #FactValue { font-family: monospace; }
+QPushButton[cue="true"] { border: 2px solid %(accent)s; border-radius: 4px; padding: 3px 8px; font-weight: 600; }
 """ % {"accent": ACCENT, "accent_bg": "rgba(0,163,108,40)", "error": ERROR}
 
 

@@ -38,8 +38,14 @@ EXAMPLES = {
     ],
 }
 
-#: lines of chips shown before the strip scrolls
-VISIBLE_LINES = 4
+#: lines of chips shown before the strip scrolls, by the window's height: a
+#: long text must leave the views and the inspector their room in a short window
+VISIBLE_LINES = ((1000, 4), (860, 3), (0, 2))
+
+
+def visible_lines(window_height: int) -> int:
+    """Lines of chips a window of this height shows before the strip scrolls."""
+    return next(lines for least, lines in VISIBLE_LINES if window_height >= least)
 
 
 class TokenStrip(QWidget):
@@ -204,10 +210,16 @@ class TokenStrip(QWidget):
         width = max(200, self.scroll.viewport().width())
         need = self.chips.heightForWidth(width)
         line = self.chips.minimumSizeHint().height() or 48
-        self.scroll.setFixedHeight(max(line + 4, min(need + 4, VISIBLE_LINES * (line + 6))))
+        lines = visible_lines(self.window().height())
+        self.scroll.setFixedHeight(max(line + 4, min(need + 4, lines * (line + 6))))
 
     def resizeEvent(self, event):
         super().resizeEvent(event)
+        if self._state.tokenized.tokens:
+            self._fit_height()
+
+    def window_resized(self) -> None:
+        """The window's height changed: show as many lines of chips as it allows."""
         if self._state.tokenized.tokens:
             self._fit_height()
 

@@ -15,9 +15,11 @@ from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QFileDialog
 from ui_helpers import standalone_view
 
+from explorer.core.corpus import vocabulary
 from explorer.core.errors import user_message
 from explorer.core.sources import open_table
-from explorer.core.training_config import ConfigError, TrainConfig
+from explorer.core.training_config import DEFAULT_LR, ConfigError, TrainConfig
+from explorer.core.training_lessons import training_lesson
 from explorer.core.training_session import Phase
 from explorer.ui.style import class_color, plot_colors
 from explorer.ui.training import TrainingView
@@ -70,7 +72,7 @@ def test_start_pause_resume_stop_reset(qtbot, view):
     charts = view.charts
     qtbot.waitUntil(lambda: charts.loss.raw.getData()[0] is not None and len(charts.loss.raw.getData()[0]) >= 30,
                     timeout=TIMEOUT)
-    assert view.config_error.isHidden() and "E 214 × 8, untied" in view.caption.text()
+    assert view.config_error.isHidden() and f"E {len(vocabulary()[0])} × 8, untied" in view.caption.text()
 
     b.pause_button.click()
     assert view.paused and b.pause_button.text() == "Resume"
@@ -129,6 +131,8 @@ def test_tied_run_shows_the_dense_total(qtbot, view):
     tx, ty = view.charts.sparsity.total.getData()
     np.testing.assert_allclose(ty, 100.0)
     assert view.charts.sparsity.total.isVisible() and "tied" in view.charts.sparsity.plot.titleLabel.text
+    # every row has a gradient: none can move by decay alone, so that series is not drawn
+    assert not view.charts.sparsity.decay.isVisible() and "decay" not in view.charts.sparsity.plot.titleLabel.text
     assert "tied " in view.readout.status.text()
 
 
@@ -328,3 +332,36 @@ def test_a_hidden_view_does_not_draw_and_catches_up_when_shown(qtbot, view):
     np.testing.assert_array_equal(view.charts.loss.raw.getData()[0], steps)
     assert steps[-1] > n + 150
     view.stop()
+
+
+def test_each_optimiser_starts_from_its_own_rate_and_keeps_the_users(view):
+    s = view.settings
+    assert view.config().optimizer == "adam" and view.config().lr == DEFAULT_LR["adam"]
+    view.set_config(optimizer="sgd")
+    assert view.config().lr == DEFAULT_LR["sgd"] == 1.0
+    view.set_config(optimizer="adam")
+    s.lr_spin.setValue(0.003)  # the user's rate for Adam
+    view.set_config(optimizer="sgd")
+    assert view.config().lr == 1.0
+    view.set_config(optimizer="adam")
+    assert view.config().lr == pytest.approx(0.003)
+    assert "SGD 1" in s.lr_spin.toolTip() and "Adam 0.01" in s.lr_spin.toolTip()
+
+
+def test_the_lesson_under_the_charts_and_the_decay_series(qtbot, view):
+    assert "Start a run" in view.lesson.text()
+    _run(qtbot, view, 30, optimizer="adamw", weight_decay=0.1)
+    h, sp = view.history, view.charts.sparsity
+    lesson = training_lesson(view.session.cfg, h)
+    assert view.lesson.text() == lesson.text and "AdamW shrinks every row" in lesson.rows
+    shown = view.lesson.text().replace("\u00a0", " ")
+    assert f"{100 * h.series('changed_rows')[-1] / h.vocab_size:.1f} % changed" in shown or "100 % changed" in shown
+    np.testing.assert_allclose(sp.decay.getData()[1], binned(h.fraction("decay_only_rows"), MAX_POINTS)[0])
+    assert h.series("decay_only_rows").max() > 0
+    # coinciding curves stay apart: the gradient a wide band under the thinner lines drawn over it
+    assert sp.grad.pen().widthF() > sp.changed.pen().widthF() and sp.grad.zValue() < sp.changed.zValue()
+    assert sp.decay.pen().style() != sp.changed.pen().style() and "decay only" in sp.plot.titleLabel.text
+    # the lesson sits under the charts, and fits its lines
+    assert view.lesson.geometry().top() >= view.charts.parentWidget().parentWidget().geometry().bottom()
+    view.reset()
+    assert "Start a run" in view.lesson.text()

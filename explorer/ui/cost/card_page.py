@@ -138,7 +138,7 @@ class CardPage(QWidget):
         else:
             t["share"].set("unknown", "the whole model's size is not known", "this table has no checkpoint around it")
         self._draw_row(cost.row_layout(table.dtype, d, table.row_bytes))
-        self._draw_tying(table.tied, c.tying_saves, has_model=table.kind not in ("random", "toy"))
+        self._draw_tying(table.tied, c.tying_saves, table.kind)
         for db in cost.bytes_per_dtype(v, d):
             t[db.dtype].set(cost.format_size(db.bytes), f"{cost.format_size(db.bytes, binary=True)} · {db.bytes:,} bytes",
                             f"V × d × {db.itemsize} byte{'s' if db.itemsize > 1 else ''}")
@@ -169,18 +169,20 @@ class CardPage(QWidget):
             formula += f"; as float32 (what a lookup returns) {layout.float32_row_bytes:,} bytes"
         self.tiles["row"].set(f"{layout.row_bytes:,} bytes", sub, formula)
 
-    def _draw_tying(self, tied: bool | None, saves: int, has_model: bool) -> None:
-        tile = self.tiles["tying"]
+    def _draw_tying(self, tied: bool | None, saves: int, kind: str) -> None:
+        word = cost.tying_word(tied, kind)
         if tied is True:
-            tile.set("tied", f"saves {saves:,} parameters", "the output projection d → V reuses E (same tensor)")
+            self.tiles["tying"].set(word, f"saves {saves:,} parameters",
+                                    "the output projection d → V reuses E (same tensor)")
         elif tied is False:
-            tile.set("not tied", f"tying would save {saves:,}", "the output projection d → V is a second V × d matrix")
-        elif has_model:
-            tile.set("no output layer", f"a tied one would reuse these {saves:,} parameters",
-                     "the checkpoint has no output projection d → V (an encoder), or it cannot be told")
+            self.tiles["tying"].set(word, f"tying would save {saves:,}",
+                                    "the output projection d → V is a second V × d matrix")
+        elif word == "no output layer":
+            self.tiles["tying"].set(word, f"a tied one would reuse these {saves:,} parameters",
+                                    "the checkpoint has no output projection d → V (an encoder), or it cannot be told")
         else:
-            tile.set("unknown", f"a tied output layer would reuse these {saves:,} parameters",
-                     "a toy or random table has no model around it")
+            self.tiles["tying"].set("unknown", f"a tied output layer would reuse these {saves:,} parameters",
+                                    "a toy or random table has no model around it")
 
     def _draw_factor(self) -> None:
         table = self._state.table

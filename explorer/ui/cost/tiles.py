@@ -96,14 +96,22 @@ class ReflowGrid(QGridLayout):
 
     def reflow(self, parent: QWidget, width: int) -> None:
         """Lay the widgets out for ``parent`` resized to ``width`` pixels (call
-        from its resizeEvent). A parent held at its minimum width (a scroll
-        area around it) drops a column, so the grid can get narrower."""
+        from its resizeEvent).
+
+        The columns are the most whose minimum width fits ``width`` (a widget
+        whose text needs more than ``item_width`` widens every column), so the
+        grid's minimum never exceeds the width it was laid out for. A scroll
+        area around the parent therefore never has to widen it, which would
+        reflow it again: with a rule that depended on the parent's minimum
+        instead, a table with long figures (MiniLM's cost card at 1024 px)
+        made the scroll area and the grid resize each other until the stack
+        overflowed.
+        """
         m = parent.layout().contentsMargins()
-        free = width - m.left() - m.right() + self.horizontalSpacing()
-        columns = free // (self._item_width + self.horizontalSpacing())
-        if self._columns and width <= parent.minimumSizeHint().width():
-            columns = min(columns, self._columns - 1)
-        self._place(max(self._min, min(self._max, columns)))
+        spacing = max(0, self.horizontalSpacing())
+        item = max([self._item_width] + [w.minimumSizeHint().width() for w in self._widgets])
+        free = width - m.left() - m.right() + spacing
+        self._place(max(self._min, min(self._max, free // (item + spacing))))
 
     def _place(self, columns: int, force: bool = False) -> None:
         if columns == self._columns and not force:

@@ -13,6 +13,7 @@ from ...core.why import DEFAULT_WORDS, MAX_WHY_TOKENS, WhyVectors, why_vectors
 from ...core.errors import user_message
 from ...state import AppState
 from ..binding import ShownGate
+from ..integer_axis import IntegerAxis
 from ..style import DIVERGING, SPACING, TEXT_TOKENS, plot_colors, style_plot, text_color_on, translucent
 from .tiles import (
     ReflowGrid,
@@ -78,7 +79,7 @@ class WhyPage(QWidget):
 
     def _build_ids(self) -> QWidget:
         bg, fg = plot_colors()
-        self.numberline = pg.PlotWidget(background=bg)
+        self.numberline = pg.PlotWidget(background=bg, axisItems={"bottom": IntegerAxis("bottom")})
         self.numberline.setToolTip("Each token placed at its id on a number line; click one to select it")
         self.numberline.setMenuEnabled(False)
         self.numberline.setMouseEnabled(False, False)

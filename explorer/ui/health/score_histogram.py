@@ -9,7 +9,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 from ...core.health import HealthReport
-from ..style import ERROR, HEALTH_CATEGORY_COLORS, TEXT_TOKENS, plot_colors, shrinkable, style_plot, translucent
+from ..plot_title import FittedTitle
+from ..style import ERROR, HEALTH_CATEGORY_COLORS, TEXT_TOKENS, plot_colors, style_plot, translucent
 
 __all__ = ["ScoreHistogram"]
 
@@ -41,7 +42,7 @@ class ScoreHistogram(QWidget):
             self.plot.addItem(item)
         self.bar.hide()
         lay.addWidget(self.plot_widget)
-        shrinkable(self.plot.titleLabel)
+        self.title = FittedTitle(self.plot)
         self._fg = fg
 
     def set_report(self, report: HealthReport | None) -> None:
@@ -50,7 +51,7 @@ class ScoreHistogram(QWidget):
             self.all_rows.setData([], [])
             self.reference.setData([], [])
             self.bar.hide()
-            self.plot.setTitle("")
+            self.title.set("")
             return
         # log scale: an empty bin is drawn at 0.5 (below one row), not at minus infinity
         self.all_rows.setData(hist.edges, np.maximum(hist.counts, 0.5))
@@ -59,8 +60,7 @@ class ScoreHistogram(QWidget):
         self.bar.setVisible(bool(np.isfinite(bar)))
         if np.isfinite(bar):
             self.bar.setValue(bar)
-        self.plot.setTitle(f"Score of {int(hist.counts.sum()):,} rows; line: the reference rows", color=self._fg,
-                           size="10pt")
+        self.title.set(f"Score of {int(hist.counts.sum()):,} rows; line: the reference rows")
         # from just under one row (empty bins stay out of sight) to the tallest bin
         self.plot.enableAutoRange(x=True, y=False)
         top = np.log10(max(2.0, float(hist.counts.max())))

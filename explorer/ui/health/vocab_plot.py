@@ -12,7 +12,9 @@ from superqt.utils import qthrottled, signals_blocked
 
 from ...core.health import CATEGORIES, CATEGORY_LABELS, Flag, HealthReport
 from ...core.health.text import format_number
-from ..style import ACCENT, ERROR, HEALTH_CATEGORY_COLORS, plot_colors, shrinkable, style_plot
+from ..plot_title import FittedTitle
+from ..integer_axis import IntegerAxis
+from ..style import ACCENT, ERROR, HEALTH_CATEGORY_COLORS, plot_colors, style_plot
 from .dot_raster import DotRaster
 
 __all__ = ["VocabPlot", "Y_CHOICES", "MAX_RINGS"]
@@ -54,7 +56,7 @@ class VocabPlot(QWidget):
         self.readout = QElidingLabel("")
         self.readout.setObjectName("ChipId")
 
-        self.plot_widget = pg.PlotWidget(background=bg)
+        self.plot_widget = pg.PlotWidget(background=bg, axisItems={"bottom": IntegerAxis("bottom")})
         self.plot_widget.setMinimumHeight(160)
         self.plot = self.plot_widget.getPlotItem()
         self.plot.setMenuEnabled(False)
@@ -72,7 +74,7 @@ class VocabPlot(QWidget):
             self.plot.addItem(item)
         self.bar.hide()
         lay.addWidget(self.plot_widget, 1)
-        shrinkable(self.plot.titleLabel)
+        self.title = FittedTitle(self.plot)
         self.plot.scene().sigMouseClicked.connect(self._on_scene_clicked)
         self._hover = qthrottled(self._show_hover, timeout=50, parent=self)
         self.plot.scene().sigMouseMoved.connect(self._hover)
@@ -115,7 +117,7 @@ class VocabPlot(QWidget):
             self.rings.setData([], [])
             self.marker.setData([], [])
             self.bar.hide()
-            self.plot.setTitle("")
+            self.title.set("")
             return
         y = self.y_values()
         ids = np.arange(r.vocab_size, dtype=np.float64)
@@ -134,7 +136,7 @@ class VocabPlot(QWidget):
             self.bar.setValue(bar)
         label = Y_CHOICES[self.y_key][1]
         self.plot.setLabel("left", label)
-        self.plot.setTitle(f"{label} of every row (dashed: the bar beyond chance)", color=self._fg, size="10pt")
+        self.title.set(f"{label} of every row (dashed: the bar beyond chance)")
         self._place_marker()
 
     def _auto_range(self, y: np.ndarray) -> None:

@@ -11,7 +11,8 @@ from typing import Callable
 
 import numpy as np
 from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QSplitter, QStackedLayout, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (QHBoxLayout, QLabel, QPushButton, QSizePolicy, QSplitter, QStackedLayout,
+                               QStackedWidget, QVBoxLayout, QWidget)
 
 from ...core import animation as anim
 from ...core.bench import LookupMeasurement
@@ -20,6 +21,7 @@ from ...core.lookup import PathComparison, RowLayout, row_layout
 from ...state import AppState
 from ..binding import JobBinding, ShownGate
 from ..style import ACCENT, ERROR, SPACING
+from .backward_panel import EMPTY_BACKWARD, BackwardPanel
 from .controls import PlaybackControls, StoredAsChoice
 from .measure_panel import MeasurePanel
 from .onehot_panel import OneHotPanel
@@ -44,9 +46,12 @@ class LookupView(QWidget):
     -------
     animation_finished()
         The one-hot walk reached the last row.
+    training_requested()
+        The user asked for the training view (from the backward step).
     """
 
     animation_finished = Signal()
+    training_requested = Signal()
 
     def __init__(self, state: AppState, clock: Callable[[], float] = time.perf_counter, parent=None):
         super().__init__(parent)
@@ -80,7 +85,23 @@ class LookupView(QWidget):
         top.addWidget(self.controls)
         top.addWidget(self.stored_as)
         top.addStretch(1)
+        self.backward = BackwardPanel(clock=clock)
+        top.addWidget(self.backward.bar, 100)
+        self.backward.bar.hide()
+        self.direction_button = QPushButton()
+        self.direction_button.setToolTip("Forward: how row i is read. Backward: how the gradient of a loss "
+                                         "reaches the rows of E, on your text")
+        top.addWidget(self.direction_button)
         outer.addLayout(top)
+        self.pages = QStackedWidget()
+        outer.addWidget(self.pages, 1)
+        forward = QWidget()  # the forward paths' page: what follows goes into it
+        outer = QVBoxLayout(forward)
+        outer.setContentsMargins(0, 0, 0, 0)
+        outer.setSpacing(SPACING)
+        self.pages.addWidget(forward)
+        self.pages.addWidget(self.backward)
+        self.backward.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Ignored)
 
         self.splitter = QSplitter(Qt.Horizontal)
         self.splitter.setChildrenCollapsible(False)
@@ -110,6 +131,10 @@ class LookupView(QWidget):
         self.controls.speed_changed.connect(self.set_speed)
         self.stored_as.dtype_changed.connect(self._on_stored_as_dtype_changed)
         self.measure_panel.measure_clicked.connect(self.measure)
+        self.direction_button.clicked.connect(self._on_direction_button_clicked)
+        self.backward.new_gradient_clicked.connect(self._on_backward_new_gradient_clicked)
+        self.backward.training_clicked.connect(self.training_requested)
+        self._show_direction_button()
 
         self._gate = ShownGate(self, self._synchronize)
         self._gate.shown.connect(self._on_gate_shown)
@@ -126,6 +151,8 @@ class LookupView(QWidget):
         state.measurement.started.connect(self._on_measurement_started)
         state.measurement.cancelled.connect(self._on_measurement_cancelled)
         state.measurement.running_changed.connect(self._on_measurement_running_changed)
+        self._backward = JobBinding(self._gate, state.backward, on_reset=self._on_backward_reset,
+                                    on_result=self._on_backward_result, on_error=self._on_backward_failed)
         state.model_changed.connect(self._on_state_model_changed)
         state.selected_token_changed.connect(self._on_state_selected_token_changed)
         self._show_model()
@@ -171,12 +198,18 @@ class LookupView(QWidget):
             self._on_measurement_result(m.value)
         elif not m.running:
             self.measure_panel.clear()
+        back = self._state.backward
+        if back.value is not None and self.backward.result is not back.value:
+            self._on_backward_result(back.value)
+        elif back.value is None:
+            self._on_backward_failed(back.error) if back.error is not None else self._on_backward_reset()
 
     def _on_state_model_changed(self, _table) -> None:
         self._gate.update(self._show_model)
 
-    def _on_state_selected_token_changed(self, _token_id: int) -> None:
+    def _on_state_selected_token_changed(self, token_id: int) -> None:
         self._gate.update(self._show_token)
+        self._gate.update(self.backward.select_token, token_id)
 
     def _show_model(self) -> None:
         """A new table: dtype choices back to "as stored", no walk until a token is selected."""
@@ -231,13 +264,16 @@ class LookupView(QWidget):
         self.pointer.show_token(rows[int(np.nonzero(window.ids == self._hot)[0][0])], lim)
         self._stack.setCurrentWidget(self._content)
         self._emitted_finished = False
+        self._show_direction_button()
         self._playhead.reset(self._schedule.total_s)
         self._update_layout()
         if self._state.measurement.running:
             self._resume_after_measure = True  # the walk starts when the measurement ends
             self._render()
-        else:
+        elif not self.showing_backward:
             self.play()
+        else:
+            self._render()
 
     def _update_layout(self) -> None:
         """The pointer path's numbers for the chosen dtype (stride, offset, address)."""
@@ -376,10 +412,66 @@ class LookupView(QWidget):
         self._playhead.resume()  # carry on from where it was hidden, no jump
         if self._playhead.playing:
             self._timer.start()
+        self.backward.resume()
 
     def _on_gate_hidden(self) -> None:
         self._playhead.suspend()
         self._timer.stop()
+        self.backward.suspend()
+
+    # -- the backward step -------------------------------------------------------------------
+    @property
+    def showing_backward(self) -> bool:
+        return self.pages.currentWidget() is self.backward
+
+    def show_backward(self, backward: bool = True) -> None:
+        """Show the backward step (True) or the forward paths (False)."""
+        if backward == self.showing_backward:
+            return
+        if backward:
+            self.pause()
+            self.pages.setCurrentWidget(self.backward)
+            self.backward.play()
+        else:
+            self.backward.pause()
+            self.pages.setCurrentIndex(0)
+        # the stack asks for the room of the page on screen only (an Ignored page adds no minimum)
+        for k in range(self.pages.count()):
+            page = self.pages.widget(k)
+            policy = QSizePolicy.Preferred if page is self.pages.currentWidget() else QSizePolicy.Ignored
+            page.setSizePolicy(policy, policy)
+        self.pages.updateGeometry()
+        self.controls.setVisible(not backward)  # the backward step has its own Play and Step
+        self.stored_as.setVisible(not backward)
+        self.backward.bar.setVisible(backward)
+        self._show_direction_button()
+
+    def _on_direction_button_clicked(self) -> None:
+        self.show_backward(not self.showing_backward)
+
+    def _show_direction_button(self, cue: bool = False) -> None:
+        """"Backward ▸" (stressed once the forward walk is done), or "◂ Forward"."""
+        b = self.direction_button
+        b.setText("◂ Forward" if self.showing_backward else ("Next: backward ▸" if cue else "Backward ▸"))
+        b.setProperty("cue", bool(cue) and not self.showing_backward)
+        b.style().unpolish(b)
+        b.style().polish(b)
+
+    def _on_backward_new_gradient_clicked(self) -> None:
+        self._state.request_backward(self._state.backward_seed + 1)
+
+    def _on_backward_reset(self) -> None:
+        waiting = self._state.table is not None and any(t.ok for t in self._state.tokenized.tokens)
+        self.backward.clear("Sending the gradient back…" if waiting else EMPTY_BACKWARD)
+
+    def _on_backward_result(self, back) -> None:
+        text_positions = sum(t.ok for t in self._state.tokenized.tokens)
+        if self.backward.show_for(self._state.table, back, self._state.selected_id, text_positions) \
+                and self.showing_backward:
+            self.backward.play()
+
+    def _on_backward_failed(self, exc: BaseException) -> None:
+        self.backward.clear(f"The backward step failed: {user_message(exc)}")
 
     def _render(self) -> None:
         s, lay = self._schedule, self._row_layout
@@ -391,4 +483,5 @@ class LookupView(QWidget):
         self.pointer.show_frame(f)
         if f.finished and not self._emitted_finished:
             self._emitted_finished = True
+            self._show_direction_button(cue=True)
             self.animation_finished.emit()

@@ -13,7 +13,8 @@ from PySide6.QtCore import QRectF
 from PySide6.QtGui import QFont, QFontMetrics, QFontMetricsF
 from PySide6.QtWidgets import QApplication, QGraphicsRectItem
 
-from ..style import ACCENT, plot_colors, shrinkable, style_plot, text_colors_on
+from ..plot_title import FittedTitle
+from ..style import ACCENT, style_plot, text_colors_on
 from .token_axis import TokenAxis
 
 #: values are written in the cells up to this many tokens
@@ -29,14 +30,12 @@ class Heatmap:
 
     def __init__(self, plot: pg.PlotItem, title: str, colorbar_label: str | None = None, small: bool = False):
         self.plot = plot
-        _bg, fg = plot_colors()
-        self._fg = fg
         # a small map's labels are shorter and a point smaller
         self.left_axis = TokenAxis("left", max_label_px=64 if small else 96, point_delta=-1 if small else 0)
         self.bottom_axis = TokenAxis("bottom", max_label_px=80, point_delta=-1 if small else 0)
         plot.setAxisItems({"left": self.left_axis, "bottom": self.bottom_axis})
-        plot.setTitle(title, color=fg, size="10pt")
-        shrinkable(plot.titleLabel)
+        self.title = FittedTitle(plot)
+        self.title.set(title)
         plot.invertY(True)
         plot.setAspectLocked(True)
         plot.setMenuEnabled(False)
@@ -78,7 +77,7 @@ class Heatmap:
         plot.getViewBox().sigResized.connect(self._on_view_resized)
 
     def set_title(self, title: str) -> None:
-        self.plot.setTitle(title, color=self._fg, size="10pt")
+        self.title.set(title)
 
     def set_values(self, values: np.ndarray, levels: tuple[float, float], cmap) -> None:
         self.values = values

@@ -15,7 +15,8 @@ from ...core.geometry import CosineCheck, cosine_normal_pdf
 from ...state import AppState
 from ..binding import JobBinding, ShownGate
 from ..export import export_graphics
-from ..style import ACCENT, SPACING, TEXT_TOKENS, plot_colors, shrinkable, style_plot, translucent
+from ..plot_title import FittedTitle
+from ..style import ACCENT, SPACING, TEXT_TOKENS, plot_colors, style_plot, translucent
 
 NO_MODEL = "Open a model to compare its rows with random vectors"
 WAITING = "Counting cosines of random pairs…"
@@ -29,7 +30,6 @@ class RandomPage(QWidget):
         self._state = state
         self._check: CosineCheck | None = None
         bg, fg = plot_colors()
-        self._fg = fg
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
         lay.setSpacing(4)
@@ -80,9 +80,9 @@ class RandomPage(QWidget):
         self.real_hist = pg.PlotDataItem(stepMode="center", fillLevel=0,
                                          brush=pg.mkBrush(translucent(TEXT_TOKENS, 120)), pen=pg.mkPen(TEXT_TOKENS, width=1))
         self.real_curve = pg.PlotDataItem(pen=pg.mkPen(ACCENT, width=2, style=Qt.DashLine))
-        for plot, title in ((self.rand_plot, "Random Gaussian vectors"), (self.real_plot, "Rows of this table")):
-            plot.setTitle(title, color=fg, size="10pt")
-            shrinkable(plot.titleLabel)
+        self.rand_title = FittedTitle(self.rand_plot)
+        self.real_title = FittedTitle(self.real_plot)
+        for plot in (self.rand_plot, self.real_plot):
             plot.setLabel("bottom", "cosine of a random pair")
             plot.setLabel("left", "density (per unit of cosine)")
             plot.setMenuEnabled(False)
@@ -111,8 +111,8 @@ class RandomPage(QWidget):
         self._check = None
         for item in (self.rand_hist, self.real_hist, self.rand_curve, self.real_curve):
             item.setData([], [])
-        self.rand_plot.setTitle("Random Gaussian vectors", color=self._fg, size="10pt")
-        self.real_plot.setTitle("Rows of this table", color=self._fg, size="10pt")
+        self.rand_title.set("Random Gaussian vectors")
+        self.real_title.set("Rows of this table")
         self.facts.setText(NO_MODEL if self._state.table is None else WAITING)
 
     def _on_check_failed(self, exc: BaseException) -> None:
@@ -125,13 +125,12 @@ class RandomPage(QWidget):
         self.rand_hist.setData(check.random_edges, check.random_density)
         self.rand_curve.setData(check.curve_x, check.curve_y)
         self.rand_band.setRegion((-check.bound, check.bound))
-        self.rand_plot.setTitle(f"{check.n_pairs:,} pairs of random Gaussian vectors, d = {check.dim:,}",
-                                color=self._fg, size="10pt")
+        self.rand_title.set(f"{check.n_pairs:,} pairs of random Gaussian vectors, d = {check.dim:,}")
         self.real_hist.setData(check.real_edges, check.real_density)
         # the same N(0, 1/d) law over the real histogram, for comparison
         cx = np.linspace(check.real_edges[0], check.real_edges[-1], 241)
         self.real_curve.setData(cx, cosine_normal_pdf(cx, check.dim))
-        self.real_plot.setTitle(f"{check.n_real:,} random pairs of this table's rows", color=self._fg, size="10pt")
+        self.real_title.set(f"{check.n_real:,} random pairs of this table's rows")
         for p in (self.rand_plot, self.real_plot):
             p.enableAutoRange()
         f = check.shell_fraction

@@ -20,7 +20,7 @@ from PySide6.QtWidgets import QFrame, QGraphicsPixmapItem, QGraphicsView, QScrol
 
 from ...core.training_charts import RASTER_CHANGED, RASTER_GRAD, TrainingHistory, binned, moving_average
 from ...core.training_session import LOSS_WINDOW, RASTER_STEPS, TrainingSession
-from ..style import CHANGED_ROWS, GRADIENT_ROWS, NEUTRAL, SPACING, plot_colors
+from ..style import CHANGED_ROWS, DECAY_ROWS, GRADIENT_ROWS, NEUTRAL, SPACING, blend, plot_colors
 from .plots import Chart, PaintLog
 from .row_charts import DriftChart, PcaChart, UpdatesChart
 
@@ -75,42 +75,55 @@ class LossChart(Chart):
 
 
 class SparsityChart(Chart):
-    """Rows with gradient and rows changed per step, as % of V (tied: the whole table's gradient too)."""
+    """Rows with gradient, rows changed and rows moved by weight decay alone per step, as % of V
+    (tied: the whole table's gradient too).
 
-    def __init__(self, glw, row: int, col: int, fg: str):
+    The curves often coincide (SGD: changed = with gradient; tied: changed = the
+    whole table = 100 %), so each keeps its own look: "with gradient" is a wide
+    pale band at the bottom, "changed" a thin solid line over it, "decay only"
+    dashed over both, the tied table's total wide and dashed on top.
+    """
+
+    def __init__(self, glw, row: int, col: int, fg: str, bg: str):
         super().__init__(glw, row, col, self.title_for(False), "% of the V rows", "step", fg)
-        # the tied table's curve on top: with tying it lies on the 100 % line with "changed"
         self.total = self.curve(pg.mkPen(NEUTRAL, width=3, style=Qt.DashLine), z=5)
-        self.changed = self.curve(pg.mkPen(CHANGED_ROWS, width=1))
-        self.grad = self.curve(pg.mkPen(GRADIENT_ROWS, width=1))
+        # opaque pale band (no alpha blending to paint); the lines stay readable on it
+        self.grad = self.curve(pg.mkPen(blend(GRADIENT_ROWS, bg, 0.55), width=6), z=1)
+        self.changed = self.curve(pg.mkPen(CHANGED_ROWS, width=1.5), z=3)
+        self.decay = self.curve(pg.mkPen(DECAY_ROWS, width=2, style=Qt.DashLine), z=4)
         self._tied = False
         self.plot.setToolTip(
             "Per step, as % of V: rows of the input table with a non-zero gradient (= the distinct ids of the "
-            "batch, untied); rows whose values changed (momentum and weight decay move rows without gradient); "
-            "tied: the shared table's whole gradient, dense (100 %)")
+            "batch, untied; the wide pale band); rows whose values changed (the thin line: momentum and weight "
+            "decay move rows without gradient); rows that had no gradient and changed only because of weight "
+            "decay (dashed: the same step without decay would have left them as they were); tied: the shared "
+            "table's whole gradient, dense (100 %, grey dashes)")
 
     @staticmethod
     def title_for(tied: bool) -> str:
-        t = (f"% of rows: <span style='color:{GRADIENT_ROWS}'>{'input ' if tied else 'with '}gradient</span> / "
-             f"<span style='color:{CHANGED_ROWS}'>changed</span>")
+        t = (f"% of rows: <span style='color:{GRADIENT_ROWS}'>{'input ' if tied else ''}gradient</span>"
+             f" / <span style='color:{CHANGED_ROWS}'>changed</span>")
+        # tied, every row has a gradient each step: no row can move by decay alone
         if tied:
-            t += f" / <span style='color:{NEUTRAL}'>tied table</span>"
-        return t
+            return t + f" / <span style='color:{NEUTRAL}'>tied table</span>"
+        return t + f" / <span style='color:{DECAY_ROWS}'>decay only</span>"
 
     def start(self, planned_steps: int, tied: bool) -> None:
         """A run's axes (x to its last step) and, when tied, the whole table's curve."""
         self._tied = tied
         self.set_title(self.title_for(tied))
         self.total.setVisible(tied)
-        self.set_range((0, planned_steps), (0, 102))
+        self.decay.setVisible(not tied)
+        self.set_range((0, planned_steps), (-3, 103))  # a curve at 0 % or 100 % clear of the frame
 
     def clear(self) -> None:
-        for c in (self.total, self.changed, self.grad):
+        for c in (self.total, self.changed, self.grad, self.decay):
             c.setData([], [])
 
     def draw(self, h: TrainingHistory, steps: np.ndarray) -> None:
         self.grad.setData(steps, binned(h.fraction("input_grad_rows"), MAX_POINTS)[0])
         self.changed.setData(steps, binned(h.fraction("changed_rows"), MAX_POINTS)[0])
+        self.decay.setData(steps, binned(h.fraction("decay_only_rows"), MAX_POINTS)[0])
         if self._tied:
             self.total.setData(steps, binned(h.fraction("grad_rows"), MAX_POINTS)[0])
 
@@ -179,7 +192,7 @@ class TrainingCharts(pg.GraphicsLayoutWidget):
         self.ci.setContentsMargins(SPACING, SPACING, SPACING, SPACING)
         self.ci.setSpacing(SPACING)
         self.loss = LossChart(self, 0, 0, fg)
-        self.sparsity = SparsityChart(self, 0, 1, fg)
+        self.sparsity = SparsityChart(self, 0, 1, fg, bg)
         self.raster = RasterChart(self, 1, 0, fg, bg)
         self.paint_log = PaintLog()
         self.updates = UpdatesChart(self, 1, 1, fg, self.paint_log)

@@ -14,7 +14,9 @@ from PySide6.QtWidgets import (
     QSizePolicy, QSpinBox, QToolButton, QWidget,
 )
 
-from ...core.training_config import TrainConfig
+from superqt.utils import signals_blocked
+
+from ...core.training_config import DEFAULT_LR, TrainConfig
 from ...core.training_corpus import MAX_CORPUS_CHARS
 from ...core.training_session import LOSS_WINDOW, Readout
 from ..style import ERROR, SPACING, mono_font
@@ -125,8 +127,16 @@ class SettingsControls(QObject):
         self.lr_spin.setDecimals(5)
         self.lr_spin.setRange(0.00001, 1000.0)
         self.lr_spin.setStepType(QDoubleSpinBox.AdaptiveDecimalStepType)
-        self.lr_spin.setValue(0.01)
-        self.lr_spin.setToolTip("Learning rate (step size). Too big and the loss diverges; the run then stops")
+        # each optimiser starts from a rate that trains well with it; a rate the user sets is kept for it
+        self._lr_by_optimizer = dict(DEFAULT_LR)
+        self._optimizer = self.optimizer_combo.currentData()
+        self.lr_spin.setValue(self._lr_by_optimizer[self._optimizer])
+        defaults = ", ".join(f"{label} {DEFAULT_LR[key]:g}" for label, key in OPTIMIZER_LABELS)
+        self.lr_spin.setToolTip(
+            f"Learning rate (step size). Each optimiser starts from one that trains this model well: {defaults}. "
+            "Plain SGD steps by the raw gradient, which is small here, so it needs a rate about 100 times Adam's "
+            "(whose steps are normalised per coordinate). A rate you set is kept for its optimiser. "
+            "Too big and the loss diverges; the run then stops")
         self.wd_spin = QDoubleSpinBox()
         self.wd_spin.setDecimals(4)
         self.wd_spin.setRange(0.0, 10.0)
@@ -161,10 +171,11 @@ class SettingsControls(QObject):
                          ("Batch size", self.batch_spin), ("d", self.dim_spin), ("Seed", self.seed_spin),
                          ("Steps", self.steps_spin), ("Speed", self.speed_combo)):
             form.addRow(label, w)
-        for w in (self.tied_combo, self.optimizer_combo):
-            w.currentIndexChanged.connect(self._on_setting_changed)
+        self.tied_combo.currentIndexChanged.connect(self._on_setting_changed)
+        self.optimizer_combo.currentIndexChanged.connect(self._on_optimizer_combo_changed)
         self.sparse_check.toggled.connect(self._on_setting_changed)
-        for w in (self.lr_spin, self.wd_spin, self.batch_spin, self.dim_spin, self.seed_spin, self.steps_spin):
+        self.lr_spin.valueChanged.connect(self._on_lr_spin_changed)
+        for w in (self.wd_spin, self.batch_spin, self.dim_spin, self.seed_spin, self.steps_spin):
             w.valueChanged.connect(self._on_setting_changed)
         self.speed_combo.currentIndexChanged.connect(self._on_speed_combo_changed)
 
@@ -205,6 +216,18 @@ class SettingsControls(QObject):
 
     def _on_setting_changed(self, *_args) -> None:
         """Any setting changed: the view checks the combination."""
+        self.changed.emit()
+
+    def _on_optimizer_combo_changed(self, _index: int) -> None:
+        """Another optimiser: its own learning rate (its default, or the one last set for it)."""
+        self._optimizer = self.optimizer_combo.currentData()
+        with signals_blocked(self.lr_spin):
+            self.lr_spin.setValue(self._lr_by_optimizer[self._optimizer])
+        self.changed.emit()
+
+    def _on_lr_spin_changed(self, value: float) -> None:
+        """The user's rate, kept for the current optimiser."""
+        self._lr_by_optimizer[self._optimizer] = value
         self.changed.emit()
 
     def _on_speed_combo_changed(self, _index: int) -> None:

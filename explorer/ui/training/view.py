@@ -29,6 +29,7 @@ from ..binding import ShownGate
 from ..export import export_graphics
 from ..style import SPACING
 from .charts import ChartsArea, TrainingCharts
+from .lesson import LessonCaption
 from .controls import CORPUS_MODEL, CORPUS_SYNTHETIC, CorpusControls, RunButtons, RunReadout, SettingsControls
 from .messages import EMPTY_TEXT, run_caption, run_message, sentence
 
@@ -88,6 +89,9 @@ class TrainingView(QWidget):
         self.charts = TrainingCharts()
         right.addWidget(self.caption)
         right.addWidget(ChartsArea(self.charts), 1)
+        # the lesson, from the live figures, under the charts
+        self.lesson = LessonCaption()
+        right.addWidget(self.lesson)
         lay.addLayout(right, 1)
 
         self.frame_timer = QTimer(self)
@@ -306,6 +310,7 @@ class TrainingView(QWidget):
         if phase is Phase.IDLE:
             self.charts.clear_run()
             self.caption.setText(EMPTY_TEXT)
+            self.lesson.show_lesson(None, None)
         self._gate.update(self._draw, True)
         self._update_buttons()
         self._show_message()
@@ -363,6 +368,7 @@ class TrainingView(QWidget):
         if final or t0 - self._readout_at >= 1.0 / READOUT_HZ:
             self._readout_at = t0
             self.readout.show_readout(s.readout())
+            self.lesson.show_lesson(s.cfg, s.history)
         self._frame_ms.append(1000 * (time.perf_counter() - t0))
         update_cpu = 1000 * (time.thread_time() - c0)
         self._frame_cpu_ms.append(update_cpu)

@@ -1,0 +1,187 @@
+"""What the Positions view draws for a model: its position table, their
+cosines, the PCA path through positions 0, 1, 2, ..., the sinusoidal table
+of its own d and, for rotary models, the angles. No Qt here."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Iterator
+
+import numpy as np
+
+from .cache import input_layer_of
+from .layer import InputLayer
+from .rotary import rotation_angles
+from .sinusoidal import sinusoidal_table
+
+__all__ = ["PositionsReport", "positions_report", "positions_job", "MAX_SHOWN_POSITIONS", "SINUSOIDAL_POSITIONS",
+           "ROTARY_POSITIONS", "rotary_pairs_shown"]
+
+#: positions drawn at most (GPT-2 has 1,024; a 4,096-row table is cut)
+MAX_SHOWN_POSITIONS = 1024
+#: positions of the sinusoidal table shown beside a model without a table of its own
+SINUSOIDAL_POSITIONS = 128
+#: positions over which rotary angles are drawn
+ROTARY_POSITIONS = 64
+#: token rows sampled for their mean norm
+TOKEN_SAMPLE = 2000
+
+
+@dataclass(frozen=True)
+class PathPCA:
+    """Rows projected on their first two principal components.
+
+    Attributes
+    ----------
+    points : numpy.ndarray
+        float32 (n, 2), one point per position, in order.
+    explained : tuple of float
+        Fraction of the variance of the rows along each component.
+    """
+
+    points: np.ndarray
+    explained: tuple[float, float]
+
+
+@dataclass(frozen=True)
+class PositionsReport:
+    """Everything the Positions view shows about one model.
+
+    Attributes
+    ----------
+    layer : InputLayer
+    learned : numpy.ndarray or None
+        float32 (n, d): the first n rows of the position table (n <= MAX_SHOWN_POSITIONS).
+    learned_cosine : numpy.ndarray or None
+        float32 (n, n): cosine of every pair of those rows.
+    learned_path : PathPCA or None
+    learned_norms : numpy.ndarray or None
+        float64 (n,): norm of each position row.
+    sinusoidal : numpy.ndarray
+        float32 (m, d): the sinusoidal table of the model's own d.
+    sinusoidal_cosine : numpy.ndarray
+        float32 (m, m)
+    sinusoidal_path : PathPCA
+    token_norm : float
+        Mean norm of a sample of the table's token rows (before any scale).
+    rotary_positions : numpy.ndarray or None
+        float64 (k,): positions 0 .. ROTARY_POSITIONS - 1 on a fine grid
+        (the turn is drawn as a curve; tokens sit at the whole numbers).
+    rotary_pairs : tuple of int
+        The dimension pairs drawn (fastest first).
+    rotary_angles : numpy.ndarray or None
+        float64 (k, len(rotary_pairs)): radians turned at each position.
+    total_positions : int
+        Rows of the model's position table (0 without one).
+    """
+
+    layer: InputLayer
+    learned: np.ndarray | None
+    learned_cosine: np.ndarray | None
+    learned_path: PathPCA | None
+    learned_norms: np.ndarray | None
+    sinusoidal: np.ndarray
+    sinusoidal_cosine: np.ndarray
+    sinusoidal_path: PathPCA
+    token_norm: float
+    rotary_positions: np.ndarray | None
+    rotary_pairs: tuple[int, ...]
+    rotary_angles: np.ndarray | None
+    total_positions: int
+
+    @property
+    def sinusoidal_norm(self) -> float:
+        """Mean norm of the sinusoidal rows shown (about sqrt(d / 2))."""
+        return float(np.sqrt(np.einsum("ij,ij->i", self.sinusoidal, self.sinusoidal, dtype=np.float64)).mean())
+
+    @property
+    def scaled_token_norm(self) -> float:
+        """The mean token norm times sqrt(d): the original Transformer's scale."""
+        return self.token_norm * math.sqrt(self.layer.dim)
+
+
+def cosine_matrix(rows: np.ndarray) -> np.ndarray:
+    """Cosine of every pair of rows, float32 (n, n); a zero row gives 0."""
+    r = np.asarray(rows, dtype=np.float64)
+    n = np.linalg.norm(r, axis=1)
+    unit = r / np.where(n > 0, n, 1.0)[:, None]
+    return np.clip(unit @ unit.T, -1.0, 1.0).astype(np.float32)
+
+
+def pca_path(rows: np.ndarray) -> PathPCA:
+    """The first two principal components of ``rows`` (n, d), by SVD of the centred rows."""
+    r = np.asarray(rows, dtype=np.float64)
+    centred = r - r.mean(axis=0, keepdims=True)
+    if centred.shape[0] < 2 or not np.any(centred):
+        return PathPCA(np.zeros((r.shape[0], 2), np.float32), (0.0, 0.0))
+    from threadpoolctl import threadpool_limits
+
+    # one BLAS thread: on a busy 2-core machine a threaded SVD of 512 x 384 took
+    # 7 s against 0.1 s on one thread
+    with threadpool_limits(1):
+        u, s, _ = np.linalg.svd(centred, full_matrices=False)
+    k = min(2, len(s))
+    pts = np.zeros((r.shape[0], 2))
+    pts[:, :k] = u[:, :k] * s[:k]
+    var = s ** 2
+    frac = var[:k] / var.sum() if var.sum() > 0 else np.zeros(k)
+    explained = tuple(float(x) for x in frac) + (0.0,) * (2 - k)
+    # signs are arbitrary: make position 0 sit left (and below) of the mean
+    for c in range(2):
+        if pts[0, c] > 0:
+            pts[:, c] = -pts[:, c]
+    return PathPCA(pts.astype(np.float32), explained)
+
+
+def rotary_pairs_shown(pairs: int) -> tuple[int, ...]:
+    """A few pairs from fastest to slowest: 0, 1, a quarter, a half and the last."""
+    picks = [0, 1, pairs // 4, pairs // 2, pairs - 1]
+    return tuple(sorted({p for p in picks if 0 <= p < pairs}))
+
+
+def _token_norm(table) -> float:
+    ids = table.sample_ids(min(TOKEN_SAMPLE, table.trained_rows), seed=0)
+    rows = table.rows(ids)
+    norms = np.sqrt(np.einsum("ij,ij->i", rows, rows, dtype=np.float64))
+    norms = norms[np.isfinite(norms)]
+    return float(norms.mean()) if norms.size else 0.0
+
+
+def positions_job(table) -> Iterator[tuple[float, str]]:
+    """Generator job: yields progress, returns the :class:`PositionsReport` of ``table``."""
+    yield 0.0, "Reading the input layer…"
+    layer = input_layer_of(table)
+    d = layer.dim
+    learned = cos = path = norms = None
+    total = 0
+    if layer.positions is not None:
+        total = layer.positions.rows
+        yield 0.1, f"Reading the position table ({total:,} × {layer.positions.cols:,})…"
+        learned = layer.positions.read(0, min(total, MAX_SHOWN_POSITIONS))
+        yield 0.4, "Comparing positions…"
+        cos = cosine_matrix(learned)
+        path = pca_path(learned)
+        norms = np.sqrt(np.einsum("ij,ij->i", learned, learned, dtype=np.float64))
+    yield 0.6, "Computing the sinusoidal table…"
+    m = min(MAX_SHOWN_POSITIONS, learned.shape[0]) if learned is not None else SINUSOIDAL_POSITIONS
+    sin = sinusoidal_table(m, d)
+    sin_cos = cosine_matrix(sin)
+    sin_path = pca_path(sin)
+    yield 0.8, "Measuring the token rows…"
+    tnorm = _token_norm(table)
+    rpos = angles = None
+    pairs: tuple[int, ...] = ()
+    if layer.rotary is not None:
+        pairs = rotary_pairs_shown(layer.rotary.pairs)
+        rpos = np.linspace(0.0, ROTARY_POSITIONS - 1, (ROTARY_POSITIONS - 1) * 10 + 1)
+        angles = rotation_angles(layer.rotary, rpos, pairs)
+    return PositionsReport(layer, learned, cos, path, norms, sin, sin_cos, sin_path, tnorm, rpos, pairs, angles,
+                           total)
+
+
+def positions_report(table) -> PositionsReport:
+    """:func:`positions_job` run to its end (tests, command line)."""
+    from ..jobs import run_to_end
+
+    return run_to_end(positions_job(table))

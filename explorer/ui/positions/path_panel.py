@@ -1,0 +1,63 @@
+"""The PCA of position rows drawn as a path through positions 0, 1, 2, ..."""
+
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+
+from ...core.input_layer import PathPCA
+from ..style import ACCENT, NEIGHBORS, SEQUENTIAL, translucent
+from .plot_frame import PlotPanel
+
+__all__ = ["PathPanel"]
+
+#: positions labelled along the path
+LABELLED = 7
+
+
+class PathPanel(PlotPanel):
+    """Position rows projected on their first two principal components, joined in order."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.line = pg.PlotDataItem(pen=pg.mkPen(translucent(NEIGHBORS, 150), width=1))
+        self.points = pg.ScatterPlotItem(size=5, pen=None)
+        self.start = pg.ScatterPlotItem(size=10, pen=pg.mkPen(ACCENT, width=2), brush=None)
+        for item in (self.line, self.points, self.start):
+            self.plot.addItem(item)
+        self.labels = [pg.TextItem("", color=self._fg, anchor=(0, 1)) for _ in range(LABELLED)]
+        for t in self.labels:
+            self.plot.addItem(t)
+        self._cmap = pg.colormap.get(SEQUENTIAL)
+        self.n_points = 0
+
+    def set_path(self, path: PathPCA | None, title: str = "") -> None:
+        self.set_title(title)
+        if path is None or len(path.points) == 0:
+            self.n_points = 0
+            for item in (self.line, self.points, self.start):
+                item.setData([], [])
+            for t in self.labels:
+                t.setText("")
+            return
+        pts = path.points
+        n = len(pts)
+        self.n_points = n
+        self.line.setData(pts[:, 0], pts[:, 1])
+        colors = self._cmap.map(np.linspace(0, 1, n), mode="qcolor")
+        self.points.setData(pts[:, 0], pts[:, 1], brush=[pg.mkBrush(c) for c in colors])
+        self.start.setData(pts[:1, 0], pts[:1, 1])
+        marks = sorted({0, 1, 2, n - 1} | {int(round(k * (n - 1) / (LABELLED - 3))) for k in range(1, LABELLED - 3)})
+        marks = [m for m in marks if m < n][:LABELLED]
+        middle = float(pts[:, 0].min() + pts[:, 0].max()) / 2
+        for t, m in zip(self.labels, marks + [None] * LABELLED):
+            if m is None:
+                t.setText("")
+                continue
+            t.setText(str(m))
+            t.setAnchor((1, 1) if pts[m, 0] > middle else (0, 1))  # labels stay inside the plot
+            t.setPos(float(pts[m, 0]), float(pts[m, 1]))
+        a, b = path.explained
+        self.plot.setLabel("bottom", f"PC 1 ({a:.0%} of the variance)")
+        self.plot.setLabel("left", f"PC 2 ({b:.0%})")
+        self.plot.enableAutoRange()

@@ -1,0 +1,135 @@
+"""The Positions view: where order comes in. It mirrors the state's
+``positions`` (the model's input layer) and ``input_layer`` (the text's input
+vectors) computations, both run in a worker only while the view is shown."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QTabWidget, QWidget
+
+from ...core.errors import user_message
+from ...core.input_layer import PositionsReport, TextInputs
+from ...state import AppState
+from ..binding import JobBinding, ShownGate
+from ..style import SPACING, FitLayout
+from .rotary_panel import RotaryPanel
+from .summary import SummaryLabel
+from .table_page import PositionTablePage
+from .text_page import TextInputsPage
+
+__all__ = ["PositionsView"]
+
+NO_MODEL = "Open a model to see how it tells positions apart."
+WAITING = "Reading the model's input layer…"
+
+
+class PositionsView(QWidget):
+    """Signals
+    -------
+    position_selected(int)
+        A token of the text was clicked in the input table.
+    """
+
+    position_selected = Signal(int)
+
+    def __init__(self, state: AppState, parent=None):
+        super().__init__(parent)
+        self._state = state
+        self._inputs: TextInputs | None = None
+        lay = FitLayout(self)
+        lay.setContentsMargins(0, 0, 0, SPACING)
+        lay.setSpacing(SPACING // 2)
+        self.summary = SummaryLabel()
+        lay.addWidget(self.summary)
+        row = QHBoxLayout()
+        row.setContentsMargins(SPACING, 0, SPACING, 0)
+        self.status = QLabel("")
+        self.status.setObjectName("ChipId")
+        self.progress = QProgressBar()
+        self.progress.setMaximumWidth(160)
+        self.progress.setTextVisible(False)
+        self.progress.hide()
+        row.addWidget(self.status, 1)
+        row.addWidget(self.progress)
+        lay.addLayout(row)
+        self.pages = QTabWidget()
+        self.pages.setDocumentMode(True)
+        self.text_page = TextInputsPage()
+        self.table_page = PositionTablePage()
+        self.rotary = RotaryPanel()
+        self.pages.addTab(self.text_page, "Input for the text")
+        self.pages.addTab(self.table_page, "Position table")
+        self.pages.addTab(self.rotary, "Rotary angles")
+        self.pages.setTabToolTip(2, "How far pairs of dimensions of queries and keys turn at each position")
+        self.pages.setTabVisible(2, False)
+        lay.addWidget(self.pages, 1)
+        self.text_page.position_clicked.connect(self.position_selected)
+
+        self._gate = ShownGate(self, self._synchronize)
+        self._positions = JobBinding(self._gate, state.positions, on_reset=self._on_positions_reset,
+                                     on_result=self._draw_report, on_error=self._on_failed,
+                                     progress=self.progress, status=self.status)
+        self._text = JobBinding(self._gate, state.input_layer, on_reset=self._on_inputs_reset,
+                                on_result=self._draw_inputs, on_error=self._on_failed)
+        state.model_changed.connect(self._on_state_model_changed)
+        state.selected_token_changed.connect(self._on_state_selected_token_changed)
+
+    @property
+    def report(self) -> PositionsReport | None:
+        return self._state.positions.value
+
+    @property
+    def inputs(self) -> TextInputs | None:
+        return self._inputs
+
+    # -- state -------------------------------------------------------------------------
+    def _synchronize(self) -> None:
+        report = self._state.positions.value
+        if report is not None:
+            self._draw_report(report)
+        else:
+            self._on_positions_reset()
+        inputs = self._state.input_layer.value
+        if inputs is not None:
+            self._draw_inputs(inputs)
+        else:
+            self._on_inputs_reset()
+
+    def _on_state_model_changed(self, _table) -> None:
+        self._gate.update(self._synchronize)
+
+    def _on_state_selected_token_changed(self, _token_id: int) -> None:
+        self._gate.update(self._show_selection)
+
+    def _show_selection(self) -> None:
+        self.text_page.select_position(self._state.selected_position)
+
+    def _on_positions_reset(self) -> None:
+        has_model = self._state.table is not None
+        self.summary.set_report(None, WAITING if has_model else NO_MODEL)
+        self.table_page.set_report(None)
+        self.rotary.set_report(None)
+
+    def _draw_report(self, report: PositionsReport) -> None:
+        self.status.setText("")
+        self.summary.set_report(report)
+        self.table_page.set_report(report)
+        self.rotary.set_report(report)
+        rotary = report.layer.rotary is not None
+        self.pages.setTabVisible(2, rotary)  # a model without rotary positions has nothing to turn
+
+    def _on_inputs_reset(self) -> None:
+        self._inputs = None
+        self.text_page.set_inputs(None, (), str)
+
+    def _draw_inputs(self, inputs: TextInputs) -> None:
+        self._inputs = inputs
+        table = self._state.table
+        tokens = self._state.tokenized.tokens
+        if table is None:
+            return self._on_inputs_reset()
+        self.text_page.set_inputs(inputs, tokens, lambda t: table.shown_piece(t.id).text if t.ok else t.piece)
+        self._show_selection()
+
+    def _on_failed(self, exc: BaseException) -> None:
+        self.status.setText(user_message(exc))

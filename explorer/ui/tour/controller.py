@@ -1,0 +1,244 @@
+"""The guided tour's controller: each step opens its model, text, token and view.
+
+It drives the app through the small interface the composition root hands
+it (``state``, ``window``, ``view(name)``, ``open_spec(spec, keep_text)``,
+``loading`` and the ``load_finished(bool)`` signal), rings the step's
+widget, asks the state for the step's words (computed from what the step
+opened: :func:`explorer.core.tour.claim_job`) and, on leaving, gives the
+user back their model, text, token, view and training settings.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+
+from PySide6.QtCore import QObject, Signal
+
+from ...core.errors import user_message
+from ...core.tour import STEPS, TourStep, analogy_words, why_words
+from .highlight import Highlight
+from .panel import TourPanel
+from .targets import resolve_target
+
+__all__ = ["TourController"]
+
+#: TrainConfig fields the training view's controls hold
+_TRAINING_FIELDS = ("steps", "dim", "batch_size", "lr", "optimizer", "weight_decay", "tied", "sparse", "seed")
+
+
+class TourController(QObject):
+    """Walks the user through :data:`~explorer.core.tour.STEPS`.
+
+    Signals
+    -------
+    step_ready(int)
+        Step ``n`` (from 1) is on screen with its words.
+    finished()
+        The user left the tour; their own model and text are coming back.
+    """
+
+    step_ready = Signal(int)
+    finished = Signal()
+
+    def __init__(self, app, parent=None):
+        super().__init__(parent)
+        self._app = app
+        self._state = app.state
+        self._window = app.window
+        self.panel = TourPanel(self._window)
+        self.highlight = Highlight(self._window)
+        self.steps: tuple[TourStep, ...] = STEPS
+        self.index = -1
+        self.claim = None
+        self._pending_spec: str | None = None
+        self._saved: dict | None = None
+        self._trained = False
+        self._waiting_to_start: int | None = None
+        self._restore_position: int | None = None
+        self.panel.back_clicked.connect(self.back)
+        self.panel.next_clicked.connect(self.next)
+        self.panel.close_clicked.connect(self.close)
+        app.load_finished.connect(self._on_app_load_finished)
+        self._state.tour_claim.finished.connect(self._on_claim_finished)
+        self._state.tour_claim.failed.connect(self._on_claim_failed)
+
+    @property
+    def active(self) -> bool:
+        return self.index >= 0
+
+    @property
+    def step(self) -> TourStep | None:
+        return self.steps[self.index] if self.active else None
+
+    # -- intents ------------------------------------------------------------------------
+    def start(self, number: int = 1) -> None:
+        """Open the tour at step ``number`` (from 1); once the app's first model is in, if it is loading."""
+        number = min(max(1, int(number)), len(self.steps))
+        if self._state.table is None or (self._app.loading and not self.active):
+            self._waiting_to_start = number  # the user's own model first: it is what the tour returns to
+            return
+        if not self.active:
+            self._save_user()
+        self.go(number - 1)
+
+    def go(self, index: int) -> None:
+        """Show step ``index`` (from 0)."""
+        self.index = index
+        step = self.steps[index]
+        self.claim = None
+        self._state.tour_claim.clear()
+        self.panel.show_step(index + 1, len(self.steps), step.title, "…")
+        table = self._state.table
+        if step.spec is not None and (table is None or table.spec != step.spec):
+            self._pending_spec = step.spec
+            self.panel.set_text(f"Opening {step.spec}…")
+            self._state.set_text(step.text or "")  # empty: the load gives the model's own example text
+            self._app.open_spec(step.spec, keep_text=True)
+            return
+        self._pending_spec = None
+        if step.spec is not None:
+            self._state.set_text(step.text if step.text is not None else (table.example_text or self._state.text))
+        self._arrive()
+
+    def next(self) -> None:
+        if not self.active:
+            return
+        if self.index + 1 < len(self.steps):
+            self.go(self.index + 1)
+        else:
+            self.close()
+
+    def back(self) -> None:
+        if self.active and self.index > 0:
+            self.go(self.index - 1)
+
+    def close(self) -> None:
+        """Leave the tour: the user's model, text, token, view and training settings come back."""
+        if not self.active:
+            self._waiting_to_start = None
+            return
+        self.index = -1
+        self._pending_spec = None
+        self._state.tour_claim.clear()
+        self.panel.hide()
+        self.highlight.set_target(None)
+        self._restore_user()
+        self.finished.emit()
+
+    # -- the user's own things ----------------------------------------------------------------
+    def _save_user(self) -> None:
+        table, window = self._state.table, self._window
+        view = window.tabs.tabText(window.tabs.currentIndex()).lower()
+        self._saved = {"spec": table.spec if table is not None else None, "text": self._state.text,
+                       "position": self._state.selected_position, "view": view, "training": None}
+        self._trained = False
+
+    def _restore_user(self) -> None:
+        saved, self._saved = self._saved, None
+        if saved is None:
+            return
+        if self._trained:
+            training = self._app.view("training")
+            training.reset()
+            if saved["training"] is not None:
+                training.set_config(**saved["training"])
+        self._state.set_text(saved["text"])
+        self._window.show_view(saved["view"])
+        table = self._state.table
+        if saved["spec"] is not None and (table is None or table.spec != saved["spec"]):
+            self._restore_position = saved["position"]
+            self._app.open_spec(saved["spec"], keep_text=True)
+        elif saved["position"] >= 0:
+            self._state.select_position(saved["position"])
+
+    # -- arriving at a step -----------------------------------------------------------------
+    def _on_app_load_finished(self, ok: bool) -> None:
+        """A model load ended: the tour's, the user's first one, or the user's own coming back."""
+        if self._waiting_to_start is not None and not self._app.loading:
+            number, self._waiting_to_start = self._waiting_to_start, None
+            if self._state.table is not None:
+                self.start(number)
+            return
+        position = self._restore_position
+        if not self.active and position is not None:
+            self._restore_position = None
+            if ok and position >= 0:
+                self._state.select_position(position)
+            return
+        if not self.active or self._pending_spec is None or self._app.loading:
+            return
+        table = self._state.table
+        if ok and table is not None and table.spec == self._pending_spec:
+            self._pending_spec = None
+            self._arrive()
+        elif not ok:
+            self.panel.set_text(f"{self._pending_spec} could not be opened here; press Next to go on.")
+            self._pending_spec = None
+
+    def _view(self, name: str):
+        return self._app.view(name)
+
+    def _arrive(self) -> None:
+        """The step's model is in: its view, page, token and ring; then its words."""
+        step = self.step
+        self._window.show_view(step.view)
+        view = self._view(step.view) if step.view != "matrix" else None
+        if step.page is not None:
+            view.show_page(step.page)
+        if step.token is not None and self._state.tokenized.tokens:
+            self._state.select_position(step.token)
+        target = resolve_target(step.target, self._window, self._view)
+        self.highlight.set_target(target)
+        self.panel.avoid(self.highlight.target_rect())
+        self._prepare_view(step, view)
+        if step.training is not None:
+            self._train(step, view)
+        else:
+            self._state.request_tour_claim(step)
+
+    def _prepare_view(self, step: TourStep, view) -> None:
+        """What a step fills in on its page: the words to compare, the analogy to solve."""
+        table = self._state.table
+        if step.key == "why":
+            words = why_words(table)
+            if words:
+                view.why_page.words_edit.setText(", ".join(words))
+                view.why_page.words_edit.editingFinished.emit()
+        elif step.key == "projection":
+            words = analogy_words(table)
+            panel = view.analogy_panel
+            if words is not None:
+                for edit, word in zip(panel.edits, words[:3]):
+                    edit.setText(word)
+                panel.solve_button.click()
+
+    def _train(self, step: TourStep, view) -> None:
+        """A short run with the step's settings; its words come from the run's history."""
+        if not self._trained and self._saved is not None:
+            cfg = view.config()
+            self._saved["training"] = {k: getattr(cfg, k) for k in _TRAINING_FIELDS}
+        self._trained = True
+        view.reset()
+        settings = {k: v for k, v in asdict(step.training).items() if k in _TRAINING_FIELDS}
+        view.set_config(**settings)
+        self.panel.set_text(f"Training {step.training.steps:,} steps…")
+        key = step.key
+
+        def trained() -> None:
+            if self.step is not None and self.step.key == key:
+                self._state.request_tour_claim(step, view.session.history)
+
+        view.run_steps_then(step.training.steps, trained)
+
+    def _on_claim_finished(self, claim) -> None:
+        if not self.active or claim is None:
+            return
+        self.claim = claim
+        self.panel.set_text(claim.text)
+        self.panel.avoid(self.highlight.target_rect())
+        self.step_ready.emit(self.index + 1)
+
+    def _on_claim_failed(self, exc: BaseException) -> None:
+        if self.active:
+            self.panel.set_text(f"This step cannot be computed here: {user_message(exc)}")
+            self.step_ready.emit(self.index + 1)

@@ -1,0 +1,115 @@
+"""The tour's panel: the step's title, its two or three sentences, Back / Next / Close."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QEvent, QPoint, QRect, Qt, Signal
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
+
+from ..style import ACCENT, SPACING
+
+__all__ = ["TourPanel", "PANEL_WIDTH"]
+
+#: the card's width: a third of the window, within these bounds
+PANEL_WIDTH, PANEL_MIN_WIDTH = 420, 320
+#: distance from the window's content edges
+_MARGIN = 12
+
+
+class TourPanel(QFrame):
+    """A card floating over the window's content, in the corner farthest from the ringed widget.
+
+    Signals
+    -------
+    back_clicked(), next_clicked(), close_clicked()
+    """
+
+    back_clicked = Signal()
+    next_clicked = Signal()
+    close_clicked = Signal()
+
+    def __init__(self, window: QWidget):
+        super().__init__(window)
+        self.setObjectName("TourPanel")
+        self.setFrameShape(QFrame.StyledPanel)
+        self.setAutoFillBackground(True)
+        self.setStyleSheet(f"#TourPanel {{ border: 2px solid {ACCENT}; border-radius: 6px; "
+                           "background: palette(window); }")
+        self._window = window
+        self._avoid = QRect()
+        self.heading = QLabel()  # one line (a wrapped rich-text label reserves room for more)
+        self.heading.setTextFormat(Qt.RichText)
+        self.body = QLabel()
+        self.body.setWordWrap(True)
+        self.body.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        self.body.setTextFormat(Qt.PlainText)
+        self.back_button = QPushButton("Back")
+        self.back_button.setToolTip("The previous step")
+        self.next_button = QPushButton("Next")
+        self.next_button.setToolTip("The next step")
+        self.next_button.setDefault(True)
+        self.close_button = QPushButton("Close")
+        self.close_button.setToolTip("Leave the tour: your own model, text and view come back")
+        buttons = QHBoxLayout()
+        buttons.setSpacing(SPACING // 2)
+        buttons.addWidget(self.back_button)
+        buttons.addStretch(1)
+        buttons.addWidget(self.close_button)
+        buttons.addWidget(self.next_button)
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(SPACING * 1.5, SPACING, SPACING * 1.5, SPACING)
+        lay.setSpacing(SPACING)
+        lay.addWidget(self.heading)
+        lay.addWidget(self.body)
+        lay.addLayout(buttons)
+        self.back_button.clicked.connect(self.back_clicked)
+        self.next_button.clicked.connect(self.next_clicked)
+        self.close_button.clicked.connect(self.close_clicked)
+        window.installEventFilter(self)
+        self.hide()
+
+    def show_step(self, number: int, total: int, title: str, text: str) -> None:
+        """Step ``number`` (from 1) of ``total``, its title and its words."""
+        self.heading.setText(f"<b>{title}</b> <span style='color: palette(placeholder-text)'>"
+                             f"· step {number} of {total}</span>")
+        self.set_text(text)
+        self.back_button.setEnabled(number > 1)
+        self.next_button.setText("Finish" if number == total else "Next")
+        self.show()
+
+    def set_text(self, text: str) -> None:
+        self.body.setText(text)
+        self._place()
+
+    def avoid(self, rect: QRect) -> None:
+        """Stay clear of ``rect`` (window coordinates) where a corner allows it."""
+        self._avoid = QRect(rect)
+        self._place()
+
+    def _content_rect(self) -> QRect:
+        central = getattr(self._window, "centralWidget", lambda: None)()
+        if central is None:
+            return self._window.rect()
+        return QRect(central.mapTo(self._window, QPoint(0, 0)), central.size())
+
+    def _place(self) -> None:
+        """The corner of the content whose card covers least of the ringed widget (the
+        inspector's side first: the text and the tabs are on the left)."""
+        self.setFixedWidth(max(PANEL_MIN_WIDTH, min(PANEL_WIDTH, self._window.width() // 3)))
+        self.adjustSize()
+        area = self._content_rect().adjusted(_MARGIN, _MARGIN, -_MARGIN, -_MARGIN)
+        w, h = self.width(), self.height()
+        corners = [QPoint(area.right() - w, area.bottom() - h), QPoint(area.right() - w, area.top()),
+                   QPoint(area.left(), area.bottom() - h), QPoint(area.left(), area.top())]
+
+        def covered(p: QPoint) -> int:
+            inter = QRect(p.x(), p.y(), w, h).intersected(self._avoid)
+            return inter.width() * inter.height() if not inter.isEmpty() else 0
+
+        best = min(corners, key=covered)  # ties: the first, bottom right
+        self.move(best)
+        self.raise_()
+
+    def eventFilter(self, obj, event) -> bool:
+        if obj is self._window and event.type() == QEvent.Resize and self.isVisible():
+            self._place()
+        return False
