@@ -4,6 +4,7 @@
     python -m explorer models [--json]
     python -m explorer inspect --model SPEC --text TEXT [--json] [--input-layer]
     python -m explorer health --model SPEC [--top N] [--json]
+    python -m explorer project --model SPEC --method pca|tsne|umap [--sample N] [--seed S] [--dims 2|3] [--json]
     python -m explorer bench [--open SPEC] [--json]
     python -m explorer train [...]
     python -m explorer build-default [--out DIR]
@@ -22,6 +23,7 @@ import os
 import sys
 import tempfile
 
+from .cli_project import add_project_parser
 from .core.errors import ExplorerError, user_message
 
 VIEWS = ("matrix", "lookup", "projection", "similarity", "training", "cost", "health", "positions")
@@ -70,12 +72,16 @@ def build_parser() -> argparse.ArgumentParser:
     h.add_argument("--top", type=int, default=100, help="candidates to list, most under-trained first")
     h.add_argument("--json", action="store_true")
 
+    add_project_parser(sub)
+
     b = sub.add_parser("bench", help="measure speed")
     b.add_argument("--open", dest="open_spec", default=None, metavar="SPEC",
                    help="embedding-only opening versus a full transformers load")
     b.add_argument("--big", action="store_true",
                    help="also open a 128,256 x 8,192 bf16 table written to a temp file and search its neighbours, "
                         "and check the token health of a 128,256 x 4,096 one and of MiniLM")
+    b.add_argument("--layouts", action="store_true",
+                   help="t-SNE of 5,000 MiniLM rows (total, first layout) and UMAP of 2,000, with trustworthiness")
     b.add_argument("--lookup", dest="lookup_spec", default=None, metavar="SPEC", help="gather vs one-hot on SPEC")
     b.add_argument("--gui", action="store_true", help="selection latency, start-up and model opening in the window")
     b.add_argument("--training", action="store_true",
@@ -154,6 +160,10 @@ def main(argv: list[str] | None = None) -> int:
             return cmd_inspect(args)
         if args.command == "health":
             return cmd_health(args)
+        if args.command == "project":
+            from .cli_project import cmd_project
+
+            return cmd_project(args)
         if args.command == "bench":
             return cmd_bench(args)
         if args.command == "train":
@@ -358,6 +368,10 @@ def cmd_bench(args) -> int:
             raise CliError(str(exc)) from None
     if args.big:
         results["big_table"] = bench.bench_big_table()
+    if args.layouts:
+        from .core.bench.layouts import bench_layouts
+
+        results["layouts"] = bench_layouts()
     if args.lookup_spec:
         table = _open(args.lookup_spec)
         results["lookup"] = bench.bench_lookup(table)

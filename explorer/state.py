@@ -26,11 +26,13 @@ from .core.lookup import lookup_check_job, stored_base_job
 from .core.lookup_backward import BACKWARD_MAX_POSITIONS, backward_job
 from .core.neighbors import INLINE_VALUES, iter_neighbors_of, neighbors_of
 from .core.overview import MatrixOverview, matrix_overview
-from .core.projection import DEFAULT_SAMPLE, WHOLE_VOCAB_LIMIT, interest_job, projection_job
+from .core.projection import DEFAULT_SAMPLE, WHOLE_VOCAB_LIMIT, interest_job
 from .core.similarity import is_cheap, matrix_token_ids, similarity_job, similarity_matrices
 from .core.sources import EmbeddingTable
 from .core.text import INLINE_CHARS, TokenizedText, tokenize_text
+from .core.token_meta import iter_token_metadata
 from .core.tokens import Token
+from .projection_request import ProjectionRequest
 from .state_requests import OnDemandRequests
 from .training_runner import TrainingRunner
 from .workers import Computation
@@ -75,7 +77,8 @@ class AppState(OnDemandRequests, QObject):
     ----------------------------------------------------------------------------
     neighbors : NeighborList of the selected token.
     interest : TokensOfInterest: the text's tokens, their neighbours, the added ones (lazy).
-    projection : ProjectionResult for the parameters of :meth:`request_projection` (lazy).
+    projection : ProjectionResult (PCA) or ManifoldResult (t-SNE, UMAP; its ``produced``
+        carries the intermediate layouts) for the parameters of :meth:`request_projection` (lazy).
     lookup_check : PathComparison of one-hot @ E and E[i] for the selected token
         (lazy; never computed for a table too big to hold).
     stored_base : StoredBase, where the stored table starts in memory (lazy; None
@@ -92,6 +95,7 @@ class AppState(OnDemandRequests, QObject):
     input_layer : TextInputs, the input layer applied to the text's tokens (lazy).
     verification : VerificationResult of :meth:`request_verification` (the model asked to
         repeat candidate tokens).
+    token_meta : TokenMetadata of the table: every token's kind, length and row norm (lazy).
     backward : LookupBackward, the lookup's gradient dL/dE = one_hot(x)ᵀ G for the text
         and a seeded G (lazy; :meth:`request_backward` sets the seed).
     tour_claim : Claim of the guided tour's step, for :meth:`request_tour_claim`.
@@ -131,13 +135,14 @@ class AppState(OnDemandRequests, QObject):
         self.similarity = Computation(self, lazy=True)
         self.health = Computation(self, lazy=True)
         self.verification = Computation(self)
+        self.token_meta = Computation(self, lazy=True)
         self.positions = Computation(self, lazy=True)
         self.input_layer = Computation(self, lazy=True)
         self.backward = Computation(self, lazy=True)
         self._backward_seed = 0
         self.tour_claim = Computation(self)
         self._similarity_metric: str | None = None
-        self._projection_params: tuple[str, int] | None = None
+        self._projection = ProjectionRequest(self.projection)
         self.interest.finished.connect(self._on_interest_finished)
         self.training = TrainingRunner(self, self.model_changed)
 
@@ -214,12 +219,13 @@ class AppState(OnDemandRequests, QObject):
         self._tokenizing.clear()
         self._tokenized = TokenizedText(self._text, (), loaded.table.vocab_size)
         self._clear_derived()
-        self._projection_params = None
+        self._projection.forget()
         self.model_changed.emit(loaded.table)
         self.overview_changed.emit(loaded.overview)
         self.extra_tokens_changed.emit([])
         self.random_check.request(random_vector_check_job, loaded.table, N_RANDOM_PAIRS, key=id(loaded.table))
         self.stored_base.request(stored_base_job, loaded.table, key=id(loaded.table))
+        self.token_meta.request(iter_token_metadata, loaded.table, key=id(loaded.table))
         self.request_health()
         self.positions.request(positions_job, loaded.table, key=id(loaded.table))
         if adopt_text and loaded.tokenized.text != self._text:
@@ -381,7 +387,7 @@ class AppState(OnDemandRequests, QObject):
                               key=(id(table), text_ids, extra))
 
     def _on_interest_finished(self, _interest) -> None:
-        if self._projection_params is not None and self._projection_params[0] == "chosen":
+        if self._projection.waits_for_interest():
             self._update_projection()
 
     def default_projection_mode(self) -> str:
@@ -389,34 +395,27 @@ class AppState(OnDemandRequests, QObject):
         table = self._table
         return "all" if table is None or table.trained_rows <= WHOLE_VOCAB_LIMIT else "sample"
 
-    def request_projection(self, mode: str | None = None, sample_size: int = DEFAULT_SAMPLE) -> None:
+    def request_projection(self, mode: str | None = None, sample_size: int = DEFAULT_SAMPLE,
+                           method: str = "pca", axes: tuple[str, ...] = ()) -> None:
         """Fit the projection with these parameters (the projection view's
-        controls); ``chosen`` fits on the tokens of interest once they are known."""
-        self._projection_params = (mode or self.default_projection_mode(), int(sample_size))
+        controls): ``method`` pca, tsne, umap or axes (custom ``axes`` typed as
+        ``"man → woman"`` or ``"king"``); ``chosen`` fits on the tokens of
+        interest once they are known. A new request cancels the old run."""
+        self._projection.set(mode or self.default_projection_mode(), sample_size, method, axes)
         self._update_projection()
 
     @property
     def projection_params(self) -> tuple[str, int] | None:
         """(mode, sample size) of the last projection asked for, or None."""
-        return self._projection_params
+        return self._projection.params
+
+    @property
+    def projection_method(self) -> str:
+        """``pca``, ``tsne``, ``umap`` or ``axes``: the method of the last projection asked for."""
+        return self._projection.method
 
     def _update_projection(self) -> None:
-        table, params = self._table, self._projection_params
-        if table is None or params is None:
-            self.projection.clear()
-            return
-        mode, sample = params
-        if mode == "chosen":
-            interest = self.interest.value
-            if interest is None:  # it is on its way; _on_interest_finished comes back here
-                self.projection.clear()
-                return
-            ids = tuple(interest.all_ids())
-        elif mode == "sample":
-            ids = tuple(self.interest.value.all_ids()) if self.interest.value is not None else ()
-        else:
-            ids = ()
-        self.projection.request(projection_job, table, mode, sample, ids, key=(id(table), mode, sample, ids))
+        self._projection.update(self._table, self.interest.value)
 
     # -- the similarity of the chosen tokens -------------------------------------------------
     def request_similarity(self, metric: str) -> None:

@@ -32,6 +32,8 @@ __all__ = [
     "ProjectionResult",
     "choose_fit_set",
     "projection_job",
+    "read_fit_rows",
+    "indices_in",
     "find_token_ids",
     "tokens_of_interest",
     "TokensOfInterest",
@@ -87,6 +89,9 @@ class ProjectionResult:
         The fit set in words.
     seconds : float
         Time spent reading and fitting.
+    axis_names : tuple of str
+        Names of the axes when they are not principal components (custom
+        axes, :mod:`explorer.core.custom_axes`); empty for a PCA.
     """
 
     spec: str
@@ -98,10 +103,20 @@ class ProjectionResult:
     mean: np.ndarray
     description: str
     seconds: float = 0.0
+    axis_names: tuple[str, ...] = ()
+
+    def axis_name(self, k: int) -> str:
+        """``PC1``… for a PCA, the direction's name for custom axes."""
+        return self.axis_names[k] if k < len(self.axis_names) else f"PC{k + 1}"
 
     @property
     def n_components(self) -> int:
         return int(self.coords.shape[1]) if self.coords.ndim == 2 else 0
+
+    @property
+    def method(self) -> str:
+        """``pca``: an affine map (see :mod:`explorer.core.manifold` for the others)."""
+        return "pca"
 
     def index_of(self, token_id: int) -> int:
         """Position of ``token_id`` in :attr:`ids`, or -1 when it was not fitted."""
@@ -109,11 +124,7 @@ class ProjectionResult:
 
     def indices_of(self, ids: Sequence[int]) -> np.ndarray:
         """Positions (m,) int64 of ``ids`` in :attr:`ids` (sorted), -1 where not fitted."""
-        ids = np.asarray(ids, np.int64).reshape(-1)
-        if not len(self.ids):
-            return np.full(len(ids), -1, np.int64)
-        pos = np.minimum(np.searchsorted(self.ids, ids), len(self.ids) - 1)
-        return np.where(self.ids[pos] == ids, pos, -1).astype(np.int64)
+        return indices_in(self.ids, ids)
 
     def transform(self, rows: np.ndarray) -> np.ndarray:
         """Project rows (m, d) with the fitted components -> (m, k) float32."""
@@ -132,6 +143,15 @@ class ProjectionResult:
         if not fitted.all():
             out[~fitted] = self.transform(table.rows(ids[~fitted]))
         return out
+
+
+def indices_in(sorted_ids: np.ndarray, ids: Sequence[int]) -> np.ndarray:
+    """Positions (m,) int64 of ``ids`` in ``sorted_ids`` (sorted, unique), -1 where absent."""
+    ids = np.asarray(ids, np.int64).reshape(-1)
+    if not len(sorted_ids):
+        return np.full(len(ids), -1, np.int64)
+    pos = np.minimum(np.searchsorted(sorted_ids, ids), len(sorted_ids) - 1)
+    return np.where(sorted_ids[pos] == ids, pos, -1).astype(np.int64)
 
 
 def _clean_ids(table, ids: Sequence[int]) -> np.ndarray:
@@ -175,11 +195,40 @@ def choose_fit_set(
             return FitSet("sample", ids, f"the whole vocabulary ({trained:,} rows; the sample size covers it)")
         added = len(ids) - n
         desc = f"random sample of {n:,} of {trained:,} rows (seed {seed})"
-        desc += f" + {added:,} tokens of interest" if added else ", tokens of interest already in it"
+        if added:
+            desc += f" + {added:,} tokens of interest"
+        elif len(interest_ids):
+            desc += ", tokens of interest already in it"
         return FitSet("sample", ids, desc)
     if mode == "chosen":
         return FitSet("chosen", interest_ids, f"only the {len(interest_ids):,} chosen tokens")
     raise ValueError(f"unknown fit set {mode!r}; use auto, all, sample or chosen")
+
+
+def read_fit_rows(table, fit: FitSet, start: float = 0.0, stop: float = 1.0) -> Iterator[tuple[float, str]]:
+    """Read the rows of ``fit`` (a generator for a worker: yields progress
+    from ``start`` to ``stop``); returns them, (n, d) float32 in the order of ``fit.ids``."""
+    n, d = len(fit.ids), int(table.dim)
+    rows = np.empty((n, d), np.float32)
+    span = stop - start
+    contiguous = fit.mode == "all" or (n > 0 and fit.ids[-1] - fit.ids[0] + 1 == n)
+    if contiguous and n:
+        start0 = int(fit.ids[0])
+        end = int(fit.ids[-1]) + 1
+        if table.fits_in_memory:  # held (or cached by this read) whole: one copy
+            rows[:] = table.matrix()[start0:end]
+        else:
+            for first, blk in table.iter_blocks(_BLOCK, stop=end):
+                if first + len(blk) <= start0:
+                    continue
+                lo = max(first, start0)
+                rows[lo - start0 : first + len(blk) - start0] = blk[lo - first :]
+                yield start + span * (first + len(blk) - start0) / n, "Reading rows…"
+    else:
+        for s in range(0, n, _BLOCK):
+            rows[s : s + _BLOCK] = table.rows(fit.ids[s : s + _BLOCK])
+            yield start + span * min(1.0, (s + _BLOCK) / n), "Reading rows…"
+    return rows
 
 
 def projection_job(
@@ -203,26 +252,8 @@ def projection_job(
     if n < 2:
         raise ValueError("a projection needs at least 2 tokens; add some tokens or fit on the vocabulary")
     yield 0.02, f"Reading {n:,} rows for PCA…"
-    d = int(table.dim)
-    rows = np.empty((n, d), np.float32)
-    contiguous = fit.mode == "all" or (n > 0 and fit.ids[-1] - fit.ids[0] + 1 == n)
-    if contiguous:
-        start0 = int(fit.ids[0])
-        stop = int(fit.ids[-1]) + 1
-        if table.fits_in_memory:  # held (or cached by this read) whole: one copy
-            rows[:] = table.matrix()[start0:stop]
-        else:
-            for start, blk in table.iter_blocks(_BLOCK, stop=stop):
-                if start + len(blk) <= start0:
-                    continue
-                lo = max(start, start0)
-                rows[lo - start0 : start + len(blk) - start0] = blk[lo - start :]
-                yield 0.02 + 0.48 * (start + len(blk) - start0) / n, "Reading rows…"
-    else:
-        for s in range(0, n, _BLOCK):
-            rows[s : s + _BLOCK] = table.rows(fit.ids[s : s + _BLOCK])
-            yield 0.02 + 0.48 * min(1.0, (s + _BLOCK) / n), "Reading rows…"
-    yield 0.5, f"Fitting PCA on {n:,} × {d:,}…"
+    rows = yield from read_fit_rows(table, fit, 0.02, 0.5)
+    yield 0.5, f"Fitting PCA on {n:,} × {int(table.dim):,}…"
     proj = pca_project(rows, ids=fit.ids, n_components=n_components, seed=seed)
     yield 1.0, "Done"
     return ProjectionResult(

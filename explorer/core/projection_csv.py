@@ -14,10 +14,18 @@ from .projection import ProjectionResult, TokensOfInterest
 __all__ = ["write_coordinates_csv", "write_neighbors_csv"]
 
 
+def _column(result, j: int) -> str:
+    """``PC1``…, a custom axis's name, or ``tsne_1``… for a layout."""
+    if hasattr(result, "axis_name"):
+        return result.axis_name(j)
+    return f"{result.method}_{j + 1}"
+
+
 def write_coordinates_csv(path, result: ProjectionResult, table, extra_ids: Sequence[int] = (), classes=None) -> int:
     """Write id, piece, fitted (1/0), class and the coordinate on every component
     of the fitted tokens, then of ``extra_ids`` that were not fitted
-    (projected with the same components). Returns the rows written.
+    (projected with the same components; placed among their nearest rows in
+    a t-SNE or UMAP layout). Returns the rows written.
     """
     extra = [int(i) for i in dict.fromkeys(extra_ids) if result.index_of(int(i)) < 0]
     ids = np.concatenate([result.ids, np.asarray(extra, np.int64)])
@@ -25,7 +33,7 @@ def write_coordinates_csv(path, result: ProjectionResult, table, extra_ids: Sequ
     n_fitted = len(result.ids)
     with open(path, "w", newline="", encoding="utf-8") as f:
         w = csv.writer(f)
-        w.writerow(["id", "piece", "fitted", "class"] + [f"PC{j + 1}" for j in range(result.n_components)])
+        w.writerow(["id", "piece", "fitted", "class"] + [_column(result, j) for j in range(result.n_components)])
         for r, tid in enumerate(ids.tolist()):
             name = classes.name_of(tid) if classes is not None else None
             w.writerow([tid, table.piece(tid), int(r < n_fitted), name or ""] + [f"{v:.6g}" for v in coords[r]])

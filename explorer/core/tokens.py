@@ -198,6 +198,11 @@ class NameTokenizer:
     def piece(self, token_id: int) -> str:
         return self.names[token_id] if 0 <= token_id < len(self.names) else f"<{token_id}>"
 
+    @property
+    def special_ids(self) -> frozenset[int]:
+        """Ids of the names marked special."""
+        return frozenset(self._index[n] for n in self._special if n in self._index)
+
     def id_of(self, piece: str) -> int | None:
         return self._index.get(piece)
 
@@ -278,6 +283,11 @@ class HFTokenizer:
             tokenizer.no_truncation()
         except Exception:  # pragma: no cover - older tokenizers
             pass
+
+    @property
+    def special_ids(self) -> frozenset[int]:
+        """Ids of the tokenizer's special tokens ([CLS], <|endoftext|>...)."""
+        return frozenset(self._special_ids)
 
     @classmethod
     def from_file(cls, path: str | Path) -> "HFTokenizer":

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from .layouts import format_layouts
 from .lookup import LookupMeasurement
 from .timing import format_bytes as _b
 from .timing import format_seconds as _t
@@ -88,10 +89,11 @@ def _format_pca(r: dict) -> list[str]:
 
 
 def format_results(results: dict) -> str:
-    """A readable report of any mix of ``open``, ``big_table``, ``lookup`` and
-    ``pca`` results, with units and thousands separators."""
+    """A readable report of any mix of ``open``, ``big_table``, ``lookup``,
+    ``pca`` and ``layouts`` results, with units and thousands separators."""
     blocks = []
-    for key, fmt in (("lookup", _format_lookup), ("pca", _format_pca), ("open", _format_open), ("big_table", _format_big)):
+    for key, fmt in (("lookup", _format_lookup), ("pca", _format_pca), ("open", _format_open), ("big_table", _format_big),
+                     ("layouts", format_layouts)):
         if results.get(key):
             blocks.append("\n".join(fmt(results[key])))
     return "\n\n".join(blocks) if blocks else "no benchmark results"

@@ -1,4 +1,4 @@
-"""The projection's controls, one small class per group: the fit set, the
+"""The projection's controls, one small class per group: the method, the fit set, the
 axes and the export menu (the token search is ui/token_search.py). Each emits what the user asked
 for; none reads or computes anything."""
 
@@ -20,13 +20,25 @@ from superqt.utils import signals_blocked
 from ...core.projection import DEFAULT_SAMPLE, N_COMPONENTS
 from ..style import SPACING
 
-__all__ = ["FIT_MODES", "FitControls", "AxesControls", "ExportButton"]
+__all__ = ["METHODS", "FIT_MODES", "MethodControls", "FitControls", "AxesControls", "ColourControls", "ExportButton"]
+
+METHODS = [
+    ("pca", "PCA", "Exact principal components: a linear map; distances along an axis mean something, "
+                   "and the share of variance shown is exact"),
+    ("tsne", "t-SNE", "t-SNE (openTSNE, cosine): keeps each token's nearest rows together; the map moves while it "
+                      "converges. Distances between far clusters and cluster sizes mean little"),
+    ("umap", "UMAP", "UMAP (umap-learn, cosine): keeps neighbourhoods, often more of the global layout than t-SNE; "
+                     "compiled on first use, so the first run takes longer"),
+    ("axes", "Custom axes", "Directions you name (man → woman, or one token): each token's row projected on them"),
+]
 
 FIT_MODES = [
-    ("all", "Whole vocabulary", "Fit the PCA on every trained row of the table"),
-    ("sample", "Random sample + tokens of interest",
-     "Fit on a seeded random sample of rows plus the text's tokens, their neighbours and added tokens"),
-    ("chosen", "Only the chosen tokens", "Fit on the text's tokens, their neighbours and added tokens only"),
+    ("all", "Whole vocabulary", "Fit on every trained row of the table (t-SNE and UMAP take minutes past "
+                                "tens of thousands of rows)"),
+    ("sample", "Sample + chosen",
+     "Fit on a seeded random sample of rows plus the chosen tokens: the text's tokens, their neighbours and "
+     "added tokens"),
+    ("chosen", "Chosen tokens", "Fit on the text's tokens, their neighbours and added tokens only"),
 ]
 
 
@@ -37,8 +49,49 @@ def _row(parent: QWidget) -> QHBoxLayout:
     return lay
 
 
+class MethodControls(QWidget):
+    """How the rows are mapped to the plane.
+
+    Signals
+    -------
+    method_changed(str)
+        The user chose ``pca``, ``tsne`` or ``umap``.
+    """
+
+    method_changed = Signal(str)
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        lay = _row(self)
+        self.combo = QComboBox()
+        for key, text, tip in METHODS:
+            self.combo.addItem(text, key)
+            self.combo.setItemData(self.combo.count() - 1, tip, Qt.ToolTipRole)
+        self.combo.setToolTip("How the rows are mapped to the plane: exact PCA, or the neighbourhood-keeping "
+                              "t-SNE and UMAP (on a sample, in the background)")
+        self.combo.currentIndexChanged.connect(self._on_combo_changed)
+        lay.addWidget(self.combo)
+
+    def _on_combo_changed(self, _i: int) -> None:
+        self.method_changed.emit(self.method)
+
+    @property
+    def method(self) -> str:
+        return self.combo.currentData()
+
+    def show_method(self, method: str) -> None:
+        """Show ``method`` without emitting (it came from the state)."""
+        with signals_blocked(self.combo):
+            self.combo.setCurrentIndex(max(0, self.combo.findData(method)))
+
+    def choose(self, method: str) -> None:
+        """As if the user chose ``method``: emits ``method_changed``."""
+        self.show_method(method)
+        self.method_changed.emit(self.method)
+
+
 class FitControls(QWidget):
-    """Which rows the PCA is fitted on.
+    """Which rows the projection is fitted on.
 
     Signals
     -------
@@ -56,9 +109,10 @@ class FitControls(QWidget):
         for key, text, tip in FIT_MODES:
             self.combo.addItem(text, key)
             self.combo.setItemData(self.combo.count() - 1, tip, Qt.ToolTipRole)
-        self.combo.setToolTip("Which rows the PCA is fitted on; the others are projected with the same components")
+        self.combo.setToolTip("Which rows the projection is fitted on; the others are placed by the same map "
+                              "(PCA: the same components; t-SNE, UMAP: among their nearest laid-out rows)")
         self.combo.setSizeAdjustPolicy(QComboBox.AdjustToMinimumContentsLengthWithIcon)
-        self.combo.setMinimumContentsLength(13)  # narrow windows: the list shows the full names
+        self.combo.setMinimumContentsLength(15)  # the longest name whole at 1024 px; the list shows them all
         self.combo.currentIndexChanged.connect(self._on_combo_changed)
         lay.addWidget(self.combo)
         self.sample = QSpinBox()
@@ -68,7 +122,8 @@ class FitControls(QWidget):
         self.sample.setGroupSeparatorShown(True)
         self.sample.setSuffix(" rows")
         self.sample.setKeyboardTracking(False)
-        self.sample.setToolTip("Size of the random sample of rows the PCA is fitted on (seeded, so repeatable)")
+        self.sample.setToolTip("Size of the random sample of rows the projection is fitted on (seeded, so "
+                               "repeatable); t-SNE and UMAP start from 3,000")
         self.sample.valueChanged.connect(self._on_sample_changed)
         lay.addWidget(self.sample)
         self._sync_sample_visibility()
@@ -170,6 +225,49 @@ class AxesControls(QWidget):
             else:
                 x = old_y
         self.set_axes(x, y)
+
+
+class ColourControls(QWidget):
+    """What colours the points: classes, token kind, length, row norm or nothing.
+
+    Signals
+    -------
+    colour_changed(str)
+        The key the user chose (see :data:`.colouring.COLOUR_BY`).
+    """
+
+    colour_changed = Signal(str)
+
+    def __init__(self, parent=None):
+        from .colouring import COLOUR_BY
+
+        super().__init__(parent)
+        lay = _row(self)
+        lay.addWidget(QLabel("Colour by"))
+        self.combo = QComboBox()
+        for key, text in COLOUR_BY:
+            self.combo.addItem(text, key)
+        self.combo.setToolTip("Colour the points by the bundled model's classes, the token's kind (word start, "
+                              "continuation, number, punctuation, whitespace, special, byte), its length in "
+                              "characters or its row's norm (six bins of equal counts)")
+        self.combo.currentIndexChanged.connect(self._on_combo_changed)
+        lay.addWidget(self.combo, 1)
+
+    @property
+    def colour_by(self) -> str:
+        return self.combo.currentData()
+
+    def choose(self, key: str) -> None:
+        """As if the user chose ``key``: emits ``colour_changed`` when it changed."""
+        self.combo.setCurrentIndex(max(0, self.combo.findData(key)))
+
+    def show_default(self, key: str) -> None:
+        """Show ``key`` without emitting (a new table's default)."""
+        with signals_blocked(self.combo):
+            self.combo.setCurrentIndex(max(0, self.combo.findData(key)))
+
+    def _on_combo_changed(self, _i: int) -> None:
+        self.colour_changed.emit(self.colour_by)
 
 
 class ExportButton(QToolButton):

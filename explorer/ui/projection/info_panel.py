@@ -8,8 +8,9 @@ import html
 import numpy as np
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
+from ...core.manifold import PLACE_NEIGHBORS, ManifoldResult
 from ...core.projection import ProjectionResult
-from ..style import ACCENT, EXTRA, NEIGHBORS, TEXT_TOKENS, class_color
+from ..style import ACCENT, EXTRA, NEIGHBORS, TEXT_TOKENS
 
 __all__ = ["ProjectionInfo", "HOVER_HINT"]
 
@@ -38,7 +39,7 @@ class ProjectionInfo(QWidget):
         self.variance_label = _wrapping_label("Explained variance ratio: the variance along a component divided by "
                                               "the total variance of the fitted rows (sum over all d directions)")
         self.legend = _wrapping_label("Colours: the selected token, the text's tokens, their neighbours, added "
-                                      "tokens and, for the bundled model, the classes of its synthetic language")
+                                      "tokens, and what the points are coloured by (Colour by)")
         self.hover_label = _wrapping_label(name="ChipId")
         for lab in (self.fit_label, self.variance_label, self.legend, self.hover_label):
             lay.addWidget(lab)
@@ -49,24 +50,46 @@ class ProjectionInfo(QWidget):
         self.fit_label.setText("")
         self.variance_label.setText("")
         self.hover_label.setText(HOVER_HINT)
-        self.show_legend(())
+        self.show_legend("", [])
 
-    def show_fit(self, result: ProjectionResult) -> None:
+    def show_fit(self, result: ProjectionResult | ManifoldResult) -> None:
+        if isinstance(result, ManifoldResult):
+            self._show_layout(result)
+            return
         ev = result.explained
         self.fit_label.setText(f"<b>Fitted on</b> the {html.escape(result.description)}. {result.seconds:.2f} s. "
                                "Other tokens are projected with the same components.")
-        parts = ", ".join(f"PC{i + 1} {v:.1%}" for i, v in enumerate(ev))
+        parts = ", ".join(f"{html.escape(result.axis_name(i))} {v:.1%}" for i, v in enumerate(ev))
         self.variance_label.setText(f"<b>Explained variance</b> (share of the total): {parts}; "
                                     f"the first {len(ev)} together {float(np.sum(ev)):.1%}.")
 
-    def show_legend(self, class_names) -> None:
+    def _show_layout(self, result: ManifoldResult) -> None:
+        when = f"{result.seconds:.1f} s" if result.done else f"iteration {result.iteration:,} of {result.n_iter:,}"
+        self.fit_label.setText(
+            f"<b>{result.name}</b> of the {html.escape(result.description)}, cosine distance, seed {result.seed}. "
+            f"{when}. Other tokens are placed among their {PLACE_NEIGHBORS} nearest laid-out rows.")
+        if result.trustworthiness is None:
+            self.variance_label.setText("<b>Trustworthiness</b> is measured once the layout is done.")
+            return
+        self.variance_label.setText(
+            f"<b>Trustworthiness</b> {result.trustworthiness:.3f} (cosine, 5 neighbours, {result.trust_rows:,} "
+            "rows): 1 means each token's nearest points on the map are among its nearest rows in the table. "
+            "Distances between clusters and their sizes mean little here.")
+
+    def show_stopped(self, result: ManifoldResult) -> None:
+        """The user stopped a layout: it stays as it was, unscored."""
+        self.variance_label.setText(f"Stopped at iteration {result.iteration:,} of {result.n_iter:,}: the layout has "
+                                    "not converged and was not scored. Choose the method again to start over.")
+
+    def show_legend(self, title: str, entries) -> None:
+        """The highlights' colours, then ``title`` and its (colour, label) entries (what colours the points)."""
         dot = '<span style="white-space:nowrap"><span style="color:{c}; font-size:13pt">●</span>&nbsp;{t}</span>'
         items = [dot.format(c=ACCENT, t="selected"), dot.format(c=TEXT_TOKENS, t="text"),
                  dot.format(c=NEIGHBORS, t="neighbours"), dot.format(c=EXTRA, t="added")]
         text = " &nbsp; ".join(items)
-        if class_names:
-            text += "<br><b>Classes</b><br>" + " &nbsp; ".join(
-                dot.format(c=class_color(i), t=html.escape(n)) for i, n in enumerate(class_names))
+        if entries:
+            text += f"<br><b>{html.escape(title)}</b><br>" + " &nbsp; ".join(
+                dot.format(c=c, t=html.escape(label)) for c, label in entries)
         self.legend.setText(text)
 
     def show_hover(self, text: str) -> None:

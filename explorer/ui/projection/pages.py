@@ -32,7 +32,7 @@ class MessagePage(QWidget):
         super().__init__(parent)
         self.label = QLabel()
         self.retry_button = QPushButton("Fit again")
-        self.retry_button.setToolTip("Fit the PCA with the chosen fit set")
+        self.retry_button.setToolTip("Fit the projection again with the chosen method and fit set")
         _centred(self, self.label, self.retry_button)
 
 
@@ -46,7 +46,7 @@ class BusyPage(QWidget):
         self.progress.setRange(0, 1000)
         self.progress.setTextVisible(False)
         self.progress.setMaximumWidth(320)
-        self.progress.setToolTip("The PCA runs in the background; the window stays usable")
+        self.progress.setToolTip("The projection is computed in the background; the window stays usable")
         self.cancel_button = QPushButton("Cancel")
-        self.cancel_button.setToolTip("Stop fitting the PCA")
+        self.cancel_button.setToolTip("Stop computing the projection")
         _centred(self, self.label, self.progress, self.cancel_button)

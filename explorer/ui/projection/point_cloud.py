@@ -89,6 +89,15 @@ class PointCloud(pg.GraphicsObject):
         out[self._order] = self._xy
         return out
 
+    def groups(self) -> np.ndarray:
+        """The colour group (n,) of each point, in the order they were given."""
+        out = np.empty_like(self._group)
+        out[self._order] = self._group
+        return out
+
+    def colors(self) -> list[QColor]:
+        return list(self._colors)
+
     def clear(self) -> None:
         self.set_points(np.zeros((0, 2)), np.zeros(0, np.int64), [QColor(0, 0, 0)], self._size)
 

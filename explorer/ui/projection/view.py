@@ -1,6 +1,6 @@
-"""The Projection view: where tokens sit on two principal components, the
-text's tokens and the selection's neighbours highlighted, analogies drawn as
-arrows.
+"""The Projection view: where tokens sit on two principal components (or in
+a t-SNE / UMAP layout that moves while it converges), the text's tokens and
+the selection's neighbours highlighted, analogies drawn as arrows.
 
 It mirrors the state and computes nothing: the PCA is ``state.projection``
 (asked for with ``state.request_projection``), the highlighted tokens are
@@ -17,22 +17,27 @@ import html
 import numpy as np
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QColor
-from PySide6.QtWidgets import QHBoxLayout, QScrollArea, QSplitter, QStackedLayout, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QSplitter, QStackedLayout, QVBoxLayout, QWidget
 
 from ...core.analogy import AnalogyResult
 from ...core.errors import user_message
-from ...core.projection import ProjectionResult, variance_shown
+from ...core.manifold import METHOD_NAMES, ManifoldResult
+from ...core.projection import ProjectionResult
 from ...core.projection_csv import write_coordinates_csv, write_neighbors_csv
 from ...state import AppState
 from ..binding import JobBinding, ShownGate
-from ..style import ACCENT, EXTRA, NEIGHBORS, SPACING, TEXT_TOKENS, class_color
-from .analogy_panel import AnalogyPanel
+from ..style import ACCENT, EXTRA, NEIGHBORS, SPACING, TEXT_TOKENS
 from ..token_search import TokenSearch
-from .controls import AxesControls, ExportButton, FitControls
-from .info_panel import ProjectionInfo
+from .axes_entry import AxesEntry
+from .colouring import cloud_colours
+from .controls import AxesControls, ExportButton, FitControls, MethodControls
+from .fit_request import FitRequest
 from .label_layout import LabelSpec, faint_labels
 from .pages import BusyPage, MessagePage
 from .plot import Mark, ProjectionPlot
+from .run_strip import RunStrip
+from .side_panel import SidePanel
+from .titles import axis_texts
 
 __all__ = ["ProjectionView", "N_SELECTED_NEIGHBORS"]
 
@@ -68,8 +73,8 @@ class ProjectionView(QWidget):
         outer.setSpacing(SPACING)
         bar = QHBoxLayout()
         bar.setSpacing(SPACING)
-        self.fit = FitControls()
-        self.fit.fit_changed.connect(self._request_fit)
+        self.method, self.fit, self.axes_entry = MethodControls(), FitControls(), AxesEntry()
+        self._fits = FitRequest(state, self.method, self.fit, self.axes_entry, self)
         self.axes_controls = AxesControls()
         self.axes_controls.axes_changed.connect(self._on_axes_changed)
         self.search = TokenSearch(lambda: self._state.table)
@@ -77,6 +82,7 @@ class ProjectionView(QWidget):
         self.search.not_found.connect(lambda text: self.info.show_hover(text))
         self.export_button = ExportButton()
         self.export_button.export_chosen.connect(self._on_export_chosen)
+        bar.addWidget(self.method)
         bar.addWidget(self.fit)
         bar.addSpacing(SPACING)
         bar.addWidget(self.axes_controls)
@@ -84,11 +90,18 @@ class ProjectionView(QWidget):
         bar.addWidget(self.search, 1)
         bar.addWidget(self.export_button)
         outer.addLayout(bar)
+        outer.addWidget(self.axes_entry)
 
         split = QSplitter(Qt.Horizontal)
         split.setChildrenCollapsible(False)
         left = QWidget()
-        self._stack = QStackedLayout(left)
+        left_lay = QVBoxLayout(left)
+        left_lay.setContentsMargins(0, 0, 0, 0)
+        self.run_strip = RunStrip()  # over the plot while a layout converges on it
+        left_lay.addWidget(self.run_strip)
+        pages = QWidget()
+        left_lay.addWidget(pages, 1)
+        self._stack = QStackedLayout(pages)
         self._empty_page, self._busy_page = MessagePage(), BusyPage()
         self.empty, self.retry_button = self._empty_page.label, self._empty_page.retry_button
         self.retry_button.clicked.connect(self._on_retry_clicked)
@@ -101,25 +114,12 @@ class ProjectionView(QWidget):
             self._stack.addWidget(page)
         split.addWidget(left)
 
-        side = QWidget()
-        sl = QVBoxLayout(side)
-        sl.setContentsMargins(SPACING, 0, 0, 0)
-        sl.setSpacing(SPACING)
-        self.info = ProjectionInfo()
-        self.analogy_panel = AnalogyPanel()
+        side = SidePanel()
+        self.info, self.analogy_panel, self.colour = side.info, side.analogy, side.colour
+        self.colour.colour_changed.connect(self._on_colour_changed)
         self.analogy_panel.solve_requested.connect(state.request_analogy)
         self.analogy_panel.answer_clicked.connect(self.token_selected)
-        sl.addWidget(self.info)
-        sl.addWidget(self.analogy_panel)
-        sl.addStretch(1)
-        scroll = QScrollArea()  # usable at 1024 x 700: the side panel scrolls
-        scroll.setWidget(side)
-        scroll.setWidgetResizable(True)
-        scroll.setFrameShape(QScrollArea.NoFrame)
-        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
-        scroll.setMinimumWidth(240)
-        scroll.setMaximumWidth(360)
-        split.addWidget(scroll)
+        split.addWidget(side)
         split.setStretchFactor(0, 1)
         split.setStretchFactor(1, 0)
         split.setSizes([700, 270])
@@ -131,7 +131,10 @@ class ProjectionView(QWidget):
             JobBinding(self._gate, state.projection, on_reset=self._on_projection_reset,
                        on_result=self._on_projection_result, on_error=self._on_projection_failed,
                        progress=self.progress, status=self.busy_label, cancel=self.cancel_button),
+            JobBinding(self._gate, state.projection, progress=self.run_strip.progress, status=self.run_strip.label,
+                       cancel=self.run_strip.cancel_button),
             JobBinding(self._gate, state.interest, on_reset=self._draw_marks, on_result=self._on_interest_result),
+            JobBinding(self._gate, state.token_meta, on_result=self._on_colour_changed),
             JobBinding(self._gate, state.neighbors, on_reset=self._draw_selection, on_result=self._on_neighbors_result),
             JobBinding(self._gate, state.analogy, on_reset=self._on_analogy_reset, on_result=self._on_analogy_result,
                        on_error=self.analogy_panel.show_error, progress=self.analogy_panel.progress,
@@ -139,6 +142,7 @@ class ProjectionView(QWidget):
         ]
         state.analogy.cancelled.connect(self._on_analogy_cancelled)
         state.projection.cancelled.connect(self._on_projection_cancelled)
+        state.projection.produced.connect(self._on_projection_produced)
         state.model_changed.connect(self._on_state_model_changed)
         state.selected_token_changed.connect(self._on_state_selected_token_changed)
         self._show_message("Open a model to see where its tokens sit (Ctrl+O)")
@@ -156,6 +160,10 @@ class ProjectionView(QWidget):
     def set_fit_mode(self, mode: str, sample_size: int | None = None) -> None:
         """As if the user chose a fit set."""
         self.fit.choose(mode, sample_size)
+
+    def set_method(self, method: str) -> None:
+        """As if the user chose ``pca``, ``tsne`` or ``umap``."""
+        self.method.choose(method)
 
     def axes(self) -> tuple[int, int]:
         """The components on the (horizontal, vertical) axes, 0-based."""
@@ -195,9 +203,9 @@ class ProjectionView(QWidget):
             self._prepare_for(table)
         comp = self._state.projection
         if self._state.projection_params is None:
-            self._request_fit()
+            self._fits.request()
         else:
-            self.fit.show_params(*self._state.projection_params)
+            self._fits.show_state()
             if comp.value is not None:
                 self._on_projection_result(comp.value)
             elif comp.error is not None:
@@ -232,55 +240,60 @@ class ProjectionView(QWidget):
         self._prepared_for = table
         self.analogy_panel.set_table(table)
         self.search.set_completions(table.completion_pieces)
-        classes = self._state.classes
-        self.info.show_legend(classes.names if classes is not None else ())
+        self.colour.show_default("classes" if self._state.classes is not None else "none")
 
     def _on_state_selected_token_changed(self, _token_id: int) -> None:
         self._gate.update(self._draw_selection)
 
     # -- the projection ---------------------------------------------------------------------
     def _on_retry_clicked(self) -> None:
-        self._request_fit()
-
-    def _request_fit(self, mode: str | None = None, sample_size: int | None = None) -> None:
-        state = self._state
-        if state.table is None:
-            return
-        if mode is None:  # a new table: its default fit set, or the one on screen again
-            params = state.projection_params
-            mode = params[0] if params is not None else state.default_projection_mode()
-        sample_size = self.fit.sample_size if sample_size is None else sample_size
-        self.fit.show_params(mode, sample_size)
-        state.request_projection(mode, sample_size)
+        self._fits.request()
 
     def _on_projection_reset(self) -> None:
         self._result = None
+        self.run_strip.hide()
         table = self._state.table
         if table is None:
             self._show_message("Open a model to see where its tokens sit (Ctrl+O)")
             return
         waiting = self.fit.mode == "chosen" and self._state.interest.value is None
-        self.busy_label.setText("Finding the tokens of interest…" if waiting
-                                else f"Computing the projection of {table.name}…")
+        name = METHOD_NAMES.get(self._state.projection_method, "projection")
+        self.busy_label.setText("Finding the tokens of interest…" if waiting else f"Computing the {name} of {table.name}…")
         self._stack.setCurrentWidget(self._busy_page)
 
-    def _on_projection_result(self, result: ProjectionResult) -> None:
+    def _on_projection_result(self, result: ProjectionResult | ManifoldResult) -> None:
         table = self._state.table
         if table is None or result.spec != table.spec:
             return
         self._result = result
-        self.axes_controls.set_components(result.n_components)
+        self.run_strip.setVisible(not getattr(result, "done", True))
+        linear = isinstance(result, ProjectionResult)
+        self.axes_controls.setVisible(linear and not result.axis_names)
+        if linear:
+            self.axes_controls.set_components(result.n_components)
         self._stack.setCurrentWidget(self.plot)
         self.info.show_fit(result)
         self._draw_cloud()
         self.plot.auto_range()
+
+    def _on_projection_produced(self, frame) -> None:
+        if isinstance(frame, ManifoldResult):  # a t-SNE layout moving towards convergence
+            self._gate.update(self._on_projection_result, frame)
 
     def _on_projection_failed(self, exc: BaseException) -> None:
         self._result = None
         self._show_message(f"The projection failed: {user_message(exc)}")
 
     def _on_projection_cancelled(self) -> None:
-        self._gate.update(self._show_message, "The projection was cancelled; choose a fit set or fit again")
+        self._gate.update(self._show_cancelled)
+
+    def _show_cancelled(self) -> None:
+        self.run_strip.hide()
+        if isinstance(self._result, ManifoldResult) and self._drawn():  # the layout stays where it stopped
+            self.info.show_stopped(self._result)
+            self._draw_cloud(stopped=True)
+        else:
+            self._show_message("The projection was cancelled; choose a fit set or fit again")
 
     def _show_message(self, text: str) -> None:
         self.empty.setText(text)
@@ -295,7 +308,8 @@ class ProjectionView(QWidget):
 
     def _columns(self, coords: np.ndarray) -> np.ndarray:
         out = np.zeros((coords.shape[0], 2), np.float64)
-        for col, k in enumerate(self.axes()):
+        axes = self.axes() if isinstance(self._result, ProjectionResult) else (0, 1)
+        for col, k in enumerate(axes):
             if k < coords.shape[1]:
                 out[:, col] = coords[:, k]
         return out
@@ -305,32 +319,28 @@ class ProjectionView(QWidget):
             self._draw_cloud()
             self.plot.auto_range()
 
-    def _draw_cloud(self) -> None:
+    def _draw_cloud(self, stopped: bool = False) -> None:
         res = self._result
         n = len(res.ids)
         size = 7 if n <= 1_000 else (5 if n <= 10_000 else 3)
         faint = QColor(self.plot.foreground)
         faint.setAlpha(60 if n <= 10_000 else 36)
-        colors = [faint]
-        group = np.zeros(n, np.int64)
-        classes = self._state.classes
-        if classes is not None:
-            of = classes.of[res.ids].astype(np.int64)
-            group = np.where(of >= 0, of + 1, 0)
-            for i in range(len(classes.names)):
-                c = QColor(class_color(i))
-                c.setAlpha(210)
-                colors.append(c)
+        by = self.colour.colour_by
+        group, colors, legend = cloud_colours(by, res.ids, faint, self._state.classes, self._state.token_meta.value,
+                                              210 if n <= 10_000 else 150)
+        self.info.show_legend(self.colour.combo.currentText(), legend)
         self.plot.set_cloud(res.ids, self._columns(res.coords), group, colors, size)
-        x, y = self.axes()
-        ev = res.explained
-        share = [float(ev[k]) if k < len(ev) else 0.0 for k in (x, y)]
+        bottom, left, title = axis_texts(res, self.axes(), stopped)
         pi = self.plot.plot_item
-        pi.setLabel("bottom", f"PC{x + 1}  ({share[0]:.1%} of variance)")
-        pi.setLabel("left", f"PC{y + 1}  ({share[1]:.1%} of variance)")
-        pi.setTitle(f"{n:,} tokens · {variance_shown(ev, x, y):.1%} of the variance shown",
-                    color=self.plot.foreground, size="10pt")
+        pi.setLabel("bottom", bottom)
+        pi.setLabel("left", left)
+        pi.setTitle(title, color=self.plot.foreground, size="10pt")
         self._draw_overlays()
+
+    def _on_colour_changed(self, *_args) -> None:
+        if self._drawn():
+            self._draw_cloud(stopped=isinstance(self._result, ManifoldResult) and not self._result.done
+                             and not self._state.projection.running)
 
     def _on_interest_result(self, _value) -> None:
         self._draw_marks()
@@ -360,7 +370,9 @@ class ProjectionView(QWidget):
         if not self._drawn():
             return
         interest, analogy = self._state.interest.value, self._state.analogy.value
-        solved = analogy if analogy is not None and analogy.best is not None else None
+        # arrows only on a linear map: there the image of a − b + c is P(a) − P(b) + P(c)
+        linear = isinstance(self._result, ProjectionResult)
+        solved = analogy if linear and analogy is not None and analogy.best is not None else None
         marks: list[tuple[int, str, tuple[int, str]]] = []  # token id, colour, kind
         if interest is not None:
             for members, color in ((interest.neighbors, NEIGHBORS), (interest.extra, EXTRA), (interest.text, TEXT_TOKENS)):
@@ -440,13 +452,17 @@ class ProjectionView(QWidget):
         table, res = self._state.table, self._result
         if table is None or res is None or token_id < 0:
             return
-        x, y = self.axes()
         px, py = self._xy([token_id])[0]
         text = f"<b>{html.escape(table.shown_piece(token_id).text)}</b>  id {token_id:,}"
         name = self._state.classes.name_of(token_id) if self._state.classes is not None else None
         if name:
             text += f"  · {html.escape(name)}"
-        text += f"<br>PC{x + 1} = {px:+.3f}, PC{y + 1} = {py:+.3f}"
+        if isinstance(res, ProjectionResult):
+            x, y = self.axes()
+            text += f"<br>{html.escape(res.axis_name(x))} = {px:+.3f}, {html.escape(res.axis_name(y))} = {py:+.3f}"
+        else:
+            where = "" if res.index_of(token_id) >= 0 else " (placed among its nearest rows)"
+            text += f"<br>{res.name} ({px:+.2f}, {py:+.2f}){where}"
         self.info.show_hover(text)
 
     def _on_search_token_found(self, token_id: int) -> None:

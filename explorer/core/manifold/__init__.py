@@ -1,0 +1,13 @@
+"""Non-linear layouts of the embedding table: t-SNE (openTSNE, stepped so
+the points move live) and UMAP (umap-learn), scored by trustworthiness.
+No Qt here."""
+
+from .job import (DEFAULT_LAYOUT_SAMPLE, MANIFOLD_METHODS, MAX_LAYOUT_ROWS, MIN_LAYOUT_ROWS, LayoutError,
+                  manifold_job, run_manifold)
+from .quality import TRUST_NEIGHBORS, layout_trustworthiness
+from .result import METHOD_NAMES, PLACE_NEIGHBORS, ManifoldResult
+from .umap_layout import umap_warm_job, warm_up_umap
+
+__all__ = ["DEFAULT_LAYOUT_SAMPLE", "MANIFOLD_METHODS", "MAX_LAYOUT_ROWS", "MIN_LAYOUT_ROWS", "LayoutError",
+           "manifold_job", "run_manifold", "TRUST_NEIGHBORS", "layout_trustworthiness", "METHOD_NAMES", "PLACE_NEIGHBORS",
+           "ManifoldResult", "umap_warm_job", "warm_up_umap"]

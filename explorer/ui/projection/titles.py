@@ -1,0 +1,32 @@
+"""What the plot's axes and title say, for any projection: principal
+components with their share of variance, custom axes by name, or a t-SNE /
+UMAP layout with its progress and trustworthiness (whose axes have no unit
+or meaning of their own)."""
+
+from __future__ import annotations
+
+from ...core.manifold import ManifoldResult
+from ...core.projection import variance_shown
+
+__all__ = ["axis_texts"]
+
+
+def axis_texts(result, axes: tuple[int, int], stopped: bool = False) -> tuple[str, str, str]:
+    """(bottom label, left label, title) for ``result`` drawn on components ``axes``."""
+    n = len(result.ids)
+    if isinstance(result, ManifoldResult):
+        name = result.name
+        if result.done:
+            trust = result.trustworthiness
+            state = f"trustworthiness {trust:.3f}" if trust is not None else "done"
+        elif stopped:
+            state = f"stopped at iteration {result.iteration:,} of {result.n_iter:,}"
+        else:
+            state = f"iteration {result.iteration:,} of {result.n_iter:,}" if result.n_iter else "running"
+        return (f"{name} 1 (no unit: only neighbourhoods count)", f"{name} 2",
+                f"{n:,} tokens · {name} layout · {state}")
+    x, y = axes
+    ev = result.explained
+    share = [float(ev[k]) if k < len(ev) else 0.0 for k in (x, y)]
+    return (f"{result.axis_name(x)}  ({share[0]:.1%} of variance)", f"{result.axis_name(y)}  ({share[1]:.1%} of variance)",
+            f"{n:,} tokens · {variance_shown(ev, x, y):.1%} of the variance shown")
