@@ -47,7 +47,7 @@ class TourStep:
 
     ``spec`` None keeps the model; ``text`` None keeps the model's own text;
     ``page`` is a page of the view (cost: card, why, context; similarity:
-    regimes, random); ``training`` a run the step makes first (training view).
+    regimes, random; lookup: forward, backward); ``training`` a run the step makes first (training view).
     """
 
     key: str
@@ -63,14 +63,17 @@ class TourStep:
 
 STEPS: tuple[TourStep, ...] = (
     TourStep("rows", "A lookup copies rows", "toy:cat-sat", "cat sat", 0, "matrix", "token_strip"),
-    TourStep("onehot", "One-hot × E or a pointer jump", "toy:cat-sat", "cat sat", 0, "lookup", "lookup_panels"),
-    TourStep("address", "Where a row lives in memory", "random:50257x768", "42", 0, "lookup", "lookup_pointer"),
+    TourStep("onehot", "One-hot × E or a pointer jump", "toy:cat-sat", "cat sat", 0, "lookup", "lookup_panels",
+             page="forward"),
+    TourStep("address", "Where a row lives in memory", "random:50257x768", "42", 0, "lookup", "lookup_pointer",
+             page="forward"),
     TourStep("cost", "What the table costs", "random:50257x768", "42", 0, "cost", "cost_card", page="card"),
     TourStep("why", "Why vectors, not ids", "default", None, None, "cost", "why_page", page="why"),
     TourStep("random", "Random directions are nearly orthogonal", "random:50257x768", "42", 0, "similarity",
              "random_page", page="random"),
     TourStep("projection", "Classes cluster; analogies", "default", None, None, "projection", "projection"),
-    TourStep("backward", "The backward pass of a lookup", "toy:gradient", "3 1 3", 0, "lookup", "token_strip"),
+    TourStep("backward", "The backward pass of a lookup", "toy:gradient", "3 1 3", 0, "lookup", "lookup_backward",
+             page="backward"),
     TourStep("untied", "Training, untied: sparse gradients", None, None, None, "training", "training_lesson",
              training=TrainConfig(steps=TOUR_TRAINING_STEPS, optimizer="adam", tied=False)),
     TourStep("tied", "Training, tied, with AdamW's decay", None, None, None, "training", "training_lesson",

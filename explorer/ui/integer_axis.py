@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pyqtgraph as pg
 
-__all__ = ["IntegerAxis"]
+__all__ = ["CellAxis", "IntegerAxis"]
 
 
 class IntegerAxis(pg.AxisItem):
@@ -22,3 +22,16 @@ class IntegerAxis(pg.AxisItem):
 
     def tickStrings(self, values, scale, spacing):  # noqa: N802 (pyqtgraph's name)
         return [f"{int(round(v * scale)):,}" for v in values]
+
+
+class CellAxis(IntegerAxis):
+    """Whole numbers at the centres of unit cells: cell k spans [k, k + 1]
+    (an image drawn one pixel per column or row) and is ticked at k + 0.5
+    with the label ``k``."""
+
+    def tickValues(self, minVal, maxVal, size):  # noqa: N802 (pyqtgraph's name)
+        return [(spacing, [v + 0.5 for v in values])
+                for spacing, values in super().tickValues(minVal - 0.5, maxVal - 0.5, size)]
+
+    def tickStrings(self, values, scale, spacing):  # noqa: N802 (pyqtgraph's name)
+        return super().tickStrings([v - 0.5 for v in values], scale, spacing)

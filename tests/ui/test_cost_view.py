@@ -368,3 +368,27 @@ def test_text_color_on_picks_the_readable_one():
         one = [text_color_on(cmap.map(v, mode="qcolor")) for v in x]
         assert [c.name() for c in many] == [c.name() for c in one]
         assert {c.name() for c in many} == {QColor(DARK_TEXT).name(), QColor(LIGHT_TEXT).name()}
+
+
+def test_the_context_page_shows_each_models_own_demonstration_and_keeps_the_users(qtbot, view, minilm):
+    """The page's own sentences follow the model (the bundled model's "bank"
+    sentences in its language, with no <unk>); sentences the user typed stay."""
+    from explorer.core.context import choose_demonstration
+
+    v, state, _ = view
+    page = v.context_page
+    state.set_table(minilm)
+    v.show_page("context")
+    shown = lambda: (page.word_edit.text(), *(e.text() for e in page.sentence_edits))  # noqa: E731
+    assert shown() == (choose_demonstration(minilm)[0], *choose_demonstration(minilm)[1])
+    default = open_table("default")
+    state.set_table(default)
+    word, sentences = choose_demonstration(default)
+    assert shown() == (word, *sentences) and word == "bank"
+    assert all(t.ok and not t.special for s in sentences for t in default.tokenizer.encode(s))
+    assert "<unk>" not in page.occ_table.item(0, 2).text()
+    # the user's own sentences survive a switch when the new model reads the word in both
+    page.sentence_edits[0].setText("the bank by the river")
+    page.sentence_edits[1].setText("coins in the bank")
+    state.set_table(minilm)
+    assert shown()[1:] == ("the bank by the river", "coins in the bank")

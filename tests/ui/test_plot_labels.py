@@ -116,3 +116,19 @@ def test_a_long_text_leaves_the_inspector_its_neighbours_at_1280x800(qtbot, expl
     assert shown >= 8
     win.resize(1280, 1080)  # a taller window shows more lines
     qtbot.waitUntil(lambda: strip.scroll.height() > 3 * line)
+
+
+def test_cell_axes_tick_whole_numbers_at_cell_centres(qtbot):
+    from explorer.ui.integer_axis import CellAxis
+
+    w = pg.PlotWidget(axisItems={"bottom": CellAxis("bottom")})
+    qtbot.addWidget(w)
+    w.resize(400, 200)
+    w.setXRange(0, 4, padding=0)
+    w.show()
+    qtbot.waitExposed(w)
+    axis = w.getPlotItem().getAxis("bottom")
+    values = [v for _s, vs in axis.tickValues(0, 4, axis.width()) for v in vs]
+    assert values and all((v - 0.5).is_integer() for v in values), values  # cell k spans [k, k + 1]
+    assert {0.5, 1.5, 2.5, 3.5} <= set(values)
+    assert axis.tickStrings([0.5, 3.5, 1024.5], 1.0, 1.0) == ["0", "3", "1,024"]

@@ -78,6 +78,8 @@ def test_a_step_whose_view_is_elsewhere_waits_for_the_first_model(qtbot, explore
         ex.start(model="toy:robot", text="robot")
     assert ex.state.table.spec == "toy:gradient" and ex.state.text == "3 1 3"
     assert "only rows 1 and 3 get a gradient" in ex.tour.panel.body.text()
+    lookup = ex.lookup_view  # the step shows the lookup's backward page, ringed
+    assert lookup.showing_backward and ex.tour.highlight.target is lookup.backward
     with qtbot.waitSignal(ex.load_finished, timeout=TIMEOUT):
         ex.tour.close()
     assert ex.state.table.spec == "toy:robot"

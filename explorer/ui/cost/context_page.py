@@ -82,6 +82,7 @@ class ContextPage(QWidget):
         self._same: SameRow | None = None
         self._plan = ContextPlan(None)
         self._table = None  # the table the sentences were chosen for
+        self._chosen = (DEFAULT_WORD, *DEFAULT_SENTENCES)  # the inputs the page (not the user) wrote
         lay = QVBoxLayout(self)
         lay.setContentsMargins(SPACING * 2, SPACING, SPACING * 2, SPACING)
         lay.setSpacing(SPACING)
@@ -191,9 +192,13 @@ class ContextPage(QWidget):
             self._request_context()
 
     def _choose_sentences(self, table) -> None:
-        """Keep the sentences if the word is found in both; otherwise a
-        demonstration this vocabulary can show (see choose_demonstration)."""
-        if same_row(table, [e.text() for e in self.sentence_edits], self.word_edit.text()).ok:
+        """Keep sentences the user typed if the word is found in both;
+        otherwise (and always for the page's own) the demonstration this
+        vocabulary shows best (see choose_demonstration): the bundled
+        model's own "bank" sentences rather than English ones it reads as
+        <unk>."""
+        inputs = (self.word_edit.text(), *(e.text() for e in self.sentence_edits))
+        if inputs != self._chosen and same_row(table, inputs[1:], inputs[0]).ok:
             return
         self._set_inputs(*choose_demonstration(table, (self._state.text, table.example_text)))
 
@@ -201,6 +206,7 @@ class ContextPage(QWidget):
         for edit, text in zip([self.word_edit, *self.sentence_edits], [word, *sentences]):
             with signals_blocked(edit):
                 edit.setText(text)
+        self._chosen = (word, *sentences)
 
     # -- the lookup --------------------------------------------------------------------
     def _update_same(self) -> None:

@@ -18,6 +18,7 @@ from PySide6.QtWidgets import QGraphicsRectItem, QHBoxLayout, QPushButton, QVBox
 
 from ...core import animation as anim
 from ...core.lookup_backward import LookupBackward
+from ..integer_axis import CellAxis
 from ..style import DIVERGING, ERROR, GRADIENT_ROWS, PENDING, SPACING, plot_colors, style_plot
 from ..plot_title import FittedTitle
 from .plots import CellTexts, Ranges, SMALL_D, elastic_label, plot_area
@@ -37,7 +38,8 @@ EMPTY_BACKWARD = "Type some text: its tokens are what the gradient flows back to
 
 
 def _labelled_plot(glw: pg.GraphicsLayoutWidget, row: int, col: int, colspan: int = 1) -> pg.PlotItem:
-    p = glw.addPlot(row=row, col=col, colspan=colspan, axisItems={"left": RowLabelAxis("left")})
+    p = glw.addPlot(row=row, col=col, colspan=colspan,
+                    axisItems={"left": RowLabelAxis("left"), "bottom": CellAxis("bottom")})
     p.setMenuEnabled(False)
     p.setMouseEnabled(False, False)
     p.hideButtons()
@@ -158,7 +160,7 @@ class BackwardPanel(QWidget):
             plot.addItem(img)
         self.g_now = _outline(self.g_plot, ERROR)
         self.grad_now = _outline(self.grad_plot, GRADIENT_ROWS)
-        self.strip_plot = p = self.glw.addPlot(row=1, col=0, colspan=2)
+        self.strip_plot = p = self.glw.addPlot(row=1, col=0, colspan=2, axisItems={"bottom": CellAxis("bottom")})
         p.setTitle("All V rows of dL/dE", color=fg, size="9pt")
         p.setMenuEnabled(False)
         p.setMouseEnabled(False, False)

@@ -446,6 +446,10 @@ class LookupView(QWidget):
         self.backward.bar.setVisible(backward)
         self._show_direction_button()
 
+    def show_page(self, name: str) -> None:
+        """Bring page ``name`` ("forward" or "backward") to the front."""
+        self.show_backward(name == "backward")
+
     def _on_direction_button_clicked(self) -> None:
         self.show_backward(not self.showing_backward)
 

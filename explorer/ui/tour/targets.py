@@ -13,6 +13,7 @@ TARGETS: dict[str, tuple[str | None, Callable]] = {
     "token_strip": (None, lambda window, view: window.token_strip),
     "lookup_panels": ("lookup", lambda window, view: view.splitter),
     "lookup_pointer": ("lookup", lambda window, view: view.pointer),
+    "lookup_backward": ("lookup", lambda window, view: view.backward),
     "cost_card": ("cost", lambda window, view: view.card_page),
     "why_page": ("cost", lambda window, view: view.why_page),
     "context_page": ("cost", lambda window, view: view.context_page),
