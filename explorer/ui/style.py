@@ -57,6 +57,11 @@ HEALTH_CATEGORY_COLORS = {
 DARK_TEXT = "#1a1a1a"
 LIGHT_TEXT = "#ffffff"
 
+#: the projection's density map: its densest cells on a light and on a dark background
+#: (a blue kept apart from the highlights ACCENT, TEXT_TOKENS, EXTRA and NEIGHBORS)
+DENSITY_LIGHT = "#2F6DB5"
+DENSITY_DARK = "#7FB2E5"
+
 SPACING = 8
 
 
@@ -290,3 +295,17 @@ def can_draw(ch: str) -> bool:
             return True
         code = ord(ch)
         return any(f.supportsCharacter(code) for f in _raw_fonts)
+
+
+def density_lut(dark: bool | None = None, steps: int = 256):
+    """RGBA lookup table (steps, 4) uint8 for a density image: transparent where
+    empty, rising to the theme's density colour (opaque enough to read, never hiding the points)."""
+    import numpy as np
+
+    top = QColor(DENSITY_DARK if (is_dark() if dark is None else dark) else DENSITY_LIGHT)
+    t = np.linspace(0.0, 1.0, steps)
+    lut = np.empty((steps, 4), np.uint8)
+    lut[:, 0], lut[:, 1], lut[:, 2] = top.red(), top.green(), top.blue()
+    lut[:, 3] = np.round(215 * t ** 0.75).astype(np.uint8)
+    return lut
+

@@ -16,6 +16,7 @@ from PySide6.QtCore import QPointF, Qt, Signal
 from PySide6.QtGui import QColor, QFont
 from superqt.utils import qdebounced
 
+from .density_layer import DensityOverlay
 from .label_layout import LabelLayer, LabelSpec
 from .point_cloud import GridLines, PointCloud
 from ..export import export_graphics
@@ -45,11 +46,14 @@ class ProjectionPlot(pg.PlotWidget):
         Token id of the point the user clicked.
     settled()
         The view stopped moving (and labels were placed again).
+    cloud_changed()
+        New points were given (the density map follows them).
     """
 
     point_hovered = Signal(int)
     point_clicked = Signal(int)
     settled = Signal()
+    cloud_changed = Signal()
 
     def __init__(self, parent=None):
         bg, fg = plot_colors()
@@ -102,6 +106,7 @@ class ProjectionPlot(pg.PlotWidget):
         vb = pi.getViewBox()
         vb.sigRangeChanged.connect(self._settle)
         vb.sigResized.connect(self._settle)
+        self.density = DensityOverlay(self, self)
 
     @property
     def foreground(self) -> str:
@@ -113,6 +118,7 @@ class ProjectionPlot(pg.PlotWidget):
         """Every projected token: ids (n,), positions (n, 2), colour group (n,) into ``colors``."""
         self._cloud_ids = np.asarray(ids, np.int64)
         self.cloud.set_points(xy, group, colors, size)
+        self.cloud_changed.emit()
 
     def set_marks(self, ids: list[int], xy: np.ndarray, colors: list[str], kinds: list[tuple[int, str]]) -> None:
         """Highlighted points, drawn over the cloud (the last on top)."""

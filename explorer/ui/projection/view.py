@@ -110,6 +110,7 @@ class ProjectionView(QWidget):
         self.plot = ProjectionPlot()
         self.plot.point_hovered.connect(self._on_plot_point_hovered)
         self.plot.point_clicked.connect(self.token_selected)
+        bar.insertWidget(bar.indexOf(self.export_button), self.plot.density.toggle)
         for page in (self._empty_page, self._busy_page, self.plot):
             self._stack.addWidget(page)
         split.addWidget(left)
