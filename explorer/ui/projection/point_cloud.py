@@ -19,10 +19,15 @@ from pyqtgraph.Qt import internals
 from PySide6.QtCore import QLineF, QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QColor, QImage, QPainter, QPainterPath, QPen, QPixmap
 
+from .cloud_raster import rasterize
+
 __all__ = ["PointCloud", "GridLines"]
 
 #: the pointer must be this close (pixels, beyond the dot's radius) to hover a point
 HIT_SLACK = 3.0
+#: above this many points a frame is rasterised in numpy (cloud_raster) instead of drawn by Qt,
+#: when they have at most RASTER_GROUPS colours (each colour is a pass over the image)
+RASTER_MIN, RASTER_GROUPS = 40_000, 3
 
 
 class PointCloud(pg.GraphicsObject):
@@ -54,6 +59,9 @@ class PointCloud(pg.GraphicsObject):
         self._bounds = QRectF()
         self._hover = -1
         self._export = False
+        self._n_groups = 0
+        self._finite = True
+        self._raster: np.ndarray | None = None
 
     # -- data ----------------------------------------------------------------------------
     def set_points(self, xy: np.ndarray, group: np.ndarray, colors: list[QColor], size: float) -> None:
@@ -71,9 +79,11 @@ class PointCloud(pg.GraphicsObject):
         self._x = np.ascontiguousarray(self._xy[:, 0])  # contiguous columns: a frame reads each once
         self._y = np.ascontiguousarray(self._xy[:, 1])
         self._group = group[self._order]
+        self._n_groups = len(np.unique(self._group))
         self._colors = [QColor(c) for c in colors]
         self._size = float(size)
         finite = self._xy[np.isfinite(self._xy).all(axis=1)]
+        self._finite = len(finite) == len(self._xy)
         if len(finite):
             lo, hi = finite.min(axis=0), finite.max(axis=0)
             self._bounds = QRectF(lo[0], lo[1], hi[0] - lo[0], hi[1] - lo[1])
@@ -172,13 +182,16 @@ class PointCloud(pg.GraphicsObject):
         dpr = widget.devicePixelRatioF() if widget is not None else 1.0
         if dpr != self._dpr:
             self._build_atlas(dpr)
+        device = QRectF(p.viewport()) if p.viewport().isValid() else None
+        if n > RASTER_MIN and device is not None and self._n_groups <= RASTER_GROUPS:
+            self._paint_raster(p, t, device, dpr)
+            return
         frags = self._frags.ndarray()
         np.multiply(self._x, t.m11(), out=frags[:, 0])
         frags[:, 0] += t.dx()
         np.multiply(self._y, t.m22(), out=frags[:, 1])
         frags[:, 1] += t.dy()
         args = self._frags.drawargs()
-        device = QRectF(p.viewport()) if p.viewport().isValid() else None
         if device is not None and not device.contains(t.mapRect(self._bounds)):
             # zoomed in: hand Qt only the points on screen (tested in view coordinates, contiguous)
             m = self._sprite()
@@ -189,6 +202,22 @@ class PointCloud(pg.GraphicsObject):
             args = self._visible.drawargs()
         p.resetTransform()
         p.drawPixmapFragments(*args, self._atlas)
+
+    def _paint_raster(self, p: QPainter, t, device: QRectF, dpr: float) -> None:
+        """The frame as one image made in numpy (many points: see cloud_raster)."""
+        rgba = np.array([[c.redF(), c.greenF(), c.blueF(), c.alphaF()] for c in self._colors], np.float64)
+        w, h = int(device.width()), int(device.height())
+        px = self._x * (t.m11() * dpr)  # device pixels, contiguous
+        px += t.dx() * dpr
+        py = self._y * (t.m22() * dpr)
+        py += t.dy() * dpr
+        if not self._finite:
+            px[~np.isfinite(px) | ~np.isfinite(py)] = -1e9  # off the image
+        self._raster = rasterize(px, py, self._group, rgba, w, h, self._size * dpr)  # kept alive while drawn
+        img = QImage(self._raster.data, w, h, 4 * w, QImage.Format_ARGB32_Premultiplied)
+        img.setDevicePixelRatio(dpr)
+        p.resetTransform()
+        p.drawImage(QPointF(0, 0), img)
 
     def _paint_vector(self, p: QPainter) -> None:
         """Dots as vector shapes (SVG export): one path per colour."""
