@@ -141,6 +141,8 @@ class AppState(OnDemandRequests, QObject):
         self.backward = Computation(self, lazy=True)
         self._backward_seed = 0
         self.tour_claim = Computation(self)
+        # the projection's map of the layout drawn (issue 15): its density, its clusters
+        self.layout_density, self.layout_clusters = Computation(self), Computation(self)
         self._similarity_metric: str | None = None
         self._projection = ProjectionRequest(self.projection)
         self.interest.finished.connect(self._on_interest_finished)

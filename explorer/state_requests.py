@@ -9,8 +9,10 @@ from __future__ import annotations
 
 from .core.analogy import ANALOGY_K, analogy_job
 from .core.context import contextual_job
+from .core.density import density_job
 from .core.health import iter_health
 from .core.health.verify import iter_verify
+from .core.layout_clusters import clusters_job
 from .core.lookup import measure_lookup_job
 from .core.tour import claim_job
 
@@ -19,6 +21,15 @@ __all__ = ["OnDemandRequests"]
 
 class OnDemandRequests:
     """The requests; AppState provides ``_table``, ``_tokenized`` and the Computations."""
+
+    def request_layout_density(self, xy, rect, bins: tuple[int, int], sigma: float, key) -> None:
+        """The density map of the layout drawn, ``xy`` (n, 2), over ``rect`` = (x0, x1, y0, y1);
+        ``key`` says which cloud and range (the projection's view keeps it)."""
+        self.layout_density.request(density_job, xy, rect, bins, sigma, key, key=key)
+
+    def request_layout_clusters(self, xy, k: int, key) -> None:
+        """k clusters of the layout drawn, each with its two most central points."""
+        self.layout_clusters.request(clusters_job, xy, k, 2, 0, key, key=key)
 
     def request_health(self) -> None:
         """Check every row of the table (once per model; again after a Cancel)."""

@@ -97,3 +97,30 @@ def test_a_new_model_clears_the_map_at_once(qtbot, view):
     state.set_table(open_table("toy:cat-sat"))
     d = v.plot.density
     assert not d.image.isVisible() and d.value is None
+
+
+def test_cluster_labels_name_the_layouts_clusters(qtbot, view):
+    v, state, _ = view
+    table = load(qtbot, v, state, "default")
+    clusters = v.plot.clusters
+    assert not clusters.toggle.isChecked() and clusters.toggle.toolTip()
+    clusters.toggle.click()
+    qtbot.waitUntil(lambda: clusters.value is not None, timeout=TIMEOUT)
+    res = clusters.value
+    assert 1 <= len(res.centres) <= 12 and res.sizes.sum() == len(v.result.ids)
+    v.plot.place_now()
+    shown = dict(v.labelled())
+    # each cluster's label names its most central tokens (as many as do not overlap more important labels)
+    expected = {}
+    for members in res.central:
+        ids = [int(v.result.ids[i]) for i in members]  # the cloud keeps the result's order
+        expected[ids[0]] = " · ".join(table.shown_piece(t).short() for t in ids)
+    placed = {tid: text for tid, text in shown.items() if tid in expected and text == expected[tid]}
+    assert len(placed) >= 1
+    # its centre lies among its members
+    xy = v.plot.cloud.positions()
+    for centre, members in zip(res.centres, res.central):
+        assert np.linalg.norm(xy[members[0]] - centre) <= np.linalg.norm(xy - centre, axis=1).max()
+    clusters.toggle.click()
+    v.plot.place_now()
+    assert not any(text == expected.get(tid) for tid, text in v.labelled())

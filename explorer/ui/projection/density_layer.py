@@ -2,8 +2,8 @@
 under the points, with contour lines, so 30,000 to 256,000 points read as a map.
 
 The grid and its contours are :func:`explorer.core.density.density_job`,
-run in a worker (a view-local :class:`~explorer.workers.Computation`): asked
-for again only when the cloud changes or the view settles on a new range
+run in a worker (the state's ``layout_density``, handed over by :meth:`DensityOverlay.attach`):
+asked for again only when the cloud changes or the view settles on a new range
 (the plot's ``settled`` signal, itself debounced), never on a frame of
 panning. The image and the contour item are created once and fed data.
 """
@@ -16,8 +16,7 @@ from PySide6.QtCore import QObject, QRectF, Qt, Signal
 from PySide6.QtWidgets import QCheckBox
 from superqt.utils import qdebounced
 
-from ...core.density import DensityMap, density_job
-from ...workers import Computation
+from ...core.density import DensityMap
 from ..style import blend, density_lut, is_dark, plot_colors
 
 __all__ = ["DensityOverlay", "DENSITY_DEFAULT_MIN"]
@@ -31,7 +30,7 @@ MARGIN = 0.25
 #: Gaussian width, in cells
 SIGMA = 1.6
 #: the points' opacity while the map is shown
-CLOUD_OPACITY = 0.55
+CLOUD_OPACITY = 0.3
 #: milliseconds the cloud must stay unchanged before its density is asked for
 CHANGE_MS = 80
 
@@ -62,20 +61,26 @@ class DensityOverlay(QObject):
         self.image.setLookupTable(density_lut(is_dark()))
         self.image.setZValue(-500)  # over the grid lines (-1000), under the points
         bg, fg = plot_colors()
-        pen = pg.mkPen(blend(fg, bg, 0.5), width=1)
+        pen = pg.mkPen(blend(fg, bg, 0.75), width=1)
         pen.setCosmetic(True)
         self.contours = pg.PlotCurveItem(connect="pairs", pen=pen, antialias=True)
         self.contours.setZValue(-400)
         for item in (self.image, self.contours):
             plot.plot_item.addItem(item, ignoreBounds=True)
             item.hide()
-        self.computation = Computation(self)
-        self.computation.finished.connect(self._on_finished)
+        self.computation = None  # the state's, once attached
+        self._ask = None
         self._schedule = qdebounced(self._request, timeout=CHANGE_MS, parent=self)
         plot.cloud_changed.connect(self._on_cloud_changed)
         plot.settled.connect(self._schedule)
 
     # -- public ------------------------------------------------------------------------
+    def attach(self, computation, request) -> None:
+        """Compute with ``request(xy, rect, bins, sigma, key)``; the map lands from ``computation``
+        (``state.request_layout_density`` and ``state.layout_density``)."""
+        self.computation, self._ask = computation, request
+        computation.finished.connect(self._on_finished)
+
     @property
     def shown(self) -> bool:
         return self.toggle.isChecked()
@@ -88,7 +93,7 @@ class DensityOverlay(QObject):
     @property
     def value(self) -> DensityMap | None:
         """The density map drawn (or None)."""
-        return self.computation.value
+        return self.computation.value if self.computation is not None else None
 
     def request_now(self) -> None:
         """Ask for the map of the view as it is now (the debounce calls it; tests)."""
@@ -103,17 +108,13 @@ class DensityOverlay(QObject):
         if on:
             self._request()
         else:
-            self.computation.clear()
-            self.image.hide()
-            self.contours.hide()
+            self._drop()
 
     def _on_cloud_changed(self) -> None:
         self._generation += 1
         n = len(self._plot.cloud)
         if not n:
-            self.computation.clear()
-            self.image.hide()
-            self.contours.hide()
+            self._drop()
             return
         if not self._user_chose:
             self.toggle.setChecked(n > DENSITY_DEFAULT_MIN)
@@ -121,7 +122,7 @@ class DensityOverlay(QObject):
 
     def _request(self) -> None:
         cloud = self._plot.cloud
-        if not self.shown or not len(cloud) or not self._plot.isVisible():
+        if self._ask is None or not self.shown or not len(cloud) or not self._plot.isVisible():
             return
         vb = self._plot.plot_item.getViewBox()
         view = vb.viewRect()
@@ -143,11 +144,18 @@ class DensityOverlay(QObject):
         bins = (int(np.clip(px_w / CELL_PX, 8, MAX_CELLS)), int(np.clip(px_h / CELL_PX, 8, MAX_CELLS)))
         box = (rect.left(), rect.right(), rect.top(), rect.bottom())
         key = (self._generation, tuple(round(v, 12) for v in box), bins)
-        self.computation.request(density_job, cloud.positions(), box, bins, SIGMA, key, key=key)
+        self._ask(cloud.positions(), box, bins, SIGMA, key)
+
+    def _drop(self) -> None:
+        if self.computation is not None:
+            self.computation.clear()
+        self.image.hide()
+        self.contours.hide()
 
     # -- drawing -----------------------------------------------------------------------
     def _on_finished(self, result: DensityMap) -> None:
-        if result is None or not self.shown or result.grid.key[0] != self._generation:
+        key = result.grid.key if isinstance(result, DensityMap) else None
+        if not self.shown or not isinstance(key, tuple) or key[:1] != (self._generation,):
             return  # a map of an older cloud never lands
         g = result.grid
         self.image.setImage(g.counts.astype(np.float32), levels=(0.0, g.display_max), autoLevels=False)

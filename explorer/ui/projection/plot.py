@@ -16,6 +16,7 @@ from PySide6.QtCore import QPointF, Qt, Signal
 from PySide6.QtGui import QColor, QFont
 from superqt.utils import qdebounced
 
+from .cluster_labels import ClusterLabels
 from .density_layer import DensityOverlay
 from .label_layout import LabelLayer, LabelSpec
 from .point_cloud import GridLines, PointCloud
@@ -107,6 +108,8 @@ class ProjectionPlot(pg.PlotWidget):
         vb.sigRangeChanged.connect(self._settle)
         vb.sigResized.connect(self._settle)
         self.density = DensityOverlay(self, self)
+        self.clusters = ClusterLabels(self, self)
+        self.clusters.changed.connect(self._settle)
 
     @property
     def foreground(self) -> str:
@@ -187,6 +190,7 @@ class ProjectionPlot(pg.PlotWidget):
     def place_now(self) -> None:
         """Place the labels and arrow heads for the view as it is (tests; the debounce calls it)."""
         specs: list[LabelSpec] = self._labels_wanted() if self._labels_wanted is not None else []
+        specs += self.clusters.specs(self._fg)  # after the tokens that matter: they win any overlap
         self.labels.place(specs)
         self._place_arrow_heads()
 

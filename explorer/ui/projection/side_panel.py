@@ -4,7 +4,7 @@ panel, scrolling when the window is short (usable at 1024 x 700)."""
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QScrollArea, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QScrollArea, QVBoxLayout, QWidget
 
 from ..style import SPACING
 from .analogy_panel import AnalogyPanel
@@ -27,6 +27,9 @@ class SidePanel(QScrollArea):
         self.info = ProjectionInfo()
         self.analogy = AnalogyPanel()
         lay.addWidget(self.colour)
+        self._map_options = QHBoxLayout()  # how the cloud is drawn (density map, cluster labels)
+        self._map_options.setSpacing(SPACING)
+        lay.addLayout(self._map_options)
         lay.addWidget(self.info)
         lay.addWidget(self.analogy)
         lay.addStretch(1)
@@ -36,3 +39,9 @@ class SidePanel(QScrollArea):
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
         self.setMinimumWidth(240)
         self.setMaximumWidth(360)
+
+    def add_map_options(self, *widgets) -> None:
+        """Toggles of how the cloud is drawn, in a row under the colour choice."""
+        for w in widgets:
+            self._map_options.addWidget(w)
+        self._map_options.addStretch(1)

@@ -33,6 +33,7 @@ from .colouring import cloud_colours
 from .controls import AxesControls, ExportButton, FitControls, MethodControls
 from .fit_request import FitRequest
 from .label_layout import LabelSpec, faint_labels
+from .map_layers import bind_map_layers
 from .pages import BusyPage, MessagePage
 from .plot import Mark, ProjectionPlot
 from .run_strip import RunStrip
@@ -110,7 +111,6 @@ class ProjectionView(QWidget):
         self.plot = ProjectionPlot()
         self.plot.point_hovered.connect(self._on_plot_point_hovered)
         self.plot.point_clicked.connect(self.token_selected)
-        bar.insertWidget(bar.indexOf(self.export_button), self.plot.density.toggle)
         for page in (self._empty_page, self._busy_page, self.plot):
             self._stack.addWidget(page)
         split.addWidget(left)
@@ -118,6 +118,7 @@ class ProjectionView(QWidget):
         side = SidePanel()
         self.info, self.analogy_panel, self.colour = side.info, side.analogy, side.colour
         self.colour.colour_changed.connect(self._on_colour_changed)
+        bind_map_layers(self.plot, side, state)
         self.analogy_panel.solve_requested.connect(state.request_analogy)
         self.analogy_panel.answer_clicked.connect(self.token_selected)
         split.addWidget(side)
