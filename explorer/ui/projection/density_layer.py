@@ -63,7 +63,7 @@ class DensityOverlay(QObject):
         bg, fg = plot_colors()
         pen = pg.mkPen(blend(fg, bg, 0.75), width=1)
         pen.setCosmetic(True)
-        self.contours = pg.PlotCurveItem(connect="pairs", pen=pen, antialias=True)
+        self.contours = pg.PlotCurveItem(connect="pairs", pen=pen, antialias=False)
         self.contours.setZValue(-400)
         for item in (self.image, self.contours):
             plot.plot_item.addItem(item, ignoreBounds=True)

@@ -27,7 +27,7 @@ __all__ = ["PointCloud", "GridLines"]
 HIT_SLACK = 3.0
 #: above this many points a frame is rasterised in numpy (cloud_raster) instead of drawn by Qt,
 #: when they have at most RASTER_GROUPS colours (each colour is a pass over the image)
-RASTER_MIN, RASTER_GROUPS = 40_000, 3
+RASTER_MIN, RASTER_GROUPS = 100_000, 3
 
 
 class PointCloud(pg.GraphicsObject):
