@@ -80,3 +80,16 @@ def test_the_raster_frame_looks_like_qts(qapp, monkeypatch, size):
     blur = lambda a: a.reshape(10, 10, 12, 10).mean(axis=(1, 3))  # 10 x 10 pixel blocks
     assert np.abs(blur(by_numpy[..., 3]) - blur(by_qt[..., 3])).max() < 40  # of 255: a square dot is a bit fuller
     assert np.abs(blur(by_numpy[..., 1]) - blur(by_qt[..., 1])).max() < 30
+
+
+def test_a_translucent_cloud_never_paints_darker_than_its_opacity(qapp):
+    """Over a density map the cloud is translucent as a whole: thousands of dots piled
+    on one place still let the map through (Qt would apply the opacity dot by dot)."""
+    rng = np.random.default_rng(2)
+    xy = np.c_[rng.normal(60, 3, 5000), rng.normal(50, 3, 5000)]
+    cloud = PointCloud()
+    cloud.set_points(xy, np.zeros(5000, np.int64), [QColor(0, 0, 0, 60)], 3)
+    assert _draw(cloud, 120, 100)[..., 3].max() > 250  # opaque: the pile is black
+    cloud.setOpacity(0.3)
+    drawn = _draw(cloud, 120, 100)[..., 3]
+    assert 0.25 * 255 < drawn.max() <= 0.3 * 255 + 1

@@ -28,6 +28,8 @@ HIT_SLACK = 3.0
 #: above this many points a frame is rasterised in numpy (cloud_raster) instead of drawn by Qt,
 #: when they have at most RASTER_GROUPS colours (each colour is a pass over the image)
 RASTER_MIN, RASTER_GROUPS = 100_000, 3
+#: a translucent cloud is rasterised from this many points (its opacity then applies to the whole)
+RASTER_TRANSLUCENT_MIN = 2_000
 
 
 class PointCloud(pg.GraphicsObject):
@@ -183,7 +185,10 @@ class PointCloud(pg.GraphicsObject):
         if dpr != self._dpr:
             self._build_atlas(dpr)
         device = QRectF(p.viewport()) if p.viewport().isValid() else None
-        if n > RASTER_MIN and device is not None and self._n_groups <= RASTER_GROUPS:
+        # translucent (over a density map), the cloud is one image at that opacity: Qt would
+        # apply it to each dot, and thousands of overlapping dots still add up to black
+        many = n > RASTER_MIN or (p.opacity() < 1 and n > RASTER_TRANSLUCENT_MIN)
+        if many and device is not None and self._n_groups <= RASTER_GROUPS:
             self._paint_raster(p, t, device, dpr)
             return
         frags = self._frags.ndarray()
