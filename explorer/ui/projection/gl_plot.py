@@ -66,9 +66,10 @@ class GLProjection(gl.GLViewWidget):
         self.selection = gl.GLScatterPlotItem(pos=np.zeros((0, 3)), size=14, pxMode=True,
                                               color=rgba_of([QColor(ACCENT)])[0], **opts)
         self.neighbor_lines = gl.GLLinePlotItem(pos=np.zeros((0, 3)), mode="lines", width=1.5,
-                                                color=rgba_of([QColor(ACCENT)])[0], antialias=True)
+                                                color=rgba_of([QColor(ACCENT)])[0], antialias=True, **opts)
         axis_rgba = rgba_of([blend(fg, bg, 0.55)])[0]
-        self.axes = gl.GLLinePlotItem(pos=np.zeros((0, 3)), mode="lines", width=1.5, color=axis_rgba, antialias=True)
+        self.axes = gl.GLLinePlotItem(pos=np.zeros((0, 3)), mode="lines", width=1.5, color=axis_rgba, antialias=True,
+                                      **opts)
         font = QFont(self.font())
         font.setPointSize(10)
         self.axis_titles = [gl.GLTextItem(text="", color=QColor(fg), font=font) for _ in range(3)]
@@ -78,7 +79,8 @@ class GLProjection(gl.GLViewWidget):
         for item in (self.axes, self.cloud, self.neighbor_lines, self.marks, self.selection,
                      *self.axis_titles, *self.labels):
             self.addItem(item)
-        self.setCameraPosition(distance=10, elevation=22, azimuth=-60)
+        # seen from the negative side of PC1 and PC2: the positive ends, where the titles are, lie away
+        self.setCameraPosition(distance=10, elevation=20, azimuth=-125)
 
     # -- data ------------------------------------------------------------------------------
     def set_cloud(self, cloud: Cloud3D | None) -> None:
@@ -94,7 +96,7 @@ class GLProjection(gl.GLViewWidget):
         self._ids, self._pos = cloud.ids, cloud.pos
         self.cloud.setData(pos=cloud.pos, color=cloud.rgba, size=cloud.size)
         finite = cloud.pos[np.isfinite(cloud.pos).all(axis=1)]
-        reach = np.abs(finite).max(axis=0) * 1.1 if len(finite) else np.ones(3)
+        reach = np.abs(finite).max(axis=0) if len(finite) else np.ones(3)
         reach = np.where(reach > 0, reach, 1.0)
         ends = np.zeros((6, 3), np.float32)
         for k in range(3):
@@ -111,7 +113,7 @@ class GLProjection(gl.GLViewWidget):
         lo, hi = finite.min(axis=0), finite.max(axis=0)
         centre = (lo + hi) / 2
         self.opts["center"] = pg_vector(centre)
-        self.setCameraPosition(distance=float(np.linalg.norm(hi - lo)) * 0.85 or 10.0)
+        self.setCameraPosition(distance=float(np.linalg.norm(hi - lo)) * 1.0 or 10.0)
 
     def set_marks(self, ids: np.ndarray, pos: np.ndarray, colours: list[str]) -> None:
         """Highlighted tokens (the text's, their neighbours, the added ones) over the cloud."""

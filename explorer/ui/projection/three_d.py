@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QColor
-from PySide6.QtWidgets import QLabel, QStackedLayout, QToolButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QCheckBox, QLabel, QStackedLayout, QVBoxLayout, QWidget
 
 from ...state import AppState
 from ..style import ACCENT, EXTRA, TEXT_TOKENS, SPACING
@@ -53,9 +53,7 @@ class PlotPages(QWidget):
         self._cloud: Cloud3D | None = None
         self._marks: tuple[list[int], list[str]] = ([], [])
         self._selection: tuple[int, list[int]] = (-1, [])
-        self.toggle = QToolButton()
-        self.toggle.setText("3D")
-        self.toggle.setCheckable(True)
+        self.toggle = QCheckBox("3D")  # a tick reads as on or off in both themes
         self.toggle.setToolTip("Show the first three components (PCA) or a 3D layout (t-SNE, UMAP) in a view "
                                "you can rotate: drag to turn, wheel to zoom, Ctrl+drag to pan")
         self.toggle.toggled.connect(self._on_toggled)
