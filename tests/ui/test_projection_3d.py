@@ -157,3 +157,23 @@ def test_a_gl_error_while_drawing_falls_back_to_2d(qtbot, gl_view):
     qtbot.waitUntil(lambda: v.plot_pages.notice.isVisible(), timeout=TIMEOUT)
     assert "the driver lost the context" in v.plot_pages.notice.text()
     assert not v.plot_pages.showing_3d and v.plot.isVisible()
+
+
+def test_gl_hover_names_the_point_and_a_click_selects_it(qtbot, gl_view):
+    from PySide6.QtCore import QPoint, Qt
+    from PySide6.QtTest import QTest
+
+    v, state = gl_view
+    g = v.plot_pages.gl
+    qtbot.waitExposed(g)
+    bank = state.table.tokenizer.id_of("bank")
+    pos = state.projection.value.coords_of(state.table, [bank])[0, :3]
+    clip = g.mvp() @ np.r_[pos, 1.0]
+    x = (clip[0] / clip[3] + 1) * 0.5 * g.width()
+    y = (1 - clip[1] / clip[3]) * 0.5 * g.height()
+    assert g.token_at(x, y) == bank  # a highlighted token wins over the cloud under it
+    QTest.mouseMove(g, QPoint(round(x), round(y)))
+    qtbot.waitUntil(lambda: "bank" in v.info.hover_label.text(), timeout=5_000)
+    assert f"id {bank:,}" in v.info.hover_label.text() and "PC3 =" in v.info.hover_label.text()
+    QTest.mouseClick(g, Qt.LeftButton, pos=QPoint(round(x), round(y)))
+    qtbot.waitUntil(lambda: state.selected_id == bank, timeout=5_000)
