@@ -72,6 +72,7 @@ def test_without_opengl_the_view_says_so_and_stays_2d(qtbot, view):
     assert "OpenGL" in v.plot_pages.notice.text() and "Showing 2D" in v.plot_pages.notice.text()
     assert not v.plot_pages.showing_3d and v.plot.isVisible()
     assert v.plot_pages.gl is None  # no GL widget was even made
+    assert v.axes_controls.isEnabled()
     # the 2D view still works: the selection is drawn and clicking still selects
     state.set_selected_token(5)
     qtbot.waitUntil(lambda: v.plot.selection.data.size == 1, timeout=TIMEOUT)
@@ -138,6 +139,7 @@ def gl_view(qtbot):
 def test_gl_view_draws_the_cloud(qtbot, gl_view):
     v, _state = gl_view
     assert v.plot_pages.showing_3d and not v.plot_pages.notice.isVisible()
+    assert not v.axes_controls.isEnabled()  # the 2D axes do not apply in 3D
     qtbot.waitExposed(v.plot_pages.gl)
     assert v.plot_pages.gl.labels_shown()
 

@@ -37,9 +37,12 @@ class PlotPages(QWidget):
         A point of the 3D view was clicked (its token id).
     hovered(str)
         The readout of the point under the pointer in 3D.
+    shown_3d(bool)
+        The 3D view came to the front (True) or went (False): the 2D-only controls do not apply there.
     """
 
     dims_changed = Signal(int)
+    shown_3d = Signal(bool)
     point_clicked = Signal(int)
     hovered = Signal(str)
 
@@ -145,7 +148,7 @@ class PlotPages(QWidget):
         self.notice.setText(f"{reason}. Showing 2D." if reason else "")
         self.notice.setVisible(bool(reason))
         if not self.wanted or reason or self._cloud is None:
-            self._pages.setCurrentWidget(self.plot)
+            self._show_page(self.plot)
             return
         if self.gl is None:
             self._make_gl()
@@ -155,7 +158,12 @@ class PlotPages(QWidget):
         self._draw_overlays()
         if reframe:
             self.gl.frame()
-        self._pages.setCurrentWidget(self.gl)
+        self._show_page(self.gl)
+
+    def _show_page(self, page: QWidget) -> None:
+        if self._pages.currentWidget() is not page:
+            self._pages.setCurrentWidget(page)
+            self.shown_3d.emit(page is self.gl)
 
     def _make_gl(self) -> None:
         try:

@@ -113,6 +113,7 @@ class ProjectionView(QWidget):
         self.plot_pages = PlotPages(state, self.plot)  # the 2D plot or the 3D view
         self.plot_pages.dims_changed.connect(self._fits.set_dims)
         self.plot_pages.point_clicked.connect(self.token_selected)
+        self.plot_pages.shown_3d.connect(lambda on: self.axes_controls.setEnabled(not on))  # 2D-only
         bar.insertWidget(bar.indexOf(self.axes_controls) + 1, self.plot_pages.toggle)
         for page in (self._empty_page, self._busy_page, self.plot_pages):
             self._stack.addWidget(page)
