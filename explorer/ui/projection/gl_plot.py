@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph.opengl as gl
+from OpenGL import GL
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QColor, QFont
 
@@ -61,12 +62,17 @@ class GLProjection(gl.GLViewWidget):
         self._mark_pos = np.zeros((0, 3), np.float32)
         self._hovered = -1
         opts = {"glOptions": "translucent"}
+        # the highlighted tokens are drawn after the cloud and over it, never hidden behind its points
+        on_top = {"glOptions": {GL.GL_DEPTH_TEST: False, GL.GL_BLEND: True, GL.GL_CULL_FACE: False,
+                                "glBlendFunc": (GL.GL_SRC_ALPHA, GL.GL_ONE_MINUS_SRC_ALPHA)}}
         self.cloud = gl.GLScatterPlotItem(pos=np.zeros((0, 3)), size=4, pxMode=True, **opts)
-        self.marks = gl.GLScatterPlotItem(pos=np.zeros((0, 3)), size=9, pxMode=True, **opts)
+        self.marks = gl.GLScatterPlotItem(pos=np.zeros((0, 3)), size=9, pxMode=True, **on_top)
         self.selection = gl.GLScatterPlotItem(pos=np.zeros((0, 3)), size=14, pxMode=True,
-                                              color=rgba_of([QColor(ACCENT)])[0], **opts)
+                                              color=rgba_of([QColor(ACCENT)])[0], **on_top)
         self.neighbor_lines = gl.GLLinePlotItem(pos=np.zeros((0, 3)), mode="lines", width=1.5,
-                                                color=rgba_of([QColor(ACCENT)])[0], antialias=True, **opts)
+                                                color=rgba_of([QColor(ACCENT)])[0], antialias=True, **on_top)
+        for depth, item in enumerate((self.neighbor_lines, self.marks, self.selection), start=1):
+            item.setDepthValue(depth)
         axis_rgba = rgba_of([blend(fg, bg, 0.55)])[0]
         self.axes = gl.GLLinePlotItem(pos=np.zeros((0, 3)), mode="lines", width=1.5, color=axis_rgba, antialias=True,
                                       **opts)
