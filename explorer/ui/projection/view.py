@@ -12,8 +12,6 @@ again it draws everything from the state once.
 
 from __future__ import annotations
 
-import html
-
 import numpy as np
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QColor
@@ -32,12 +30,14 @@ from .axes_entry import AxesEntry
 from .colouring import cloud_colours
 from .controls import AxesControls, ExportButton, FitControls, MethodControls
 from .fit_request import FitRequest
+from .hover import hover_text
 from .label_layout import LabelSpec, faint_labels
 from .map_layers import bind_map_layers
 from .pages import BusyPage, MessagePage
 from .plot import Mark, ProjectionPlot
 from .run_strip import RunStrip
 from .side_panel import SidePanel
+from .three_d import PlotPages
 from .titles import axis_texts
 
 __all__ = ["ProjectionView", "N_SELECTED_NEIGHBORS"]
@@ -111,12 +111,18 @@ class ProjectionView(QWidget):
         self.plot = ProjectionPlot()
         self.plot.point_hovered.connect(self._on_plot_point_hovered)
         self.plot.point_clicked.connect(self.token_selected)
-        for page in (self._empty_page, self._busy_page, self.plot):
+        self.plot_pages = PlotPages(state, self.plot)  # the 2D plot or the 3D view
+        self.plot_pages.dims_changed.connect(self._fits.set_dims)
+        self.plot_pages.point_clicked.connect(self.token_selected)
+        self.plot_pages.shown_3d.connect(lambda on: self.axes_controls.setEnabled(not on))  # 2D-only
+        bar.insertWidget(bar.indexOf(self.axes_controls) + 1, self.plot_pages.toggle)
+        for page in (self._empty_page, self._busy_page, self.plot_pages):
             self._stack.addWidget(page)
         split.addWidget(left)
 
         side = SidePanel()
         self.info, self.analogy_panel, self.colour = side.info, side.analogy, side.colour
+        self.plot_pages.hovered.connect(self.info.show_hover)
         self.colour.colour_changed.connect(self._on_colour_changed)
         bind_map_layers(self.plot, side, state)
         self.analogy_panel.solve_requested.connect(state.request_analogy)
@@ -236,6 +242,7 @@ class ProjectionView(QWidget):
         self.plot.set_selection(None, np.zeros((0, 2)))
         self.plot.set_analogy(None)
         self.plot.labels.clear()
+        self.plot_pages.clear()
 
     def _prepare_for(self, table) -> None:
         """Controls for a new table: its default fit set, example analogy, search pieces."""
@@ -273,7 +280,7 @@ class ProjectionView(QWidget):
         self.axes_controls.setVisible(linear and not result.axis_names)
         if linear:
             self.axes_controls.set_components(result.n_components)
-        self._stack.setCurrentWidget(self.plot)
+        self._stack.setCurrentWidget(self.plot_pages)
         self.info.show_fit(result)
         self._draw_cloud()
         self.plot.auto_range()
@@ -332,6 +339,7 @@ class ProjectionView(QWidget):
                                               210 if n <= 10_000 else 150)
         self.info.show_legend(self.colour.combo.currentText(), legend)
         self.plot.set_cloud(res.ids, self._columns(res.coords), group, colors, size)
+        self.plot_pages.set_cloud(res, group, colors, size)
         bottom, left, title = axis_texts(res, self.axes(), stopped)
         pi = self.plot.plot_item
         pi.setLabel("bottom", bottom)
@@ -390,6 +398,7 @@ class ProjectionView(QWidget):
         else:
             self.plot.set_analogy(None)
         self.plot.set_marks([m[0] for m in marks], marks_xy, [m[1] for m in marks], [m[2] for m in marks])
+        self.plot_pages.set_marks([m[0] for m in marks], [m[1] for m in marks])
         self.plot.want_labels(self._label_specs)
 
     def _draw_selection(self) -> None:
@@ -398,10 +407,12 @@ class ProjectionView(QWidget):
         if not self._drawn() or sel < 0:
             self._line_ids = []
             self.plot.set_selection(None, np.zeros((0, 2)))
+            self.plot_pages.set_selection(-1, [])
             return
         self._line_ids = self._selected_neighbors()
         xy = self._xy([sel] + self._line_ids)
         self.plot.set_selection(sel, xy)
+        self.plot_pages.set_selection(sel, self._line_ids)
         self.plot.want_labels(self._label_specs)
 
     def _label_specs(self) -> list[LabelSpec]:
@@ -452,20 +463,9 @@ class ProjectionView(QWidget):
     # -- the pointer and the search ----------------------------------------------------------
     def _on_plot_point_hovered(self, token_id: int) -> None:
         table, res = self._state.table, self._result
-        if table is None or res is None or token_id < 0:
-            return
-        px, py = self._xy([token_id])[0]
-        text = f"<b>{html.escape(table.shown_piece(token_id).text)}</b>  id {token_id:,}"
-        name = self._state.classes.name_of(token_id) if self._state.classes is not None else None
-        if name:
-            text += f"  · {html.escape(name)}"
-        if isinstance(res, ProjectionResult):
-            x, y = self.axes()
-            text += f"<br>{html.escape(res.axis_name(x))} = {px:+.3f}, {html.escape(res.axis_name(y))} = {py:+.3f}"
-        else:
-            where = "" if res.index_of(token_id) >= 0 else " (placed among its nearest rows)"
-            text += f"<br>{res.name} ({px:+.2f}, {py:+.2f}){where}"
-        self.info.show_hover(text)
+        if table is not None and res is not None and token_id >= 0:
+            axes = self.axes() if isinstance(res, ProjectionResult) else (0, 1)
+            self.info.show_hover(hover_text(table, self._state.classes, res, token_id, axes, self._xy([token_id])[0]))
 
     def _on_search_token_found(self, token_id: int) -> None:
         self.token_added.emit(token_id)
