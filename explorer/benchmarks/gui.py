@@ -57,7 +57,7 @@ import os, sys, time, tempfile
 os.environ["XDG_CONFIG_HOME"] = tempfile.mkdtemp()
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication
-from explorer import app as A
+from explorer import app as A, launch
 qapp = A.make_app()
 def close_when_loading():
     win = next((w for w in QApplication.topLevelWidgets() if w.inherits("QMainWindow")), None)
@@ -67,7 +67,7 @@ def close_when_loading():
     print(f"CLOSING {time.time():.6f}", flush=True)
     win.close()
 QTimer.singleShot(5, close_when_loading)
-code = A.run(model=SPEC, size=(1280, 800))
+code = launch.run(model=SPEC, size=(1280, 800))
 os._exit(code)
 """
 
@@ -91,16 +91,20 @@ def time_to_interactive(spec: str = "default") -> float:
 
 def quit_during_load(spec: str = BIG_SPEC) -> float:
     """Seconds from closing the window while ``spec`` loads to the end of the process."""
-    proc = subprocess.Popen([sys.executable, "-c", _QUIT_SCRIPT.replace("SPEC", repr(spec))],
-                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=_child_env())
-    closing = None
-    for line in proc.stdout:
-        if line.startswith("CLOSING"):
-            closing = float(line.split()[1])
-    proc.wait(timeout=120)
-    ended = time.time()
-    if closing is None:
-        raise RuntimeError(f"the load of {spec} ended before the window could be closed")
+    with tempfile.TemporaryFile("w+") as err:
+        proc = subprocess.Popen([sys.executable, "-c", _QUIT_SCRIPT.replace("SPEC", repr(spec))],
+                                stdout=subprocess.PIPE, stderr=err, text=True, env=_child_env())
+        closing = None
+        for line in proc.stdout:
+            if line.startswith("CLOSING"):
+                closing = float(line.split()[1])
+        proc.wait(timeout=120)
+        ended = time.time()
+        if closing is None:
+            err.seek(0)
+            last = (err.read().strip().splitlines() or ["no message"])[-1]
+            raise RuntimeError(f"the window was not closed during the load of {spec} "
+                               f"(the process ended with status {proc.returncode}: {last})")
     return ended - closing
 
 
