@@ -12,8 +12,6 @@ again it draws everything from the state once.
 
 from __future__ import annotations
 
-import html
-
 import numpy as np
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QColor
@@ -27,14 +25,16 @@ from ...core.projection_csv import write_coordinates_csv, write_neighbors_csv
 from ...state import AppState
 from ..binding import JobBinding, ShownGate
 from ..style import ACCENT, EXTRA, NEIGHBORS, SPACING, TEXT_TOKENS
-from ..token_search import TokenSearch
 from .axes_entry import AxesEntry
 from .colouring import cloud_colours
 from .controls import AxesControls, ExportButton, FitControls, MethodControls
 from .fit_request import FitRequest
+from .hit_search import HitSearch
+from .hover_text import hover_text
 from .label_layout import LabelSpec, faint_labels
 from .pages import BusyPage, MessagePage
 from .plot import Mark, ProjectionPlot
+from .point_selection import PointSelection
 from .run_strip import RunStrip
 from .side_panel import SidePanel
 from .titles import axis_texts
@@ -77,9 +77,9 @@ class ProjectionView(QWidget):
         self._fits = FitRequest(state, self.method, self.fit, self.axes_entry, self)
         self.axes_controls = AxesControls()
         self.axes_controls.axes_changed.connect(self._on_axes_changed)
-        self.search = TokenSearch(lambda: self._state.table)
-        self.search.token_found.connect(self._on_search_token_found)
-        self.search.not_found.connect(lambda text: self.info.show_hover(text))
+        self.search = HitSearch(lambda: self._state.table, lambda: self.points.first_hit())
+        self.search.box.token_found.connect(self._on_search_token_found)
+        self.search.box.not_found.connect(lambda text: self.info.show_hover(text))
         self.export_button = ExportButton()
         self.export_button.export_chosen.connect(self._on_export_chosen)
         bar.addWidget(self.method)
@@ -117,6 +117,8 @@ class ProjectionView(QWidget):
         side = SidePanel()
         self.info, self.analogy_panel, self.colour = side.info, side.analogy, side.colour
         self.colour.colour_changed.connect(self._on_colour_changed)
+        self.points = PointSelection(state, side.show, self.search, self.plot, self)
+        self.points.changed.connect(self._on_points_changed)
         self.analogy_panel.solve_requested.connect(state.request_analogy)
         self.analogy_panel.answer_clicked.connect(self.token_selected)
         split.addWidget(side)
@@ -234,12 +236,13 @@ class ProjectionView(QWidget):
         self.plot.set_selection(None, np.zeros((0, 2)))
         self.plot.set_analogy(None)
         self.plot.labels.clear()
+        self.points.clear()
 
     def _prepare_for(self, table) -> None:
         """Controls for a new table: its default fit set, example analogy, search pieces."""
         self._prepared_for = table
         self.analogy_panel.set_table(table)
-        self.search.set_completions(table.completion_pieces)
+        self.search.box.set_completions(table.completion_pieces)
         self.colour.show_default("classes" if self._state.classes is not None else "none")
 
     def _on_state_selected_token_changed(self, _token_id: int) -> None:
@@ -325,11 +328,12 @@ class ProjectionView(QWidget):
         size = 7 if n <= 1_000 else (5 if n <= 10_000 else 3)
         faint = QColor(self.plot.foreground)
         faint.setAlpha(60 if n <= 10_000 else 36)
-        by = self.colour.colour_by
-        group, colors, legend = cloud_colours(by, res.ids, faint, self._state.classes, self._state.token_meta.value,
-                                              210 if n <= 10_000 else 150)
-        self.info.show_legend(self.colour.combo.currentText(), legend)
-        self.plot.set_cloud(res.ids, self._columns(res.coords), group, colors, size)
+        groups = self.points.group(self.colour.colour_by, res.ids)
+        group, colors, legend = cloud_colours(groups, faint, 210 if n <= 10_000 else 150)
+        self.info.show_legend(self.colour.combo.currentText(), legend, groups.missing)
+        xy = self._columns(res.coords)
+        keep = self.points.visible(res.ids, xy)
+        self.plot.set_cloud(res.ids[keep], xy[keep], group[keep], colors, size)
         bottom, left, title = axis_texts(res, self.axes(), stopped)
         pi = self.plot.plot_item
         pi.setLabel("bottom", bottom)
@@ -341,6 +345,9 @@ class ProjectionView(QWidget):
         if self._drawn():
             self._draw_cloud(stopped=isinstance(self._result, ManifoldResult) and not self._result.done
                              and not self._state.projection.running)
+
+    def _on_points_changed(self) -> None:
+        self._gate.update(self._on_colour_changed)
 
     def _on_interest_result(self, _value) -> None:
         self._draw_marks()
@@ -427,10 +434,11 @@ class ProjectionView(QWidget):
             xy = self._xy([w[0] for w in wanted])
             specs = [LabelSpec(tid, float(p[0]), float(p[1]), table.shown_piece(tid).short(), color, bold)
                      for (tid, color, bold), p in zip(wanted, xy)]
+        hits = [h for h in self.points.hit_labels(table.shown_piece) if not (h.token_id in seen or seen.add(h.token_id))]
         muted = QColor(self.plot.foreground)
         muted.setAlpha(150)
-        return specs + faint_labels(self.plot.cloud.positions(), self._result.ids, self.plot.view_rect(), table.shown_piece,
-                                    muted.name(QColor.HexArgb), seen, LABEL_FAINT_IN_VIEW)
+        return specs + hits + faint_labels(self.plot.cloud.positions(), self.points.shown_ids, self.plot.view_rect(),
+                                           table.shown_piece, muted.name(QColor.HexArgb), seen, LABEL_FAINT_IN_VIEW)
 
     # -- analogies ----------------------------------------------------------------------------
     def _on_analogy_reset(self) -> None:
@@ -452,18 +460,7 @@ class ProjectionView(QWidget):
         table, res = self._state.table, self._result
         if table is None or res is None or token_id < 0:
             return
-        px, py = self._xy([token_id])[0]
-        text = f"<b>{html.escape(table.shown_piece(token_id).text)}</b>  id {token_id:,}"
-        name = self._state.classes.name_of(token_id) if self._state.classes is not None else None
-        if name:
-            text += f"  · {html.escape(name)}"
-        if isinstance(res, ProjectionResult):
-            x, y = self.axes()
-            text += f"<br>{html.escape(res.axis_name(x))} = {px:+.3f}, {html.escape(res.axis_name(y))} = {py:+.3f}"
-        else:
-            where = "" if res.index_of(token_id) >= 0 else " (placed among its nearest rows)"
-            text += f"<br>{res.name} ({px:+.2f}, {py:+.2f}){where}"
-        self.info.show_hover(text)
+        self.info.show_hover(hover_text(table, res, token_id, self._xy([token_id])[0], self.axes(), self._state))
 
     def _on_search_token_found(self, token_id: int) -> None:
         self.token_added.emit(token_id)
