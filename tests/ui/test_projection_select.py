@@ -108,3 +108,56 @@ def test_filter_by_group_hits_only_isolate_and_show_all(qtbot, view, minilm):
     assert len(v.points.shown_ids) == len(ids)
     state.set_table(open_table("default"))  # a new model: every point, no hits
     assert v.points.hits is None and v.points.filter.shows_all
+
+
+def test_exports_carry_the_legend_and_the_metadata(qtbot, view, tmp_path):
+    import csv
+
+    from PySide6.QtGui import QColor, QImage
+
+    from explorer.core.projection_csv import COORDINATE_COLUMNS
+    from explorer.ui.style import class_color
+
+    v, state, _ = view
+    table = open_table("default")
+    ids = _ready(qtbot, v, state, table)
+    v.colour.choose("classes")
+    v.search.search("s")
+    qtbot.waitUntil(lambda: v.points.hits is not None, timeout=TIMEOUT)
+    v.points.show.choose("hits")
+    res = v.result
+    # CSV: one row per fitted token (no highlighted extras here), metadata columns, the layout's coordinates
+    path = tmp_path / "c.csv"
+    n = v.export_coordinates_csv(str(path))
+    rows = list(csv.reader(open(path, encoding="utf-8")))
+    assert rows[0] == COORDINATE_COLUMNS + [res.axis_name(k) for k in range(res.n_components)]
+    assert n == len(rows) - 1 >= len(ids)
+    body = {int(r[0]): r for r in rows[1:]}
+    first = len(COORDINATE_COLUMNS)
+    got = np.array([[float(c) for c in body[i][first:]] for i in ids.tolist()])
+    np.testing.assert_allclose(got, res.coords, rtol=1e-5, atol=1e-6)
+    meta = state.token_meta.value
+    assert all(body[i][4] == KINDS[meta.kind[i]] and body[i][3] == (state.classes.name_of(i) or "")
+               for i in ids.tolist())
+    shown = {i for i in ids.tolist() if body[i][8] == "1"}
+    assert shown == set(np.intersect1d(ids, v.points.hits.ids).tolist()) and shown
+    # SVG: the legend's words are in the file
+    svg = tmp_path / "p.svg"
+    v.export_plot(str(svg))
+    text = svg.read_text(errors="replace")
+    assert "neighbours" in text and "Classes" in text and state.classes.names[0] in text and "search hits" in text
+    # PNG: the same image as the plain plot but for a legend box in the top right holding the class swatches
+    plain, with_legend = tmp_path / "plain.png", tmp_path / "legend.png"
+    v.plot.export(str(plain))
+    v.export_plot(str(with_legend))
+    a = QImage(str(plain)).convertToFormat(QImage.Format_RGB32)
+    b = QImage(str(with_legend)).convertToFormat(QImage.Format_RGB32)
+    assert a.size() == b.size()
+    pa = np.array(a.constBits(), np.uint8).reshape(a.height(), a.width(), 4)  # a copy: the image owns the bits
+    pb = np.array(b.constBits(), np.uint8).reshape(b.height(), b.width(), 4)
+    ys, xs = np.nonzero(np.abs(pa.astype(int) - pb.astype(int)).sum(axis=2) > 30)
+    assert len(xs) > 500 and xs.min() > a.width() * 0.4 and ys.max() < a.height() * 0.9
+    box = pb[ys.min():ys.max() + 1, xs.min():xs.max() + 1, :3][..., ::-1].reshape(-1, 3).astype(int)  # BGR -> RGB
+    swatch = QColor(class_color(0))
+    near = np.abs(box - [swatch.red(), swatch.green(), swatch.blue()]).sum(axis=1) < 24
+    assert near.sum() > 20  # the first class's swatch, opaque, inside the legend box

@@ -21,13 +21,13 @@ from ...core.analogy import AnalogyResult
 from ...core.errors import user_message
 from ...core.manifold import METHOD_NAMES, ManifoldResult
 from ...core.projection import ProjectionResult
-from ...core.projection_csv import write_coordinates_csv, write_neighbors_csv
 from ...state import AppState
 from ..binding import JobBinding, ShownGate
 from ..style import ACCENT, EXTRA, NEIGHBORS, SPACING, TEXT_TOKENS
 from .axes_entry import AxesEntry
 from .colouring import cloud_colours
 from .controls import AxesControls, ExportButton, FitControls, MethodControls
+from .exports import ProjectionExports
 from .fit_request import FitRequest
 from .hit_search import HitSearch
 from .hover_text import hover_text
@@ -47,7 +47,7 @@ N_SELECTED_NEIGHBORS = 8
 LABEL_FAINT_IN_VIEW = 250
 
 
-class ProjectionView(QWidget):
+class ProjectionView(ProjectionExports, QWidget):
     """PCA scatter of the embedding table.
 
     Signals
@@ -67,6 +67,7 @@ class ProjectionView(QWidget):
         self._result: ProjectionResult | None = None
         self._prepared_for = None  # the table the controls were set up for
         self._line_ids: list[int] = []
+        self._legend: tuple[str, list] = ("", [])
 
         outer = QVBoxLayout(self)
         outer.setContentsMargins(SPACING, SPACING, SPACING, SPACING)
@@ -330,7 +331,8 @@ class ProjectionView(QWidget):
         faint.setAlpha(60 if n <= 10_000 else 36)
         groups = self.points.group(self.colour.colour_by, res.ids)
         group, colors, legend = cloud_colours(groups, faint, 210 if n <= 10_000 else 150)
-        self.info.show_legend(self.colour.combo.currentText(), legend, groups.missing)
+        self._legend = (self.colour.combo.currentText(), legend)  # for the exports
+        self.info.show_legend(self._legend[0], legend, groups.missing)
         xy = self._columns(res.coords)
         keep = self.points.visible(res.ids, xy)
         self.plot.set_cloud(res.ids[keep], xy[keep], group[keep], colors, size)
@@ -465,30 +467,3 @@ class ProjectionView(QWidget):
     def _on_search_token_found(self, token_id: int) -> None:
         self.token_added.emit(token_id)
         self.token_selected.emit(token_id)
-
-    # -- export ---------------------------------------------------------------------------------
-    def _on_export_chosen(self, kind: str, path: str) -> None:
-        {"png": self.export_plot, "svg": self.export_plot, "coords": self.export_coordinates_csv,
-         "neighbors": self.export_neighbors_csv}[kind](path)
-
-    def export_plot(self, path: str) -> None:
-        """Save the scatter as PNG or SVG (by the file's extension)."""
-        self.plot.export(path)
-
-    def export_coordinates_csv(self, path: str) -> int:
-        """The fitted tokens' coordinates, and those of the highlighted tokens not fitted. Returns rows."""
-        res, table = self._result, self._state.table
-        if res is None or table is None:
-            return 0
-        interest = self._state.interest.value
-        extra = (interest.all_ids() if interest is not None else []) + self._line_ids
-        if self._state.selected_id >= 0:
-            extra.append(self._state.selected_id)
-        return write_coordinates_csv(path, res, table, extra, self._state.classes)
-
-    def export_neighbors_csv(self, path: str) -> int:
-        """The neighbour lists already computed: the text's tokens' and the selection's. Returns rows."""
-        table = self._state.table
-        if table is None:
-            return 0
-        return write_neighbors_csv(path, table, self._state.interest.value, self._state.neighbors.value)
