@@ -73,7 +73,7 @@ def _id_range(ids: np.ndarray, vocab_size: int) -> TokenGroups:
     # id i is in bin floor(i * bins / V): bin k starts at ceil(k * V / bins)
     edges = (np.arange(ID_BINS + 1, dtype=np.int64) * v + ID_BINS - 1) // ID_BINS
     codes = np.clip(ids * ID_BINS // v, 0, ID_BINS - 1).astype(np.int64)
-    labels = tuple(f"{edges[k]:,} – {max(edges[k], edges[k + 1] - 1):,}" for k in range(ID_BINS))
+    labels = tuple(f"{edges[k]:,}–{max(edges[k], edges[k + 1] - 1):,}" for k in range(ID_BINS))  # no space: one line
     return TokenGroups("id_range", labels, codes, True)
 
 

@@ -26,7 +26,7 @@ def test_id_range_is_ten_bins_of_equal_width():
     g = token_groups("id_range", ids, vocab_size=30_522)
     assert len(g.labels) == ID_BINS and g.ordered
     np.testing.assert_array_equal(g.codes, np.minimum(ids * ID_BINS // 30_522, ID_BINS - 1))
-    assert np.abs(g.counts() - 3052).max() <= 1 and g.labels[0] == "0 – 3,052" and g.labels[-1].endswith("30,521")
+    assert np.abs(g.counts() - 3052).max() <= 1 and g.labels[0] == "0–3,052" and g.labels[-1].endswith("30,521")
     assert token_groups("id_range", [0, 5], vocab_size=6).codes.tolist() == [0, 8]  # bins narrower than one id
 
 

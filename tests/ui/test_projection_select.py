@@ -161,3 +161,18 @@ def test_exports_carry_the_legend_and_the_metadata(qtbot, view, tmp_path):
     swatch = QColor(class_color(0))
     near = np.abs(box - [swatch.red(), swatch.green(), swatch.blue()]).sum(axis=1) < 24
     assert near.sum() > 20  # the first class's swatch, opaque, inside the legend box
+
+
+def test_too_many_hits_are_not_ringed_but_can_be_shown_alone(qtbot, view, minilm):
+    from explorer.ui.projection.point_selection import RING_LIMIT
+
+    v, state, _ = view
+    ids = _ready(qtbot, v, state, minilm)
+    v.search.search("e")
+    qtbot.waitUntil(lambda: v.points.hits is not None, timeout=TIMEOUT)
+    drawn = np.intersect1d(ids, v.points.hits.ids)
+    assert len(drawn) > RING_LIMIT and len(v.points.ring.data) == 0
+    assert "too many to ring" in v.points.show.search_label.text()
+    v.points.show.choose("hits")
+    np.testing.assert_array_equal(np.sort(v.points.shown_ids), drawn)
+    assert len(v.points.ring.data) == 0 and "too many" not in v.points.show.search_label.text()

@@ -50,6 +50,7 @@ class HitSearch(QWidget):
         lay.setSpacing(2)
         self.box = _Box(table_of, first_hit)
         self.box.setPlaceholderText("Find tokens…")
+        self.box.setMinimumWidth(76)  # with the .* button, as narrow as the token search it replaces
         self.box.setToolTip("Type part of a piece: every token containing it is ringed and counted (.* for a "
                             "regular expression, e.g. ^un or ing$). Enter selects the first hit")
         self.regex = QToolButton()

@@ -48,6 +48,8 @@ def export_with_legend(plot_item: pg.PlotItem, path: str, lines) -> None:
         else:
             sample = pg.ScatterPlotItem(size=10, symbol="o", pen=None, brush=pg.mkBrush(colour))
         legend.addItem(sample, text)
+        while colour is None and columns > 1 and len(legend.items) % columns:  # the heading's row is its own
+            legend.addItem(pg.ScatterPlotItem(size=0, pen=None, brush=None), "")
     # pyqtgraph draws a legend at screen scale: here it scales with the image like the rest
     legend.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIgnoresTransformations, False)
     vb = plot_item.getViewBox()
@@ -55,7 +57,11 @@ def export_with_legend(plot_item: pg.PlotItem, path: str, lines) -> None:
     legend.adjustSize()
     size = legend.layout.effectiveSizeHint(Qt.PreferredSize)
     legend.resize(size)
-    legend.setPos(max(0.0, vb.width() - size.width() - 8), 8)  # the top right corner of the plot
+    # at most half the plot's width and 70 % of its height: a small plot gets a smaller legend
+    # (the image is at least 1,200 px wide, so its words stay readable)
+    scale = min(1.0, 0.5 * vb.width() / max(size.width(), 1.0), 0.7 * vb.height() / max(size.height(), 1.0))
+    legend.setScale(scale)
+    legend.setPos(max(0.0, vb.width() - scale * size.width() - 8), 8)  # the top right corner of the plot
     try:
         export_graphics(plot_item, path)
     finally:

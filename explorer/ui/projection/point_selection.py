@@ -28,6 +28,8 @@ __all__ = ["PointSelection", "HIT_LABELS"]
 
 #: search hits labelled (the first ones by id; all of them are ringed)
 HIT_LABELS = 40
+#: more drawn hits than this are not ringed (a ring each would cost a frame); Show → Search hits shows them
+RING_LIMIT = 4_000
 
 
 class PointSelection(QObject):
@@ -91,7 +93,8 @@ class PointSelection(QObject):
             self._drawn_hits, self._drawn_hit_xy = ids[ringed], xy[ringed]
         else:
             self._drawn_hits, self._drawn_hit_xy = np.zeros(0, np.int64), np.zeros((0, 2))
-        self.ring.setData(pos=self._drawn_hit_xy)
+        ringed = len(self._drawn_hits) <= RING_LIMIT
+        self.ring.setData(pos=self._drawn_hit_xy if ringed else np.zeros((0, 2)))
         self.show.show_counts(int(keep.sum()), len(ids), self.filter.isolated is not None)
         self.show.show_search(self.status_html())
         return keep
@@ -193,7 +196,10 @@ class PointSelection(QObject):
         if self.hits is None:
             return ""
         n, drawn = self.hits.count, len(self._drawn_hits)
-        return f'<span style="color:{SEARCH_HITS}">●</span> <b>{n:,}</b> search hit{"s" if n != 1 else ""} ({drawn:,} drawn)'
+        text = f'<span style="color:{SEARCH_HITS}">●</span> <b>{n:,}</b> search hit{"s" if n != 1 else ""} ({drawn:,} drawn)'
+        if drawn > RING_LIMIT and not self.filter.hits_only:
+            text += f"; too many to ring (over {RING_LIMIT:,}): choose Show → Search hits"
+        return text
 
     def _offer_choices(self) -> None:
         groups = self.groups
