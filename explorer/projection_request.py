@@ -26,11 +26,13 @@ class ProjectionRequest:
         self.params: tuple[str, int] | None = None  # (mode, sample size)
         self.method = "pca"
         self.axes: tuple[str, ...] = ()
+        self.dims = 2  # of a t-SNE/UMAP layout (a PCA always has its ten components)
 
-    def set(self, mode: str, sample_size: int, method: str = "pca", axes=()) -> None:
+    def set(self, mode: str, sample_size: int, method: str = "pca", axes=(), dims: int = 2) -> None:
         self.params = (mode, int(sample_size))
         self.method = method
         self.axes = tuple(axes)
+        self.dims = int(dims)
 
     def forget(self) -> None:
         """A new model: nothing was asked of it yet (the method stays the user's)."""
@@ -39,7 +41,7 @@ class ProjectionRequest:
     def waits_for_interest(self) -> bool:
         """The tokens of interest just arrived: ``chosen`` fits on them, and a
         t-SNE/UMAP sample asked for before they were known should lay them out."""
-        key = self._comp.key  # (table, method, mode, sample, ids of interest, axes)
+        key = self._comp.key  # (table, method, mode, sample, ids of interest, axes, dims)
         if self.params is not None and self.params[0] == "chosen":
             return True
         return key is not None and key[1] in ("tsne", "umap") and key[2] == "sample" and not key[4]
@@ -56,10 +58,11 @@ class ProjectionRequest:
             comp.clear()
             return
         ids = tuple(interest.all_ids()) if interest is not None and mode in ("chosen", "sample") else ()
-        key = (id(table), self.method, mode, sample, ids, self.axes)
+        dims = self.dims if self.method in ("tsne", "umap") else 2  # a PCA has PC3 anyway: no refit
+        key = (id(table), self.method, mode, sample, ids, self.axes, dims)
         if self.method == "pca":
             comp.request(projection_job, table, mode, sample, ids, key=key)
         elif self.method == "axes":
             comp.request(named_axes_job, table, self.axes, mode, sample, ids, key=key)
         else:
-            comp.request(manifold_job, table, self.method, mode, sample, ids, key=key)
+            comp.request(manifold_job, table, self.method, mode, sample, ids, dims, key=key)

@@ -398,12 +398,13 @@ class AppState(OnDemandRequests, QObject):
         return "all" if table is None or table.trained_rows <= WHOLE_VOCAB_LIMIT else "sample"
 
     def request_projection(self, mode: str | None = None, sample_size: int = DEFAULT_SAMPLE,
-                           method: str = "pca", axes: tuple[str, ...] = ()) -> None:
+                           method: str = "pca", axes: tuple[str, ...] = (), dims: int = 2) -> None:
         """Fit the projection with these parameters (the projection view's
         controls): ``method`` pca, tsne, umap or axes (custom ``axes`` typed as
         ``"man → woman"`` or ``"king"``); ``chosen`` fits on the tokens of
-        interest once they are known. A new request cancels the old run."""
-        self._projection.set(mode or self.default_projection_mode(), sample_size, method, axes)
+        interest once they are known; ``dims`` 3 lays t-SNE/UMAP out in three
+        dimensions. A new request cancels the old run."""
+        self._projection.set(mode or self.default_projection_mode(), sample_size, method, axes, dims)
         self._update_projection()
 
     @property

@@ -29,6 +29,7 @@ class FitRequest(QObject):
                  parent: QObject | None = None):
         super().__init__(parent)
         self._state, self._method, self._fit, self._axes = state, method, fit, axes
+        self._dims = 2  # the 3D toggle's: t-SNE and UMAP are laid out in as many dimensions
         method.method_changed.connect(self._on_method_changed)
         fit.fit_changed.connect(self.request)
         axes.axes_changed.connect(self.request)
@@ -46,7 +47,13 @@ class FitRequest(QObject):
         self._fit.show_params(mode, sample_size)
         method = self._method.method
         self._axes.setVisible(method == "axes")
-        state.request_projection(mode, sample_size, method, self._axes.texts() if method == "axes" else ())
+        state.request_projection(mode, sample_size, method, self._axes.texts() if method == "axes" else (), self._dims)
+
+    def set_dims(self, dims: int) -> None:
+        """The 3D toggle: a t-SNE/UMAP layout is made again in ``dims`` dimensions (a PCA has PC3 already)."""
+        self._dims = int(dims)
+        if self._method.method in ("tsne", "umap") and self._state.projection_params is not None:
+            self.request()
 
     def default_mode(self, method: str) -> str:
         """PCA: the state's default; a layout: the whole vocabulary only when it is no bigger than a sample."""

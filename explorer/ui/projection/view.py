@@ -30,13 +30,14 @@ from .controls import AxesControls, ExportButton, FitControls, MethodControls
 from .exports import ProjectionExports
 from .fit_request import FitRequest
 from .hit_search import HitSearch
-from .hover_text import hover_text
+from .hover import hover_text
 from .label_layout import LabelSpec, faint_labels
 from .pages import BusyPage, MessagePage
 from .plot import Mark, ProjectionPlot
 from .point_selection import PointSelection
 from .run_strip import RunStrip
 from .side_panel import SidePanel
+from .three_d import PlotPages
 from .titles import axis_texts
 
 __all__ = ["ProjectionView", "N_SELECTED_NEIGHBORS"]
@@ -111,12 +112,18 @@ class ProjectionView(ProjectionExports, QWidget):
         self.plot = ProjectionPlot()
         self.plot.point_hovered.connect(self._on_plot_point_hovered)
         self.plot.point_clicked.connect(self.token_selected)
-        for page in (self._empty_page, self._busy_page, self.plot):
+        self.plot_pages = PlotPages(state, self.plot)  # the 2D plot or the 3D view
+        self.plot_pages.dims_changed.connect(self._fits.set_dims)
+        self.plot_pages.point_clicked.connect(self.token_selected)
+        self.plot_pages.shown_3d.connect(lambda on: self.axes_controls.setEnabled(not on))  # 2D-only
+        bar.insertWidget(bar.indexOf(self.axes_controls) + 1, self.plot_pages.toggle)
+        for page in (self._empty_page, self._busy_page, self.plot_pages):
             self._stack.addWidget(page)
         split.addWidget(left)
 
         side = SidePanel()
         self.info, self.analogy_panel, self.colour = side.info, side.analogy, side.colour
+        self.plot_pages.hovered.connect(self.info.show_hover)
         self.colour.colour_changed.connect(self._on_colour_changed)
         self.points = PointSelection(state, side.show, self.search, self.plot, self)
         self.points.changed.connect(self._on_points_changed)
@@ -238,6 +245,7 @@ class ProjectionView(ProjectionExports, QWidget):
         self.plot.set_analogy(None)
         self.plot.labels.clear()
         self.points.clear()
+        self.plot_pages.clear()
 
     def _prepare_for(self, table) -> None:
         """Controls for a new table: its default fit set, example analogy, search pieces."""
@@ -275,7 +283,7 @@ class ProjectionView(ProjectionExports, QWidget):
         self.axes_controls.setVisible(linear and not result.axis_names)
         if linear:
             self.axes_controls.set_components(result.n_components)
-        self._stack.setCurrentWidget(self.plot)
+        self._stack.setCurrentWidget(self.plot_pages)
         self.info.show_fit(result)
         self._draw_cloud()
         self.plot.auto_range()
@@ -336,6 +344,7 @@ class ProjectionView(ProjectionExports, QWidget):
         xy = self._columns(res.coords)
         keep = self.points.visible(res.ids, xy)
         self.plot.set_cloud(res.ids[keep], xy[keep], group[keep], colors, size)
+        self.plot_pages.set_cloud(res, group, colors, size)
         bottom, left, title = axis_texts(res, self.axes(), stopped)
         pi = self.plot.plot_item
         pi.setLabel("bottom", bottom)
@@ -397,6 +406,7 @@ class ProjectionView(ProjectionExports, QWidget):
         else:
             self.plot.set_analogy(None)
         self.plot.set_marks([m[0] for m in marks], marks_xy, [m[1] for m in marks], [m[2] for m in marks])
+        self.plot_pages.set_marks([m[0] for m in marks], [m[1] for m in marks])
         self.plot.want_labels(self._label_specs)
 
     def _draw_selection(self) -> None:
@@ -405,10 +415,12 @@ class ProjectionView(ProjectionExports, QWidget):
         if not self._drawn() or sel < 0:
             self._line_ids = []
             self.plot.set_selection(None, np.zeros((0, 2)))
+            self.plot_pages.set_selection(-1, [])
             return
         self._line_ids = self._selected_neighbors()
         xy = self._xy([sel] + self._line_ids)
         self.plot.set_selection(sel, xy)
+        self.plot_pages.set_selection(sel, self._line_ids)
         self.plot.want_labels(self._label_specs)
 
     def _label_specs(self) -> list[LabelSpec]:
@@ -460,9 +472,10 @@ class ProjectionView(ProjectionExports, QWidget):
     # -- the pointer and the search ----------------------------------------------------------
     def _on_plot_point_hovered(self, token_id: int) -> None:
         table, res = self._state.table, self._result
-        if table is None or res is None or token_id < 0:
-            return
-        self.info.show_hover(hover_text(table, res, token_id, self._xy([token_id])[0], self.axes(), self._state))
+        if table is not None and res is not None and token_id >= 0:
+            axes = self.axes() if isinstance(res, ProjectionResult) else (0, 1)
+            self.info.show_hover(hover_text(table, self._state.classes, res, token_id, axes, self._xy([token_id])[0],
+                                            self._state.token_meta.value, self._state.health.value))
 
     def _on_search_token_found(self, token_id: int) -> None:
         self.token_added.emit(token_id)

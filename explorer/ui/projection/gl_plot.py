@@ -1,0 +1,243 @@
+"""The projection in 3D: a pyqtgraph ``GLViewWidget`` whose items are made
+once and then only fed data (the cloud, the highlighted tokens, the
+selection with lines to its neighbours, three labelled axes and a few token
+labels).
+
+Drag to rotate, wheel to zoom, Ctrl+drag to pan; hovering a point names it
+and a click selects it (picked in screen space from the camera's matrices,
+no GL selection buffer). Import this module only after
+:func:`gl_support.gl_status` said OpenGL works: it imports PyOpenGL. A GL
+error while drawing (pyqtgraph would print it and go on, frame after
+frame) is caught item by item, reported once through ``failed`` and the
+widget draws nothing more.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph.opengl as gl
+from OpenGL import GL
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QColor, QFont
+
+from ..style import ACCENT, blend, plot_colors
+from .scene3d import Cloud3D, nearest_on_screen, rgba_of
+
+__all__ = ["GLProjection", "MAX_LABELS_3D"]
+
+#: token labels drawn in 3D (the selection's, then the text's); more would hide the cloud
+MAX_LABELS_3D = 24
+#: pixels the pointer may move between press and release for a click
+CLICK_SLOP = 4
+
+
+class GLProjection(gl.GLViewWidget):
+    """Rotatable 3D scatter of the projection.
+
+    Signals
+    -------
+    point_hovered(int)
+        Token id under the pointer (-1: none).
+    point_clicked(int)
+        Token id of the point clicked.
+    failed(str)
+        Drawing failed (an OpenGL error); the view should fall back to 2D.
+    """
+
+    point_hovered = Signal(int)
+    point_clicked = Signal(int)
+    failed = Signal(str)
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        bg, fg = plot_colors()
+        self._fg = fg
+        self.setBackgroundColor(bg)
+        self.setMouseTracking(True)
+        self._broken = False
+        self._press = None
+        self._ids = np.zeros(0, np.int64)
+        self._pos = np.zeros((0, 3), np.float32)
+        self._mark_ids = np.zeros(0, np.int64)
+        self._mark_pos = np.zeros((0, 3), np.float32)
+        self._hovered = -1
+        opts = {"glOptions": "translucent"}
+        # the highlighted tokens are drawn after the cloud and over it, never hidden behind its points
+        on_top = {"glOptions": {GL.GL_DEPTH_TEST: False, GL.GL_BLEND: True, GL.GL_CULL_FACE: False,
+                                "glBlendFunc": (GL.GL_SRC_ALPHA, GL.GL_ONE_MINUS_SRC_ALPHA)}}
+        self.cloud = gl.GLScatterPlotItem(pos=np.zeros((0, 3)), size=4, pxMode=True, **opts)
+        self.marks = gl.GLScatterPlotItem(pos=np.zeros((0, 3)), size=9, pxMode=True, **on_top)
+        self.selection = gl.GLScatterPlotItem(pos=np.zeros((0, 3)), size=14, pxMode=True,
+                                              color=rgba_of([QColor(ACCENT)])[0], **on_top)
+        self.neighbor_lines = gl.GLLinePlotItem(pos=np.zeros((0, 3)), mode="lines", width=1.5,
+                                                color=rgba_of([QColor(ACCENT)])[0], antialias=True, **on_top)
+        for depth, item in enumerate((self.neighbor_lines, self.marks, self.selection), start=1):
+            item.setDepthValue(depth)
+        axis_rgba = rgba_of([blend(fg, bg, 0.55)])[0]
+        self.axes = gl.GLLinePlotItem(pos=np.zeros((0, 3)), mode="lines", width=1.5, color=axis_rgba, antialias=True,
+                                      **opts)
+        font = QFont(self.font())
+        font.setPointSize(10)
+        self.axis_titles = [gl.GLTextItem(text="", color=QColor(fg), font=font) for _ in range(3)]
+        self._label_font = QFont(self.font())
+        self._label_font.setPointSize(9)
+        self.labels = [gl.GLTextItem(text="", font=self._label_font) for _ in range(MAX_LABELS_3D)]
+        for item in (self.axes, self.cloud, self.neighbor_lines, self.marks, self.selection,
+                     *self.axis_titles, *self.labels):
+            self.addItem(item)
+        # seen from the negative side of PC1 and PC2: the positive ends, where the titles are, lie away
+        self.setCameraPosition(distance=10, elevation=20, azimuth=-125)
+
+    # -- data ------------------------------------------------------------------------------
+    def set_cloud(self, cloud: Cloud3D | None) -> None:
+        """Every projected token, its three axes and their titles."""
+        if cloud is None or not len(cloud.ids):
+            self._ids, self._pos = np.zeros(0, np.int64), np.zeros((0, 3), np.float32)
+            self.cloud.setData(pos=self._pos)
+            self.axes.setData(pos=np.zeros((0, 3)))
+            for item in self.axis_titles:
+                item.setData(text="")
+            self.update()
+            return
+        self._ids, self._pos = cloud.ids, cloud.pos
+        self.cloud.setData(pos=cloud.pos, color=cloud.rgba, size=cloud.size)
+        finite = cloud.pos[np.isfinite(cloud.pos).all(axis=1)]
+        reach = np.abs(finite).max(axis=0) if len(finite) else np.ones(3)
+        reach = np.where(reach > 0, reach, 1.0)
+        ends = np.zeros((6, 3), np.float32)
+        for k in range(3):
+            ends[2 * k, k], ends[2 * k + 1, k] = -reach[k], reach[k]
+            self.axis_titles[k].setData(pos=ends[2 * k + 1].astype(np.float64), text=cloud.titles[k])
+        self.axes.setData(pos=ends)
+        self.update()
+
+    def frame(self) -> None:
+        """Point the camera at the cloud, far enough to see all of it."""
+        finite = self._pos[np.isfinite(self._pos).all(axis=1)] if len(self._pos) else self._pos
+        if not len(finite):
+            return
+        lo, hi = finite.min(axis=0), finite.max(axis=0)
+        centre = (lo + hi) / 2
+        self.opts["center"] = pg_vector(centre)
+        self.setCameraPosition(distance=float(np.linalg.norm(hi - lo)) * 1.0 or 10.0)
+
+    def set_marks(self, ids: np.ndarray, pos: np.ndarray, colours: list[str]) -> None:
+        """Highlighted tokens (the text's, their neighbours, the added ones) over the cloud."""
+        self._mark_ids = np.asarray(ids, np.int64)
+        self._mark_pos = np.asarray(pos, np.float32).reshape(-1, 3)
+        if not len(self._mark_ids):
+            self.marks.setData(pos=np.zeros((0, 3)))
+        else:
+            self.marks.setData(pos=self._mark_pos, color=rgba_of([QColor(c) for c in colours]), size=9)
+        self.update()
+
+    def set_selection(self, pos: np.ndarray) -> None:
+        """The selected token at ``pos[0]``, joined by lines to ``pos[1:]`` (its neighbours)."""
+        pos = np.asarray(pos, np.float32).reshape(-1, 3)
+        self.selection.setData(pos=pos[:1])
+        pairs = np.zeros((2 * max(0, len(pos) - 1), 3), np.float32)
+        if len(pos) > 1:
+            pairs[0::2], pairs[1::2] = pos[0], pos[1:]
+        self.neighbor_lines.setData(pos=pairs)
+        self.update()
+
+    def set_labels(self, labels: list[tuple[np.ndarray, str, str]]) -> None:
+        """Up to :data:`MAX_LABELS_3D` texts: (position (3,), text, colour)."""
+        for item, label in zip(self.labels, labels[:MAX_LABELS_3D] + [None] * MAX_LABELS_3D):
+            if label is None:
+                item.setData(text="")
+            else:
+                pos, text, colour = label
+                item.setData(pos=np.asarray(pos, np.float64).reshape(3), text=" " + text, color=QColor(colour))
+        self.update()
+
+    def labels_shown(self) -> list[str]:
+        return [item.text.strip() for item in self.labels if item.text]
+
+    # -- picking ---------------------------------------------------------------------------
+    def mvp(self) -> np.ndarray:
+        """Projection × view matrix (4, 4) of the current camera, row-major."""
+        region = self.getViewport()
+        m = self.projectionMatrix(region, region) * self.viewMatrix()
+        return np.asarray(m.copyDataTo(), np.float64).reshape(4, 4)
+
+    def token_at(self, x: float, y: float) -> int:
+        """Token id drawn at pixel (x, y) (highlighted tokens first), or -1."""
+        mvp, w, h = self.mvp(), self.width(), self.height()
+        for ids, pos in ((self._mark_ids, self._mark_pos), (self._ids, self._pos)):
+            k = nearest_on_screen(pos, mvp, w, h, x, y)
+            if k >= 0:
+                return int(ids[k])
+        return -1
+
+    def mousePressEvent(self, ev):
+        self._press = ev.position()
+        super().mousePressEvent(ev)
+
+    def mouseMoveEvent(self, ev):
+        super().mouseMoveEvent(ev)
+        if ev.buttons() == Qt.NoButton:
+            tid = self.token_at(ev.position().x(), ev.position().y())
+            if tid != self._hovered:
+                self._hovered = tid
+                self.point_hovered.emit(tid)
+
+    def mouseReleaseEvent(self, ev):
+        press, self._press = self._press, None
+        if press is not None and ev.button() == Qt.LeftButton \
+                and (ev.position() - press).manhattanLength() <= CLICK_SLOP:
+            tid = self.token_at(ev.position().x(), ev.position().y())
+            if tid >= 0:
+                self.point_clicked.emit(tid)
+        super().mouseReleaseEvent(ev)
+
+    # -- drawing that may fail ----------------------------------------------------------------
+    def addItem(self, item):
+        paint = item.paint
+
+        def guarded():
+            if self._broken:
+                return
+            try:
+                paint()
+            except Exception as exc:  # PyOpenGL's GLError and friends
+                self._fail(exc)
+
+        item.paint = guarded
+        super().addItem(item)
+
+    def initializeGL(self):
+        # pyqtgraph keeps one shader program per item class, made in the first context that drew one;
+        # in a new widget's context that program is not valid: make them again here
+        for cls in (gl.GLScatterPlotItem, gl.GLLinePlotItem):
+            cls._shaderProgram = None
+        try:
+            super().initializeGL()
+        except Exception as exc:  # an old or broken driver: say so once, draw nothing more
+            self._fail(exc)
+
+    def paintGL(self):
+        if self._broken:
+            return
+        try:
+            super().paintGL()
+        except Exception as exc:
+            self._fail(exc)
+
+    def _fail(self, exc: BaseException) -> None:
+        from ...core.errors import user_message
+
+        if not self._broken:
+            self._broken = True
+            self.failed.emit(f"3D drawing failed, so the projection stays 2D ({user_message(exc)})")
+
+    @property
+    def broken(self) -> bool:
+        return self._broken
+
+
+def pg_vector(xyz) -> "object":
+    """A pyqtgraph Vector (the camera centre's type)."""
+    from pyqtgraph import Vector
+
+    return Vector(*map(float, xyz))

@@ -1,0 +1,212 @@
+"""The projection's 2D plot and its 3D view, one page at a time, with the
+"3D" toggle that chooses between them.
+
+The 3D page shows the first three coordinates of the state's projection
+(PC1-PC3 of the PCA; a t-SNE or UMAP layout made in three dimensions when
+the toggle is on, asked for by the view's FitRequest), coloured like the 2D
+plot, with the text's tokens, the added tokens and the selection
+highlighted and labelled. It is made only when the user first asks for 3D
+and OpenGL works (:func:`gl_status`); otherwise, and when the first frame
+fails to draw, the 2D plot stays and a line above it says why.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QColor
+from PySide6.QtWidgets import QCheckBox, QLabel, QStackedLayout, QVBoxLayout, QWidget
+
+from ...state import AppState
+from ..style import ACCENT, EXTRA, TEXT_TOKENS, SPACING
+from .gl_support import gl_status
+from .hover import hover_text
+from .scene3d import Cloud3D, cloud_3d, why_not_3d
+
+__all__ = ["PlotPages"]
+
+
+class PlotPages(QWidget):
+    """The 2D ``plot`` or the 3D view, chosen by ``toggle``; ``notice`` says why 3D is not shown.
+
+    Signals
+    -------
+    dims_changed(int)
+        The user turned 3D on (3) or off (2).
+    point_clicked(int)
+        A point of the 3D view was clicked (its token id).
+    hovered(str)
+        The readout of the point under the pointer in 3D.
+    shown_3d(bool)
+        The 3D view came to the front (True) or went (False): the 2D-only controls do not apply there.
+    """
+
+    dims_changed = Signal(int)
+    shown_3d = Signal(bool)
+    point_clicked = Signal(int)
+    hovered = Signal(str)
+
+    def __init__(self, state: AppState, plot: QWidget, parent=None):
+        super().__init__(parent)
+        self._state = state
+        self.plot = plot
+        self.gl = None  # the GLProjection, made on first use
+        self._gl_error = ""
+        self._result = None
+        self._cloud: Cloud3D | None = None
+        self._marks: tuple[list[int], list[str]] = ([], [])
+        self._selection: tuple[int, list[int]] = (-1, [])
+        self.toggle = QCheckBox("3D")  # a tick reads as on or off in both themes
+        self.toggle.setToolTip("Show the first three components (PCA) or a 3D layout (t-SNE, UMAP) in a view "
+                               "you can rotate: drag to turn, wheel to zoom, Ctrl+drag to pan")
+        self.toggle.toggled.connect(self._on_toggled)
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.setSpacing(SPACING // 2)
+        self.notice = QLabel()
+        self.notice.setWordWrap(True)
+        self.notice.hide()
+        lay.addWidget(self.notice)
+        pages = QWidget()
+        lay.addWidget(pages, 1)
+        self._pages = QStackedLayout(pages)
+        self._pages.addWidget(plot)
+
+    # -- public ----------------------------------------------------------------------------
+    @property
+    def wanted(self) -> bool:
+        """The user asked for 3D."""
+        return self.toggle.isChecked()
+
+    @property
+    def showing_3d(self) -> bool:
+        return self.gl is not None and self._pages.currentWidget() is self.gl
+
+    def set_3d(self, on: bool) -> None:
+        """As if the user pressed the toggle."""
+        self.toggle.setChecked(on)
+
+    @property
+    def cloud(self) -> Cloud3D | None:
+        """What the 3D view draws (or would draw): None when the result has no third dimension."""
+        return self._cloud
+
+    def mark_positions(self) -> np.ndarray:
+        """(m, 3) positions of the highlighted tokens, in the order given to :meth:`set_marks`."""
+        return self._xyz(self._marks[0])
+
+    # -- data from the view ------------------------------------------------------------------
+    def set_cloud(self, result, group: np.ndarray, colours: list[QColor], size: float) -> None:
+        """The drawn projection and the 2D view's colours (groups into ``colours``)."""
+        # the camera keeps its place when only the colours change; it follows a layout converging
+        reframe = self._result is None or result is None or result.ids is not self._result.ids \
+            or not getattr(result, "done", True)
+        self._result = result
+        self._cloud = None if result is None or why_not_3d(result) else cloud_3d(result, group, colours, size)
+        self._refresh(reframe=reframe)
+
+    def set_marks(self, ids: list[int], colours: list[str]) -> None:
+        """The highlighted tokens and their colours (the analogy's target, id -1, is left out)."""
+        keep = [k for k, i in enumerate(ids) if i >= 0]
+        self._marks = ([int(ids[k]) for k in keep], [colours[k] for k in keep])
+        if self.showing_3d:
+            self._draw_overlays()
+
+    def set_selection(self, token_id: int, neighbor_ids: list[int]) -> None:
+        self._selection = (int(token_id), list(neighbor_ids))
+        if self.showing_3d:
+            self._draw_overlays()
+
+    def clear(self) -> None:
+        """A new model: nothing of the old one stays."""
+        self._result, self._cloud = None, None
+        self._marks, self._selection = ([], []), (-1, [])
+        if self.gl is not None:
+            self.gl.set_cloud(None)
+            self.gl.set_marks(np.zeros(0), np.zeros((0, 3)), [])
+            self.gl.set_selection(np.zeros((0, 3)))
+            self.gl.set_labels([])
+        self._refresh()
+
+    # -- choosing the page ---------------------------------------------------------------------
+    def _on_toggled(self, on: bool) -> None:
+        self.dims_changed.emit(3 if on else 2)
+        self._refresh(reframe=True)
+
+    def _why_not(self) -> str:
+        if not self.wanted:
+            return ""
+        status = gl_status()
+        if not status.ok:
+            return status.reason
+        if self._gl_error:
+            return self._gl_error
+        return why_not_3d(self._result)
+
+    def _refresh(self, reframe: bool = False) -> None:
+        reason = self._why_not()
+        self.notice.setText(f"{reason}. Showing 2D." if reason else "")
+        self.notice.setVisible(bool(reason))
+        if not self.wanted or reason or self._cloud is None:
+            self._show_page(self.plot)
+            return
+        if self.gl is None:
+            self._make_gl()
+            if self.gl is None:
+                return
+        self.gl.set_cloud(self._cloud)
+        self._draw_overlays()
+        if reframe:
+            self.gl.frame()
+        self._show_page(self.gl)
+
+    def _show_page(self, page: QWidget) -> None:
+        if self._pages.currentWidget() is not page:
+            self._pages.setCurrentWidget(page)
+            self.shown_3d.emit(page is self.gl)
+
+    def _make_gl(self) -> None:
+        try:
+            from .gl_plot import GLProjection
+
+            self.gl = GLProjection()
+        except Exception as exc:  # PyOpenGL or pyqtgraph.opengl failing late
+            from ...core.errors import user_message
+
+            self._on_gl_failed(f"3D could not start ({user_message(exc)})")
+            return
+        self.gl.failed.connect(self._on_gl_failed, Qt.QueuedConnection)  # not while it paints
+        self.gl.point_clicked.connect(self.point_clicked)
+        self.gl.point_hovered.connect(self._on_gl_hovered)
+        self._pages.addWidget(self.gl)
+
+    def _on_gl_failed(self, message: str) -> None:
+        self._gl_error = message
+        self._refresh()
+
+    # -- overlays ------------------------------------------------------------------------------
+    def _xyz(self, ids) -> np.ndarray:
+        table = self._state.table
+        if self._cloud is None or table is None or not len(ids):
+            return np.zeros((0, 3), np.float32)
+        return self._result.coords_of(table, ids)[:, :3]
+
+    def _draw_overlays(self) -> None:
+        ids, colours = self._marks
+        self.gl.set_marks(np.asarray(ids, np.int64), self._xyz(ids), colours)
+        sel, lines = self._selection
+        self.gl.set_selection(self._xyz([sel] + lines) if sel >= 0 else np.zeros((0, 3)))
+        table = self._state.table
+        wanted = ([(sel, ACCENT)] if sel >= 0 else []) + \
+            [(i, c) for i, c in zip(ids, colours) if c in (TEXT_TOKENS, EXTRA) and i != sel]
+        labels = []
+        if wanted and table is not None:
+            xyz = self._xyz([w[0] for w in wanted])
+            labels = [(p, table.shown_piece(i).short(), c) for (i, c), p in zip(wanted, xyz)]
+        self.gl.set_labels(labels)
+
+    def _on_gl_hovered(self, token_id: int) -> None:
+        table = self._state.table
+        if token_id >= 0 and table is not None and self._result is not None:
+            self.hovered.emit(hover_text(table, self._state.classes, self._result, token_id, (0, 1, 2),
+                                         self._xyz([token_id])[0]))
