@@ -96,6 +96,7 @@ class AppState(OnDemandRequests, QObject):
     verification : VerificationResult of :meth:`request_verification` (the model asked to
         repeat candidate tokens).
     token_meta : TokenMetadata of the table: every token's kind, length and row norm (lazy).
+    token_search : SearchHits of :meth:`request_token_search` (the projection's search).
     backward : LookupBackward, the lookup's gradient dL/dE = one_hot(x)ᵀ G for the text
         and a seeded G (lazy; :meth:`request_backward` sets the seed).
     tour_claim : Claim of the guided tour's step, for :meth:`request_tour_claim`.
@@ -136,6 +137,7 @@ class AppState(OnDemandRequests, QObject):
         self.health = Computation(self, lazy=True)
         self.verification = Computation(self)
         self.token_meta = Computation(self, lazy=True)
+        self.token_search = Computation(self)
         self.positions = Computation(self, lazy=True)
         self.input_layer = Computation(self, lazy=True)
         self.backward = Computation(self, lazy=True)

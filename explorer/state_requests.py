@@ -14,6 +14,7 @@ from .core.health import iter_health
 from .core.health.verify import iter_verify
 from .core.layout_clusters import clusters_job
 from .core.lookup import measure_lookup_job
+from .core.piece_search import iter_search_pieces
 from .core.tour import claim_job
 
 __all__ = ["OnDemandRequests"]
@@ -35,6 +36,16 @@ class OnDemandRequests:
         """Check every row of the table (once per model; again after a Cancel)."""
         if self._table is not None:
             self.health.request(iter_health, self._table, key=id(self._table))
+
+    def request_token_search(self, query: str, regex: bool = False) -> bool:
+        """Search the shown pieces for ``query`` (a substring, or a regular expression) in a
+        worker; "" clears. False while the pieces are not read yet (``token_meta``)."""
+        meta = self.token_meta.value
+        if not query or meta is None or meta.pieces is None:
+            self.token_search.clear()
+            return not query
+        self.token_search.request(iter_search_pieces, meta.pieces, query, regex, key=(id(meta), query, regex))
+        return True
 
     def request_verification(self, ids) -> None:
         """Load the whole model and ask it to repeat tokens ``ids``, in a worker."""

@@ -8,10 +8,15 @@ from typing import Sequence
 
 import numpy as np
 
+from .health.report import CATEGORIES, CATEGORY_LABELS
 from .neighbors import NeighborList
 from .projection import ProjectionResult, TokensOfInterest
+from .token_meta import KINDS
 
-__all__ = ["write_coordinates_csv", "write_neighbors_csv"]
+__all__ = ["COORDINATE_COLUMNS", "write_coordinates_csv", "write_neighbors_csv"]
+
+#: the columns before the coordinates
+COORDINATE_COLUMNS = ["id", "piece", "fitted", "class", "kind", "length", "norm", "health", "shown"]
 
 
 def _column(result, j: int) -> str:
@@ -21,22 +26,48 @@ def _column(result, j: int) -> str:
     return f"{result.method}_{j + 1}"
 
 
-def write_coordinates_csv(path, result: ProjectionResult, table, extra_ids: Sequence[int] = (), classes=None) -> int:
-    """Write id, piece, fitted (1/0), class and the coordinate on every component
-    of the fitted tokens, then of ``extra_ids`` that were not fitted
-    (projected with the same components; placed among their nearest rows in
-    a t-SNE or UMAP layout). Returns the rows written.
+def _metadata(ids: np.ndarray, meta, health) -> list[list[str]]:
+    """kind, length, norm and health category of each id ("" where not known), vectorised."""
+    n = len(ids)
+    cols = [[""] * n for _ in range(4)]
+    if meta is not None:
+        inside = ids < len(meta.kind)
+        safe = np.where(inside, ids, 0)
+        cols[0] = np.where(inside, np.asarray(KINDS, object)[meta.kind[safe]], "").tolist()
+        cols[1] = np.where(inside, meta.length[safe].astype(str), "").tolist()
+        cols[2] = [f"{v:.6g}" if ok else "" for v, ok in zip(meta.norm[safe].tolist(), inside.tolist())]
+    if health is not None:
+        names = np.asarray([CATEGORY_LABELS[c] for c in CATEGORIES], object)
+        inside = ids < len(health.categories)
+        cols[3] = np.where(inside, names[health.categories[np.where(inside, ids, 0)]], names[-1]).tolist()
+    return cols
+
+
+def write_coordinates_csv(path, result: ProjectionResult, table, extra_ids: Sequence[int] = (), classes=None,
+                          meta=None, health=None, shown_ids=None) -> int:
+    """Write the fitted tokens, then ``extra_ids`` that were not fitted (projected
+    with the same components; placed among their nearest rows in a t-SNE or
+    UMAP layout), one row each. Returns the rows written.
+
+    Columns :data:`COORDINATE_COLUMNS` then the coordinate on every component:
+    id, piece, fitted (1/0), class, kind, length (characters) and norm (from
+    ``meta``, a TokenMetadata), health (the round-trip category of ``health``,
+    a HealthReport), shown (1 when among ``shown_ids``, the points the view's
+    filter shows; 1 for all when None).
     """
     extra = [int(i) for i in dict.fromkeys(extra_ids) if result.index_of(int(i)) < 0]
-    ids = np.concatenate([result.ids, np.asarray(extra, np.int64)])
+    ids = np.concatenate([result.ids, np.asarray(extra, np.int64)]).astype(np.int64)
     coords = np.vstack([result.coords, result.coords_of(table, extra)]) if extra else result.coords
     n_fitted = len(result.ids)
+    kind, length, norm, category = _metadata(ids, meta, health)
+    shown = np.isin(ids, np.asarray(shown_ids, np.int64)) if shown_ids is not None else np.ones(len(ids), bool)
     with open(path, "w", newline="", encoding="utf-8") as f:
         w = csv.writer(f)
-        w.writerow(["id", "piece", "fitted", "class"] + [_column(result, j) for j in range(result.n_components)])
+        w.writerow(COORDINATE_COLUMNS + [_column(result, j) for j in range(result.n_components)])
         for r, tid in enumerate(ids.tolist()):
             name = classes.name_of(tid) if classes is not None else None
-            w.writerow([tid, table.piece(tid), int(r < n_fitted), name or ""] + [f"{v:.6g}" for v in coords[r]])
+            w.writerow([tid, table.piece(tid), int(r < n_fitted), name or "", kind[r], length[r], norm[r], category[r],
+                        int(shown[r])] + [f"{v:.6g}" for v in coords[r]])
     return len(ids)
 
 

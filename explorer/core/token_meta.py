@@ -19,7 +19,8 @@ from typing import Iterator
 
 import numpy as np
 
-from .pieces import PieceFamily, piece_bytes
+from .piece_search import PieceIndex
+from .pieces import PieceFamily, display_piece, piece_bytes
 
 __all__ = ["KINDS", "TokenMetadata", "piece_kind", "iter_token_metadata"]
 
@@ -41,12 +42,15 @@ class TokenMetadata:
         Index into :data:`KINDS`.
     length : ndarray (V,) int32
     norm : ndarray (V,) float32
+    pieces : PieceIndex or None
+        The shown pieces, joined for :func:`explorer.core.piece_search.search_pieces`.
     """
 
     spec: str
     kind: np.ndarray
     length: np.ndarray
     norm: np.ndarray
+    pieces: PieceIndex | None = None
 
     def counts(self) -> dict[str, int]:
         """Tokens of each kind, in :data:`KINDS` order."""
@@ -102,10 +106,13 @@ def iter_token_metadata(table) -> Iterator[tuple[float, str]]:
     special = getattr(tok, "special_ids", frozenset())
     kind = np.zeros(v, np.int8)
     length = np.zeros(v, np.int32)
+    shown: list[str] = []
     yield 0.0, "Reading the pieces…"
     for start in range(0, v, _BLOCK):
         for i in range(start, min(v, start + _BLOCK)):
-            kind[i], length[i] = piece_kind(table.piece(i), family, i in special)
+            raw = table.piece(i)
+            kind[i], length[i] = piece_kind(raw, family, i in special)
+            shown.append(display_piece(raw, family).text)
         yield 0.5 * min(1.0, (start + _BLOCK) / v), "Reading the pieces…"
     norm = np.empty(v, np.float32)
     for start, blk in table.iter_blocks(_BLOCK):
@@ -113,4 +120,4 @@ def iter_token_metadata(table) -> Iterator[tuple[float, str]]:
             norm[start : start + len(blk)] = np.linalg.norm(blk.astype(np.float32), axis=1)
         yield 0.5 + 0.5 * (start + len(blk)) / v, "Measuring the rows…"
     norm[~np.isfinite(norm)] = np.nan
-    return TokenMetadata(getattr(table, "spec", ""), kind, length, norm)
+    return TokenMetadata(getattr(table, "spec", ""), kind, length, norm, PieceIndex.of(shown))

@@ -19,6 +19,8 @@ EXTRA = "#8E6CC7"
 ERROR = "#D1495B"
 #: neighbours of the selected and of the text's tokens (the projection)
 NEIGHBORS = "#5D8AA8"
+#: the projection's search hits (a ring around each, and their labels)
+SEARCH_HITS = "#D81B60"
 #: training charts: rows with a gradient / rows that changed / the tied table's
 #: whole gradient and rows without a class (Okabe-Ito blue, vermillion, grey)
 GRADIENT_ROWS = "#0072B2"

@@ -10,6 +10,7 @@ import pytest
 from PySide6.QtGui import QColor
 
 from explorer.core.sources import open_table
+from explorer.core.token_groups import token_groups
 from explorer.ui.projection import ProjectionView
 from explorer.ui.projection.colouring import cloud_colours
 from explorer.ui.projection.gl_support import gl_status
@@ -58,8 +59,9 @@ def test_3d_cloud_is_the_cores_pca_coloured_like_the_legend(qtbot, view):
     for i in np.flatnonzero(of >= 0)[:50]:
         want = QColor(class_color(int(of[i])))
         np.testing.assert_allclose(cloud.rgba[i, :3], [want.redF(), want.greenF(), want.blueF()], atol=1e-6)
-    legend = cloud_colours("classes", res.ids, QColor(0, 0, 0), state.classes)[2]
-    assert [name for name, _ in legend] == [class_color(k) for k in range(len(state.classes.names))]
+    groups = token_groups("classes", res.ids, vocab_size=state.table.vocab_size, classes=state.classes)
+    legend = cloud_colours(groups, QColor(0, 0, 0))[2]
+    assert [entry[0] for entry in legend] == [class_color(k) for k in range(len(state.classes.names))]
 
 
 def test_without_opengl_the_view_says_so_and_stays_2d(qtbot, view):

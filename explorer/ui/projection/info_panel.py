@@ -81,15 +81,19 @@ class ProjectionInfo(QWidget):
         self.variance_label.setText(f"Stopped at iteration {result.iteration:,} of {result.n_iter:,}: the layout has "
                                     "not converged and was not scored. Choose the method again to start over.")
 
-    def show_legend(self, title: str, entries) -> None:
-        """The highlights' colours, then ``title`` and its (colour, label) entries (what colours the points)."""
+    def show_legend(self, title: str, entries, note: str = "") -> None:
+        """The highlights' colours, then ``title`` and its (colour, label[, count]) entries (what colours
+        the points), or ``note`` saying why there are none yet."""
         dot = '<span style="white-space:nowrap"><span style="color:{c}; font-size:13pt">●</span>&nbsp;{t}</span>'
         items = [dot.format(c=ACCENT, t="selected"), dot.format(c=TEXT_TOKENS, t="text"),
                  dot.format(c=NEIGHBORS, t="neighbours"), dot.format(c=EXTRA, t="added")]
         text = " &nbsp; ".join(items)
         if entries:
             text += f"<br><b>{html.escape(title)}</b><br>" + " &nbsp; ".join(
-                dot.format(c=c, t=html.escape(label)) for c, label in entries)
+                dot.format(c=e[0], t=html.escape(e[1]) + (f" <small>({e[2]:,})</small>" if len(e) > 2 else ""))
+                for e in entries)
+        elif note:
+            text += f"<br><b>{html.escape(title)}</b>: {html.escape(note)}"
         self.legend.setText(text)
 
     def show_hover(self, text: str) -> None:

@@ -10,12 +10,13 @@ from ..style import SPACING
 from .analogy_panel import AnalogyPanel
 from .controls import ColourControls
 from .info_panel import ProjectionInfo
+from .show_panel import ShowControls
 
 __all__ = ["SidePanel"]
 
 
 class SidePanel(QScrollArea):
-    """``colour`` (ColourControls) and ``info`` (ProjectionInfo) over ``analogy`` (AnalogyPanel)."""
+    """``colour`` (ColourControls), ``show`` (ShowControls) and ``info`` (ProjectionInfo) over ``analogy``."""
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -24,12 +25,14 @@ class SidePanel(QScrollArea):
         lay.setContentsMargins(SPACING, 0, 0, 0)
         lay.setSpacing(SPACING)
         self.colour = ColourControls()
+        self.show = ShowControls()
         self.info = ProjectionInfo()
         self.analogy = AnalogyPanel()
         lay.addWidget(self.colour)
         self._map_options = QHBoxLayout()  # how the cloud is drawn (density map, cluster labels)
         self._map_options.setSpacing(SPACING)
         lay.addLayout(self._map_options)
+        lay.addWidget(self.show)
         lay.addWidget(self.info)
         lay.addWidget(self.analogy)
         lay.addStretch(1)

@@ -21,20 +21,21 @@ from ...core.analogy import AnalogyResult
 from ...core.errors import user_message
 from ...core.manifold import METHOD_NAMES, ManifoldResult
 from ...core.projection import ProjectionResult
-from ...core.projection_csv import write_coordinates_csv, write_neighbors_csv
 from ...state import AppState
 from ..binding import JobBinding, ShownGate
 from ..style import ACCENT, EXTRA, NEIGHBORS, SPACING, TEXT_TOKENS
-from ..token_search import TokenSearch
 from .axes_entry import AxesEntry
 from .colouring import cloud_colours
 from .controls import AxesControls, ExportButton, FitControls, MethodControls
+from .exports import ProjectionExports
 from .fit_request import FitRequest
+from .hit_search import HitSearch
 from .hover import hover_text
 from .label_layout import LabelSpec, faint_labels
 from .map_layers import bind_map_layers
 from .pages import BusyPage, MessagePage
 from .plot import Mark, ProjectionPlot
+from .point_selection import PointSelection
 from .run_strip import RunStrip
 from .side_panel import SidePanel
 from .three_d import PlotPages
@@ -48,7 +49,7 @@ N_SELECTED_NEIGHBORS = 8
 LABEL_FAINT_IN_VIEW = 250
 
 
-class ProjectionView(QWidget):
+class ProjectionView(ProjectionExports, QWidget):
     """PCA scatter of the embedding table.
 
     Signals
@@ -68,6 +69,7 @@ class ProjectionView(QWidget):
         self._result: ProjectionResult | None = None
         self._prepared_for = None  # the table the controls were set up for
         self._line_ids: list[int] = []
+        self._legend: tuple[str, list] = ("", [])
 
         outer = QVBoxLayout(self)
         outer.setContentsMargins(SPACING, SPACING, SPACING, SPACING)
@@ -78,9 +80,9 @@ class ProjectionView(QWidget):
         self._fits = FitRequest(state, self.method, self.fit, self.axes_entry, self)
         self.axes_controls = AxesControls()
         self.axes_controls.axes_changed.connect(self._on_axes_changed)
-        self.search = TokenSearch(lambda: self._state.table)
-        self.search.token_found.connect(self._on_search_token_found)
-        self.search.not_found.connect(lambda text: self.info.show_hover(text))
+        self.search = HitSearch(lambda: self._state.table, lambda: self.points.first_hit())
+        self.search.box.token_found.connect(self._on_search_token_found)
+        self.search.box.not_found.connect(lambda text: self.info.show_hover(text))
         self.export_button = ExportButton()
         self.export_button.export_chosen.connect(self._on_export_chosen)
         bar.addWidget(self.method)
@@ -125,6 +127,8 @@ class ProjectionView(QWidget):
         self.plot_pages.hovered.connect(self.info.show_hover)
         self.colour.colour_changed.connect(self._on_colour_changed)
         bind_map_layers(self.plot, side, state)
+        self.points = PointSelection(state, side.show, self.search, self.plot, self)
+        self.points.changed.connect(self._on_points_changed)
         self.analogy_panel.solve_requested.connect(state.request_analogy)
         self.analogy_panel.answer_clicked.connect(self.token_selected)
         split.addWidget(side)
@@ -242,13 +246,14 @@ class ProjectionView(QWidget):
         self.plot.set_selection(None, np.zeros((0, 2)))
         self.plot.set_analogy(None)
         self.plot.labels.clear()
+        self.points.clear()
         self.plot_pages.clear()
 
     def _prepare_for(self, table) -> None:
         """Controls for a new table: its default fit set, example analogy, search pieces."""
         self._prepared_for = table
         self.analogy_panel.set_table(table)
-        self.search.set_completions(table.completion_pieces)
+        self.search.box.set_completions(table.completion_pieces)
         self.colour.show_default("classes" if self._state.classes is not None else "none")
 
     def _on_state_selected_token_changed(self, _token_id: int) -> None:
@@ -334,11 +339,13 @@ class ProjectionView(QWidget):
         size = 7 if n <= 1_000 else (5 if n <= 10_000 else 3)
         faint = QColor(self.plot.foreground)
         faint.setAlpha(60 if n <= 10_000 else 36)
-        by = self.colour.colour_by
-        group, colors, legend = cloud_colours(by, res.ids, faint, self._state.classes, self._state.token_meta.value,
-                                              210 if n <= 10_000 else 150)
-        self.info.show_legend(self.colour.combo.currentText(), legend)
-        self.plot.set_cloud(res.ids, self._columns(res.coords), group, colors, size)
+        groups = self.points.group(self.colour.colour_by, res.ids)
+        group, colors, legend = cloud_colours(groups, faint, 210 if n <= 10_000 else 150)
+        self._legend = (self.colour.combo.currentText(), legend)  # for the exports
+        self.info.show_legend(self._legend[0], legend, groups.missing)
+        xy = self._columns(res.coords)
+        keep = self.points.visible(res.ids, xy)
+        self.plot.set_cloud(res.ids[keep], xy[keep], group[keep], colors, size)
         self.plot_pages.set_cloud(res, group, colors, size)
         bottom, left, title = axis_texts(res, self.axes(), stopped)
         pi = self.plot.plot_item
@@ -351,6 +358,9 @@ class ProjectionView(QWidget):
         if self._drawn():
             self._draw_cloud(stopped=isinstance(self._result, ManifoldResult) and not self._result.done
                              and not self._state.projection.running)
+
+    def _on_points_changed(self) -> None:
+        self._gate.update(self._on_colour_changed)
 
     def _on_interest_result(self, _value) -> None:
         self._draw_marks()
@@ -440,10 +450,11 @@ class ProjectionView(QWidget):
             xy = self._xy([w[0] for w in wanted])
             specs = [LabelSpec(tid, float(p[0]), float(p[1]), table.shown_piece(tid).short(), color, bold)
                      for (tid, color, bold), p in zip(wanted, xy)]
+        hits = [h for h in self.points.hit_labels(table.shown_piece) if not (h.token_id in seen or seen.add(h.token_id))]
         muted = QColor(self.plot.foreground)
         muted.setAlpha(150)
-        return specs + faint_labels(self.plot.cloud.positions(), self._result.ids, self.plot.view_rect(), table.shown_piece,
-                                    muted.name(QColor.HexArgb), seen, LABEL_FAINT_IN_VIEW)
+        return specs + hits + faint_labels(self.plot.cloud.positions(), self.points.shown_ids, self.plot.view_rect(),
+                                           table.shown_piece, muted.name(QColor.HexArgb), seen, LABEL_FAINT_IN_VIEW)
 
     # -- analogies ----------------------------------------------------------------------------
     def _on_analogy_reset(self) -> None:
@@ -465,35 +476,9 @@ class ProjectionView(QWidget):
         table, res = self._state.table, self._result
         if table is not None and res is not None and token_id >= 0:
             axes = self.axes() if isinstance(res, ProjectionResult) else (0, 1)
-            self.info.show_hover(hover_text(table, self._state.classes, res, token_id, axes, self._xy([token_id])[0]))
+            self.info.show_hover(hover_text(table, self._state.classes, res, token_id, axes, self._xy([token_id])[0],
+                                            self._state.token_meta.value, self._state.health.value))
 
     def _on_search_token_found(self, token_id: int) -> None:
         self.token_added.emit(token_id)
         self.token_selected.emit(token_id)
-
-    # -- export ---------------------------------------------------------------------------------
-    def _on_export_chosen(self, kind: str, path: str) -> None:
-        {"png": self.export_plot, "svg": self.export_plot, "coords": self.export_coordinates_csv,
-         "neighbors": self.export_neighbors_csv}[kind](path)
-
-    def export_plot(self, path: str) -> None:
-        """Save the scatter as PNG or SVG (by the file's extension)."""
-        self.plot.export(path)
-
-    def export_coordinates_csv(self, path: str) -> int:
-        """The fitted tokens' coordinates, and those of the highlighted tokens not fitted. Returns rows."""
-        res, table = self._result, self._state.table
-        if res is None or table is None:
-            return 0
-        interest = self._state.interest.value
-        extra = (interest.all_ids() if interest is not None else []) + self._line_ids
-        if self._state.selected_id >= 0:
-            extra.append(self._state.selected_id)
-        return write_coordinates_csv(path, res, table, extra, self._state.classes)
-
-    def export_neighbors_csv(self, path: str) -> int:
-        """The neighbour lists already computed: the text's tokens' and the selection's. Returns rows."""
-        table = self._state.table
-        if table is None:
-            return 0
-        return write_neighbors_csv(path, table, self._state.interest.value, self._state.neighbors.value)
