@@ -33,3 +33,19 @@ def test_every_view_fits_1024x700(qtbot, explorer, spec):
         tab = win.tabs.currentWidget()
         assert tab.mapTo(win, tab.rect().bottomRight()).y() < 700, page
 
+
+
+def test_the_projection_toolbar_takes_two_rows_rather_than_a_scroll_bar(qtbot, explorer):
+    win = explorer.window
+    win.resize(1024, 700)
+    win.show()
+    qtbot.waitExposed(win)
+    load(qtbot, explorer, "minilm")
+    win.show_view("projection")
+    view = explorer.projection_view
+    page = win.tabs.currentWidget()
+    qtbot.waitUntil(lambda: view.toolbar.two_rows)
+    qtbot.waitUntil(lambda: not page.horizontalScrollBar().isVisible())
+    assert view.export_button.mapTo(win, view.export_button.rect().topRight()).x() < win.splitter.widget(0).width()
+    win.resize(1800, 900)
+    qtbot.waitUntil(lambda: not view.toolbar.two_rows)  # one row when there is room

@@ -39,6 +39,7 @@ from .point_selection import PointSelection
 from .run_strip import RunStrip
 from .side_panel import SidePanel
 from .three_d import PlotPages
+from .toolbar import TwoRowBar
 from .titles import axis_texts
 
 __all__ = ["ProjectionView", "N_SELECTED_NEIGHBORS"]
@@ -74,8 +75,7 @@ class ProjectionView(ProjectionExports, QWidget):
         outer = QVBoxLayout(self)
         outer.setContentsMargins(SPACING, SPACING, SPACING, SPACING)
         outer.setSpacing(SPACING)
-        bar = QHBoxLayout()
-        bar.setSpacing(SPACING)
+        self.toolbar = bar = TwoRowBar()
         self.method, self.fit, self.axes_entry = MethodControls(), FitControls(), AxesEntry()
         self._fits = FitRequest(state, self.method, self.fit, self.axes_entry, self)
         self.axes_controls = AxesControls()
@@ -85,14 +85,11 @@ class ProjectionView(ProjectionExports, QWidget):
         self.search.box.not_found.connect(lambda text: self.info.show_hover(text))
         self.export_button = ExportButton()
         self.export_button.export_chosen.connect(self._on_export_chosen)
-        bar.addWidget(self.method)
-        bar.addWidget(self.fit)
-        bar.addSpacing(SPACING)
-        bar.addWidget(self.axes_controls)
-        bar.addSpacing(SPACING)
-        bar.addWidget(self.search, 1)
-        bar.addWidget(self.export_button)
-        outer.addLayout(bar)
+        for widget in (self.method, self.fit, self.axes_controls):
+            bar.add(widget)
+        bar.add(self.search, 1, wraps=True)  # on a second row in a narrow window
+        bar.add(self.export_button, wraps=True)
+        outer.addWidget(bar)
         outer.addWidget(self.axes_entry)
 
         split = QSplitter(Qt.Horizontal)
@@ -117,7 +114,7 @@ class ProjectionView(ProjectionExports, QWidget):
         self.plot_pages.dims_changed.connect(self._fits.set_dims)
         self.plot_pages.point_clicked.connect(self.token_selected)
         self.plot_pages.shown_3d.connect(lambda on: self.axes_controls.setEnabled(not on))  # 2D-only
-        bar.insertWidget(bar.indexOf(self.axes_controls) + 1, self.plot_pages.toggle)
+        bar.insert_after(self.axes_controls, self.plot_pages.toggle)
         for page in (self._empty_page, self._busy_page, self.plot_pages):
             self._stack.addWidget(page)
         split.addWidget(left)
