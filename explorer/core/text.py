@@ -49,6 +49,8 @@ class TokenizedText:
         examples each), in order of first appearance.
     family : PieceFamily
         The notation of the tokenizer's pieces (for :meth:`shown_piece`).
+    special_ids : frozenset of int
+        Ids of the special tokens among the rows read.
     """
 
     text: str
@@ -61,6 +63,7 @@ class TokenizedText:
     rows_read: int = 0
     problems: tuple[ProblemGroup, ...] = ()
     family: PieceFamily = PieceFamily.PLAIN
+    special_ids: frozenset[int] = frozenset()
 
     @property
     def truncated(self) -> bool:
@@ -109,11 +112,13 @@ class TokenizedText:
         return np.fromiter((t.id for t in self.tokens), dtype=np.int64, count=len(self.tokens))
 
     def distinct_ids(self, include_special: bool = False) -> list[int]:
-        """Ids that are rows of the table, once each, in order of first appearance."""
-        seen = dict.fromkeys(
-            t.id for t in self.tokens if (include_special or not t.special) and t.ok and self.in_range(t.id)
-        )
-        return list(seen)
+        """Ids that are rows of the table, once each, in order of first appearance.
+
+        From :attr:`counts` (made with the tokens, in the worker): a click on a
+        13,000-token text must not walk every token again."""
+        if include_special:
+            return list(self.counts)
+        return [i for i in self.counts if i not in self.special_ids]
 
     def position_of(self, token_id: int) -> int:
         """Position of the first token with ``token_id``, or -1."""
@@ -188,8 +193,9 @@ def tokenize_text(tokenizer: Tokenizer, text: str, vocab_size: int, limit: int =
             counts[t.id] = counts.get(t.id, 0) + 1
     n_words = len({t.word for t in tokens if t.word is not None})
     family = getattr(tokenizer, "family", PieceFamily.PLAIN)
+    special = frozenset(t.id for t in tokens if t.special and t.problem is None)
     return TokenizedText(text, tokens, int(vocab_size), int(limit), error, counts, n_words, len(counts),
-                         group_problems(tokens), family)
+                         group_problems(tokens), family, special)
 
 
 def tokenizer_family(tokenizer: Tokenizer, spec: str = "") -> str:

@@ -110,3 +110,19 @@ def test_group_problems_keeps_order_and_few_examples(random100):
         (P.NEGATIVE, 2, ("-1", "-2"), False),
         (P.PAST_LAST_ROW, 1, ("100",), False),
     ]
+
+
+@pytest.mark.parametrize("spec, text", [("minilm", "the cat [SEP] sat the cat"), ("random:100x8", "5 99 100 -1 5 abc 7"),
+                                        ("default", "the king and the queen <unk> the")])
+def test_distinct_ids_follow_the_tokens(spec, text):
+    """Made from the counts kept with the tokens: the same as walking every token."""
+    from explorer.core.sources import package_path
+
+    if spec == "minilm" and package_path("minilm") is None:
+        pytest.skip("MiniLM is not installed")
+    table = open_table(spec)
+    tok = tokenize_text(table.tokenizer, text, table.vocab_size)
+    for special in (False, True):
+        walked = list(dict.fromkeys(t.id for t in tok.tokens if (special or not t.special) and t.ok))
+        assert tok.distinct_ids(include_special=special) == walked
+    assert any(t.special for t in tok.tokens) == bool(tok.special_ids)
