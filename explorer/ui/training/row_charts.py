@@ -44,8 +44,8 @@ class UpdatesChart(Chart):
     """Steps with gradient (filled) and with change (ring) of each row, by its token's frequency."""
 
     def __init__(self, glw, row: int, col: int, fg: str, paint_log: PaintLog):
-        super().__init__(glw, row, col, f"Steps per row with <span style='color:{GRADIENT_ROWS}'>gradient"
-                         f"</span> / <span style='color:{CHANGED_ROWS}'>change</span>", "steps",
+        super().__init__(glw, row, col, f"Steps per row: <span style='color:{GRADIENT_ROWS}'>gradient"
+                         f"</span> / <span style='color:{CHANGED_ROWS}'>changed</span>", "steps",
                          FREQUENCY_AXIS, fg, paint_log)
         _log_axis(self)
         self.changes = self.scatter(symbol="o", size=6, brush=None, pen=pg.mkPen(CHANGED_ROWS, width=1),
