@@ -136,6 +136,16 @@ class JobBinding(QObject):
     def computation(self) -> Computation:
         return self._comp
 
+    def redraw(self) -> None:
+        """Draw the computation's current value (``on_result``), or clear the
+        readout (``on_reset``) when it has none: for a view's synchronize."""
+        value = self._comp.value
+        if value is not None:
+            if self._on_result is not None:
+                self._on_result(value)
+        elif self._on_reset is not None:
+            self._on_reset()
+
     def release(self) -> None:
         """Stop wanting the computation (the view goes away)."""
         self._comp.want(self, False)

@@ -96,3 +96,21 @@ def test_a_result_for_a_hidden_view_waits_for_its_synchronize(qtbot):
     syncs = view.syncs
     tabs.setCurrentIndex(1)
     assert view.syncs == syncs + 1 and comp.value == "x"
+
+
+def test_redraw_draws_the_value_or_clears(qtbot):
+    make_app()
+    view = _View()
+    qtbot.addWidget(view)
+    comp = Computation(view)
+    binding = JobBinding(view.gate, comp, on_reset=lambda: view.draw("cleared"), on_result=view.draw)
+    binding.redraw()
+    assert view.draws == ["cleared"]  # no value yet
+    comp.publish("value")
+    view.draws.clear()
+    binding.redraw()
+    assert view.draws == ["value"]
+    comp.clear()
+    view.draws.clear()
+    binding.redraw()
+    assert view.draws == ["cleared"]

@@ -136,11 +136,7 @@ class HealthView(QWidget):
 
     # -- state -------------------------------------------------------------------------
     def _synchronize(self) -> None:
-        value = self._state.health.value
-        if value is not None:
-            self._draw(value)
-        else:
-            self._clear()
+        self._binding.redraw()
 
     def _clear(self) -> None:
         self._report = None

@@ -84,16 +84,8 @@ class PositionsView(QWidget):
 
     # -- state -------------------------------------------------------------------------
     def _synchronize(self) -> None:
-        report = self._state.positions.value
-        if report is not None:
-            self._draw_report(report)
-        else:
-            self._on_positions_reset()
-        inputs = self._state.input_layer.value
-        if inputs is not None:
-            self._draw_inputs(inputs)
-        else:
-            self._on_inputs_reset()
+        self._positions.redraw()
+        self._text.redraw()
 
     def _on_state_model_changed(self, _table) -> None:
         self._gate.update(self._synchronize)

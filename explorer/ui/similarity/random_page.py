@@ -101,11 +101,7 @@ class RandomPage(QWidget):
 
     # -- state -------------------------------------------------------------------------
     def _synchronize(self) -> None:
-        value = self._state.random_check.value
-        if value is not None:
-            self._draw(value)
-        else:
-            self._clear()
+        self._binding.redraw()
 
     def _clear(self) -> None:
         self._check = None
