@@ -24,7 +24,7 @@ from ..core.errors import user_message
 if TYPE_CHECKING:  # views know the state's computations, never the worker machinery
     from ..workers import Computation
 
-__all__ = ["ShownGate", "JobBinding"]
+__all__ = ["ShownGate", "JobBinding", "job_progress", "job_status"]
 
 
 class ShownGate(QObject):
@@ -189,3 +189,19 @@ class JobBinding(QObject):
 
     def _on_gate_hidden(self) -> None:
         self._comp.want(self, False)
+
+
+def job_status() -> QLabel:
+    """The quiet one-line label a JobBinding writes its messages to."""
+    status = QLabel("")
+    status.setObjectName("ChipId")
+    return status
+
+
+def job_progress() -> QProgressBar:
+    """A narrow, hidden progress bar for a JobBinding (it shows it while the job runs)."""
+    bar = QProgressBar()
+    bar.setMaximumWidth(160)
+    bar.setTextVisible(False)
+    bar.hide()
+    return bar

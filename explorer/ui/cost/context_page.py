@@ -14,7 +14,6 @@ from PySide6.QtWidgets import (
     QHeaderView,
     QLabel,
     QLineEdit,
-    QProgressBar,
     QTableWidget,
     QTableWidgetItem,
     QToolButton,
@@ -36,7 +35,7 @@ from ...core.context import (
 )
 from ...core.errors import user_message
 from ...state import AppState
-from ..binding import JobBinding, ShownGate
+from ..binding import JobBinding, ShownGate, job_progress
 from ..style import ACCENT, SPACING, TEXT_TOKENS, mono_font
 from .tiles import note_label, plain_label, title_label
 
@@ -106,10 +105,7 @@ class ContextPage(QWidget):
         lay.addWidget(self.ctx_table)
         status = QHBoxLayout()
         self.ctx_status = note_label()
-        self.ctx_progress = QProgressBar()
-        self.ctx_progress.setMaximumWidth(160)
-        self.ctx_progress.setTextVisible(False)
-        self.ctx_progress.hide()
+        self.ctx_progress = job_progress()
         self.ctx_cancel = QToolButton()
         self.ctx_cancel.setText("Cancel")
         self.ctx_cancel.setToolTip("Stop running the model's first layer")

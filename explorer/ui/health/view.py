@@ -5,7 +5,7 @@ screen) and the selection; clicking a point or a candidate selects it."""
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import (QFileDialog, QHBoxLayout, QLabel, QProgressBar, QPushButton, QSplitter, QToolButton,
+from PySide6.QtWidgets import (QFileDialog, QHBoxLayout, QLabel, QPushButton, QSplitter, QToolButton,
                                QWidget)
 
 from ...core.errors import user_message
@@ -13,7 +13,7 @@ from ...core.health import HealthReport
 from ...core.health.text import write_candidates_csv
 from ...core.health.verify import VerificationResult, VerifyUnavailable, model_source
 from ...state import AppState
-from ..binding import JobBinding, ShownGate
+from ..binding import JobBinding, ShownGate, job_progress, job_status
 from ..style import SPACING, FitLayout
 from .candidates import CandidateTable
 from .score_histogram import ScoreHistogram
@@ -84,12 +84,7 @@ class HealthView(QWidget):
     def _build_status_row(self) -> QHBoxLayout:
         row = QHBoxLayout()
         row.setContentsMargins(SPACING, 0, SPACING, 0)
-        self.status = QLabel("")
-        self.status.setObjectName("ChipId")
-        self.progress = QProgressBar()
-        self.progress.setMaximumWidth(160)
-        self.progress.setTextVisible(False)
-        self.progress.hide()
+        self.status, self.progress = job_status(), job_progress()
         self.cancel_button = QToolButton()
         self.cancel_button.setText("Cancel")
         self.cancel_button.hide()

@@ -5,12 +5,12 @@ vectors) computations, both run in a worker only while the view is shown."""
 from __future__ import annotations
 
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QTabWidget, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QTabWidget, QWidget
 
 from ...core.errors import user_message
 from ...core.input_layer import PositionsReport, TextInputs
 from ...state import AppState
-from ..binding import JobBinding, ShownGate
+from ..binding import JobBinding, ShownGate, job_progress, job_status
 from ..style import SPACING, FitLayout
 from .rotary_panel import RotaryPanel
 from .summary import SummaryLabel
@@ -43,12 +43,7 @@ class PositionsView(QWidget):
         lay.addWidget(self.summary)
         row = QHBoxLayout()
         row.setContentsMargins(SPACING, 0, SPACING, 0)
-        self.status = QLabel("")
-        self.status.setObjectName("ChipId")
-        self.progress = QProgressBar()
-        self.progress.setMaximumWidth(160)
-        self.progress.setTextVisible(False)
-        self.progress.hide()
+        self.status, self.progress = job_status(), job_progress()
         row.addWidget(self.status, 1)
         row.addWidget(self.progress)
         lay.addLayout(row)

@@ -7,13 +7,13 @@ from __future__ import annotations
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QFileDialog, QHBoxLayout, QLabel, QMenu, QProgressBar, QToolButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QFileDialog, QHBoxLayout, QLabel, QMenu, QToolButton, QVBoxLayout, QWidget
 
 from ...core.cost import format_percent
 from ...core.errors import user_message
 from ...core.geometry import CosineCheck, cosine_normal_pdf
 from ...state import AppState
-from ..binding import JobBinding, ShownGate
+from ..binding import JobBinding, ShownGate, job_progress, job_status
 from ..export import export_graphics
 from ..plot_title import FittedTitle
 from ..style import ACCENT, SPACING, TEXT_TOKENS, plot_colors, style_plot, translucent
@@ -40,12 +40,7 @@ class RandomPage(QWidget):
         lay.addWidget(self.glw, 1)
         status = QHBoxLayout()
         status.setContentsMargins(SPACING, 0, SPACING, 0)
-        self.status = QLabel("")
-        self.status.setObjectName("ChipId")
-        self.progress = QProgressBar()
-        self.progress.setMaximumWidth(160)
-        self.progress.setTextVisible(False)
-        self.progress.hide()
+        self.status, self.progress = job_status(), job_progress()
         self.export_button = QToolButton()
         self.export_button.setText("Export")
         self.export_button.setToolTip("Save the two histograms as PNG or SVG")
