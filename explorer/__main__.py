@@ -2,7 +2,7 @@
 
 import sys
 
-from .cli import main
+from explorer.cli.commands import main
 
 if __name__ == "__main__":
     sys.exit(main())

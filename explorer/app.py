@@ -16,18 +16,19 @@ from PySide6.QtCore import QByteArray, QObject, QSettings, QTimer, Signal  # noq
 from PySide6.QtWidgets import QApplication, QFileDialog  # noqa: E402
 from superqt.utils import QMessageHandler  # noqa: E402
 
-from .core import pieces, recent  # noqa: E402
-from .core.errors import user_message  # noqa: E402
-from .core.loading import LoadedModel, load_model  # noqa: E402
-from .core.text import tokenizer_family  # noqa: E402
-from .core.runtime import favour_the_gui_thread, return_big_blocks_at_once  # noqa: E402
-from .state import AppState  # noqa: E402
-from .ui.main_window import MainWindow  # noqa: E402
-from .ui.model_picker import ModelPicker  # noqa: E402
-from .ui.tooltips import install_tooltip_wrapping  # noqa: E402
-from .ui.tour import TourController  # noqa: E402
-from .ui.style import STYLESHEET, apply_theme, can_draw, configure_pyqtgraph, prepare_glyph_check  # noqa: E402
-from .workers import JobRunner, await_all_workers, warm_up_job  # noqa: E402
+from explorer.core.errors import user_message  # noqa: E402
+from explorer.core.runtime import favour_the_gui_thread, return_big_blocks_at_once  # noqa: E402
+from explorer.core.sources import recent
+from explorer.core.sources.loading import LoadedModel, load_model  # noqa: E402
+from explorer.core.tokens import pieces
+from explorer.core.tokens.text import tokenizer_family  # noqa: E402
+from explorer.state.app_state import AppState  # noqa: E402
+from explorer.ui.common.tooltips import install_tooltip_wrapping  # noqa: E402
+from explorer.ui.main_window import MainWindow  # noqa: E402
+from explorer.ui.model_picker import ModelPicker  # noqa: E402
+from explorer.ui.style import STYLESHEET, apply_theme, can_draw, configure_pyqtgraph, prepare_glyph_check  # noqa: E402
+from explorer.ui.tour import TourController  # noqa: E402
+from explorer.workers import JobRunner, await_all_workers, warm_up_job  # noqa: E402
 
 ORG, APP = "embedding-explorer", "Token Embedding Explorer"
 #: how long closing the window waits for background jobs to reach a yield
@@ -35,7 +36,7 @@ CLOSE_WAIT_MS = 500
 
 
 def _list_sources_job(recent_specs):
-    from .core.sources import list_sources
+    from explorer.core.sources import list_sources
 
     yield 0.0, "Looking for models…"
     return list_sources(recent_specs)
@@ -150,7 +151,7 @@ class Explorer(QObject):
         return self.view("health")
 
     def _build_lookup(self):
-        from .ui.lookup import LookupView
+        from explorer.ui.lookup import LookupView
 
         view = LookupView(self.state)
         view.training_requested.connect(self._on_lookup_training_requested)
@@ -160,7 +161,7 @@ class Explorer(QObject):
         self.window.show_view("training")
 
     def _build_projection(self):
-        from .ui.projection import ProjectionView
+        from explorer.ui.projection import ProjectionView
 
         view = ProjectionView(self.state)
         view.token_selected.connect(self.state.set_selected_token)
@@ -168,7 +169,7 @@ class Explorer(QObject):
         return view
 
     def _build_similarity(self):
-        from .ui.similarity import SimilarityView
+        from explorer.ui.similarity import SimilarityView
 
         view = SimilarityView(self.state)
         view.token_selected.connect(self.state.set_selected_token)
@@ -176,28 +177,28 @@ class Explorer(QObject):
         return view
 
     def _build_training(self):
-        from .ui.training import TrainingView
+        from explorer.ui.training import TrainingView
 
         view = TrainingView(self.state)
         view.model_saved.connect(self.open_spec)
         return view
 
     def _build_cost(self):
-        from .ui.cost import CostView
+        from explorer.ui.cost import CostView
 
         view = CostView(self.state)
         view.token_selected.connect(self.state.set_selected_token)
         return view
 
     def _build_health(self):
-        from .ui.health import HealthView
+        from explorer.ui.health import HealthView
 
         view = HealthView(self.state)
         view.token_selected.connect(self.state.set_selected_token)
         return view
 
     def _build_positions(self):
-        from .ui.positions import PositionsView
+        from explorer.ui.positions import PositionsView
 
         view = PositionsView(self.state)
         view.position_selected.connect(self.state.select_position)
@@ -380,7 +381,7 @@ class Explorer(QObject):
 
 
 _QT_NOISE = ("This plugin does not support propagateSizeHints",)
-_message_handler: "_QtMessages | None" = None
+_message_handler: _QtMessages | None = None
 
 
 class _QtNoiseFilter(logging.Filter):

@@ -10,7 +10,7 @@ import sys
 
 from PySide6.QtCore import QTimer
 
-from .app import CLOSE_WAIT_MS, Explorer, make_app
+from explorer.app import CLOSE_WAIT_MS, Explorer, make_app
 
 __all__ = ["run"]
 

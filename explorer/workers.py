@@ -19,13 +19,13 @@ touches widgets; only the GUI-thread slots connected to these signals do.
 from __future__ import annotations
 
 import time
-from typing import Callable, Hashable, Iterator
+from collections.abc import Callable, Hashable, Iterator
 
 import shiboken6
 from PySide6.QtCore import QObject, QThreadPool, Signal
 from superqt.utils import GeneratorWorker, WorkerBase
 
-from .core.runtime import limit_torch_threads
+from explorer.core.runtime import limit_torch_threads
 
 __all__ = ["JobRunner", "Computation", "await_all_workers", "warm_up_job"]
 

@@ -171,8 +171,8 @@ def bench_gui() -> dict:
     from PySide6.QtCore import QSettings
     from PySide6.QtGui import QGuiApplication
 
-    from ..app import Explorer, make_app
-    from ..core.sources import package_path
+    from explorer.app import Explorer, make_app
+    from explorer.core.sources import package_path
 
     app = make_app()
     ex = Explorer(settings=QSettings(os.path.join(tempfile.mkdtemp(), "s.ini"), QSettings.IniFormat))

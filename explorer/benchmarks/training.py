@@ -2,7 +2,7 @@
 
 ``bench_training()`` measures steps per second of the same run twice:
 headless (the core job driven in a plain loop, every value applied to a
-:class:`~explorer.core.training_session.TrainingSession`, no Qt) and in the
+:class:`~explorer.core.training.session.TrainingSession`, no Qt) and in the
 TrainingView (its worker, its signals, its charts redrawing; offscreen is
 fine). Runs come in pairs, each view run compared with its headless partner
 (alternately run first), since the machine may be shared; the median of the
@@ -26,10 +26,10 @@ WARM_UP_STEPS = 300
 
 
 def _headless_rate(steps: int) -> float:
-    from ..core.training_config import TrainConfig
-    from ..core.training_corpus import synthetic_corpus
-    from ..core.training_job import StepBatch
-    from ..core.training_session import TrainingSession
+    from explorer.core.training.config import TrainConfig
+    from explorer.core.training.corpus import synthetic_corpus
+    from explorer.core.training.job import StepBatch
+    from explorer.core.training.session import TrainingSession
 
     session = TrainingSession()
     job = session.start(TrainConfig(steps=steps, **CONFIG), synthetic_corpus)
@@ -52,10 +52,10 @@ def _headless_rate(steps: int) -> float:
 def _view_rate(steps: int, size: tuple[int, int]) -> tuple[float, float, dict[str, list[float]]]:
     from PySide6.QtCore import QEventLoop, QTimer
 
-    from ..app import make_app
-    from ..state import AppState
-    from ..ui.training import TrainingView
-    from ..workers import await_all_workers
+    from explorer.app import make_app
+    from explorer.state.app_state import AppState
+    from explorer.ui.training import TrainingView
+    from explorer.workers import await_all_workers
 
     make_app()
     state = AppState()

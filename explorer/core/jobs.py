@@ -4,7 +4,8 @@ No Qt here."""
 
 from __future__ import annotations
 
-from typing import Callable, Generator, Iterator, TypeVar
+from collections.abc import Callable, Generator, Iterator
+from typing import TypeVar
 
 __all__ = ["run_to_end", "scaled"]
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import resource
 
-from .errors import ExplorerError
+from explorer.core.errors import ExplorerError
 
 __all__ = ["MemoryLimitError", "available_bytes", "resident_bytes", "require", "format_bytes"]
 

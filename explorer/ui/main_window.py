@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QAction, QKeySequence
@@ -22,12 +22,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..core.cost import format_bytes, tying_word
-from ..state import AppState
-from .matrix_view import MatrixView
-from .row_inspector import RowInspector
-from .status_line import TableStatus
-from .token_strip import TokenStrip
+from explorer.core.cost.parameters import format_bytes, tying_word
+from explorer.state.app_state import AppState
+from explorer.ui.common.status_line import TableStatus
+from explorer.ui.inspector.view import RowInspector
+from explorer.ui.matrix.view import MatrixView
+from explorer.ui.text.token_strip import TokenStrip
 
 SHORTCUTS = [
     ("Ctrl+O", "Open a model (the model picker)"),

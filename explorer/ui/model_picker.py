@@ -18,9 +18,9 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
 )
 
-from ..core.cost import format_bytes
-from ..core.sources import SourceInfo
-from .style import SPACING
+from explorer.core.cost.parameters import format_bytes
+from explorer.core.sources import SourceInfo
+from explorer.ui.style import SPACING
 
 GROUPS = {
     "bundled": "Bundled (no download)",

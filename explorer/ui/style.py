@@ -32,7 +32,7 @@ DECAY_ROWS = "#CC79A7"
 CLASS_COLORS = ["#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7", "#000000", "#999999",
                  # Paul Tol's muted colours past Okabe-Ito's nine: the bundled language has sixteen classes
                  "#44AA99", "#882255", "#117733", "#AA4499", "#999933", "#CC6677", "#DDCC77"]
-#: token kinds (explorer.core.token_meta.KINDS order): word start, continuation, number,
+#: token kinds (explorer.core.tokens.meta.KINDS order): word start, continuation, number,
 #: punctuation, whitespace, special, byte; colour-blind-safe hues kept apart from the highlights
 KIND_COLORS = ["#0072B2", "#56B4E9", "#CC79A7", "#D55E00", "#F0E442", "#882255", "#44AA99"]
 #: the lookup walk: rows of E not multiplied yet, and rows multiplied by 0 (wasted)

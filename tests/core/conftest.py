@@ -5,16 +5,13 @@ tmp_path_factory folders."""
 from __future__ import annotations
 
 import os
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-import model_factory as mf  # noqa: E402
-from model_factory import GGUF_KEYS, ZOO_KEYS, zoo_id  # noqa: E402,F401
+from tests.support import model_factory as mf  # noqa: E402
+from tests.support.model_factory import GGUF_KEYS, ZOO_KEYS, zoo_id  # noqa: E402,F401
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
@@ -185,6 +182,6 @@ def one_torch_thread():
 
 @pytest.fixture(scope="module")
 def corpus():
-    from explorer.core.corpus import make_corpus
+    from explorer.core.training.language import make_corpus
 
     return make_corpus(2000, seed=0)

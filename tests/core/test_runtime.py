@@ -6,7 +6,6 @@ import pytest
 
 from explorer.core import runtime
 
-
 #: a worker allocates blocks of 2-6 MB, each followed by a small block it
 #: keeps, then frees the big ones: glibc's default (a mapping threshold that
 #: rises to 32 MB) kept about 600 MB of them in the worker's heap

@@ -18,18 +18,13 @@ from __future__ import annotations
 
 import os
 import resource
-import sys
-from pathlib import Path
 
 import pytest
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "core"))
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
-from fuzzing import HEADROOM, vm_data_bytes  # noqa: E402
+from tests.support.fuzzing import HEADROOM, vm_data_bytes  # noqa: E402
 
 
 def pytest_addoption(parser):

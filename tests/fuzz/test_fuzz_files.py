@@ -15,13 +15,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from fuzzing import check_error, check_inspect, fuzz_settings, outcome
 from hypothesis import event, given
 from hypothesis import strategies as st
 
-import model_factory as mf
 from explorer.core.errors import ExplorerError
 from explorer.core.sources import open_table, peek
+from tests.support import model_factory as mf
+from tests.support.fuzzing import check_error, check_inspect, fuzz_settings, outcome
 
 
 def open_and_read(spec: str):
@@ -399,9 +399,8 @@ def test_outcome_rejects_foreign_errors():
 def test_memory_is_really_bounded_here(bounded_memory):
     """The harness: past the cap an allocation fails, and the core sees the
     cap and refuses the copy first (a 6 GB table with 4 GB of headroom)."""
-    from fuzzing import HEADROOM, vm_data_bytes
-
     from explorer.core.memory import MemoryLimitError, available_bytes
+    from tests.support.fuzzing import HEADROOM, vm_data_bytes
 
     if bounded_memory is None:
         pytest.skip("no /proc/self/status here")

@@ -9,11 +9,11 @@ JSON, or one ExplorerError line.
 from __future__ import annotations
 
 import pytest
-from fuzzing import check_inspect, fuzz_settings
 from hypothesis import given
 from hypothesis import strategies as st
 
 from explorer.core.sources import open_table
+from tests.support.fuzzing import check_inspect, fuzz_settings
 
 TABLES = ["default", "toy:cat-sat", "minilm", "smollm2", "random:50257x768", "random:7x3"]
 

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from ui_helpers import LOAD_TIMEOUT, load
+
+from tests.support.ui_helpers import LOAD_TIMEOUT, load
 
 
 @pytest.mark.parametrize("spec", ["toy:robot", "toy:five-rows", "toy:gradient", "random:300x5", "default"])

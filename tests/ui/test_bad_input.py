@@ -5,10 +5,9 @@ from __future__ import annotations
 import json
 
 import numpy as np
-import pytest
 
-from explorer.core.tokens import MAX_TEXT_CHARS
-from ui_helpers import load, wait_tokens
+from explorer.core.tokens.tokenize import MAX_TEXT_CHARS
+from tests.support.ui_helpers import load, wait_tokens
 
 
 def test_nan_and_inf_weights_are_shown_not_crashed(qtbot, explorer, tmp_path):

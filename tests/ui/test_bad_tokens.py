@@ -7,13 +7,12 @@ import numpy as np
 import pytest
 from PySide6.QtGui import QColor
 
-from ui_helpers import LOAD_TIMEOUT, click_chip, load, standalone_view, wait_tokens
-
-from explorer.core.pieces import PieceFamily, display_piece
 from explorer.core.sources import open_table
-from explorer.ui.row_inspector import RowInspector
+from explorer.core.tokens.pieces import PieceFamily, display_piece
+from explorer.ui.inspector.view import RowInspector
 from explorer.ui.style import ERROR
-from explorer.ui.token_strip import TokenStrip
+from explorer.ui.text.token_strip import TokenStrip
+from tests.support.ui_helpers import LOAD_TIMEOUT, click_chip, load, standalone_view, wait_tokens
 
 BAD_TEXT = "5 99 100 -1 abc"
 
@@ -181,7 +180,7 @@ def test_byte_level_labels_in_matrix_lookup_and_projection(qtbot, explorer):
     shown = [table.shown_piece(i).text for i in range(2700, 2800)]
     assert not any("Ã©" in s for s in shown)  # the search completions and every label read decoded
     assert "é" in table.completion_pieces() and "Ã©" not in table.completion_pieces()
-    from explorer.core.projection import find_token_ids
+    from explorer.core.projection.job import find_token_ids
 
     assert find_token_ids(table, "é", limit=1) == [2756]
     assert find_token_ids(table, "␣bank", limit=1) == [table.tokenizer.id_of("Ġbank")]

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from explorer.core.loading import ClassIndex
 from explorer.core.sources import open_table
+from explorer.core.sources.loading import ClassIndex
 from explorer.ui.style import class_color
 
 

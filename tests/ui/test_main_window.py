@@ -11,9 +11,9 @@ import pytest
 from PySide6.QtCore import QSettings, Qt
 from PySide6.QtWidgets import QApplication
 
-from ui_helpers import LOAD_TIMEOUT, assert_nearest, click_chip, load, wait_neighbors
 from explorer.app import Explorer, make_app
 from explorer.core.sources import open_table
+from tests.support.ui_helpers import LOAD_TIMEOUT, assert_nearest, click_chip, load, wait_neighbors
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -7,7 +7,7 @@ import pytest
 from explorer.core.sources import list_sources, open_table
 from explorer.ui.cost import CostView
 from explorer.ui.model_picker import COLUMNS, PARAMS_COLUMN, ModelPicker
-from ui_helpers import standalone_view
+from tests.support.ui_helpers import standalone_view
 
 
 @pytest.fixture
@@ -40,7 +40,7 @@ def test_picker_and_cost_card_label_which_parameters_they_count(qtbot, cost_view
 
 
 def test_status_bar_names_the_embedding_parameters_and_the_models_total(qtbot, explorer):
-    from ui_helpers import load
+    from tests.support.ui_helpers import load
 
     table = load(qtbot, explorer, "minilm")
     text = explorer.window.status_model.text()

@@ -4,9 +4,20 @@ from __future__ import annotations
 
 from PySide6.QtCore import QMimeData, QPoint, Qt, QUrl
 from PySide6.QtGui import QDropEvent
-from PySide6.QtWidgets import (QAbstractButton, QAbstractItemView, QAbstractSpinBox, QApplication, QComboBox,
-                               QLineEdit, QMenuBar, QMessageBox, QSlider, QTabBar)
-from ui_helpers import LOAD_TIMEOUT, load
+from PySide6.QtWidgets import (
+    QAbstractButton,
+    QAbstractItemView,
+    QAbstractSpinBox,
+    QApplication,
+    QComboBox,
+    QLineEdit,
+    QMenuBar,
+    QMessageBox,
+    QSlider,
+    QTabBar,
+)
+
+from tests.support.ui_helpers import LOAD_TIMEOUT, load
 
 
 def test_every_control_has_a_tooltip(qtbot, explorer):
@@ -148,7 +159,7 @@ def test_pieces_no_font_can_draw_show_their_code_point_not_a_box(qtbot, explorer
     installed fonts, and a character none of them has shows as U+XXXX."""
     import unicodedata
 
-    from explorer.core import pieces
+    from explorer.core.tokens import pieces
     from explorer.ui.style import can_draw
 
     assert pieces.glyph_check() is can_draw

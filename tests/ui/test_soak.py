@@ -8,9 +8,8 @@ import gc
 from PySide6.QtCore import QThreadPool
 from PySide6.QtWidgets import QApplication
 
-from ui_helpers import load
-
 from explorer.core.memory import resident_bytes
+from tests.support.ui_helpers import load
 
 #: the models cycled through: every kind of source that opens in well under a second
 SPECS = ["default", "toy:robot", "random:2000x64:1", "toy:cat-sat", "minilm", "random:300x16:2"]
@@ -61,7 +60,7 @@ CYCLE_WARM_UP = 20
 
 
 def test_a_hundred_training_runs_started_and_stopped_keep_memory_flat(qtbot, explorer):
-    from explorer.core.training_session import Phase
+    from explorer.core.training.session import Phase
 
     win = explorer.window
     win.show_view("training")

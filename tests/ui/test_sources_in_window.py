@@ -3,16 +3,11 @@ tests write with the gguf package, through the same code a user runs."""
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import numpy as np
 import pytest
 
-from ui_helpers import load
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "core"))
-import model_factory as mf  # noqa: E402
+from tests.support import model_factory as mf  # noqa: E402
+from tests.support.ui_helpers import load
 
 
 @pytest.mark.parametrize("arch,dtype,tied,sharded", [

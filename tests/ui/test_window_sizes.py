@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from ui_helpers import load
+from tests.support.ui_helpers import load
 
 PAGES = ["matrix", "lookup", "projection", "similarity", "similarity:random", "training", "cost",
          "cost:famous", "cost:why", "cost:context", "health"]

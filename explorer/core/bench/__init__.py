@@ -17,13 +17,19 @@ report, :func:`results_as_json` into plain data. No Qt here.
 
 from __future__ import annotations
 
-from .big_table import BIG_SHAPE, BIG_TARGET_RSS_BYTES, BIG_TARGET_SECONDS, bench_big_table, write_bf16_table
-from .default import bench_default
-from .harness import BenchError
-from .lookup import BatchTiming, LookupMeasurement, bench_lookup, iter_bench_lookup
-from .opening import bench_open
-from .report import format_results, results_as_json
-from .timing import best_time, format_bytes, format_seconds
+from explorer.core.bench.big_table import (
+    BIG_SHAPE,
+    BIG_TARGET_RSS_BYTES,
+    BIG_TARGET_SECONDS,
+    bench_big_table,
+    write_bf16_table,
+)
+from explorer.core.bench.default import bench_default
+from explorer.core.bench.harness import BenchError
+from explorer.core.bench.lookup import BatchTiming, LookupMeasurement, bench_lookup, iter_bench_lookup
+from explorer.core.bench.opening import bench_open
+from explorer.core.bench.report import format_results, results_as_json
+from explorer.core.bench.timing import best_time, format_bytes, format_seconds
 
 __all__ = [
     "BenchError",

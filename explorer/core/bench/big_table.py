@@ -9,12 +9,19 @@ import json
 import shutil
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
-from .harness import CHILD_PRELUDE, BenchError, run_child
-from .passes import (HEALTH_MINILM_TARGET_SECONDS, HEALTH_SHAPE, HEALTH_TARGET_RSS_BYTES, HEALTH_TARGET_SECONDS,
-                     NEIGHBORS_TARGET_SECONDS, bench_health, bench_neighbors)
+from explorer.core.bench.harness import CHILD_PRELUDE, BenchError, run_child
+from explorer.core.bench.passes import (
+    HEALTH_MINILM_TARGET_SECONDS,
+    HEALTH_SHAPE,
+    HEALTH_TARGET_RSS_BYTES,
+    HEALTH_TARGET_SECONDS,
+    NEIGHBORS_TARGET_SECONDS,
+    bench_health,
+    bench_neighbors,
+)
 
 __all__ = ["write_bf16_table", "bench_big_table", "BIG_SHAPE", "BIG_TARGET_SECONDS", "BIG_TARGET_RSS_BYTES"]
 

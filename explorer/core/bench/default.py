@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import time
 
-from .lookup import bench_lookup
-from .opening import bench_open
+from explorer.core.bench.lookup import bench_lookup
+from explorer.core.bench.opening import bench_open
 
 __all__ = ["bench_default"]
 
@@ -13,8 +13,8 @@ __all__ = ["bench_default"]
 def bench_default() -> dict:
     """Lookup on random:50257x768, PCA of that table, and opening ``minilm``
     (when its package is installed)."""
-    from .. import sources
-    from ..geometry import pca_project
+    from explorer.core import sources
+    from explorer.core.geometry.vectors import pca_project
 
     table = sources.open_table("random:50257x768")
     out: dict = {"lookup": bench_lookup(table)}

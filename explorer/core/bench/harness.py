@@ -16,7 +16,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from ..errors import ExplorerError
+from explorer.core.errors import ExplorerError
 
 __all__ = ["BenchError", "CHILD_PRELUDE", "run_child", "median_run", "CHILD_TIMEOUT"]
 

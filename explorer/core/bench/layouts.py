@@ -15,9 +15,9 @@ from __future__ import annotations
 import time
 from dataclasses import asdict, dataclass
 
-from ..jobs import run_to_end
-from ..manifold import ManifoldResult, manifold_job, warm_up_umap
-from .timing import format_seconds as _t
+from explorer.core.bench.timing import format_seconds as _t
+from explorer.core.jobs import run_to_end
+from explorer.core.projection.manifold import ManifoldResult, manifold_job, warm_up_umap
 
 __all__ = ["LayoutBench", "bench_layouts", "format_layouts", "TSNE_ROWS", "UMAP_ROWS"]
 
@@ -65,7 +65,7 @@ def _timed_tsne(table, rows: int, seed: int):
 
 def bench_layouts(spec: str = "minilm", seed: int = 0) -> LayoutBench:
     """Run both layouts on ``spec`` (MiniLM by default) and time them."""
-    from ..sources import open_table
+    from explorer.core.sources import open_table
 
     table = open_table(spec)
     tsne, tsne_s, first, step, cpu = _timed_tsne(table, TSNE_ROWS, seed)

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import dataclasses
 import time
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Iterator, Sequence
 
-from .timing import best_time
+from explorer.core.bench.timing import best_time
 
 __all__ = ["BatchTiming", "LookupMeasurement", "iter_bench_lookup", "bench_lookup", "GATHER_REPEATS_FACTOR"]
 

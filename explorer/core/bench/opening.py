@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .harness import CHILD_PRELUDE, BenchError, median_run, run_child
+from explorer.core.bench.harness import CHILD_PRELUDE, BenchError, median_run, run_child
 
 __all__ = ["bench_open", "SAMPLE_TEXT"]
 
@@ -62,7 +62,7 @@ def _transformers_target(spec: str) -> tuple[dict | None, str | None, Path | Non
     Returns (child args or None, note when transformers is not measured,
     file(s) to pre-read into the page cache).
     """
-    from .. import sources
+    from explorer.core import sources
 
     low = spec.strip().lower()
     if low.startswith(("toy:", "random:")):

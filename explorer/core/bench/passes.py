@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .harness import CHILD_PRELUDE, run_child
+from explorer.core.bench.harness import CHILD_PRELUDE, run_child
 
 __all__ = ["HEALTH_SHAPE", "HEALTH_TARGET_SECONDS", "HEALTH_TARGET_RSS_BYTES", "HEALTH_MINILM_TARGET_SECONDS",
            "NEIGHBORS_TARGET_SECONDS", "bench_health", "bench_neighbors"]
@@ -40,7 +40,7 @@ report(t_import, t_open, t_done, "health_s",
 _CHILD_NEIGHBORS = CHILD_PRELUDE + r"""
 import torch
 from explorer.core import sources
-from explorer.core.neighbors import neighbors_of
+from explorer.core.geometry.neighbors import neighbors_of
 from explorer.core.runtime import limit_torch_threads
 limit_torch_threads()
 t_import = time.perf_counter()

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from .layouts import format_layouts
-from .lookup import LookupMeasurement
-from .timing import format_bytes as _b
-from .timing import format_seconds as _t
+from explorer.core.bench.layouts import format_layouts
+from explorer.core.bench.lookup import LookupMeasurement
+from explorer.core.bench.timing import format_bytes as _b
+from explorer.core.bench.timing import format_seconds as _t
 
 __all__ = ["format_results", "results_as_json"]
 

@@ -17,11 +17,19 @@ in our own code), plus the tokenizer's round trip over its vocabulary.
 ==============  ==============================================================
 """
 
-from .indicators import CHANCE, z_threshold
-from .job import health_report, iter_health
-from .lesson import training_counts
-from .report import CATEGORIES, CATEGORY_LABELS, FLAG_NAMES, Candidate, Flag, HealthReport, Reference
-from .roundtrip import iter_token_categories, token_categories
+from explorer.core.health.indicators import CHANCE, z_threshold
+from explorer.core.health.job import health_report, iter_health
+from explorer.core.health.lesson import training_counts
+from explorer.core.health.report import (
+    CATEGORIES,
+    CATEGORY_LABELS,
+    FLAG_NAMES,
+    Candidate,
+    Flag,
+    HealthReport,
+    Reference,
+)
+from explorer.core.health.roundtrip import iter_token_categories, token_categories
 
 __all__ = [
     "iter_health",

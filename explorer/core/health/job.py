@@ -5,7 +5,7 @@ Steps, each with progress and a chance to stop:
 1. the tokenizer's round trip over its whole vocabulary;
 2. the reference rows (the tokenizer's unused tokens) and the first
    principal component of a sample of rows;
-3. one streamed pass over the table (:func:`explorer.core.scan.iter_scan`):
+3. one streamed pass over the table (:func:`explorer.core.geometry.scan.iter_scan`):
    norms, the products with the component and the reference mean, and a
    16-number sketch of each row for the duplicate search;
 4. without unused tokens, the rows of lowest norm become the reference and
@@ -16,20 +16,25 @@ Steps, each with progress and a chance to stop:
 from __future__ import annotations
 
 import time
-from typing import Iterator
+from collections.abc import Iterator
 
 import numpy as np
 
-from ..jobs import run_to_end, scaled
-from ..runtime import limit_torch_threads
-from ..scan import cached_row_norms, iter_scan
-from .duplicates import find_duplicates, sketch_directions
-from .indicators import CHANCE, magikarp_scores, plain_z, ranking, reference_scores, thresholds
-from .lesson import training_counts
-from .reference import (first_principal_component, lowest_norm_reference, pca_sample_ids, reference_mean,
-                        unused_reference)
-from .report import Flag, HealthReport, Reference, ScoreHistogram
-from .roundtrip import iter_token_categories
+from explorer.core.geometry.scan import cached_row_norms, iter_scan
+from explorer.core.health.duplicates import find_duplicates, sketch_directions
+from explorer.core.health.indicators import CHANCE, magikarp_scores, plain_z, ranking, reference_scores, thresholds
+from explorer.core.health.lesson import training_counts
+from explorer.core.health.reference import (
+    first_principal_component,
+    lowest_norm_reference,
+    pca_sample_ids,
+    reference_mean,
+    unused_reference,
+)
+from explorer.core.health.report import Flag, HealthReport, Reference, ScoreHistogram
+from explorer.core.health.roundtrip import iter_token_categories
+from explorer.core.jobs import run_to_end, scaled
+from explorer.core.runtime import limit_torch_threads
 
 __all__ = ["iter_health", "health_report"]
 

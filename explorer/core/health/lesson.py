@@ -1,6 +1,6 @@
 """The link to the training lesson: how often each row's token occurred in
 the corpus the table was trained on, where the explorer knows that corpus
-(the bundled model, trained by :mod:`explorer.core.bundled` on the synthetic
+(the bundled model, trained by :mod:`explorer.core.training.bundled` on the synthetic
 language). No Qt here.
 """
 
@@ -22,8 +22,8 @@ def training_counts(table) -> np.ndarray | None:
     """
     if table.kind != "bundled":
         return None
-    from ..bundled import CORPUS_SEED, CORPUS_SENTENCES
-    from ..training_corpus import synthetic_corpus
+    from explorer.core.training.bundled import CORPUS_SEED, CORPUS_SENTENCES
+    from explorer.core.training.corpus import synthetic_corpus
 
     corpus = synthetic_corpus(CORPUS_SENTENCES, CORPUS_SEED)
     counts = corpus.counts()

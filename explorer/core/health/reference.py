@@ -14,7 +14,7 @@ import re
 
 import numpy as np
 
-from .report import Reference
+from explorer.core.health.report import Reference
 
 __all__ = ["UNUSED_PATTERNS", "unused_reference", "lowest_norm_reference", "first_principal_component",
            "pca_sample_ids", "reference_mean"]

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 
@@ -162,7 +162,7 @@ class ScoreHistogram:
     reference: np.ndarray
 
     @classmethod
-    def of(cls, scores: np.ndarray, reference_ids, max_bins: int = 120) -> "ScoreHistogram | None":
+    def of(cls, scores: np.ndarray, reference_ids, max_bins: int = 120) -> ScoreHistogram | None:
         """2 sqrt(n) bins (10 to ``max_bins``) over the finite scores."""
         finite = scores[np.isfinite(scores)]
         if not len(finite):
@@ -239,7 +239,7 @@ class HealthReport:
     score_threshold: float
     expected_by_chance: float
     corpus_counts: np.ndarray | None = None
-    histogram: "ScoreHistogram | None" = None
+    histogram: ScoreHistogram | None = None
     notes: tuple[str, ...] = ()
 
     def __post_init__(self):

@@ -16,13 +16,13 @@ Each id gets one category (:data:`~.report.CATEGORIES`):
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 import numpy as np
 
-from ..jobs import run_to_end
-from ..tokens import HFTokenizer, IdTokenizer, TokenizeError
-from .report import CATEGORIES
+from explorer.core.health.report import CATEGORIES
+from explorer.core.jobs import run_to_end
+from explorer.core.tokens.tokenize import HFTokenizer, IdTokenizer, TokenizeError
 
 __all__ = ["iter_token_categories", "token_categories", "CODE"]
 

@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 
-from .report import CATEGORY_LABELS, HealthReport
+from explorer.core.health.report import CATEGORY_LABELS, HealthReport
 
 __all__ = ["verdict", "category_line", "format_report", "format_number", "lesson", "write_candidates_csv",
            "CSV_COLUMNS"]

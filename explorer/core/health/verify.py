@@ -14,14 +14,14 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator, Sequence
 
 import numpy as np
 
-from ..errors import ExplorerError
-from ..tokens import HFTokenizer
+from explorer.core.errors import ExplorerError
+from explorer.core.tokens.tokenize import HFTokenizer
 
 __all__ = ["THRESHOLD", "Verification", "VerificationResult", "VerifyUnavailable", "model_source", "iter_verify",
            "PROMPTS"]
@@ -151,7 +151,7 @@ def iter_verify(table, ids: Sequence[int]) -> Iterator[tuple[float, str]]:
     folder, kwargs = model_source(table)
     ids = [int(i) for i in ids if 0 <= int(i) < table.vocab_size]
     yield 0.0, "Loading the model (seconds: it is read whole)…"
-    from ..runtime import limit_torch_threads
+    from explorer.core.runtime import limit_torch_threads
 
     limit_torch_threads()
     import torch

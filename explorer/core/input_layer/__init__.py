@@ -13,15 +13,22 @@
 ==================  ==========================================================
 """
 
-from .cache import input_layer_of
-from .detect import ROTARY_MODEL_TYPES, describe, read_input_layer
-from .layer import SCHEMES, InputLayer, LayerNormParams, PositionLimitError
-from .rotary import DEFAULT_ROPE_THETA, RotarySettings, rotary_frequencies, rotation_angles
-from .sinusoidal import SINUSOIDAL_BASE, sinusoidal_table, transformer_scale
-from .report import PathPCA, PositionsReport, cosine_matrix, pca_path, positions_job, positions_report
-from .stored import StoredTensor
-from .text_inputs import TextInputs, text_inputs, text_inputs_job
-from .vectors import InputVectors, input_vectors, layer_norm
+from explorer.core.input_layer.cache import input_layer_of
+from explorer.core.input_layer.detect import ROTARY_MODEL_TYPES, describe, read_input_layer
+from explorer.core.input_layer.layer import SCHEMES, InputLayer, LayerNormParams, PositionLimitError
+from explorer.core.input_layer.report import (
+    PathPCA,
+    PositionsReport,
+    cosine_matrix,
+    pca_path,
+    positions_job,
+    positions_report,
+)
+from explorer.core.input_layer.rotary import DEFAULT_ROPE_THETA, RotarySettings, rotary_frequencies, rotation_angles
+from explorer.core.input_layer.sinusoidal import SINUSOIDAL_BASE, sinusoidal_table, transformer_scale
+from explorer.core.input_layer.stored import StoredTensor
+from explorer.core.input_layer.text_inputs import TextInputs, text_inputs, text_inputs_job
+from explorer.core.input_layer.vectors import InputVectors, input_vectors, layer_norm
 
 __all__ = [
     "InputLayer", "LayerNormParams", "PositionLimitError", "SCHEMES", "read_input_layer", "describe",

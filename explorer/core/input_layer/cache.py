@@ -5,8 +5,8 @@ from __future__ import annotations
 import threading
 import weakref
 
-from .detect import read_input_layer
-from .layer import InputLayer
+from explorer.core.input_layer.detect import read_input_layer
+from explorer.core.input_layer.layer import InputLayer
 
 __all__ = ["input_layer_of"]
 

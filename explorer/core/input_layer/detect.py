@@ -10,10 +10,10 @@ import math
 from dataclasses import replace
 from pathlib import Path
 
-from ..sources.common import SourceError
-from .layer import InputLayer, LayerNormParams
-from .rotary import DEFAULT_ROPE_THETA, RotarySettings
-from .stored import gguf_tensor, safetensors_tensor
+from explorer.core.input_layer.layer import InputLayer, LayerNormParams
+from explorer.core.input_layer.rotary import DEFAULT_ROPE_THETA, RotarySettings
+from explorer.core.input_layer.stored import gguf_tensor, safetensors_tensor
+from explorer.core.sources.common import SourceError
 
 __all__ = ["read_input_layer", "ROTARY_MODEL_TYPES"]
 
@@ -72,7 +72,7 @@ def read_input_layer(table) -> InputLayer:
     path = Path(path)
     if path.is_file() and path.suffix.lower() != ".safetensors":
         return _from_gguf(path, d)
-    from ..sources.checkpoint import file_facts, folder_facts
+    from explorer.core.sources.checkpoint import file_facts, folder_facts
 
     facts = folder_facts(path, table.spec, deep=False) if path.is_dir() else file_facts(path, deep=False)
     if isinstance(facts, Path):
@@ -200,7 +200,7 @@ def _config_rotary(config: dict, model: str, d: int) -> RotarySettings | None:
 
 
 def _from_gguf(path: Path, d: int) -> InputLayer:
-    from .. import ggufio
+    from explorer.core.sources import ggufio
 
     try:
         header = ggufio.read_header(path)

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..errors import ExplorerError
-from .rotary import RotarySettings
-from .stored import StoredTensor
+from explorer.core.errors import ExplorerError
+from explorer.core.input_layer.rotary import RotarySettings
+from explorer.core.input_layer.stored import StoredTensor
 
 __all__ = ["InputLayer", "LayerNormParams", "PositionLimitError", "SCHEMES"]
 

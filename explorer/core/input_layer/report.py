@@ -5,15 +5,15 @@ of its own d and, for rotary models, the angles. No Qt here."""
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Iterator
 
 import numpy as np
 
-from .cache import input_layer_of
-from .layer import InputLayer
-from .rotary import rotation_angles
-from .sinusoidal import sinusoidal_table
+from explorer.core.input_layer.cache import input_layer_of
+from explorer.core.input_layer.layer import InputLayer
+from explorer.core.input_layer.rotary import rotation_angles
+from explorer.core.input_layer.sinusoidal import sinusoidal_table
 
 __all__ = ["PositionsReport", "positions_report", "positions_job", "MAX_SHOWN_POSITIONS", "SINUSOIDAL_POSITIONS",
            "ROTARY_POSITIONS", "rotary_pairs_shown"]
@@ -182,6 +182,6 @@ def positions_job(table) -> Iterator[tuple[float, str]]:
 
 def positions_report(table) -> PositionsReport:
     """:func:`positions_job` run to its end (tests, command line)."""
-    from ..jobs import run_to_end
+    from explorer.core.jobs import run_to_end
 
     return run_to_end(positions_job(table))

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ..sources.common import SourceError
-from ..sources.readers import GGUFRows, SafetensorsRows
+from explorer.core.sources.common import SourceError
+from explorer.core.sources.readers import GGUFRows, SafetensorsRows
 
 __all__ = ["StoredTensor", "safetensors_tensor", "gguf_tensor"]
 
@@ -101,7 +101,7 @@ def gguf_tensor(header, name: str) -> StoredTensor:
     """
     import gguf
 
-    from .. import ggufio
+    from explorer.core.sources import ggufio
 
     info = header.tensors[name]
     shape = tuple(int(s) for s in info.shape)

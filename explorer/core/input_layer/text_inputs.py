@@ -3,12 +3,12 @@ input vector, with the tokens past the position limit marked. No Qt here."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Iterator, Sequence
 
-from .cache import input_layer_of
-from .layer import InputLayer, PositionLimitError
-from .vectors import InputVectors, input_vectors
+from explorer.core.input_layer.cache import input_layer_of
+from explorer.core.input_layer.layer import InputLayer, PositionLimitError
+from explorer.core.input_layer.vectors import InputVectors, input_vectors
 
 __all__ = ["TextInputs", "text_inputs", "text_inputs_job", "MAX_TEXT_TOKENS"]
 

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .layer import InputLayer
+from explorer.core.input_layer.layer import InputLayer
 
 __all__ = ["InputVectors", "input_vectors", "layer_norm"]
 

@@ -18,8 +18,8 @@ Everything that used to be imported from ``explorer.core.sources`` still is.
 No Qt here.
 """
 
-from .catalog import SourceInfo, list_sources, peek
-from .common import (
+from explorer.core.sources.catalog import SourceInfo, list_sources, peek
+from explorer.core.sources.common import (
     DEFAULT_EXAMPLE,
     PACKAGE_MODELS,
     RANDOM_STD,
@@ -28,9 +28,9 @@ from .common import (
     package_path,
     resources_dir,
 )
-from .gguf_source import tokenizer_cache_dir
-from .hfcache import cached_repos, find_in_cache, hf_cache_dir
-from .specs import (
+from explorer.core.sources.gguf_source import tokenizer_cache_dir
+from explorer.core.sources.hfcache import cached_repos, find_in_cache, hf_cache_dir
+from explorer.core.sources.specs import (
     MAX_RANDOM_DIM,
     MAX_RANDOM_VOCAB,
     ResolvedSpec,
@@ -39,7 +39,7 @@ from .specs import (
     parse_random_spec,
     resolve_spec,
 )
-from .table import CACHE_ELEMENTS, EmbeddingTable, StoredBuffer
+from explorer.core.sources.table import CACHE_ELEMENTS, EmbeddingTable, StoredBuffer
 
 __all__ = [
     "SourceError",

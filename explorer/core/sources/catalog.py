@@ -8,16 +8,16 @@ tables. Toys are opened (they are a few numbers). No Qt here.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Sequence
 
-from ..errors import ExplorerError, user_message
-from .checkpoint import embedding_shape, file_facts, folder_facts
-from .common import PACKAGE_MODELS, TOY_NAMES, SourceError, package_path, shown
-from .gguf_source import gguf_facts
-from .hfcache import cached_repos, hf_cache_dir
-from .specs import open_table, parse_random_spec, resolve_spec
+from explorer.core.errors import ExplorerError, user_message
+from explorer.core.sources.checkpoint import embedding_shape, file_facts, folder_facts
+from explorer.core.sources.common import PACKAGE_MODELS, TOY_NAMES, SourceError, package_path, shown
+from explorer.core.sources.gguf_source import gguf_facts
+from explorer.core.sources.hfcache import cached_repos, hf_cache_dir
+from explorer.core.sources.specs import open_table, parse_random_spec, resolve_spec
 
 __all__ = ["SourceInfo", "peek", "list_sources"]
 

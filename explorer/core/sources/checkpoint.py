@@ -8,15 +8,15 @@ tokenizer and the row reader. No Qt here.
 from __future__ import annotations
 
 import posixpath
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Sequence
 
-from ..tokens import HFTokenizer, IdTokenizer, TokenizeError, Tokenizer
-from .common import DEFAULT_EXAMPLE, SourceError, read_json, shown, table_shape
-from .readers import SafetensorsRows
-from .safetensors_header import TensorEntry, read_safetensors_header
-from .table import EmbeddingTable
+from explorer.core.sources.common import DEFAULT_EXAMPLE, SourceError, read_json, shown, table_shape
+from explorer.core.sources.readers import SafetensorsRows
+from explorer.core.sources.safetensors_header import TensorEntry, read_safetensors_header
+from explorer.core.sources.table import EmbeddingTable
+from explorer.core.tokens.tokenize import HFTokenizer, IdTokenizer, TokenizeError, Tokenizer
 
 __all__ = ["Checkpoint", "CheckpointFacts", "folder_facts", "file_facts", "open_folder", "open_safetensors_file"]
 
@@ -222,7 +222,7 @@ def open_folder(folder: Path, spec: str, kind: str, name: str | None = None) -> 
     """
     facts = folder_facts(folder, spec)
     if isinstance(facts, Path):
-        from .gguf_source import open_gguf
+        from explorer.core.sources.gguf_source import open_gguf
 
         return open_gguf(facts, spec, kind=kind, name=name)
     ex = facts.config.get("explorer_example_text")

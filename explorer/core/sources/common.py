@@ -11,8 +11,8 @@ import json
 import os
 from pathlib import Path
 
-from ..errors import ExplorerError
-from ..tokens import shown
+from explorer.core.errors import ExplorerError
+from explorer.core.tokens.tokenize import shown
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")

@@ -1,6 +1,6 @@
 """GGUF files -> :class:`EmbeddingTable`, and the cached GGUF tokenizer.
 
-The header is read by :mod:`explorer.core.ggufio` (milliseconds, checked
+The header is read by :mod:`explorer.core.sources.ggufio` (milliseconds, checked
 against the file); rows are dequantised by the ``gguf`` package. No Qt here.
 """
 
@@ -12,11 +12,11 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from .. import ggufio
-from ..tokens import HFTokenizer, IdTokenizer, Tokenizer
-from .common import DEFAULT_EXAMPLE, SourceError, table_shape
-from .readers import GGUFRows
-from .table import EmbeddingTable
+from explorer.core.sources import ggufio
+from explorer.core.sources.common import DEFAULT_EXAMPLE, SourceError, table_shape
+from explorer.core.sources.readers import GGUFRows
+from explorer.core.sources.table import EmbeddingTable
+from explorer.core.tokens.tokenize import HFTokenizer, IdTokenizer, Tokenizer
 
 __all__ = ["GGUFFacts", "gguf_facts", "open_gguf", "tokenizer_cache_dir"]
 

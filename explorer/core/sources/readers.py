@@ -20,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .common import SourceError
+from explorer.core.sources.common import SourceError
 
 __all__ = ["ArrayRows", "RandomRows", "SafetensorsRows", "GGUFRows", "runs", "RANDOM_BLOCK_VALUES"]
 

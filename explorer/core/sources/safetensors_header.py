@@ -16,7 +16,7 @@ import struct
 from dataclasses import dataclass
 from pathlib import Path
 
-from .common import SourceError, shown
+from explorer.core.sources.common import SourceError, shown
 
 __all__ = ["TensorEntry", "read_safetensors_header", "ST_ITEMSIZE"]
 

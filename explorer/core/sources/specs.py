@@ -26,15 +26,24 @@ from pathlib import Path
 
 import numpy as np
 
-from .. import ggufio
-from ..errors import ExplorerError
-from ..tokens import IdTokenizer, NameTokenizer
-from .checkpoint import open_folder, open_safetensors_file
-from .common import PACKAGE_MODELS, RANDOM_STD, TOY_NAMES, SourceError, package_path, read_json, resources_dir, shown
-from .gguf_source import open_gguf
-from .hfcache import REPO_ID, find_in_cache, hf_cache_dir
-from .readers import ArrayRows, RandomRows
-from .table import EmbeddingTable
+from explorer.core.errors import ExplorerError
+from explorer.core.sources import ggufio
+from explorer.core.sources.checkpoint import open_folder, open_safetensors_file
+from explorer.core.sources.common import (
+    PACKAGE_MODELS,
+    RANDOM_STD,
+    TOY_NAMES,
+    SourceError,
+    package_path,
+    read_json,
+    resources_dir,
+    shown,
+)
+from explorer.core.sources.gguf_source import open_gguf
+from explorer.core.sources.hfcache import REPO_ID, find_in_cache, hf_cache_dir
+from explorer.core.sources.readers import ArrayRows, RandomRows
+from explorer.core.sources.table import EmbeddingTable
+from explorer.core.tokens.tokenize import IdTokenizer, NameTokenizer
 
 __all__ = ["open_table", "resolve_spec", "ResolvedSpec", "parse_random_spec", "expand_path",
            "MAX_RANDOM_VOCAB", "MAX_RANDOM_DIM"]

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import threading
 import types
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterator, Mapping, Sequence
 
 import numpy as np
 
-from ..memory import require
-from ..pieces import DisplayPiece, display_piece
-from ..tokens import Tokenizer
+from explorer.core.memory import require
+from explorer.core.tokens.pieces import DisplayPiece, display_piece
+from explorer.core.tokens.tokenize import Tokenizer
 
 __all__ = ["EmbeddingTable", "StoredBuffer", "CACHE_ELEMENTS"]
 
@@ -166,7 +166,7 @@ class EmbeddingTable:
         With ``dtype`` None the stored layout is used (``row_bytes``);
         otherwise a plain dtype from :data:`cost.DTYPE_BYTES`.
         """
-        from ..cost import dtype_bytes
+        from explorer.core.cost.parameters import dtype_bytes
 
         self.check_id(token_id)
         stride = self.row_bytes if dtype is None else self.dim * dtype_bytes(dtype)
@@ -391,5 +391,5 @@ class EmbeddingTable:
 
     def shown_piece(self, token_id: int) -> DisplayPiece:
         """What the piece of ``token_id`` stands for, readable (decoded bytes,
-        visible spaces; see :func:`explorer.core.pieces.display_piece`)."""
+        visible spaces; see :func:`explorer.core.tokens.pieces.display_piece`)."""
         return display_piece(self.tokenizer.piece(int(token_id)), self.tokenizer.family)

@@ -8,12 +8,12 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QSlider, QVBoxLayout, QWidget
 from superqt.utils import signals_blocked
 
-from ...core import cost
-from ...core.geometry import random_cosine_bound, random_cosine_std, shell_volume_fraction
-from ...state import AppState
-from ..binding import ShownGate
-from ..style import SPACING, mono_font
-from .tiles import ReflowGrid, Tile, note_label, plain_label
+from explorer.core.cost import parameters as cost
+from explorer.core.geometry.vectors import random_cosine_bound, random_cosine_std, shell_volume_fraction
+from explorer.state.app_state import AppState
+from explorer.ui.common.binding import ShownGate
+from explorer.ui.cost.tiles import ReflowGrid, Tile, note_label, plain_label
+from explorer.ui.style import SPACING, mono_font
 
 EMPTY_TITLE = "Open a model to see what its embedding table costs (Ctrl+O)"
 

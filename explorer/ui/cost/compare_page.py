@@ -20,11 +20,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ...core import cost
-from ...state import AppState
-from ..binding import ShownGate
-from ..export import export_graphics
-from ..style import ACCENT, REFERENCE, REFERENCE_LIGHT, SPACING, plot_colors, shrinkable, style_plot
+from explorer.core.cost import parameters as cost
+from explorer.state.app_state import AppState
+from explorer.ui.common.binding import ShownGate
+from explorer.ui.common.export import export_graphics
+from explorer.ui.style import ACCENT, REFERENCE, REFERENCE_LIGHT, SPACING, plot_colors, shrinkable, style_plot
 
 #: longest name of the loaded model in the chart
 NAME_CHARS = 22

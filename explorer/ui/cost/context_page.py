@@ -22,10 +22,10 @@ from PySide6.QtWidgets import (
 )
 from superqt.utils import qdebounced, signals_blocked
 
-from ...core import cost
-from ...core.context import (
-    DEFAULT_WORD,
+from explorer.core.cost import parameters as cost
+from explorer.core.cost.context import (
     DEFAULT_SENTENCES,
+    DEFAULT_WORD,
     ContextPlan,
     ContextResult,
     SameRow,
@@ -33,11 +33,11 @@ from ...core.context import (
     context_plan,
     same_row,
 )
-from ...core.errors import user_message
-from ...state import AppState
-from ..binding import JobBinding, ShownGate, job_progress
-from ..style import ACCENT, SPACING, TEXT_TOKENS, mono_font
-from .tiles import note_label, plain_label, title_label
+from explorer.core.errors import user_message
+from explorer.state.app_state import AppState
+from explorer.ui.common.binding import JobBinding, ShownGate, job_progress
+from explorer.ui.cost.tiles import note_label, plain_label, title_label
+from explorer.ui.style import ACCENT, SPACING, TEXT_TOKENS, mono_font
 
 #: typing pauses this long before the model's first layer runs again
 DEBOUNCE_MS = 400

@@ -3,7 +3,7 @@ numbers, and the pages' style sheet."""
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 from PySide6.QtCore import Qt
@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..style import SPACING, text_color_on
+from explorer.ui.style import SPACING, text_color_on
 
 TILE_STYLE = """
 #CostTile { border: 1px solid palette(mid); border-radius: 8px; background: palette(base); }

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QTabWidget, QVBoxLayout, QWidget
 
-from ...state import AppState
-from .card_page import CardPage
-from .compare_page import ComparePage
-from .context_page import ContextPage
-from .tiles import TILE_STYLE
-from .why_page import WhyPage
+from explorer.state.app_state import AppState
+from explorer.ui.cost.card_page import CardPage
+from explorer.ui.cost.compare_page import ComparePage
+from explorer.ui.cost.context_page import ContextPage
+from explorer.ui.cost.tiles import TILE_STYLE
+from explorer.ui.cost.why_page import WhyPage
 
 PAGES = [
     ("card_page", "Cost card", "Parameters and bytes of the loaded table, with their formulas"),

@@ -9,13 +9,12 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QVBoxLayout, QWidget
 
-from ...core.why import DEFAULT_WORDS, MAX_WHY_TOKENS, WhyVectors, why_vectors
-from ...core.errors import user_message
-from ...state import AppState
-from ..binding import ShownGate
-from ..integer_axis import IntegerAxis
-from ..style import DIVERGING, SPACING, TEXT_TOKENS, plot_colors, style_plot, text_color_on, translucent
-from .tiles import (
+from explorer.core.cost.why import DEFAULT_WORDS, MAX_WHY_TOKENS, WhyVectors, why_vectors
+from explorer.core.errors import user_message
+from explorer.state.app_state import AppState
+from explorer.ui.common.binding import ShownGate
+from explorer.ui.common.integer_axis import IntegerAxis
+from explorer.ui.cost.tiles import (
     ReflowGrid,
     clear_matrix,
     fill_matrix,
@@ -25,6 +24,7 @@ from .tiles import (
     plain_label,
     title_label,
 )
+from explorer.ui.style import DIVERGING, SPACING, TEXT_TOKENS, plot_colors, style_plot, text_color_on, translucent
 
 #: opacity of the cosine colours behind the numbers
 CELL_ALPHA = 110

@@ -10,6 +10,6 @@
 ==================  ==========================================================
 """
 
-from .view import HealthView
+from explorer.ui.health.view import HealthView
 
 __all__ = ["HealthView"]

@@ -8,10 +8,10 @@ from PySide6.QtCore import QAbstractTableModel, QItemSelectionModel, QModelIndex
 from PySide6.QtGui import QColor, QFont
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView
 
-from ...core.health import CATEGORY_LABELS, Flag, HealthReport
-from ...core.health.text import format_number
-from ...core.health.verify import VerificationResult
-from ..style import ERROR, HEALTH_CATEGORY_COLORS, mono_font
+from explorer.core.health import CATEGORY_LABELS, Flag, HealthReport
+from explorer.core.health.text import format_number
+from explorer.core.health.verify import VerificationResult
+from explorer.ui.style import ERROR, HEALTH_CATEGORY_COLORS, mono_font
 
 __all__ = ["CandidateModel", "CandidateTable", "MIN_ROWS_SHOWN", "MAX_ROWS_SHOWN"]
 

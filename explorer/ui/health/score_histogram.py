@@ -8,9 +8,9 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
-from ...core.health import HealthReport
-from ..plot_title import FittedTitle
-from ..style import ERROR, HEALTH_CATEGORY_COLORS, TEXT_TOKENS, plot_colors, style_plot, translucent
+from explorer.core.health import HealthReport
+from explorer.ui.common.plot_title import FittedTitle
+from explorer.ui.style import ERROR, HEALTH_CATEGORY_COLORS, TEXT_TOKENS, plot_colors, style_plot, translucent
 
 __all__ = ["ScoreHistogram"]
 

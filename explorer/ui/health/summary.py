@@ -9,9 +9,9 @@ import html
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
-from ...core.health import CATEGORY_LABELS, HealthReport
-from ...core.health.text import lesson, verdict
-from ..style import HEALTH_CATEGORY_COLORS, SPACING
+from explorer.core.health import CATEGORY_LABELS, HealthReport
+from explorer.core.health.text import lesson, verdict
+from explorer.ui.style import HEALTH_CATEGORY_COLORS, SPACING
 
 __all__ = ["SummaryPanel"]
 

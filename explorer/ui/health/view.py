@@ -5,20 +5,19 @@ screen) and the selection; clicking a point or a candidate selects it."""
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import (QFileDialog, QHBoxLayout, QLabel, QPushButton, QSplitter, QToolButton,
-                               QWidget)
+from PySide6.QtWidgets import QFileDialog, QHBoxLayout, QLabel, QPushButton, QSplitter, QToolButton, QWidget
 
-from ...core.errors import user_message
-from ...core.health import HealthReport
-from ...core.health.text import write_candidates_csv
-from ...core.health.verify import VerificationResult, VerifyUnavailable, model_source
-from ...state import AppState
-from ..binding import JobBinding, ShownGate, job_progress, job_status
-from ..style import SPACING, FitLayout
-from .candidates import CandidateTable
-from .score_histogram import ScoreHistogram
-from .summary import SummaryPanel
-from .vocab_plot import VocabPlot
+from explorer.core.errors import user_message
+from explorer.core.health import HealthReport
+from explorer.core.health.text import write_candidates_csv
+from explorer.core.health.verify import VerificationResult, VerifyUnavailable, model_source
+from explorer.state.app_state import AppState
+from explorer.ui.common.binding import JobBinding, ShownGate, job_progress, job_status
+from explorer.ui.health.candidates import CandidateTable
+from explorer.ui.health.score_histogram import ScoreHistogram
+from explorer.ui.health.summary import SummaryPanel
+from explorer.ui.health.vocab_plot import VocabPlot
+from explorer.ui.style import SPACING, FitLayout
 
 __all__ = ["HealthView"]
 

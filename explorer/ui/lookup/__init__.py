@@ -9,6 +9,6 @@ One widget per part: :class:`~.controls.PlaybackControls` and
 composed by :class:`~.view.LookupView`.
 """
 
-from .view import LookupView
+from explorer.ui.lookup.view import LookupView
 
 __all__ = ["LookupView"]

@@ -8,7 +8,7 @@ from __future__ import annotations
 import html
 import math
 import time
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 import pyqtgraph as pg
@@ -16,13 +16,13 @@ from PySide6.QtCore import QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QGraphicsRectItem, QHBoxLayout, QPushButton, QVBoxLayout, QWidget
 
-from ...core import animation as anim
-from ...core.lookup_backward import LookupBackward
-from ..integer_axis import CellAxis
-from ..style import DIVERGING, ERROR, GRADIENT_ROWS, PENDING, SPACING, plot_colors, style_plot
-from ..plot_title import FittedTitle
-from .plots import CellTexts, Ranges, SMALL_D, elastic_label, plot_area
-from .row_labels import RowLabelAxis
+from explorer.core.lookup import animation as anim
+from explorer.core.lookup.backward import LookupBackward
+from explorer.ui.common.integer_axis import CellAxis
+from explorer.ui.common.plot_title import FittedTitle
+from explorer.ui.lookup.plots import SMALL_D, CellTexts, Ranges, elastic_label, plot_area
+from explorer.ui.lookup.row_labels import RowLabelAxis
+from explorer.ui.style import DIVERGING, ERROR, GRADIENT_ROWS, PENDING, SPACING, plot_colors, style_plot
 
 #: seconds per position at speed 1, and the longest the whole step may take
 PER_POSITION_S = 0.6

@@ -7,8 +7,8 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QPushButton, QWidget
 from superqt.utils import signals_blocked
 
-from ...core.lookup import DTYPE_CHOICES
-from ..style import SPACING
+from explorer.core.lookup.ways import DTYPE_CHOICES
+from explorer.ui.style import SPACING
 
 SPEEDS = ((0.25, "¼×"), (0.5, "½×"), (1.0, "1×"), (2.0, "2×"), (5.0, "5×"), (20.0, "20×"))
 

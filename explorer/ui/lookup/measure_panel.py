@@ -10,10 +10,10 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QPushButton, QSizePolicy, QVBoxLayout, QWidget
 
-from ...core.bench import LookupMeasurement, format_seconds
-from ...core.errors import user_message
-from ..style import ACCENT, ERROR, SPACING, THIRD_PATH, mono_font, plot_colors, style_plot
-from .plots import elastic_label
+from explorer.core.bench import LookupMeasurement, format_seconds
+from explorer.core.errors import user_message
+from explorer.ui.lookup.plots import elastic_label
+from explorer.ui.style import ACCENT, ERROR, SPACING, THIRD_PATH, mono_font, plot_colors, style_plot
 
 #: the buttons, the status and the table of figures
 LEFT_WIDTH = 330

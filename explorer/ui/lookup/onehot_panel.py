@@ -11,11 +11,20 @@ from PySide6.QtCore import QRectF
 from PySide6.QtGui import QColor, QFont, QFontMetricsF
 from PySide6.QtWidgets import QGraphicsRectItem, QVBoxLayout, QWidget
 
-from ...core import animation as anim
-from ...core.animation import RowWindow
-from ...core.lookup import RowLayout
-from ..style import ACCENT, DIVERGING, ERROR, PENDING, SPACING, WASTED, mono_font, plot_colors, translucent
-from .plots import GLW_MIN_HEIGHT, SMALL_D, CellTexts, OutputVector, Ranges, elastic_label, make_plot, plot_area
+from explorer.core.lookup import animation as anim
+from explorer.core.lookup.animation import RowWindow
+from explorer.core.lookup.ways import RowLayout
+from explorer.ui.lookup.plots import (
+    GLW_MIN_HEIGHT,
+    SMALL_D,
+    CellTexts,
+    OutputVector,
+    Ranges,
+    elastic_label,
+    make_plot,
+    plot_area,
+)
+from explorer.ui.style import ACCENT, DIVERGING, ERROR, PENDING, SPACING, WASTED, mono_font, plot_colors, translucent
 
 #: pixels (bins) of the compressed one-hot strip
 STRIP_BINS = 800

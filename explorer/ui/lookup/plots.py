@@ -10,8 +10,8 @@ from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QColor, QFont
 from PySide6.QtWidgets import QLabel, QSizePolicy
 
-from .row_labels import RowLabelAxis
-from ..style import ACCENT, DIVERGING, text_color_on, plot_colors, style_plot
+from explorer.ui.lookup.row_labels import RowLabelAxis
+from explorer.ui.style import ACCENT, DIVERGING, plot_colors, style_plot, text_color_on
 
 #: values are written as numbers (and drawn as cells) when d is at most this
 SMALL_D = 12

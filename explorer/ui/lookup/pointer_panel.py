@@ -10,10 +10,18 @@ from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QGraphicsRectItem, QSizePolicy, QVBoxLayout, QWidget
 from superqt import QElidingLabel
 
-from ...core import animation as anim
-from ...core.lookup import RowLayout, StoredBase
-from ..style import ACCENT, ERROR, PENDING, SPACING, text_color_on, css_rgba, mono_font, plot_colors
-from .plots import GLW_MIN_HEIGHT, OutputVector, Ranges, elastic_label, make_plot, plot_area, small_font
+from explorer.core.lookup import animation as anim
+from explorer.core.lookup.ways import RowLayout, StoredBase
+from explorer.ui.lookup.plots import (
+    GLW_MIN_HEIGHT,
+    OutputVector,
+    Ranges,
+    elastic_label,
+    make_plot,
+    plot_area,
+    small_font,
+)
+from explorer.ui.style import ACCENT, ERROR, PENDING, SPACING, css_rgba, mono_font, plot_colors, text_color_on
 
 PHASES = ("1. compute the address", "2. jump to it", "3. copy d values", "done")
 #: rows drawn around the hot one in "Around the row"

@@ -4,7 +4,7 @@ inward, where pyqtgraph's AxisItem would leave it out."""
 
 from __future__ import annotations
 
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF, QRectF, Qt

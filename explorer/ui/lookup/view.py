@@ -7,26 +7,35 @@ from __future__ import annotations
 
 import html
 import time
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtWidgets import (QHBoxLayout, QLabel, QPushButton, QSizePolicy, QSplitter, QStackedLayout,
-                               QStackedWidget, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QSizePolicy,
+    QSplitter,
+    QStackedLayout,
+    QStackedWidget,
+    QVBoxLayout,
+    QWidget,
+)
 
-from ...core import animation as anim
-from ...core.bench import LookupMeasurement
-from ...core.errors import user_message
-from ...core.lookup import PathComparison, RowLayout, row_layout
-from ...state import AppState
-from ..binding import JobBinding, ShownGate
-from ..style import ACCENT, ERROR, SPACING
-from .backward_panel import EMPTY_BACKWARD, BackwardPanel
-from .controls import PlaybackControls, StoredAsChoice
-from .measure_panel import MeasurePanel
-from .onehot_panel import OneHotPanel
-from .plots import elastic_label
-from .pointer_panel import PointerPanel
+from explorer.core.bench import LookupMeasurement
+from explorer.core.errors import user_message
+from explorer.core.lookup import animation as anim
+from explorer.core.lookup.ways import PathComparison, RowLayout, row_layout
+from explorer.state.app_state import AppState
+from explorer.ui.common.binding import JobBinding, ShownGate
+from explorer.ui.lookup.backward_panel import EMPTY_BACKWARD, BackwardPanel
+from explorer.ui.lookup.controls import PlaybackControls, StoredAsChoice
+from explorer.ui.lookup.measure_panel import MeasurePanel
+from explorer.ui.lookup.onehot_panel import OneHotPanel
+from explorer.ui.lookup.plots import elastic_label
+from explorer.ui.lookup.pointer_panel import PointerPanel
+from explorer.ui.style import ACCENT, ERROR, SPACING
 
 #: milliseconds between animation frames (the frame itself comes from the clock)
 TICK_MS = 33

@@ -13,6 +13,6 @@
 ==================  ==========================================================
 """
 
-from .view import PositionsView
+from explorer.ui.positions.view import PositionsView
 
 __all__ = ["PositionsView"]

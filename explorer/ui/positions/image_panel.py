@@ -10,8 +10,8 @@ import pyqtgraph as pg
 from PySide6.QtCore import QRectF
 from PySide6.QtGui import QFontMetrics
 
-from ..style import DIVERGING, style_plot
-from .plot_frame import PlotPanel
+from explorer.ui.positions.plot_frame import PlotPanel
+from explorer.ui.style import DIVERGING, style_plot
 
 __all__ = ["ImagePanel", "symmetric_levels"]
 

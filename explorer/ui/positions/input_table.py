@@ -11,8 +11,8 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, Signal
 from PySide6.QtGui import QColor, QFontMetrics
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView
 
-from ...core.input_layer import InputVectors, TextInputs
-from ..style import ERROR, SPACING, mono_font
+from explorer.core.input_layer import InputVectors, TextInputs
+from explorer.ui.style import ERROR, SPACING, mono_font
 
 __all__ = ["InputTable", "InputTableModel"]
 

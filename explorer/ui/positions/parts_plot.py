@@ -8,9 +8,9 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel
 
-from ...core.input_layer import InputVectors
-from ..style import ACCENT, CLASS_COLORS, NEUTRAL, translucent
-from .plot_frame import PlotPanel
+from explorer.core.input_layer import InputVectors
+from explorer.ui.positions.plot_frame import PlotPanel
+from explorer.ui.style import ACCENT, CLASS_COLORS, NEUTRAL, translucent
 
 __all__ = ["PartsPlot", "parts_of"]
 

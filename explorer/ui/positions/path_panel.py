@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pyqtgraph as pg
 
-from ...core.input_layer import PathPCA
-from ..style import ACCENT, NEIGHBORS, SEQUENTIAL, translucent
-from .plot_frame import PlotPanel
+from explorer.core.input_layer import PathPCA
+from explorer.ui.positions.plot_frame import PlotPanel
+from explorer.ui.style import ACCENT, NEIGHBORS, SEQUENTIAL, translucent
 
 __all__ = ["PathPanel"]
 

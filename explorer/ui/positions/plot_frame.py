@@ -6,7 +6,7 @@ from __future__ import annotations
 import pyqtgraph as pg
 from PySide6.QtWidgets import QLayout, QVBoxLayout, QWidget
 
-from ..style import plot_colors, shrinkable, style_plot
+from explorer.ui.style import plot_colors, shrinkable, style_plot
 
 __all__ = ["add_plot", "PlotPanel"]
 

@@ -6,9 +6,9 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
-from ...core.input_layer import PositionsReport
-from ..style import CLASS_COLORS, SPACING, plot_colors, translucent
-from .plot_frame import add_plot
+from explorer.core.input_layer import PositionsReport
+from explorer.ui.positions.plot_frame import add_plot
+from explorer.ui.style import CLASS_COLORS, SPACING, plot_colors, translucent
 
 __all__ = ["RotaryPanel"]
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QLabel
 
-from ...core.input_layer import PositionsReport
-from ..style import SPACING
+from explorer.core.input_layer import PositionsReport
+from explorer.ui.style import SPACING
 
 __all__ = ["SummaryLabel", "HEADLINES"]
 

@@ -9,10 +9,10 @@ import math
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QSplitter, QVBoxLayout, QWidget
 
-from ...core.input_layer import PositionsReport
-from ..style import SPACING
-from .image_panel import ImagePanel, symmetric_levels
-from .path_panel import PathPanel
+from explorer.core.input_layer import PositionsReport
+from explorer.ui.positions.image_panel import ImagePanel, symmetric_levels
+from explorer.ui.positions.path_panel import PathPanel
+from explorer.ui.style import SPACING
 
 __all__ = ["PositionTablePage", "MODEL_TABLE", "SINUSOIDAL"]
 

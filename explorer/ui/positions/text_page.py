@@ -8,11 +8,11 @@ import numpy as np
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QLabel, QSplitter, QVBoxLayout, QWidget
 
-from ...core.input_layer import TextInputs
-from ..style import SPACING
-from .image_panel import ImagePanel, symmetric_levels
-from .input_table import InputTable
-from .parts_plot import PartsPlot
+from explorer.core.input_layer import TextInputs
+from explorer.ui.positions.image_panel import ImagePanel, symmetric_levels
+from explorer.ui.positions.input_table import InputTable
+from explorer.ui.positions.parts_plot import PartsPlot
+from explorer.ui.style import SPACING
 
 __all__ = ["TextInputsPage"]
 

@@ -7,15 +7,15 @@ from __future__ import annotations
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QHBoxLayout, QTabWidget, QWidget
 
-from ...core.errors import user_message
-from ...core.input_layer import PositionsReport, TextInputs
-from ...state import AppState
-from ..binding import JobBinding, ShownGate, job_progress, job_status
-from ..style import SPACING, FitLayout
-from .rotary_panel import RotaryPanel
-from .summary import SummaryLabel
-from .table_page import PositionTablePage
-from .text_page import TextInputsPage
+from explorer.core.errors import user_message
+from explorer.core.input_layer import PositionsReport, TextInputs
+from explorer.state.app_state import AppState
+from explorer.ui.common.binding import JobBinding, ShownGate, job_progress, job_status
+from explorer.ui.positions.rotary_panel import RotaryPanel
+from explorer.ui.positions.summary import SummaryLabel
+from explorer.ui.positions.table_page import PositionTablePage
+from explorer.ui.positions.text_page import TextInputsPage
+from explorer.ui.style import SPACING, FitLayout
 
 __all__ = ["PositionsView"]
 

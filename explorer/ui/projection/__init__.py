@@ -1,6 +1,6 @@
 """The Projection view, one widget per panel: controls, the plot and its
 items, the label layer, the analogy panel and the readouts."""
 
-from .view import ProjectionView
+from explorer.ui.projection.view import ProjectionView
 
 __all__ = ["ProjectionView"]

@@ -19,10 +19,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ...core.analogy import ANALOGY_K, AnalogyResult
-from ...core.errors import user_message
-from ...core.projection import find_token_ids
-from ..style import mono_font
+from explorer.core.errors import user_message
+from explorer.core.geometry.analogy import ANALOGY_K, AnalogyResult
+from explorer.core.projection.job import find_token_ids
+from explorer.ui.style import mono_font
 
 __all__ = ["AnalogyPanel"]
 

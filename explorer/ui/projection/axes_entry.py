@@ -7,7 +7,7 @@ from __future__ import annotations
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QWidget
 
-from ..style import SPACING
+from explorer.ui.style import SPACING
 
 __all__ = ["AxesEntry"]
 

@@ -1,5 +1,5 @@
 """Automatic cluster labels on the projection: the layout's k-means clusters
-(:func:`explorer.core.layout_clusters.clusters_job`, in a worker: the state's
+(:func:`explorer.core.projection.clusters.clusters_job`, in a worker: the state's
 ``layout_clusters``, handed over by :meth:`ClusterLabels.attach`), each
 labelled at its centre with its most central tokens, behind a toggle.
 
@@ -10,14 +10,14 @@ others (after the tokens that matter, which win any overlap).
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QCheckBox
 from superqt.utils import qdebounced
 
-from ...core.layout_clusters import LayoutClusters, n_clusters_for
-from .label_layout import LabelSpec
+from explorer.core.projection.clusters import LayoutClusters, n_clusters_for
+from explorer.ui.projection.label_layout import LabelSpec
 
 __all__ = ["ClusterLabels"]
 

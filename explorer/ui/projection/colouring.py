@@ -1,5 +1,5 @@
 """What colours the projection's points, and the legend that says so: the
-groups of :mod:`explorer.core.token_groups` (classes, token kind, length,
+groups of :mod:`explorer.core.tokens.groups` (classes, token kind, length,
 row norm, id range, health category) turned into colours. Cheap numpy on
 the drawn ids; the metadata itself is computed in workers by the state."""
 
@@ -8,9 +8,9 @@ from __future__ import annotations
 import pyqtgraph as pg
 from PySide6.QtGui import QColor
 
-from ...core.token_groups import GROUP_KEYS, TokenGroups
-from ...core.health.report import CATEGORIES
-from ..style import HEALTH_CATEGORY_COLORS, KIND_COLORS, SEQUENTIAL, class_color
+from explorer.core.health.report import CATEGORIES
+from explorer.core.tokens.groups import GROUP_KEYS, TokenGroups
+from explorer.ui.style import HEALTH_CATEGORY_COLORS, KIND_COLORS, SEQUENTIAL, class_color
 
 __all__ = ["COLOUR_BY", "cloud_colours", "group_colour_names"]
 

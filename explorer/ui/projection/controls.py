@@ -17,8 +17,8 @@ from PySide6.QtWidgets import (
 )
 from superqt.utils import signals_blocked
 
-from ...core.projection import DEFAULT_SAMPLE, N_COMPONENTS
-from ..style import SPACING
+from explorer.core.projection.job import DEFAULT_SAMPLE, N_COMPONENTS
+from explorer.ui.style import SPACING
 
 __all__ = ["METHODS", "FIT_MODES", "MethodControls", "FitControls", "AxesControls", "ColourControls", "ExportButton"]
 
@@ -239,7 +239,7 @@ class ColourControls(QWidget):
     colour_changed = Signal(str)
 
     def __init__(self, parent=None):
-        from .colouring import COLOUR_BY
+        from explorer.ui.projection.colouring import COLOUR_BY
 
         super().__init__(parent)
         lay = _row(self)

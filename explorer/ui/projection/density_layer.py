@@ -1,7 +1,7 @@
 """The projection's density map: a coloured image of where the points crowd,
 under the points, with contour lines, so 30,000 to 256,000 points read as a map.
 
-The grid and its contours are :func:`explorer.core.density.density_job`,
+The grid and its contours are :func:`explorer.core.projection.density.density_job`,
 run in a worker (the state's ``layout_density``, handed over by :meth:`DensityOverlay.attach`):
 asked for again only when the cloud changes or the view settles on a new range
 (the plot's ``settled`` signal, itself debounced), never on a frame of
@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QObject, QRectF, Qt, Signal
+from PySide6.QtCore import QObject, QRectF, Signal
 from PySide6.QtWidgets import QCheckBox
 from superqt.utils import qdebounced
 
-from ...core.density import DensityMap
-from ..style import blend, density_lut, is_dark, plot_colors
+from explorer.core.projection.density import DensityMap
+from explorer.ui.style import blend, density_lut, is_dark, plot_colors
 
 __all__ = ["DensityOverlay", "DENSITY_DEFAULT_MIN"]
 

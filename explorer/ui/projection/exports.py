@@ -4,8 +4,8 @@ CSV, and the neighbour lists already computed as CSV."""
 
 from __future__ import annotations
 
-from ...core.projection_csv import write_coordinates_csv, write_neighbors_csv
-from .legend_export import export_with_legend, legend_lines
+from explorer.core.projection.csv_export import write_coordinates_csv, write_neighbors_csv
+from explorer.ui.projection.legend_export import export_with_legend, legend_lines
 
 __all__ = ["ProjectionExports"]
 

@@ -13,11 +13,11 @@ from __future__ import annotations
 
 from PySide6.QtCore import QObject
 
-from ...core.manifold import DEFAULT_LAYOUT_SAMPLE
-from ...core.projection import DEFAULT_SAMPLE
-from ...state import AppState
-from .axes_entry import AxesEntry
-from .controls import FitControls, MethodControls
+from explorer.core.projection.job import DEFAULT_SAMPLE
+from explorer.core.projection.manifold import DEFAULT_LAYOUT_SAMPLE
+from explorer.state.app_state import AppState
+from explorer.ui.projection.axes_entry import AxesEntry
+from explorer.ui.projection.controls import FitControls, MethodControls
 
 __all__ = ["FitRequest"]
 

@@ -20,8 +20,8 @@ from OpenGL import GL
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QColor, QFont
 
-from ..style import ACCENT, blend, plot_colors
-from .scene3d import Cloud3D, nearest_on_screen, rgba_of
+from explorer.ui.projection.scene3d import Cloud3D, nearest_on_screen, rgba_of
+from explorer.ui.style import ACCENT, blend, plot_colors
 
 __all__ = ["GLProjection", "MAX_LABELS_3D"]
 
@@ -225,7 +225,7 @@ class GLProjection(gl.GLViewWidget):
             self._fail(exc)
 
     def _fail(self, exc: BaseException) -> None:
-        from ...core.errors import user_message
+        from explorer.core.errors import user_message
 
         if not self._broken:
             self._broken = True
@@ -236,7 +236,7 @@ class GLProjection(gl.GLViewWidget):
         return self._broken
 
 
-def pg_vector(xyz) -> "object":
+def pg_vector(xyz) -> object:
     """A pyqtgraph Vector (the camera centre's type)."""
     from pyqtgraph import Vector
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
-from ...core.errors import user_message
+from explorer.core.errors import user_message
 
 __all__ = ["GLStatus", "gl_status"]
 

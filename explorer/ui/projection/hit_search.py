@@ -8,8 +8,8 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QHBoxLayout, QToolButton, QWidget
 from superqt.utils import qdebounced
 
-from ..style import ERROR
-from ..token_search import TokenSearch
+from explorer.ui.common.token_search import TokenSearch
+from explorer.ui.style import ERROR
 
 __all__ = ["HitSearch"]
 

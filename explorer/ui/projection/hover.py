@@ -5,11 +5,11 @@ each axis shown."""
 from __future__ import annotations
 
 import html
-from typing import Sequence
+from collections.abc import Sequence
 
-from ...core.health.report import CATEGORIES, CATEGORY_LABELS
-from ...core.projection import ProjectionResult
-from ...core.token_meta import KINDS
+from explorer.core.health.report import CATEGORIES, CATEGORY_LABELS
+from explorer.core.projection.job import ProjectionResult
+from explorer.core.tokens.meta import KINDS
 
 __all__ = ["hover_text"]
 

@@ -8,9 +8,9 @@ import html
 import numpy as np
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
-from ...core.manifold import PLACE_NEIGHBORS, ManifoldResult
-from ...core.projection import ProjectionResult
-from ..style import ACCENT, EXTRA, NEIGHBORS, TEXT_TOKENS
+from explorer.core.projection.job import ProjectionResult
+from explorer.core.projection.manifold import PLACE_NEIGHBORS, ManifoldResult
+from explorer.ui.style import ACCENT, EXTRA, NEIGHBORS, TEXT_TOKENS
 
 __all__ = ["ProjectionInfo", "HOVER_HINT"]
 

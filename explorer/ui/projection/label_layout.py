@@ -1,5 +1,5 @@
 """The projection's labels: one plot item that paints every label beside its
-point, placed without overlaps by :func:`explorer.core.label_layout.place_labels`.
+point, placed without overlaps by :func:`explorer.core.projection.label_layout.place_labels`.
 
 Placing runs only when the view settles (the caller debounces it); while
 the user pans or zooms, each placed label follows its point at the same
@@ -16,8 +16,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QStaticText
 
-from ...core.label_layout import place_labels
-from ...core.pieces import shorten
+from explorer.core.projection.label_layout import place_labels
 
 __all__ = ["LabelSpec", "LabelLayer", "faint_labels"]
 
@@ -58,7 +57,7 @@ def faint_labels(xy: np.ndarray, ids: np.ndarray, rect, piece, color: str, seen:
     at most ``limit`` are (the view is zoomed in far enough); ids in ``seen`` are skipped.
 
     ``xy`` (n, 2) and ``ids`` (n,) are the cloud's points; ``piece(id)`` gives a token's
-    shown piece (a :class:`~explorer.core.pieces.DisplayPiece`, e.g. ``table.shown_piece``).
+    shown piece (a :class:`~explorer.core.tokens.pieces.DisplayPiece`, e.g. ``table.shown_piece``).
     """
     if not len(xy):
         return []

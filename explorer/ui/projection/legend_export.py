@@ -10,8 +10,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QGraphicsItem
 
-from ..export import export_graphics
-from ..style import ACCENT, EXTRA, NEIGHBORS, SEARCH_HITS, TEXT_TOKENS, plot_colors
+from explorer.ui.common.export import export_graphics
+from explorer.ui.style import ACCENT, EXTRA, NEIGHBORS, SEARCH_HITS, TEXT_TOKENS, plot_colors
 
 __all__ = ["HIGHLIGHTS", "export_with_legend", "legend_lines"]
 

@@ -16,12 +16,12 @@ from PySide6.QtCore import QPointF, Qt, Signal
 from PySide6.QtGui import QColor, QFont
 from superqt.utils import qdebounced
 
-from .cluster_labels import ClusterLabels
-from .density_layer import DensityOverlay
-from .label_layout import LabelLayer, LabelSpec
-from .point_cloud import GridLines, PointCloud
-from ..export import export_graphics
-from ..style import ACCENT, EXTRA, blend, plot_colors, style_plot
+from explorer.ui.common.export import export_graphics
+from explorer.ui.projection.cluster_labels import ClusterLabels
+from explorer.ui.projection.density_layer import DensityOverlay
+from explorer.ui.projection.label_layout import LabelLayer, LabelSpec
+from explorer.ui.projection.point_cloud import GridLines, PointCloud
+from explorer.ui.style import ACCENT, EXTRA, blend, plot_colors, style_plot
 
 __all__ = ["ProjectionPlot", "Mark"]
 

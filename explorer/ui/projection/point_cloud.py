@@ -19,7 +19,7 @@ from pyqtgraph.Qt import internals
 from PySide6.QtCore import QLineF, QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QColor, QImage, QPainter, QPainterPath, QPen, QPixmap
 
-from .cloud_raster import rasterize
+from explorer.ui.common.cloud_raster import rasterize
 
 __all__ = ["PointCloud", "GridLines"]
 

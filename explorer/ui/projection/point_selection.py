@@ -1,7 +1,7 @@
 """What of the projection is shown and singled out: the colouring's groups
-(:mod:`explorer.core.token_groups`), the search hits
-(:mod:`explorer.core.piece_search`, searched in a worker) and the filter
-(:mod:`explorer.core.point_filter`). The view asks it which points to
+(:mod:`explorer.core.tokens.groups`), the search hits
+(:mod:`explorer.core.tokens.search`, searched in a worker) and the filter
+(:mod:`explorer.core.projection.point_filter`). The view asks it which points to
 draw; it rings the hits, counts what is shown and offers the health check.
 
 Everything here is vectorised numpy over the drawn ids (about a millisecond
@@ -16,13 +16,13 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QObject, Signal
 
-from ...core.errors import user_message
-from ...core.piece_search import SearchHits
-from ...core.point_filter import SHOW_ALL, PointFilter, visible_mask
-from ...core.projection import find_token_ids
-from ...core.token_groups import TokenGroups, token_groups
-from ..style import ERROR, SEARCH_HITS
-from .label_layout import LabelSpec
+from explorer.core.errors import user_message
+from explorer.core.projection.job import find_token_ids
+from explorer.core.projection.point_filter import SHOW_ALL, PointFilter, visible_mask
+from explorer.core.tokens.groups import TokenGroups, token_groups
+from explorer.core.tokens.search import SearchHits
+from explorer.ui.projection.label_layout import LabelSpec
+from explorer.ui.style import ERROR, SEARCH_HITS
 
 __all__ = ["PointSelection", "HIT_LABELS"]
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QPushButton, QWidget
 
-from ..style import SPACING
+from explorer.ui.style import SPACING
 
 __all__ = ["RunStrip"]
 

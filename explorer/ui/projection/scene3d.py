@@ -7,13 +7,13 @@ the data path is tested on machines without it.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 from PySide6.QtGui import QColor
 
-from ...core.projection import ProjectionResult
+from explorer.core.projection.job import ProjectionResult
 
 __all__ = ["Cloud3D", "why_not_3d", "cloud_3d", "rgba_of", "axis_titles_3d", "nearest_on_screen"]
 

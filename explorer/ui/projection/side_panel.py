@@ -6,11 +6,11 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QHBoxLayout, QScrollArea, QVBoxLayout, QWidget
 
-from ..style import SPACING
-from .analogy_panel import AnalogyPanel
-from .controls import ColourControls
-from .info_panel import ProjectionInfo
-from .show_panel import ShowControls
+from explorer.ui.projection.analogy_panel import AnalogyPanel
+from explorer.ui.projection.controls import ColourControls
+from explorer.ui.projection.info_panel import ProjectionInfo
+from explorer.ui.projection.show_panel import ShowControls
+from explorer.ui.style import SPACING
 
 __all__ = ["SidePanel"]
 

@@ -17,11 +17,11 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QCheckBox, QLabel, QStackedLayout, QVBoxLayout, QWidget
 
-from ...state import AppState
-from ..style import ACCENT, EXTRA, TEXT_TOKENS, SPACING
-from .gl_support import gl_status
-from .hover import hover_text
-from .scene3d import Cloud3D, cloud_3d, why_not_3d
+from explorer.state.app_state import AppState
+from explorer.ui.projection.gl_support import gl_status
+from explorer.ui.projection.hover import hover_text
+from explorer.ui.projection.scene3d import Cloud3D, cloud_3d, why_not_3d
+from explorer.ui.style import ACCENT, EXTRA, SPACING, TEXT_TOKENS
 
 __all__ = ["PlotPages"]
 
@@ -167,11 +167,11 @@ class PlotPages(QWidget):
 
     def _make_gl(self) -> None:
         try:
-            from .gl_plot import GLProjection
+            from explorer.ui.projection.gl_plot import GLProjection
 
             self.gl = GLProjection()
         except Exception as exc:  # PyOpenGL or pyqtgraph.opengl failing late
-            from ...core.errors import user_message
+            from explorer.core.errors import user_message
 
             self._on_gl_failed(f"3D could not start ({user_message(exc)})")
             return

@@ -5,8 +5,8 @@ or meaning of their own)."""
 
 from __future__ import annotations
 
-from ...core.manifold import ManifoldResult
-from ...core.projection import variance_shown
+from explorer.core.projection.job import variance_shown
+from explorer.core.projection.manifold import ManifoldResult
 
 __all__ = ["axis_texts"]
 

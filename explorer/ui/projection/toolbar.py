@@ -7,7 +7,7 @@ from __future__ import annotations
 from PySide6.QtCore import QSize
 from PySide6.QtWidgets import QHBoxLayout, QLayout, QVBoxLayout, QWidget
 
-from ..style import SPACING
+from explorer.ui.style import SPACING
 
 __all__ = ["TwoRowBar"]
 

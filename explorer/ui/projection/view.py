@@ -15,32 +15,32 @@ from __future__ import annotations
 import numpy as np
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QColor
-from PySide6.QtWidgets import QHBoxLayout, QSplitter, QStackedLayout, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QSplitter, QStackedLayout, QVBoxLayout, QWidget
 
-from ...core.analogy import AnalogyResult
-from ...core.errors import user_message
-from ...core.manifold import METHOD_NAMES, ManifoldResult
-from ...core.projection import ProjectionResult
-from ...state import AppState
-from ..binding import JobBinding, ShownGate
-from ..style import ACCENT, EXTRA, NEIGHBORS, SPACING, TEXT_TOKENS
-from .axes_entry import AxesEntry
-from .colouring import cloud_colours
-from .controls import AxesControls, ExportButton, FitControls, MethodControls
-from .exports import ProjectionExports
-from .fit_request import FitRequest
-from .hit_search import HitSearch
-from .hover import hover_text
-from .label_layout import LabelSpec, faint_labels
-from .map_layers import bind_map_layers
-from .pages import BusyPage, MessagePage
-from .plot import Mark, ProjectionPlot
-from .point_selection import PointSelection
-from .run_strip import RunStrip
-from .side_panel import SidePanel
-from .three_d import PlotPages
-from .toolbar import TwoRowBar
-from .titles import axis_texts
+from explorer.core.errors import user_message
+from explorer.core.geometry.analogy import AnalogyResult
+from explorer.core.projection.job import ProjectionResult
+from explorer.core.projection.manifold import METHOD_NAMES, ManifoldResult
+from explorer.state.app_state import AppState
+from explorer.ui.common.binding import JobBinding, ShownGate
+from explorer.ui.projection.axes_entry import AxesEntry
+from explorer.ui.projection.colouring import cloud_colours
+from explorer.ui.projection.controls import AxesControls, ExportButton, FitControls, MethodControls
+from explorer.ui.projection.exports import ProjectionExports
+from explorer.ui.projection.fit_request import FitRequest
+from explorer.ui.projection.hit_search import HitSearch
+from explorer.ui.projection.hover import hover_text
+from explorer.ui.projection.label_layout import LabelSpec, faint_labels
+from explorer.ui.projection.map_layers import bind_map_layers
+from explorer.ui.projection.pages import BusyPage, MessagePage
+from explorer.ui.projection.plot import Mark, ProjectionPlot
+from explorer.ui.projection.point_selection import PointSelection
+from explorer.ui.projection.run_strip import RunStrip
+from explorer.ui.projection.side_panel import SidePanel
+from explorer.ui.projection.three_d import PlotPages
+from explorer.ui.projection.titles import axis_texts
+from explorer.ui.projection.toolbar import TwoRowBar
+from explorer.ui.style import ACCENT, EXTRA, NEIGHBORS, SPACING, TEXT_TOKENS
 
 __all__ = ["ProjectionView", "N_SELECTED_NEIGHBORS"]
 

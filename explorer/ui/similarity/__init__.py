@@ -1,6 +1,6 @@
 """The Similarity view: learned vectors against scalar ids and one-hot
 vectors, and the random-vector check; one widget per page."""
 
-from .view import SimilarityView
+from explorer.ui.similarity.view import SimilarityView
 
 __all__ = ["SimilarityView"]

@@ -8,8 +8,8 @@ from PySide6.QtCore import QSize, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QMenu, QToolButton, QWidget
 from superqt import QElidingLabel
 
-from ...core.pieces import DisplayPiece
-from ..style import EXTRA, SPACING
+from explorer.core.tokens.pieces import DisplayPiece
+from explorer.ui.style import EXTRA, SPACING
 
 #: the rule, in the panel's words
 RULE = ("The matrix compares the text's tokens and the added ones. A token is added when you search it here, "

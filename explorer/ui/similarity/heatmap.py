@@ -5,7 +5,7 @@ all) and token labels on both axes that never overlap."""
 from __future__ import annotations
 
 import math
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 import pyqtgraph as pg
@@ -13,9 +13,9 @@ from PySide6.QtCore import QRectF
 from PySide6.QtGui import QFont, QFontMetrics, QFontMetricsF
 from PySide6.QtWidgets import QApplication, QGraphicsRectItem
 
-from ..plot_title import FittedTitle
-from ..style import ACCENT, style_plot, text_colors_on
-from .token_axis import TokenAxis
+from explorer.ui.common.plot_title import FittedTitle
+from explorer.ui.similarity.token_axis import TokenAxis
+from explorer.ui.style import ACCENT, style_plot, text_colors_on
 
 #: values are written in the cells up to this many tokens
 CELL_TEXT_MAX = 14

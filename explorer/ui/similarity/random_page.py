@@ -9,14 +9,14 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFileDialog, QHBoxLayout, QLabel, QMenu, QToolButton, QVBoxLayout, QWidget
 
-from ...core.cost import format_percent
-from ...core.errors import user_message
-from ...core.geometry import CosineCheck, cosine_normal_pdf
-from ...state import AppState
-from ..binding import JobBinding, ShownGate, job_progress, job_status
-from ..export import export_graphics
-from ..plot_title import FittedTitle
-from ..style import ACCENT, SPACING, TEXT_TOKENS, plot_colors, style_plot, translucent
+from explorer.core.cost.parameters import format_percent
+from explorer.core.errors import user_message
+from explorer.core.geometry.vectors import CosineCheck, cosine_normal_pdf
+from explorer.state.app_state import AppState
+from explorer.ui.common.binding import JobBinding, ShownGate, job_progress, job_status
+from explorer.ui.common.export import export_graphics
+from explorer.ui.common.plot_title import FittedTitle
+from explorer.ui.style import ACCENT, SPACING, TEXT_TOKENS, plot_colors, style_plot, translucent
 
 NO_MODEL = "Open a model to compare its rows with random vectors"
 WAITING = "Counting cosines of random pairs…"

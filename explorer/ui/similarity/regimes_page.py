@@ -22,16 +22,16 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ...core.errors import user_message
-from ...core.cell_format import CellFormat, cell_format, compact_count
-from ...core.similarity import MAX_TOKENS, SimilarityMatrices
-from ...state import AppState
-from ..binding import JobBinding, ShownGate
-from ..export import export_graphics
-from ..token_search import TokenSearch
-from ..style import DIVERGING, SEQUENTIAL, SPACING, plot_colors
-from .added_tokens import AddedTokensBar
-from .heatmap import Heatmap
+from explorer.core.errors import user_message
+from explorer.core.matrix.cell_format import CellFormat, cell_format, compact_count
+from explorer.core.similarity.regimes import MAX_TOKENS, SimilarityMatrices
+from explorer.state.app_state import AppState
+from explorer.ui.common.binding import JobBinding, ShownGate
+from explorer.ui.common.export import export_graphics
+from explorer.ui.common.token_search import TokenSearch
+from explorer.ui.similarity.added_tokens import AddedTokensBar
+from explorer.ui.similarity.heatmap import Heatmap
+from explorer.ui.style import DIVERGING, SEQUENTIAL, SPACING, plot_colors
 
 METRICS = [
     ("cosine", "Cosine similarity", "cos(a, b) = a·b / (‖a‖ ‖b‖), from −1 (opposite) through 0 (orthogonal) to 1"),

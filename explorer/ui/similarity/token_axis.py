@@ -1,6 +1,6 @@
 """An axis of token labels for a heatmap: one label per cell, never two
 overlapping (written across, turned upwards, or on every k-th cell, as
-:func:`~explorer.core.axis_labels.plan_axis_labels` decides for the cell size)."""
+:func:`~explorer.core.matrix.axis_labels.plan_axis_labels` decides for the cell size)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QFont, QFontMetricsF
 from PySide6.QtWidgets import QApplication
 
-from ...core.axis_labels import AxisLabelPlan, plan_axis_labels
+from explorer.core.matrix.axis_labels import AxisLabelPlan, plan_axis_labels
 
 #: free pixels between neighbouring labels along a bottom axis / between stacked rows
 GAP_ALONG, GAP_STACKED = 4.0, 1.0

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QTabWidget, QWidget
 
-from ...state import AppState
-from ..style import SPACING, FitLayout
-from .random_page import RandomPage
-from .regimes_page import RegimesPage
+from explorer.state.app_state import AppState
+from explorer.ui.similarity.random_page import RandomPage
+from explorer.ui.similarity.regimes_page import RegimesPage
+from explorer.ui.style import SPACING, FitLayout
 
 
 class SimilarityView(QWidget):

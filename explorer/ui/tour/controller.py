@@ -4,7 +4,7 @@ It drives the app through the small interface the composition root hands
 it (``state``, ``window``, ``view(name)``, ``open_spec(spec, keep_text)``,
 ``loading`` and the ``load_finished(bool)`` signal), rings the step's
 widget, asks the state for the step's words (computed from what the step
-opened: :func:`explorer.core.tour.claim_job`) and, on leaving, gives the
+opened: :func:`explorer.core.tour.steps.claim_job`) and, on leaving, gives the
 user back their model, text, token, view and training settings.
 """
 
@@ -14,11 +14,11 @@ from dataclasses import asdict
 
 from PySide6.QtCore import QObject, Signal
 
-from ...core.errors import user_message
-from ...core.tour import STEPS, TourStep, analogy_words, why_words
-from .highlight import Highlight
-from .panel import TourPanel
-from .targets import resolve_target
+from explorer.core.errors import user_message
+from explorer.core.tour.steps import STEPS, TourStep, analogy_words, why_words
+from explorer.ui.tour.highlight import Highlight
+from explorer.ui.tour.panel import TourPanel
+from explorer.ui.tour.targets import resolve_target
 
 __all__ = ["TourController"]
 
@@ -27,7 +27,7 @@ _TRAINING_FIELDS = ("steps", "dim", "batch_size", "lr", "optimizer", "weight_dec
 
 
 class TourController(QObject):
-    """Walks the user through :data:`~explorer.core.tour.STEPS`.
+    """Walks the user through :data:`~explorer.core.tour.steps.STEPS`.
 
     Signals
     -------

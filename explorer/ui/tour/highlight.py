@@ -6,7 +6,7 @@ from PySide6.QtCore import QEvent, QPoint, QRect, Qt
 from PySide6.QtGui import QColor, QPainter, QPen
 from PySide6.QtWidgets import QWidget
 
-from ..style import ACCENT
+from explorer.ui.style import ACCENT
 
 __all__ = ["Highlight", "RING_WIDTH"]
 

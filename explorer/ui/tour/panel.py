@@ -5,7 +5,7 @@ from __future__ import annotations
 from PySide6.QtCore import QEvent, QPoint, QRect, Qt, Signal
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
-from ..style import ACCENT, SPACING
+from explorer.ui.style import ACCENT, SPACING
 
 __all__ = ["TourPanel", "PANEL_WIDTH"]
 

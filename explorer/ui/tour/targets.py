@@ -1,8 +1,8 @@
-"""The widgets a tour step can point at, by the names :mod:`explorer.core.tour` uses."""
+"""The widgets a tour step can point at, by the names :mod:`explorer.core.tour.steps` uses."""
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from PySide6.QtWidgets import QWidget
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import math
 import time
-from collections import deque
 
 import numpy as np
 import pyqtgraph as pg
@@ -18,11 +17,11 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QImage, QPixmap, QTransform
 from PySide6.QtWidgets import QFrame, QGraphicsPixmapItem, QGraphicsView, QScrollArea
 
-from ...core.training_charts import RASTER_CHANGED, RASTER_GRAD, TrainingHistory, binned, moving_average
-from ...core.training_session import LOSS_WINDOW, RASTER_STEPS, TrainingSession
-from ..style import CHANGED_ROWS, DECAY_ROWS, GRADIENT_ROWS, NEUTRAL, SPACING, blend, plot_colors
-from .plots import Chart, PaintLog
-from .row_charts import DriftChart, PcaChart, UpdatesChart
+from explorer.core.training.charts import RASTER_CHANGED, RASTER_GRAD, TrainingHistory, binned, moving_average
+from explorer.core.training.session import LOSS_WINDOW, RASTER_STEPS, TrainingSession
+from explorer.ui.style import CHANGED_ROWS, DECAY_ROWS, GRADIENT_ROWS, NEUTRAL, SPACING, blend, plot_colors
+from explorer.ui.training.plots import Chart, PaintLog
+from explorer.ui.training.row_charts import DriftChart, PcaChart, UpdatesChart
 
 __all__ = ["TrainingCharts", "ChartsArea", "LossChart", "SparsityChart", "RasterChart", "MAX_POINTS", "SLOW_SECONDS"]
 

@@ -10,16 +10,25 @@ from __future__ import annotations
 from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import (
-    QCheckBox, QComboBox, QDoubleSpinBox, QFormLayout, QGridLayout, QLabel, QMenu, QPushButton,
-    QSizePolicy, QSpinBox, QToolButton, QWidget,
+    QCheckBox,
+    QComboBox,
+    QDoubleSpinBox,
+    QFormLayout,
+    QGridLayout,
+    QLabel,
+    QMenu,
+    QPushButton,
+    QSizePolicy,
+    QSpinBox,
+    QToolButton,
+    QWidget,
 )
-
 from superqt.utils import signals_blocked
 
-from ...core.training_config import DEFAULT_LR, TrainConfig
-from ...core.training_corpus import MAX_CORPUS_CHARS
-from ...core.training_session import LOSS_WINDOW, Readout
-from ..style import ERROR, SPACING, mono_font
+from explorer.core.training.config import DEFAULT_LR, TrainConfig
+from explorer.core.training.corpus import MAX_CORPUS_CHARS
+from explorer.core.training.session import LOSS_WINDOW, Readout
+from explorer.ui.style import ERROR, SPACING, mono_font
 
 __all__ = ["CorpusControls", "SettingsControls", "RunButtons", "RunReadout", "SPEEDS", "OPTIMIZER_LABELS",
            "CORPUS_SYNTHETIC", "CORPUS_WORDS", "CORPUS_MODEL", "SNAPSHOT_NOTE"]

@@ -1,6 +1,6 @@
 """The lesson under the training charts: two sentences from the live figures.
 
-The text comes from :func:`explorer.core.training_lessons.training_lesson`;
+The text comes from :func:`explorer.core.training.lessons.training_lesson`;
 this label only shows it. Its height is fixed (a word-wrapped label that
 grew by a line would re-lay out the charts above it, milliseconds of the
 GUI thread), and it changes its text only when the text changed.
@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QLabel, QSizePolicy
 
-from ...core.training_lessons import Lesson, training_lesson
-from ..style import SPACING
+from explorer.core.training.lessons import Lesson, training_lesson
+from explorer.ui.style import SPACING
 
 __all__ = ["LessonCaption", "LESSON_LINES", "IDLE_LESSON"]
 

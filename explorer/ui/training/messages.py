@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from ...core.errors import user_message
-from ...core.training_session import Phase, StopReason, TrainingSession
-from .controls import OPTIMIZER_LABELS
+from explorer.core.errors import user_message
+from explorer.core.training.session import Phase, StopReason, TrainingSession
+from explorer.ui.training.controls import OPTIMIZER_LABELS
 
 __all__ = ["run_message", "run_caption", "sentence", "EMPTY_TEXT"]
 

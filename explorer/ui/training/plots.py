@@ -23,7 +23,7 @@ import pyqtgraph as pg
 from PySide6.QtGui import QPainterPath, QPen
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsPathItem
 
-from ..style import shrinkable, style_plot
+from explorer.ui.style import shrinkable, style_plot
 
 __all__ = ["Chart", "PathCurve", "TimedScatter", "PaintLog", "nice_ceil", "TICK_TEXT_WIDTH"]
 

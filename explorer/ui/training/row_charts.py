@@ -13,10 +13,10 @@ from PySide6.QtCore import QPointF, QRectF
 from PySide6.QtGui import QColor, QPen
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsRectItem, QGraphicsSimpleTextItem
 
-from ...core.training_charts import TrainingHistory
-from ...core.training_frames import PCA_EVERY, TableFrame
-from ..style import CHANGED_ROWS, GRADIENT_ROWS, NEUTRAL, class_color
-from .plots import Chart, PaintLog, nice_ceil
+from explorer.core.training.charts import TrainingHistory
+from explorer.core.training.frames import PCA_EVERY, TableFrame
+from explorer.ui.style import CHANGED_ROWS, GRADIENT_ROWS, NEUTRAL, class_color
+from explorer.ui.training.plots import Chart, PaintLog, nice_ceil
 
 __all__ = ["UpdatesChart", "DriftChart", "PcaChart", "ClassLabel", "FREQUENCY_AXIS"]
 
@@ -166,7 +166,7 @@ class PcaChart(Chart):
             self.labels = [self._make_label(k, n) for k, n in enumerate(names)]
             self._names = names
 
-    def _make_label(self, k: int, name: str) -> "ClassLabel":
+    def _make_label(self, k: int, name: str) -> ClassLabel:
         label = ClassLabel(name, self._fg, self._bg, class_color(k))
         label.setVisible(False)
         self.plot.addItem(label, ignoreBounds=True)

@@ -17,21 +17,34 @@ from pathlib import Path
 import numpy as np
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import (
-    QFileDialog, QFormLayout, QHBoxLayout, QLabel, QScrollArea, QVBoxLayout, QWidget,
+    QFileDialog,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QScrollArea,
+    QVBoxLayout,
+    QWidget,
 )
 
-from ...core.errors import ExplorerError, user_message
-from ...core.training_config import ConfigError, TrainConfig
-from ...core.training_corpus import MAX_CORPUS_CHARS, synthetic_corpus, text_corpus
-from ...core.training_session import ACTIVE, ENDED, Phase, TrainingSession
-from ...state import AppState
-from ..binding import ShownGate
-from ..export import export_graphics
-from ..style import SPACING
-from .charts import ChartsArea, TrainingCharts
-from .lesson import LessonCaption
-from .controls import CORPUS_MODEL, CORPUS_SYNTHETIC, CorpusControls, RunButtons, RunReadout, SettingsControls
-from .messages import EMPTY_TEXT, run_caption, run_message, sentence
+from explorer.core.errors import ExplorerError, user_message
+from explorer.core.training.config import ConfigError, TrainConfig
+from explorer.core.training.corpus import MAX_CORPUS_CHARS, synthetic_corpus, text_corpus
+from explorer.core.training.session import ACTIVE, ENDED, Phase, TrainingSession
+from explorer.state.app_state import AppState
+from explorer.ui.common.binding import ShownGate
+from explorer.ui.common.export import export_graphics
+from explorer.ui.style import SPACING
+from explorer.ui.training.charts import ChartsArea, TrainingCharts
+from explorer.ui.training.controls import (
+    CORPUS_MODEL,
+    CORPUS_SYNTHETIC,
+    CorpusControls,
+    RunButtons,
+    RunReadout,
+    SettingsControls,
+)
+from explorer.ui.training.lesson import LessonCaption
+from explorer.ui.training.messages import EMPTY_TEXT, run_caption, run_message, sentence
 
 __all__ = ["TrainingView", "FRAME_HZ", "FRAME_DUTY"]
 

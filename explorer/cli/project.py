@@ -1,0 +1,104 @@
+"""``python -m explorer project``: a projection of a table's rows, headless.
+
+    python -m explorer project --model SPEC --method pca|tsne|umap [--sample N] [--seed S] [--dims 2|3] [--json]
+
+PCA fits the whole vocabulary by default (a seeded sample of ``--sample``
+rows past 60,000 rows, or when asked); t-SNE and UMAP lay out a seeded
+sample (3,000 rows by default). ``--json`` prints ``model``, ``method``,
+``seed``, ``ids``, ``coords`` and ``seconds``, plus ``explained`` (the
+share of variance of each component) for PCA and ``trustworthiness``
+(cosine, 5 neighbours) for t-SNE and UMAP. cli.py only registers it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+
+__all__ = ["add_project_parser", "cmd_project", "MIN_SAMPLE"]
+
+METHODS = ("pca", "tsne", "umap")
+#: fewer rows make no neighbourhoods (and no plane) to show
+MIN_SAMPLE = 5
+
+
+def _sample_size(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--sample must be a whole number, not {text!r}") from None
+    if n < MIN_SAMPLE:
+        raise argparse.ArgumentTypeError(f"--sample must be at least {MIN_SAMPLE} rows")
+    return n
+
+
+def _dims(text: str) -> int:
+    if text not in ("2", "3"):
+        raise argparse.ArgumentTypeError(f"--dims must be 2 or 3, not {text!r}")
+    return int(text)
+
+
+def _method(text: str) -> str:
+    if text not in METHODS:
+        raise argparse.ArgumentTypeError(f"unknown method {text!r}; use pca, tsne or umap")
+    return text
+
+
+def add_project_parser(sub) -> None:
+    """Register the ``project`` subcommand on cli.py's subparsers."""
+    p = sub.add_parser("project", help="project the table's rows to 2 or 3 dimensions (PCA, t-SNE, UMAP)")
+    p.add_argument("--model", default="default")
+    p.add_argument("--method", type=_method, default="pca", help="pca (exact, default), tsne or umap")
+    p.add_argument("--sample", type=_sample_size, default=None, metavar="N",
+                   help="rows drawn at random (seeded); default: the whole vocabulary for PCA up to 60,000 rows, "
+                        "3,000 for t-SNE and UMAP")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--dims", type=_dims, default=2, help="2 or 3")
+    p.add_argument("--json", action="store_true")
+
+
+def project_data(spec: str, method: str, sample: int | None, seed: int, dims: int) -> dict:
+    """What ``project --json`` prints."""
+    from explorer.core.jobs import run_to_end
+    from explorer.core.sources import open_table
+
+    table = open_table(spec)
+    t0 = time.perf_counter()
+    if method == "pca":
+        from explorer.core.projection.job import DEFAULT_SAMPLE, projection_job
+
+        steps = projection_job(table, "auto" if sample is None else "sample", sample or DEFAULT_SAMPLE,
+                               n_components=dims, seed=seed)
+    else:
+        from explorer.core.projection.manifold import DEFAULT_LAYOUT_SAMPLE, manifold_job
+
+        steps = manifold_job(table, method, "sample", sample or DEFAULT_LAYOUT_SAMPLE, n_components=dims, seed=seed)
+    res = run_to_end(steps)
+    data = {"model": spec, "method": method, "seed": seed, "ids": [int(i) for i in res.ids],
+            "coords": [[float(v) for v in row] for row in res.coords[:, :dims]],
+            "seconds": round(time.perf_counter() - t0, 3), "fit": res.description}
+    if method == "pca":
+        data["explained"] = [float(v) for v in res.explained[:dims]]
+    else:
+        data["trustworthiness"] = res.trustworthiness
+        data["trustworthiness_rows"] = res.trust_rows
+    return data
+
+
+def cmd_project(args) -> int:
+    data = project_data(args.model, args.method, args.sample, args.seed, args.dims)
+    if args.json:
+        print(json.dumps(data, allow_nan=False))
+        return 0
+    name = {"pca": "PCA", "tsne": "t-SNE", "umap": "UMAP"}[args.method]
+    print(f"{name} of {data['model']} to {args.dims} dimensions: {len(data['ids']):,} tokens, "
+          f"fitted on the {data['fit']}, {data['seconds']:.2f} s")
+    if args.method == "pca":
+        print("explained variance: " + ", ".join(f"PC{k + 1} {v:.1%}" for k, v in enumerate(data["explained"])))
+    else:
+        print(f"trustworthiness (cosine, 5 neighbours, {data['trustworthiness_rows']:,} rows): "
+              f"{data['trustworthiness']:.3f}")
+    print("first rows: " + "; ".join(f"id {i}: (" + ", ".join(f"{v:+.3f}" for v in c) + ")"
+                                     for i, c in zip(data["ids"][:3], data["coords"][:3])))
+    return 0

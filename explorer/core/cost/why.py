@@ -1,0 +1,177 @@
+"""Why vectors and not ids: the same few tokens as scalar ids (a false
+metric |i - j|), as one-hot vectors (every pair sqrt(2) apart, cosine 0) and
+as the table's learned rows (real cosines); FACTS.md, "Why vectors and not
+ids". For the Cost view's "Why vectors" page. No Qt here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from explorer.core.geometry.vectors import one_hot_distance_matrix
+
+__all__ = [
+    "DEFAULT_WORDS",
+    "MAX_WHY_TOKENS",
+    "WhyVectors",
+    "why_vectors",
+    "resolve_word",
+    "clean_piece",
+    "cosine",
+    "cosine_matrix",
+]
+
+DEFAULT_WORDS = ("cat", "dog", "airplane")
+#: most tokens the "why vectors" panels show
+MAX_WHY_TOKENS = 6
+_PIECE_PREFIXES = ("Ġ", "▁", "##", " ")
+
+
+def cosine(a: np.ndarray, b: np.ndarray) -> float:
+    """cos(a, b) = a·b / (‖a‖‖b‖) in float64; NaN for a zero or non-finite vector."""
+    a = np.asarray(a, np.float64).ravel()
+    b = np.asarray(b, np.float64).ravel()
+    na, nb = np.linalg.norm(a), np.linalg.norm(b)
+    if not (np.isfinite(na) and np.isfinite(nb)) or na == 0 or nb == 0:
+        return float("nan")
+    return float(a @ b / (na * nb))
+
+
+def clean_piece(piece: str) -> str:
+    """A piece without its word-start or continuation mark, lower-cased: 'Ġbank' -> 'bank'."""
+    for p in _PIECE_PREFIXES:
+        if piece.startswith(p):
+            piece = piece[len(p):]
+    return piece.strip().lower()
+
+
+def resolve_word(tokenizer, word: str) -> int | None:
+    """The id of ``word`` when the vocabulary holds it as one token, else None.
+
+    Tries the word itself, with a word-start marker (GPT-2 ``Ġ``,
+    SentencePiece ``▁``), lower-cased, then tokenizes it and accepts a single
+    non-special piece.
+    """
+    word = word.strip()
+    if not word:
+        return None
+    for cand in (word, "Ġ" + word, "▁" + word, word.lower(), "Ġ" + word.lower(), "▁" + word.lower()):
+        try:
+            tid = tokenizer.id_of(cand)
+        except Exception:
+            tid = None
+        if tid is not None and tid >= 0:
+            return int(tid)
+    try:
+        toks = [t for t in tokenizer.encode(word) if not t.special]
+    except Exception:
+        return None
+    if len(toks) == 1 and toks[0].id >= 0 and clean_piece(toks[0].piece) == word.lower():
+        return int(toks[0].id)
+    return None
+
+
+@dataclass(frozen=True)
+class WhyVectors:
+    """The same tokens three ways.
+
+    Attributes
+    ----------
+    labels : tuple of str
+        What the user sees for each token (the word or the piece).
+    ids : ndarray, int64, shape (n,)
+    id_distance : ndarray, int64, shape (n, n)
+        |i - j| between the scalar ids.
+    onehot_distance : ndarray, float64, shape (n, n)
+        ‖e_i - e_j‖ between one-hot vectors of length V.
+    onehot_cosine : ndarray, float64, shape (n, n)
+    cosine : ndarray, float64, shape (n, n)
+        Cosine between the table's rows (NaN for zero or non-finite rows).
+    from_text : bool
+        The words were not in the vocabulary; the first tokens of the text were used.
+    missing : tuple of str
+        Words the vocabulary does not hold as a single token.
+    """
+
+    labels: tuple
+    ids: np.ndarray
+    id_distance: np.ndarray
+    onehot_distance: np.ndarray
+    onehot_cosine: np.ndarray
+    cosine: np.ndarray
+    from_text: bool = False
+    missing: tuple = ()
+
+    @property
+    def n(self) -> int:
+        return len(self.ids)
+
+
+def cosine_matrix(x: np.ndarray) -> np.ndarray:
+    """Pairwise cosines of the rows of ``x`` (n, d) in float64; NaN rows and
+    columns for zero or non-finite rows."""
+    x = np.asarray(x, np.float64)
+    with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
+        norms = np.linalg.norm(x, axis=1)
+        bad = ~np.isfinite(norms) | (norms == 0) | ~np.all(np.isfinite(x), axis=1)
+        unit = x / np.where(bad, 1.0, norms)[:, None]
+        c = unit @ unit.T
+    c[bad, :] = np.nan
+    c[:, bad] = np.nan
+    return np.clip(c, -1.0, 1.0)
+
+
+def why_vectors(table, words: Sequence[str] = DEFAULT_WORDS, text_tokens: Sequence = ()) -> WhyVectors:
+    """The scalar-id, one-hot and learned-vector views of a few tokens.
+
+    Parameters
+    ----------
+    table : EmbeddingTable
+    words : sequence of str
+        Words to look up; those the vocabulary holds as one token are used.
+    text_tokens : sequence of Token
+        Fallback when fewer than two words are found: the first distinct
+        non-special tokens of the text.
+
+    Returns
+    -------
+    WhyVectors
+        With n >= 0 tokens (at most :data:`MAX_WHY_TOKENS`).
+    """
+    v = int(table.vocab_size)
+    labels, ids, missing = [], [], []
+    for w in words:
+        w = w.strip()
+        if not w:
+            continue
+        tid = resolve_word(table.tokenizer, w)
+        if tid is None or not 0 <= tid < v:
+            missing.append(w)
+        elif tid not in ids:
+            labels.append(w)
+            ids.append(tid)
+    from_text = False
+    if len(ids) < 2:
+        from_text = True
+        labels, ids = [], []
+        for t in text_tokens:
+            if t.special or not t.ok or not 0 <= t.id < v or t.id in ids:
+                continue
+            labels.append(table.shown_piece(t.id).text.lstrip("␣") or t.piece)
+            ids.append(int(t.id))
+            if len(ids) >= MAX_WHY_TOKENS:
+                break
+    ids = ids[:MAX_WHY_TOKENS]
+    labels = labels[:MAX_WHY_TOKENS]
+    arr = np.asarray(ids, np.int64)
+    n = len(arr)
+    id_dist = np.abs(arr[:, None] - arr[None, :])
+    # two one-hot vectors differ in exactly two places whatever V is: never build (n, V)
+    oh_dist = one_hot_distance_matrix(arr)
+    oh_cos = (arr[:, None] == arr[None, :]).astype(np.float64)
+    rows = table.rows(arr) if n else np.zeros((0, table.dim), np.float32)
+    cos = cosine_matrix(rows) if n else np.zeros((0, 0))
+    return WhyVectors(tuple(labels), arr, id_dist, oh_dist, oh_cos, cos, from_text, tuple(missing))

@@ -1,0 +1,355 @@
+"""Similarity, neighbours, analogies, mean pooling, PCA and random-vector facts.
+
+Functions take plain float32 arrays, or an EmbeddingTable where they must
+stream over a vocabulary too large to hold. No Qt here.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = [
+    "normalize_rows",
+    "similarity_matrix",
+    "Neighbor",
+    "nearest_neighbors",
+    "nearest_neighbors_many",
+    "analogy",
+    "mean_pool",
+    "Projection",
+    "pca_project",
+    "random_cosine_std",
+    "random_cosine_bound",
+    "shell_volume_fraction",
+    "cosine_histogram_real",
+    "id_distance_matrix",
+    "one_hot_distance_matrix",
+    "random_cosines",
+    "cosine_normal_pdf",
+    "CosineCheck",
+    "random_vector_check",
+    "random_vector_check_job",
+]
+
+_EPS = 1e-12
+
+# neighbour search lives in its own module; its names stay importable from here
+from explorer.core.geometry.nearest import Neighbor, analogy, nearest_neighbors, nearest_neighbors_many  # noqa: E402
+
+
+def normalize_rows(x: np.ndarray) -> np.ndarray:
+    """Rows scaled to unit L2 norm (zero rows stay zero). Shape kept, float32."""
+    x = np.asarray(x, dtype=np.float32)
+    n = np.linalg.norm(x, axis=-1, keepdims=True)
+    return x / np.maximum(n, _EPS)
+
+
+def similarity_matrix(x: np.ndarray, metric: str = "cosine") -> np.ndarray:
+    """Pairwise similarity of the rows of ``x`` (n, d) -> (n, n) float64.
+
+    metric: ``cosine``, ``dot`` or ``euclidean`` (a distance).
+    """
+    x = np.asarray(x, dtype=np.float64)
+    if metric == "dot":
+        return x @ x.T
+    if metric == "cosine":
+        n = np.linalg.norm(x, axis=1)
+        s = (x @ x.T) / np.maximum(np.outer(n, n), _EPS)
+        return np.clip(s, -1.0, 1.0)
+    if metric == "euclidean":
+        sq = (x * x).sum(1)
+        d2 = np.maximum(sq[:, None] + sq[None, :] - 2 * x @ x.T, 0.0)
+        np.fill_diagonal(d2, 0.0)
+        return np.sqrt(d2)
+    raise ValueError(f"unknown metric {metric!r}; use cosine, dot or euclidean")
+
+
+def mean_pool(rows: np.ndarray) -> np.ndarray:
+    """One vector for a word split into pieces: the mean of its pieces' rows.
+
+    rows: (n_pieces, d) -> (d,)
+    """
+    rows = np.asarray(rows, dtype=np.float64)
+    if rows.ndim != 2 or rows.shape[0] == 0:
+        raise ValueError("mean pooling needs at least one row")
+    return rows.mean(axis=0)
+
+
+@dataclass
+class Projection:
+    """PCA of a set of rows.
+
+    Attributes
+    ----------
+    ids : ndarray (n,) int64
+        The rows that were fitted and projected.
+    coords : ndarray (n, k) float32
+        Their coordinates on the first k principal components.
+    explained : ndarray (k,) float64
+        Explained variance ratio of each component.
+    components : ndarray (k, d) float32
+    mean : ndarray (d,) float32
+    """
+
+    ids: np.ndarray
+    coords: np.ndarray
+    explained: np.ndarray
+    components: np.ndarray
+    mean: np.ndarray
+
+    def transform(self, rows: np.ndarray) -> np.ndarray:
+        return (np.asarray(rows, np.float32) - self.mean) @ self.components.T
+
+
+def pca_project(
+    rows: np.ndarray,
+    ids: np.ndarray | None = None,
+    n_components: int = 10,
+    seed: int = 0,
+    progress: Callable[[float], None] | None = None,
+) -> Projection:
+    """PCA of ``rows`` (n, d).
+
+    For d up to 1024 an exact eigendecomposition of the covariance (what
+    scikit-learn's ``covariance_eigh`` does, in numpy); scikit-learn's
+    randomised SVD with a fixed seed above. Non-finite values count as 0. Component signs are made deterministic: the largest
+    absolute loading of each component is positive.
+    """
+    rows = np.asarray(rows, dtype=np.float32)
+    if rows.ndim != 2:
+        raise ValueError("PCA needs a 2-D array of rows")
+    n, d = rows.shape
+    if n == 0 or d == 0:
+        raise ValueError("PCA needs at least one row and one column")
+    finite = np.isfinite(rows).all(axis=1)
+    if not finite.all():
+        rows = np.where(np.isfinite(rows), rows, 0.0).astype(np.float32)
+    k = max(1, min(n_components, n, d))
+    if progress:
+        progress(0.1)
+    if d <= 1024:
+        coords, comps, explained, mean = _pca_covariance_eigh(rows, k)
+    else:
+        from sklearn.decomposition import PCA
+
+        pca = PCA(n_components=k, svd_solver="randomized", random_state=seed)
+        coords = pca.fit_transform(rows).astype(np.float32)
+        comps = pca.components_.astype(np.float32)
+        explained = np.asarray(pca.explained_variance_ratio_, np.float64)
+        mean = pca.mean_.astype(np.float32)
+    flip = np.sign(comps[np.arange(k), np.argmax(np.abs(comps), axis=1)])
+    flip[flip == 0] = 1
+    comps *= flip[:, None]
+    coords *= flip[None, :]
+    if progress:
+        progress(1.0)
+    return Projection(
+        ids=np.arange(n) if ids is None else np.asarray(ids, np.int64),
+        coords=coords,
+        explained=explained,
+        components=comps,
+        mean=mean,
+    )
+
+
+def _pca_covariance_eigh(rows: np.ndarray, k: int):
+    """PCA by an eigendecomposition of the (d, d) covariance, as scikit-learn's
+    ``covariance_eigh`` solver does, without its extra copies (a 50,257 x 768
+    table takes about half the time).
+
+    Returns coords (n, k) float32, components (k, d) float32, explained
+    variance ratio (k,) float64, mean (d,) float32.
+    """
+    n, d = rows.shape
+    mean = rows.mean(axis=0, dtype=np.float64).astype(np.float32)
+    centred = rows - mean
+    cov = (centred.T @ centred).astype(np.float64)
+    cov = (cov + cov.T) / 2
+    w, v = np.linalg.eigh(cov)
+    w = np.clip(w[::-1], 0.0, None)
+    v = v[:, ::-1]
+    total = float(w.sum())
+    explained = w[:k] / total if total > 0 else np.zeros(k)
+    comps = np.ascontiguousarray(v[:, :k].T).astype(np.float32)
+    coords = (centred @ comps.T).astype(np.float32)
+    return coords, comps, np.asarray(explained, np.float64), mean
+
+
+def random_cosine_std(dim: int) -> float:
+    """Std of the cosine of two independent Gaussian vectors in d dims: 1/sqrt(d)."""
+    return 1.0 / math.sqrt(dim)
+
+
+def random_cosine_bound(dim: int, sigmas: float = 3.0) -> float:
+    """|cos| below which ~99.7 % of random pairs fall (3 / sqrt(d))."""
+    return sigmas / math.sqrt(dim)
+
+
+def shell_volume_fraction(dim: int, eps: float = 0.01) -> float:
+    """Share of a unit d-ball's volume inside radius 1 - eps: (1 - eps)^d."""
+    return (1.0 - eps) ** dim
+
+
+def cosine_histogram_real(table, n_pairs: int = 20000, seed: int = 0) -> np.ndarray:
+    """Cosines of ``n_pairs`` random pairs of distinct trained rows."""
+    rng = np.random.default_rng(seed)
+    v = table.trained_rows if not isinstance(table, np.ndarray) else table.shape[0]
+    a = rng.integers(0, v, n_pairs)
+    b = rng.integers(0, v, n_pairs)
+    keep = a != b
+    a, b = a[keep], b[keep]
+    get = (lambda ids: table[ids]) if isinstance(table, np.ndarray) else table.rows
+    ra, rb = normalize_rows(get(a)), normalize_rows(get(b))
+    return (ra * rb).sum(1)
+
+
+def id_distance_matrix(ids: Sequence[int]) -> np.ndarray:
+    """|i - j| for token ids used as scalars: (n,) -> (n, n) float64.
+
+    The false metric of scalar ids: neighbours in the numbering look alike.
+    """
+    a = np.asarray(ids, dtype=np.float64).reshape(-1)
+    return np.abs(a[:, None] - a[None, :])
+
+
+def one_hot_distance_matrix(ids: Sequence[int]) -> np.ndarray:
+    """||e_i - e_j|| for one-hot vectors: sqrt(2) for every pair of different
+    ids, 0 for equal ones. (n,) -> (n, n) float64.
+
+    Two one-hot vectors differ in exactly two places (a 1 and a -1), whatever
+    V is, so this never builds a (n, V) array.
+    """
+    a = np.asarray(ids, dtype=np.int64).reshape(-1)
+    return np.where(a[:, None] == a[None, :], 0.0, math.sqrt(2.0))
+
+
+def random_cosines(dim: int, n_pairs: int = 5000, seed: int = 0) -> np.ndarray:
+    """Cosines of ``n_pairs`` pairs of independent N(0, I_d) vectors, (n_pairs,) float64."""
+    rng = np.random.default_rng(seed)
+    out = np.empty(n_pairs, np.float64)
+    step = max(1, 4_000_000 // max(1, dim))
+    for s in range(0, n_pairs, step):
+        m = min(step, n_pairs - s)
+        a = rng.standard_normal((m, dim))
+        b = rng.standard_normal((m, dim))
+        out[s : s + m] = (a * b).sum(1) / np.maximum(np.linalg.norm(a, axis=1) * np.linalg.norm(b, axis=1), _EPS)
+    return out
+
+
+def cosine_normal_pdf(x: np.ndarray, dim: int) -> np.ndarray:
+    """Density of N(0, 1/d) at ``x``: the large-d law of random cosines."""
+    x = np.asarray(x, dtype=np.float64)
+    var = 1.0 / dim
+    return np.exp(-x * x / (2 * var)) / math.sqrt(2 * math.pi * var)
+
+
+@dataclass
+class CosineCheck:
+    """Random Gaussian vectors against the table's own rows, at the table's d.
+
+    Attributes
+    ----------
+    dim : int
+    random_edges, real_edges : ndarray (bins + 1,) float64
+        Bin edges of the two histograms (cosine).
+    random_density, real_density : ndarray (bins,) float64
+        Histograms normalised to unit area (density, 1 / unit cosine).
+    curve_x, curve_y : ndarray (m,) float64
+        The N(0, 1/d) density over the random histogram's range.
+    random_std, real_std, real_mean : float
+        Measured standard deviations and the real pairs' mean cosine.
+    theory_std : float
+        1 / sqrt(d).
+    bound : float
+        3 / sqrt(d): about 99.7 % of random pairs have |cos| below it.
+    within_bound : float
+        Measured share of random pairs inside the bound (0..1).
+    shell_fraction : float
+        (1 - 0.01)^d: share of a unit ball's volume inside radius 0.99.
+    n_pairs, n_real : int
+    """
+
+    dim: int
+    random_edges: np.ndarray
+    random_density: np.ndarray
+    real_edges: np.ndarray
+    real_density: np.ndarray
+    curve_x: np.ndarray
+    curve_y: np.ndarray
+    random_std: float
+    real_std: float
+    real_mean: float
+    theory_std: float
+    bound: float
+    within_bound: float
+    shell_fraction: float
+    n_pairs: int
+    n_real: int
+
+
+def random_vector_check(table, n_pairs: int = 5000, bins: int = 60, seed: int = 0) -> CosineCheck:
+    """Histograms of cosines: random Gaussian pairs at the table's d, and
+    random pairs of the table's trained rows."""
+    dim = int(table.shape[1] if isinstance(table, np.ndarray) else table.dim)
+    rnd = random_cosines(dim, n_pairs, seed)
+    real = cosine_histogram_real(table, n_pairs=n_pairs, seed=seed + 1) if _n_rows(table) > 1 else np.zeros(0)
+    real = real[np.isfinite(real)]
+    return _make_check(dim, rnd, real, bins)
+
+
+def _n_rows(table) -> int:
+    return int(table.shape[0] if isinstance(table, np.ndarray) else table.trained_rows)
+
+
+def _make_check(dim: int, rnd: np.ndarray, real: np.ndarray, bins: int) -> CosineCheck:
+    std = random_cosine_std(dim)
+    half = min(1.0, 5 * std)
+    r_edges = np.linspace(-half, half, bins + 1)
+    r_dens, _ = np.histogram(np.clip(rnd, -half, half), bins=r_edges, density=True)
+    if real.size:
+        lo, hi = float(np.min(real)), float(np.max(real))
+        pad = max(1e-3, 0.05 * (hi - lo))
+        lo, hi = max(-1.0, lo - pad), min(1.0, hi + pad)
+        real_edges = np.linspace(lo, hi, bins + 1)
+        real_dens, _ = np.histogram(real, bins=real_edges, density=True)
+        real_std, real_mean = float(np.std(real)), float(np.mean(real))
+    else:
+        real_edges, real_dens = np.linspace(-1, 1, bins + 1), np.zeros(bins)
+        real_std = real_mean = float("nan")
+    cx = np.linspace(-half, half, 241)
+    bound = random_cosine_bound(dim)
+    return CosineCheck(
+        dim=dim,
+        random_edges=r_edges,
+        random_density=r_dens.astype(np.float64),
+        real_edges=real_edges,
+        real_density=real_dens.astype(np.float64),
+        curve_x=cx,
+        curve_y=cosine_normal_pdf(cx, dim),
+        random_std=float(np.std(rnd)),
+        real_std=real_std,
+        real_mean=real_mean,
+        theory_std=std,
+        bound=bound,
+        within_bound=float(np.mean(np.abs(rnd) <= bound)) if rnd.size else float("nan"),
+        shell_fraction=shell_volume_fraction(dim),
+        n_pairs=int(rnd.size),
+        n_real=int(real.size),
+    )
+
+
+def random_vector_check_job(table, n_pairs: int = 5000, bins: int = 60, seed: int = 0):
+    """:func:`random_vector_check` as a generator for a worker: yields
+    ``(fraction, message)``, returns a :class:`CosineCheck`."""
+    dim = int(table.shape[1] if isinstance(table, np.ndarray) else table.dim)
+    yield 0.0, f"Drawing {n_pairs:,} pairs of random vectors in {dim:,} dimensions…"
+    rnd = random_cosines(dim, n_pairs, seed)
+    yield 0.5, "Reading random pairs of the table's rows…"
+    real = cosine_histogram_real(table, n_pairs=n_pairs, seed=seed + 1) if _n_rows(table) > 1 else np.zeros(0)
+    real = real[np.isfinite(real)]
+    yield 0.95, "Counting…"
+    return _make_check(dim, rnd, real, bins)

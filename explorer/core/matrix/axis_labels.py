@@ -1,0 +1,69 @@
+"""Token labels along the axes of a heatmap, so that no two overlap: written
+across the cells when every label fits its cell, else turned to run upwards
+(one line of text per cell), and on every k-th cell only when even a line
+of text is taller than a cell. No Qt here: the view measures the text.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = ["AxisLabelPlan", "plan_axis_labels"]
+
+
+@dataclass(frozen=True)
+class AxisLabelPlan:
+    """How an axis writes its labels.
+
+    Attributes
+    ----------
+    rotated : bool
+        The labels run upwards, one line of text across each cell (a bottom axis
+        whose labels are wider than its cells).
+    step : int
+        Every ``step``-th cell is labelled, from the first (1: all).
+    extent : float
+        Pixels the labels take away from the axis: the height of a bottom axis,
+        the width of a left one.
+    """
+
+    rotated: bool
+    step: int
+    extent: float
+
+
+def plan_axis_labels(widths: Sequence[float], cell_px: float, line_px: float, gap: float = 4.0,
+                     along: bool = True) -> AxisLabelPlan:
+    """Choose how to write labels of these widths on cells of ``cell_px``.
+
+    Parameters
+    ----------
+    widths : sequence of float
+        Each label's width in pixels (already shortened to the longest allowed).
+    cell_px : float
+        A cell's size along the axis, in pixels.
+    line_px : float
+        The height of a line of text.
+    gap : float
+        Free pixels between two neighbouring labels.
+    along : bool
+        True for a bottom axis (labels side by side along it, which may turn
+        upwards); False for a left axis (labels stacked, one line per cell).
+
+    Returns
+    -------
+    AxisLabelPlan
+    """
+    w = np.asarray(widths, np.float64)
+    if not w.size:
+        return AxisLabelPlan(False, 1, 0.0)
+    longest = float(w.max())
+    cell_px = max(float(cell_px), 1e-6)
+    if along and longest + gap <= cell_px:
+        return AxisLabelPlan(False, 1, float(line_px))
+    step = max(1, math.ceil((float(line_px) + gap) / cell_px - 1e-9))
+    return AxisLabelPlan(along, step, longest)

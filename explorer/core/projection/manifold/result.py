@@ -1,0 +1,116 @@
+"""What a t-SNE or UMAP layout hands to the view, the command line and the bench.
+
+Unlike PCA these maps are not affine: a token outside the laid-out set has
+no formula for its place. It is put where its nearest laid-out rows are
+(the mean of the layout positions of its :data:`PLACE_NEIGHBORS` nearest
+rows by cosine, weighted by similarity), which is how openTSNE starts a new
+point before optimising it; the view says so.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from explorer.core.projection.job import indices_in
+
+__all__ = ["METHOD_NAMES", "PLACE_NEIGHBORS", "ManifoldResult"]
+
+#: method key -> the name shown to the user
+METHOD_NAMES = {"pca": "PCA", "tsne": "t-SNE", "umap": "UMAP"}
+#: laid-out rows that place a token outside the layout
+PLACE_NEIGHBORS = 5
+
+
+@dataclass(frozen=True, eq=False)
+class ManifoldResult:
+    """A t-SNE or UMAP layout of a fit set (one frame of it while it converges).
+
+    Attributes
+    ----------
+    spec : str
+        The table's spec (a result for another table is stale).
+    method : str
+        ``tsne`` or ``umap``.
+    mode : str
+        The fit set's mode (``all``, ``sample``, ``chosen``).
+    ids : ndarray (n,) int64, sorted
+        The laid-out token ids.
+    coords : ndarray (n, k) float32
+        Their positions, k = 2 or 3.
+    unit_rows : ndarray (n, d) float32
+        Their rows scaled to unit length (to place other tokens by cosine).
+    description : str
+        The fit set in words.
+    seed : int
+    iteration, n_iter : int
+        Optimisation steps done and planned (UMAP: epochs).
+    done : bool
+        False for an intermediate frame.
+    trustworthiness : float or None
+        sklearn's trustworthiness of the final layout (cosine, 5 neighbours), 0..1.
+    trust_rows : int
+        Rows the trustworthiness was measured on (a seeded subsample of big layouts).
+    seconds : float
+        Time from the start of the job to this frame.
+    """
+
+    spec: str
+    method: str
+    mode: str
+    ids: np.ndarray
+    coords: np.ndarray
+    unit_rows: np.ndarray
+    description: str
+    seed: int = 0
+    iteration: int = 0
+    n_iter: int = 0
+    done: bool = True
+    trustworthiness: float | None = None
+    trust_rows: int = 0
+    seconds: float = 0.0
+
+    @property
+    def name(self) -> str:
+        return METHOD_NAMES.get(self.method, self.method)
+
+    @property
+    def n_components(self) -> int:
+        return int(self.coords.shape[1]) if self.coords.ndim == 2 else 0
+
+    def index_of(self, token_id: int) -> int:
+        """Position of ``token_id`` in :attr:`ids`, or -1 when it was not laid out."""
+        return int(self.indices_of([token_id])[0])
+
+    def indices_of(self, ids: Sequence[int]) -> np.ndarray:
+        """Positions (m,) int64 of ``ids`` in :attr:`ids`, -1 where not laid out."""
+        return indices_in(self.ids, ids)
+
+    def place(self, rows: np.ndarray) -> np.ndarray:
+        """Positions (m, k) float32 for rows (m, d) outside the layout: the
+        similarity-weighted mean of the positions of their nearest laid-out rows."""
+        rows = np.asarray(rows, np.float32).reshape(-1, self.unit_rows.shape[1])
+        rows = np.where(np.isfinite(rows), rows, 0.0)
+        norms = np.linalg.norm(rows, axis=1, keepdims=True)
+        unit = rows / np.where(norms > 0, norms, 1.0)
+        sims = unit @ self.unit_rows.T
+        k = min(PLACE_NEIGHBORS, sims.shape[1])
+        if k == 0:
+            return np.zeros((len(rows), self.n_components), np.float32)
+        top = np.argpartition(-sims, k - 1, axis=1)[:, :k]
+        w = np.clip(np.take_along_axis(sims, top, 1), 1e-6, None)
+        out = (self.coords[top] * w[:, :, None]).sum(1) / w.sum(1, keepdims=True)
+        return out.astype(np.float32)
+
+    def coords_of(self, table, ids: Sequence[int]) -> np.ndarray:
+        """Positions (m, k) of any token ids: laid-out ones looked up, the others placed."""
+        ids = np.asarray(ids, np.int64).reshape(-1)
+        pos = self.indices_of(ids)
+        out = np.zeros((len(ids), self.n_components), np.float32)
+        inside = pos >= 0
+        out[inside] = self.coords[pos[inside]]
+        if not inside.all():
+            out[~inside] = self.place(table.rows(ids[~inside]))
+        return out

@@ -1,0 +1,80 @@
+"""What the user asks for on demand (health, verification, measurement,
+analogies, the tour's claims, the first-layer run): requests that run one
+job on the loaded table in a worker, mixed into :class:`~explorer.state.app_state.AppState`.
+
+Each writes to a :class:`~explorer.workers.Computation` the state owns.
+"""
+
+from __future__ import annotations
+
+from explorer.core.cost.context import contextual_job
+from explorer.core.geometry.analogy import ANALOGY_K, analogy_job
+from explorer.core.health import iter_health
+from explorer.core.health.verify import iter_verify
+from explorer.core.lookup.ways import measure_lookup_job
+from explorer.core.projection.clusters import clusters_job
+from explorer.core.projection.density import density_job
+from explorer.core.tokens.search import iter_search_pieces
+from explorer.core.tour.steps import claim_job
+
+__all__ = ["OnDemandRequests"]
+
+
+class OnDemandRequests:
+    """The requests; AppState provides ``_table``, ``_tokenized`` and the Computations."""
+
+    def request_layout_density(self, xy, rect, bins: tuple[int, int], sigma: float, key) -> None:
+        """The density map of the layout drawn, ``xy`` (n, 2), over ``rect`` = (x0, x1, y0, y1);
+        ``key`` says which cloud and range (the projection's view keeps it)."""
+        self.layout_density.request(density_job, xy, rect, bins, sigma, key, key=key)
+
+    def request_layout_clusters(self, xy, k: int, key) -> None:
+        """k clusters of the layout drawn, each with its two most central points."""
+        self.layout_clusters.request(clusters_job, xy, k, 2, 0, key, key=key)
+
+    def request_health(self) -> None:
+        """Check every row of the table (once per model; again after a Cancel)."""
+        if self._table is not None:
+            self.health.request(iter_health, self._table, key=id(self._table))
+
+    def request_token_search(self, query: str, regex: bool = False) -> bool:
+        """Search the shown pieces for ``query`` (a substring, or a regular expression) in a
+        worker; "" clears. False while the pieces are not read yet (``token_meta``)."""
+        meta = self.token_meta.value
+        if not query or meta is None or meta.pieces is None:
+            self.token_search.clear()
+            return not query
+        self.token_search.request(iter_search_pieces, meta.pieces, query, regex, key=(id(meta), query, regex))
+        return True
+
+    def request_verification(self, ids) -> None:
+        """Load the whole model and ask it to repeat tokens ``ids``, in a worker."""
+        table = self._table
+        if table is not None:
+            ids = tuple(int(i) for i in ids)
+            self.verification.request(iter_verify, table, ids, key=(id(table), ids))
+
+    def measure_lookup(self, batch_sizes: tuple[int, ...] = (1, 64)) -> None:
+        """Time gather, one-hot @ E and nn.Linear on the table, in a worker."""
+        if self._table is not None:
+            self.measurement.request(measure_lookup_job, self._table, batch_sizes)
+
+    def request_analogy(self, a: int, b: int, c: int) -> None:
+        """Solve a − b + c on the table (the rows nearest to â − b̂ + ĉ), in a worker."""
+        table = self._table
+        if table is None:
+            self.analogy.clear()
+            return
+        a, b, c = int(a), int(b), int(c)
+        self.analogy.request(analogy_job, table, a, b, c, ANALOGY_K, key=(id(table), a, b, c))
+
+    def request_tour_claim(self, step, history=None) -> None:
+        """What tour ``step`` says, computed from the loaded table and text (or a training run's ``history``)."""
+        self.tour_claim.request(claim_job, step, self._table, self._tokenized, history,
+                                key=(step.key, id(self._table), self._tokenized.text, id(history)))
+
+    def request_context(self, folder, sequences, picks) -> None:
+        """Run the model's first layer on ``sequences`` and compare the vectors at ``picks``."""
+        seqs = tuple(tuple(int(i) for i in s) for s in sequences)
+        picks = tuple(tuple(p) for p in picks)
+        self.context.request(contextual_job, folder, seqs, picks, key=(str(folder), seqs, picks))

@@ -1,0 +1,208 @@
+"""How a view follows the state without doing work nobody sees.
+
+* :class:`ShownGate`: a view's state handlers pass their redraws through
+  ``gate.update(fn)``. On screen, ``fn`` runs at once; hidden (a tab not
+  shown), the view is only marked stale, and the next time it is shown its
+  ``synchronize()`` redraws everything from the state, once.
+* :class:`JobBinding`: binds a view to one :class:`~explorer.workers.Computation`
+  of the state. A lazy computation is wanted only while the view is shown;
+  its reset, result and error reach the view through the gate; a progress
+  bar, a status label and a Cancel button, when given, follow the job.
+
+One helper for every view, instead of a copy of this logic in each.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QEvent, QObject, Signal
+from PySide6.QtWidgets import QAbstractButton, QLabel, QProgressBar, QWidget
+
+from explorer.core.errors import user_message
+
+if TYPE_CHECKING:  # views know the state's computations, never the worker machinery
+    from explorer.workers import Computation
+
+__all__ = ["ShownGate", "JobBinding", "job_progress", "job_status"]
+
+
+class ShownGate(QObject):
+    """Runs a view's updates while it is on screen; otherwise remembers that it is stale.
+
+    Parameters
+    ----------
+    view : QWidget
+        The view; its show and hide events are watched.
+    synchronize : callable
+        Redraws the whole view from the state; called on the first show
+        and on every show after an update was skipped.
+
+    Signals
+    -------
+    shown(), hidden()
+    """
+
+    shown = Signal()
+    hidden = Signal()
+
+    def __init__(self, view: QWidget, synchronize: Callable[[], None]):
+        super().__init__(view)
+        self._view = view
+        self._synchronize = synchronize
+        self._stale = True
+        view.installEventFilter(self)
+
+    @property
+    def visible(self) -> bool:
+        return self._view.isVisible()
+
+    @property
+    def stale(self) -> bool:
+        return self._stale
+
+    def update(self, fn: Callable | None = None, *args) -> None:
+        """Run ``fn(*args)`` now if the view is on screen, else mark it stale."""
+        if self._view.isVisible():
+            if fn is not None:
+                fn(*args)
+        else:
+            self._stale = True
+
+    def mark_stale(self) -> None:
+        """Redraw everything at the next show (or now, when on screen)."""
+        self._stale = True
+        if self._view.isVisible():
+            self.sync_now()
+
+    def sync_now(self) -> None:
+        self._stale = False
+        self._synchronize()
+
+    def eventFilter(self, obj, event) -> bool:
+        if obj is self._view:
+            kind = event.type()
+            if kind == QEvent.Show:
+                if self._stale:
+                    self.sync_now()
+                self.shown.emit()
+            elif kind == QEvent.Hide:
+                self.hidden.emit()
+        return False
+
+
+class JobBinding(QObject):
+    """A view's binding to one Computation of the state.
+
+    Parameters
+    ----------
+    gate : ShownGate
+        The view's gate: callbacks run through it.
+    comp : Computation
+    on_reset : callable(), optional
+        The value was dropped: clear the readout.
+    on_result : callable(value), optional
+        A new value arrived.
+    on_error : callable(exception), optional
+        The job failed; without it the status label says why.
+    progress, status, cancel : widgets, optional
+        Shown while the job runs; Cancel stops it.
+    """
+
+    def __init__(self, gate: ShownGate, comp: Computation, *,
+                 on_reset: Callable[[], None] | None = None,
+                 on_result: Callable[[object], None] | None = None,
+                 on_error: Callable[[BaseException], None] | None = None,
+                 progress: QProgressBar | None = None,
+                 status: QLabel | None = None,
+                 cancel: QAbstractButton | None = None):
+        super().__init__(gate)
+        self._gate, self._comp = gate, comp
+        self._on_reset, self._on_result, self._on_error = on_reset, on_result, on_error
+        self._progress, self._status, self._cancel = progress, status, cancel
+        comp.reset.connect(self._on_comp_reset)
+        comp.finished.connect(self._on_comp_finished)
+        comp.failed.connect(self._on_comp_failed)
+        comp.progressed.connect(self._on_comp_progressed)
+        comp.running_changed.connect(self._on_comp_running_changed)
+        gate.shown.connect(self._on_gate_shown)
+        gate.hidden.connect(self._on_gate_hidden)
+        if cancel is not None:
+            cancel.clicked.connect(self._on_cancel_clicked)
+        comp.want(self, gate.visible)
+        self._on_comp_running_changed(comp.running)
+
+    @property
+    def computation(self) -> Computation:
+        return self._comp
+
+    def redraw(self) -> None:
+        """Draw the computation's current value (``on_result``), or clear the
+        readout (``on_reset``) when it has none: for a view's synchronize."""
+        value = self._comp.value
+        if value is not None:
+            if self._on_result is not None:
+                self._on_result(value)
+        elif self._on_reset is not None:
+            self._on_reset()
+
+    def release(self) -> None:
+        """Stop wanting the computation (the view goes away)."""
+        self._comp.want(self, False)
+
+    # -- the computation ---------------------------------------------------------------
+    def _on_comp_reset(self) -> None:
+        if self._on_reset is not None:
+            self._gate.update(self._on_reset)
+
+    def _on_comp_finished(self, value) -> None:
+        if self._on_result is not None:
+            self._gate.update(self._on_result, value)
+
+    def _on_comp_failed(self, exc: BaseException) -> None:
+        if self._on_error is not None:
+            self._gate.update(self._on_error, exc)
+        elif self._status is not None:
+            self._status.setText(user_message(exc))
+
+    def _on_comp_progressed(self, fraction: float, message: str) -> None:
+        if self._progress is not None:
+            self._progress.setValue(int(round(fraction * self._progress.maximum())))
+        if self._status is not None and message:
+            self._status.setText(message)
+
+    def _on_comp_running_changed(self, running: bool) -> None:
+        if self._progress is not None:
+            self._progress.setVisible(running)
+            if running:
+                self._progress.setValue(0)
+        if self._cancel is not None:
+            self._cancel.setVisible(running)
+            self._cancel.setEnabled(running)
+
+    def _on_cancel_clicked(self) -> None:
+        self._comp.cancel()
+
+    # -- the view's visibility ---------------------------------------------------------
+    def _on_gate_shown(self) -> None:
+        self._comp.want(self, True)
+
+    def _on_gate_hidden(self) -> None:
+        self._comp.want(self, False)
+
+
+def job_status() -> QLabel:
+    """The quiet one-line label a JobBinding writes its messages to."""
+    status = QLabel("")
+    status.setObjectName("ChipId")
+    return status
+
+
+def job_progress() -> QProgressBar:
+    """A narrow, hidden progress bar for a JobBinding (it shows it while the job runs)."""
+    bar = QProgressBar()
+    bar.setMaximumWidth(160)
+    bar.setTextVisible(False)
+    bar.hide()
+    return bar

@@ -1,0 +1,1 @@
+"""The row inspector: the selected row's values, offsets and neighbours."""

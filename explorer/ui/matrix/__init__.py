@@ -1,0 +1,1 @@
+"""The matrix view: the whole table and a band of rows around the selection."""

@@ -1,0 +1,347 @@
+"""The embedding matrix as a heatmap: an overview of the whole table and a
+zoomed band of rows around the selected token, labelled with their pieces."""
+
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QRectF, Qt, Signal
+from PySide6.QtGui import QFont, QFontMetrics
+from PySide6.QtWidgets import QGraphicsRectItem, QLabel, QStackedLayout, QWidget
+
+from explorer.core.matrix.overview import CODE_STEPS, NAN_CODE, MatrixOverview, RowBand, row_band
+from explorer.state.app_state import AppState
+from explorer.ui.common.binding import ShownGate
+from explorer.ui.style import (
+    ACCENT,
+    DIVERGING,
+    EXTRA,
+    SPACING,
+    TEXT_TOKENS,
+    plot_colors,
+    shrinkable,
+    style_plot,
+    text_colors_on,
+)
+
+#: rows either side of the selected one in the zoomed band
+BAND_HALF = 16
+#: a table this small is shown whole, with its values written in the cells
+SMALL_CELLS = 400
+
+
+def legend_html(fg: str) -> str:
+    """The key to the marks: the selected row, the text's rows, added tokens, the band."""
+    def mark(color: str, glyph: str, words: str) -> str:
+        return f"<span style='color:{color}'>{glyph}</span>&nbsp;{words}"
+
+    marks = [mark(ACCENT, "━", "selected row"), mark(TEXT_TOKENS, "▶ ◀", "rows of your text"),
+             mark(EXTRA, "▶", "tokens you added"), mark(ACCENT, "▭", "band shown on the right")]
+    return f"<span style='color:{fg}'>" + "&nbsp;&nbsp;&nbsp;".join(marks) + "</span>"
+
+
+class MatrixView(QWidget):
+    """Heatmap of E.
+
+    Signals
+    -------
+    row_clicked(int)
+        The user clicked a row of the table (its token id).
+    """
+
+    row_clicked = Signal(int)
+
+    def __init__(self, state: AppState, parent=None):
+        super().__init__(parent)
+        self._state = state
+        self._overview: MatrixOverview | None = None
+        self._band: RowBand | None = None
+        self._band_ticks_key: tuple | None = None  # what the band's row ticks were made for
+        self._cell_texts: list[pg.TextItem] = []
+        bg, fg = plot_colors()
+        lay = QStackedLayout(self)
+        self.empty = QLabel("Open a model to see its embedding matrix (Ctrl+O)")
+        self.empty.setObjectName("EmptyState")
+        self.empty.setAlignment(Qt.AlignCenter)
+        self.glw = pg.GraphicsLayoutWidget()
+        self.glw.setBackground(bg)
+        self.glw.ci.setContentsMargins(SPACING, SPACING, SPACING, SPACING)
+        self.glw.ci.setSpacing(SPACING * 2)
+        lay.addWidget(self.empty)
+        lay.addWidget(self.glw)
+        self._stack = lay
+
+        cmap = self._cmap = pg.colormap.get(DIVERGING)
+        # overview of the whole table
+        self.overview_plot = self.glw.addPlot(row=0, col=0)
+        self.overview_plot.setTitle("Whole table", color=fg, size="10pt")
+        self.overview_plot.invertY(True)
+        self.overview_plot.setLabel("left", "token id (row)")
+        self.overview_plot.setLabel("bottom", "dimension")
+        self.overview_plot.setMenuEnabled(False)
+        # the overview comes as colour-map indices from the loader (drawn at once,
+        # no float rescale on the GUI thread); NaN is transparent, as in the band
+        self.overview_img = pg.ImageItem()
+        lut = cmap.getLookupTable(0.0, 1.0, CODE_STEPS, alpha=True)
+        self.overview_img.setLookupTable(np.vstack([lut, np.zeros((1, 4), np.uint8)]))
+        self.overview_plot.addItem(self.overview_img)
+        self.overview_sel = pg.InfiniteLine(angle=0, movable=False, pen=pg.mkPen(ACCENT, width=2))
+        self.overview_plot.addItem(self.overview_sel)
+        self.overview_text = pg.ScatterPlotItem(symbol="t2", size=10, pen=None, brush=pg.mkBrush(TEXT_TOKENS))
+        self.overview_plot.addItem(self.overview_text)
+        self.overview_extra = pg.ScatterPlotItem(symbol="t2", size=10, pen=None, brush=pg.mkBrush(EXTRA))
+        self.overview_plot.addItem(self.overview_extra)
+        self.band_region = pg.LinearRegionItem(orientation="horizontal", movable=False,
+                                               brush=pg.mkBrush(0, 163, 108, 40), pen=pg.mkPen(ACCENT, width=1))
+        self.overview_plot.addItem(self.band_region)
+        style_plot(self.overview_plot)
+
+        # zoomed band
+        self.band_plot = self.glw.addPlot(row=0, col=1)
+        self.band_plot.getViewBox().sigResized.connect(self._on_band_resized)
+        self.band_plot.setTitle("Rows around the selected token", color=fg, size="10pt")
+        self.band_plot.invertY(True)
+        self.band_plot.setLabel("bottom", "dimension (column of E)")
+        self.band_plot.setMenuEnabled(False)
+        self.band_img = pg.ImageItem()
+        self.band_img.setColorMap(cmap)
+        self.band_plot.addItem(self.band_img)
+        self.band_sel = QGraphicsRectItem()
+        pen = pg.mkPen(ACCENT, width=3)
+        pen.setCosmetic(True)
+        self.band_sel.setPen(pen)
+        self.band_plot.addItem(self.band_sel)
+        self.band_label = pg.TextItem(color=ACCENT, anchor=(0, 0.5), fill=pg.mkBrush(bg))
+        label_font = QFont(self.font())  # the application's font: QFont("") fell back to a serif
+        label_font.setPointSize(10)
+        label_font.setBold(True)
+        self.band_label.setFont(label_font)
+        self.band_plot.addItem(self.band_label, ignoreBounds=True)
+        # the text's other rows: pointed at from the right edge, where the selected one is named
+        self.band_marks = pg.ScatterPlotItem(symbol="t3", size=10, pen=None, brush=pg.mkBrush(TEXT_TOKENS))
+        self.band_plot.addItem(self.band_marks)
+        style_plot(self.band_plot)
+        self.glw.ci.layout.setColumnStretchFactor(0, 1)
+        self.glw.ci.layout.setColumnStretchFactor(1, 3)
+
+        self.legend = pg.LabelItem(legend_html(fg), size="9pt", justify="left")
+        self.legend.setToolTip("What the marks on the two plots mean")
+        shrinkable(self.legend)
+        self.glw.addItem(self.legend, row=1, col=0, colspan=3)
+        self.colorbar = pg.ColorBarItem(values=(-1, 1), colorMap=cmap, interactive=False, width=14)
+        self.colorbar.setImageItem([self.band_img])
+        self.colorbar.axis.enableAutoSIPrefix(False)
+        self.glw.addItem(self.colorbar, row=0, col=2)
+        # long titles are clipped rather than widen the grid past a narrow window
+        shrinkable(self.overview_plot.titleLabel)
+        shrinkable(self.band_plot.titleLabel)
+
+        for plot in (self.overview_plot, self.band_plot):
+            plot.scene().sigMouseClicked.connect(self._on_scene_clicked)
+
+        self._gate = ShownGate(self, self._synchronize)
+        state.model_changed.connect(self._on_state_model_changed)
+        state.overview_changed.connect(self._on_state_overview_changed)
+        state.selected_token_changed.connect(self._on_state_selected_token_changed)
+        state.tokens_changed.connect(self._on_state_tokens_changed)
+        state.extra_tokens_changed.connect(self._on_state_extra_tokens_changed)
+
+    # -- state --------------------------------------------------------------------------
+    def _synchronize(self) -> None:
+        """Redraw everything from the state (first show, or shown after being hidden)."""
+        if self._state.overview is None:
+            self._show_empty()
+            return
+        self._draw_overview(self._state.overview)
+        self._draw_extra()
+
+    def _on_state_model_changed(self, _table) -> None:
+        self._gate.update(self._show_empty)
+
+    def _on_state_overview_changed(self, overview: MatrixOverview) -> None:
+        self._gate.update(self._draw_overview, overview)
+
+    def _on_state_selected_token_changed(self, _token_id: int) -> None:
+        self._gate.update(self._update_band)
+
+    def _on_state_tokens_changed(self, _tokens) -> None:
+        self._gate.update(self._update_text_marks)
+
+    def _on_state_extra_tokens_changed(self, _ids: list) -> None:
+        self._gate.update(self._draw_extra)
+
+    def _show_empty(self) -> None:
+        self._overview = None
+        self._band = None
+        self._band_ticks_key = None
+        self._stack.setCurrentWidget(self.empty)
+        self.empty.setText("Open a model to see its embedding matrix (Ctrl+O)" if self._state.table is None
+                           else "Drawing the matrix…")
+
+    def _draw_overview(self, overview: MatrixOverview) -> None:
+        """Draw the overview the loader computed off the GUI thread (one setImage)."""
+        self._overview = overview
+        self._band = None
+        self._band_ticks_key = None
+        table = self._state.table
+        if table is None:
+            return
+        self._stack.setCurrentWidget(self.glw)
+        v, d = table.vocab_size, table.dim
+        lim = overview.limit
+        self.overview_img.setImage(overview.codes, levels=(0, NAN_CODE), autoLevels=False)
+        self.overview_img.setRect(QRectF(0, 0, d, v))
+        self.colorbar.setLevels((-lim, lim))
+        self.colorbar.setLabel("right", "value of E")
+        self.glw.setToolTip(f"Colours: E[i, j] on a diverging map centred on 0, clipped at ±{lim:.3g} "
+                            "(99.5th percentile of |E|). Click a row to select its token; "
+                            "drag to pan, wheel to zoom.")
+        small = v <= 2 * BAND_HALF + 1
+        self.overview_plot.setVisible(not small)
+        self.overview_plot.setTitle(f"Whole table: {v:,} × {d:,}", size="10pt")
+        rows = "token id (row)" if overview.row_step == 1 else f"token id (every {overview.row_step:,}th row)"
+        self.overview_plot.setLabel("left", rows)
+        cols = "dimension" if overview.col_step == 1 else f"dimension (every {overview.col_step:,}th)"
+        self.overview_plot.setLabel("bottom", cols)
+        self.overview_plot.setLimits(xMin=-d * 0.05, xMax=d * 1.05, yMin=-v * 0.05, yMax=v * 1.05)
+        # room on the left for the marks of the text's rows (not behind the axis)
+        self.overview_plot.setRange(xRange=(-d * 0.04, d), yRange=(0, v), padding=0.02)
+        self._update_text_marks()
+        self._update_band()
+
+    def _draw_extra(self) -> None:
+        table = self._state.table
+        if table is None:
+            return
+        ids = self._state.extra_ids
+        self.overview_extra.setData(x=[-table.dim * 0.025] * len(ids), y=[i + 0.5 for i in ids])
+
+    # -- drawing --------------------------------------------------------------------------
+    def _update_text_marks(self) -> None:
+        table = self._state.table
+        if table is None or self._overview is None:
+            return
+        ids = self._state.tokenized.distinct_ids(include_special=True)
+        self.overview_text.setData(x=[-table.dim * 0.025] * len(ids), y=[i + 0.5 for i in ids])
+        self._draw_band_marks()
+
+    def _update_band(self) -> None:
+        table = self._state.table
+        if table is None or self._overview is None:
+            return
+        sel = self._state.selected_id
+        centre = sel if sel >= 0 else 0
+        band = self._band
+        if band is None or not (band.start + 3 <= centre < band.stop - 3) or sel < 0:
+            band = row_band(table, centre, BAND_HALF)
+            self._band = band
+            lim = self._overview.limit
+            self.band_img.setImage(band.image, levels=(-lim, lim), autoLevels=False)
+            self.band_img.setRect(QRectF(0, band.start, table.dim, band.image.shape[0]))
+            self._label_columns(table.dim)
+            self.band_plot.setRange(xRange=(0, table.dim * 1.25), yRange=(band.start, band.stop), padding=0.01)
+            self._write_cells(band)
+        self._label_band_rows(band)  # thinned labels follow the selected row
+        self.band_region.setRegion((band.start, band.stop))
+        if sel >= 0:
+            self.overview_sel.setPos(sel + 0.5)
+            self.overview_sel.show()
+            self.band_sel.setRect(QRectF(0, sel, table.dim, 1))
+            self.band_sel.show()
+            self.band_label.setText(f" {table.shown_piece(sel).short(9)} ")
+            self.band_label.setPos(table.dim * 1.01, sel + 0.5)
+            self.band_label.show()
+        else:
+            self.overview_sel.hide()
+            self.band_sel.hide()
+            self.band_label.hide()
+        self._draw_band_marks()
+
+    def _draw_band_marks(self) -> None:
+        band, table = self._band, self._state.table
+        if band is None or table is None:
+            return
+        sel = self._state.selected_id
+        ids = [i for i in self._state.tokenized.counts if band.start <= i < band.stop and i != sel]
+        self.band_marks.setData(x=[table.dim * 1.015] * len(ids), y=[i + 0.5 for i in ids])
+
+    def _label_band_rows(self, band: RowBand) -> None:
+        """One label per row while rows are tall enough for one, else every
+        k-th row counted from the selected one (so it always has its label);
+        the rest keep a tick without text."""
+        table = self._state.table
+        if table is None:
+            return
+        rows = max(1, band.stop - band.start)
+        pitch = self.band_plot.getViewBox().height() / rows
+        line = QFontMetrics(self.band_plot.getAxis("left").style.get("tickFont") or QFont()).height()
+        step = max(1, int(np.ceil((line + 1) / pitch))) if pitch > 0 else 1
+        anchor = self._state.selected_id if band.start <= self._state.selected_id < band.stop else band.start
+        if step == 1:
+            anchor = band.start  # every row labelled: the selection does not change the ticks
+        key = (band.start, band.stop, step, anchor)
+        if key == self._band_ticks_key:
+            return  # a click within the band: the same ticks as drawn
+        self._band_ticks_key = key
+        major, minor = [], []
+        for i in range(band.start, band.stop):
+            if (i - anchor) % step:
+                minor.append((i + 0.5, ""))
+                continue
+            piece = table.shown_piece(i).short(14)
+            major.append((i + 0.5, f"{i:,}" if piece == str(i) else f"{piece}  {i:,}"))
+        self.band_plot.getAxis("left").setTicks([major, minor])
+
+    def _on_band_resized(self, _vb=None) -> None:
+        if self._band is not None:
+            self._label_band_rows(self._band)
+
+    def _label_columns(self, dim: int) -> None:
+        """Integer column ticks at cell centres for narrow tables."""
+        axis = self.band_plot.getAxis("bottom")
+        if dim <= 40:
+            step = 1 if dim <= 16 else 5
+            axis.setTicks([[(j + 0.5, str(j)) for j in range(0, dim, step)], []])
+        else:
+            axis.setTicks(None)
+
+    def _write_cells(self, band: RowBand) -> None:
+        for t in self._cell_texts:
+            self.band_plot.removeItem(t)
+        self._cell_texts = []
+        if band.image.size > SMALL_CELLS:
+            return
+        lim = self._overview.limit if self._overview else 1.0
+        # the text colour that reads on each cell's own colour (either palette)
+        fracs = (np.clip(band.image.ravel(), -lim, lim) + lim) / (2 * lim) if lim > 0 else \
+            np.full(band.image.size, 0.5)
+        colors = text_colors_on(self._cmap.map(np.nan_to_num(fracs, nan=0.5), mode="float"))
+        width = band.image.shape[1]
+        for r in range(band.image.shape[0]):
+            for c in range(width):
+                val = band.image[r, c]
+                item = pg.TextItem(f"{val:+.2f}", color=colors[r * width + c], anchor=(0.5, 0.5))
+                item.setPos(c + 0.5, band.start + r + 0.5)
+                self.band_plot.addItem(item)
+                self._cell_texts.append(item)
+
+    def _on_scene_clicked(self, event) -> None:
+        table = self._state.table
+        if table is None or event.button() != Qt.LeftButton:
+            return
+        for plot in (self.band_plot, self.overview_plot):
+            if not plot.isVisible():
+                continue
+            vb = plot.getViewBox()
+            if vb.sceneBoundingRect().contains(event.scenePos()):
+                p = vb.mapSceneToView(event.scenePos())
+                row = int(np.floor(p.y()))
+                if 0 <= row < table.vocab_size and 0 <= p.x() <= table.dim:
+                    self.row_clicked.emit(row)
+                return
+
+    # -- for tests and export ------------------------------------------------------------
+    def highlighted_row(self) -> int | None:
+        if not self.band_sel.isVisible():
+            return None
+        return int(round(self.band_sel.rect().top()))

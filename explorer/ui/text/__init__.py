@@ -1,0 +1,1 @@
+"""The text box and the token strip with its chips."""

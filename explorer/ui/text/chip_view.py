@@ -1,0 +1,345 @@
+"""The text's tokens as chips (piece over id), painted in one widget.
+
+A widget per chip took seconds to create for a pasted book; here a layout
+pass is a loop over widths cached per piece, and a paint draws only the
+chips in the exposed rectangle, so thousands of tokens cost milliseconds.
+"""
+
+from __future__ import annotations
+
+import bisect
+import html
+
+from PySide6.QtCore import QPoint, QRectF, QSize, Qt, Signal
+from PySide6.QtGui import QColor, QFont, QFontMetrics, QKeyEvent, QMouseEvent, QPainter, QPainterPath, QPalette, QPen
+from PySide6.QtWidgets import QSizePolicy, QToolTip, QWidget
+
+from explorer.core.tokens.pieces import shorten
+from explorer.core.tokens.text import TokenizedText
+from explorer.core.tokens.tokenize import Token
+from explorer.ui.style import ACCENT, ERROR, SPACING, mono_font
+
+__all__ = ["ChipView", "ChipLayout"]
+
+#: padding inside a chip and the gap between lines of chips
+PAD_X, PAD_Y, LINE_GAP = 8, 4, 6
+#: characters of a piece on its chip: a typed word that is no id can be 50,000
+#: characters long (the tooltip shows it whole)
+LABEL_CHARS = 40
+RADIUS = 6.0
+
+
+class ChipLayout:
+    """Where each chip goes for one width: parallel lists, one entry per token."""
+
+    def __init__(self) -> None:
+        self.x: list[int] = []
+        self.y: list[int] = []
+        self.w: list[int] = []
+        self.line_starts: list[int] = []  # index of the first chip of each line
+        self.line_y: list[int] = []
+        self.height = 0
+
+    def __len__(self) -> int:
+        return len(self.x)
+
+
+class ChipView(QWidget):
+    """Chips for the tokens of a text; click one, or use ←/→.
+
+    Signals
+    -------
+    chip_clicked(int)
+        The position in the text of the clicked chip.
+    step_requested(int)
+        ←/→ pressed: move the selection by -1/+1.
+    """
+
+    chip_clicked = Signal(int)
+    step_requested = Signal(int)
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.setFocusPolicy(Qt.StrongFocus)
+        self.setMouseTracking(False)
+        sp = QSizePolicy(QSizePolicy.Expanding, QSizePolicy.Preferred)
+        sp.setHeightForWidth(True)
+        self.setSizePolicy(sp)
+        self._piece_font = mono_font()
+        self._piece_font.setPointSize(13)
+        self._id_font = QFont(self.font())
+        self._id_font.setPointSize(9)
+        self._pm, self._im = QFontMetrics(self._piece_font), QFontMetrics(self._id_font)
+        self._chip_h = self._pm.height() + self._im.height() + 2 * PAD_Y
+        self._tokenized: TokenizedText | None = None
+        self._labels: list[str] = []      # what each chip shows on its first line
+        self._ids: list[str] = []         # ... and on its second (the reason, for a bad token)
+        self._starts: list[bool] = []     # the chip starts a word (a gap before it)
+        self._ends: list[bool] = []       # the chip ends a word
+        self._bad: list[bool] = []        # the token names no row of the table
+        self._width_of: dict[str, int] = {}
+        self._widths: list[int] = []      # each chip's width, measured once per text
+        self._layouts: dict[int, ChipLayout] = {}  # by width: Qt asks heightForWidth many times
+        self._selected = -1
+        self._selected_id = -1
+        self._pieces = None
+
+    # -- data ----------------------------------------------------------------------------
+    def set_tokens(self, tokenized: TokenizedText) -> None:
+        """Show the tokens of ``tokenized``: each piece as what it stands for
+        (decoded bytes, visible spaces); a token that names no row keeps its
+        chip, with the reason in place of the id."""
+        self._tokenized = tokenized
+        tokens = tokenized.tokens
+        counts = tokenized.counts
+        # one pass, each distinct row's label, id line and width made once: a
+        # pasted book is 13,000 chips over about 1,400 rows
+        labels, ids, widths, bad, starts, ends = [], [], [], [], [], []
+        seen: dict[tuple[int, str], tuple[str, str, int]] = {}
+        n = len(tokens)
+        for i, t in enumerate(tokens):
+            if t.ok:
+                key = (t.id, t.piece)
+                made = seen.get(key)
+                if made is None:
+                    label = tokenized.shown_piece(t).short(LABEL_CHARS)
+                    c = counts.get(t.id, 0)
+                    ident = f"{t.id:,}" + (f" (×{c})" if c > 1 else "")
+                    made = seen[key] = (label, ident, self._chip_width(label, ident))
+                label, ident, width = made
+            else:
+                label = tokenized.shown_piece(t).short(LABEL_CHARS)
+                ident = tokenized.problem_label(t)
+                width = self._chip_width(label, ident)
+            labels.append(label)
+            ids.append(ident)
+            widths.append(width)
+            bad.append(not t.ok)
+            word = t.word
+            starts.append(word is None or i == 0 or tokens[i - 1].word != word)
+            ends.append(word is None or i == n - 1 or tokens[i + 1].word != word)
+        self._labels, self._ids, self._widths, self._bad = labels, ids, widths, bad
+        self._starts, self._ends = starts, ends
+        self._layouts.clear()
+        self.updateGeometry()
+        self.update()
+
+    def set_selection(self, position: int, token_id: int) -> None:
+        """Outline the selected chip and every chip that reads the same row."""
+        if (position, token_id) == (self._selected, self._selected_id):
+            return
+        self._selected, self._selected_id = position, token_id
+        self.update()
+
+    def tokens(self) -> tuple[Token, ...]:
+        return self._tokenized.tokens if self._tokenized is not None else ()
+
+    def label(self, position: int) -> tuple[str, str]:
+        """(piece line, id line) of the chip at ``position``."""
+        return self._labels[position], self._ids[position]
+
+    def flags(self, position: int) -> dict[str, bool]:
+        """How the chip at ``position`` is drawn: selected, same_row (reads the
+        selected row), out_of_range, special, word_start, word_end."""
+        t = self._tokenized.tokens[position]
+        selected = position == self._selected
+        return {
+            "selected": selected,
+            "same_row": not selected and t.ok and t.id == self._selected_id and t.id >= 0,
+            "out_of_range": self._bad[position],
+            "special": t.special,
+            "word_start": self._starts[position],
+            "word_end": self._ends[position],
+        }
+
+    def chip_rect(self, position: int) -> QRectF:
+        """Where the chip at ``position`` is drawn, in this widget's coordinates."""
+        lay = self._current_layout()
+        return QRectF(lay.x[position], lay.y[position], lay.w[position], self._chip_h)
+
+    def chip_at(self, point: QPoint) -> int:
+        """Position of the chip under ``point``, or -1."""
+        lay = self._current_layout()
+        if not len(lay):
+            return -1
+        line = bisect.bisect_right(lay.line_y, point.y()) - 1
+        if line < 0 or point.y() > lay.line_y[line] + self._chip_h:
+            return -1
+        lo = lay.line_starts[line]
+        hi = lay.line_starts[line + 1] if line + 1 < len(lay.line_starts) else len(lay)
+        i = bisect.bisect_right(lay.x, point.x(), lo, hi) - 1
+        if i >= lo and point.x() <= lay.x[i] + lay.w[i]:
+            return i
+        return -1
+
+    # -- layout ----------------------------------------------------------------------------
+    def _chip_width(self, label: str, ident: str) -> int:
+        # measured once per distinct text: a book repeats its pieces and ids
+        w = self._width_of.get(label)
+        if w is None:
+            if len(self._width_of) > 100_000:
+                self._width_of.clear()
+            w = self._width_of[label] = self._pm.horizontalAdvance(label)
+        iw = self._width_of.get("\0" + ident)
+        if iw is None:
+            iw = self._width_of["\0" + ident] = self._im.horizontalAdvance(ident)
+        return max(w, iw, 12) + 2 * PAD_X
+
+    def layout_for(self, width: int) -> ChipLayout:
+        """Wrap the chips into lines no wider than ``width`` pixels (computed once per width)."""
+        lay = self._layouts.get(width)
+        if lay is None:
+            if len(self._layouts) > 8:
+                self._layouts.clear()
+            lay = self._layouts[width] = self._wrap(width)
+        return lay
+
+    def _wrap(self, width: int) -> ChipLayout:
+        lay = ChipLayout()
+        xs, ys = lay.x, lay.y
+        x = y = 0
+        line_has = False
+        lay.line_starts.append(0)
+        lay.line_y.append(0)
+        right = max(width, 40)
+        step = self._chip_h + LINE_GAP
+        for i, (w, start) in enumerate(zip(self._widths, self._starts)):
+            if line_has and start:
+                x += SPACING
+            if line_has and x + w > right:
+                x = 0
+                y += step
+                lay.line_starts.append(i)
+                lay.line_y.append(y)
+            xs.append(x)
+            ys.append(y)
+            x += w
+            line_has = True
+        lay.w = list(self._widths)
+        lay.height = (y + self._chip_h) if self._widths else 0
+        return lay
+
+    def _current_layout(self) -> ChipLayout:
+        return self.layout_for(self.width())
+
+    def hasHeightForWidth(self) -> bool:
+        return True
+
+    def heightForWidth(self, width: int) -> int:
+        return self.layout_for(width).height
+
+    def sizeHint(self) -> QSize:
+        return QSize(400, self.heightForWidth(max(self.width(), 400)))
+
+    def minimumSizeHint(self) -> QSize:
+        return QSize(40, self._chip_h if self._labels else 0)
+
+    # -- painting ---------------------------------------------------------------------------
+    def paintEvent(self, event) -> None:
+        lay = self._current_layout()
+        if not len(lay):
+            return
+        area = event.rect()
+        first = max(0, bisect.bisect_right(lay.line_y, area.top() - self._chip_h) - 1)
+        last = bisect.bisect_right(lay.line_y, area.bottom())
+        lo = lay.line_starts[first]
+        hi = lay.line_starts[last] if last < len(lay.line_starts) else len(lay)
+        p = QPainter(self)
+        p.setRenderHint(QPainter.Antialiasing)
+        pal = self.palette()
+        tokens = self._tokenized.tokens
+        for i in range(lo, hi):
+            self._paint_chip(p, pal, i, tokens[i], lay)
+        p.end()
+
+    def _paint_chip(self, p: QPainter, pal: QPalette, i: int, token: Token, lay: ChipLayout) -> None:
+        rect = QRectF(lay.x[i] + 1, lay.y[i] + 1, lay.w[i] - 2, self._chip_h - 2)
+        selected = i == self._selected
+        same = not selected and token.ok and token.id == self._selected_id and token.id >= 0
+        path = QPainterPath()
+        path.addRoundedRect(rect, RADIUS, RADIUS)
+        # pieces of one word touch: square the inner corners
+        if not self._starts[i]:
+            sq = QPainterPath()
+            sq.addRect(QRectF(rect.left() - 1, rect.top(), rect.width() / 2 + 1, rect.height()))
+            path = path.united(sq)
+        if not self._ends[i]:
+            sq = QPainterPath()
+            sq.addRect(QRectF(rect.center().x(), rect.top(), rect.width() / 2 + 1, rect.height()))
+            path = path.united(sq)
+        fill = pal.color(QPalette.Window if token.special else QPalette.Base)
+        if selected:
+            accent = QColor(ACCENT)
+            accent.setAlpha(48)
+            fill = accent
+        border = QColor(pal.color(QPalette.Mid))
+        width = 1.0
+        if self._bad[i]:
+            border, width = QColor(ERROR), 2.0
+        elif selected or same:
+            border, width = QColor(ACCENT), 2.0
+        pen = QPen(border, width)
+        if token.special:
+            pen.setStyle(Qt.DashLine)
+        p.setPen(pen)
+        p.setBrush(fill)
+        p.drawPath(path)
+        p.setPen(pal.color(QPalette.Text))
+        p.setFont(self._piece_font)
+        top = QRectF(rect.left(), rect.top() + PAD_Y - 1, rect.width(), self._pm.height())
+        p.drawText(top, Qt.AlignHCenter | Qt.AlignVCenter, self._labels[i])
+        p.setPen(QColor(ERROR) if self._bad[i] else pal.color(QPalette.PlaceholderText))
+        p.setFont(self._id_font)
+        bottom = QRectF(rect.left(), top.bottom(), rect.width(), self._im.height())
+        p.drawText(bottom, Qt.AlignHCenter | Qt.AlignVCenter, self._ids[i])
+
+    # -- input ------------------------------------------------------------------------------
+    def mouseReleaseEvent(self, event: QMouseEvent) -> None:
+        if event.button() == Qt.LeftButton:
+            i = self.chip_at(event.position().toPoint())
+            if i >= 0:
+                self.chip_clicked.emit(i)
+        super().mouseReleaseEvent(event)
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        if event.key() == Qt.Key_Left:
+            self.step_requested.emit(-1)
+        elif event.key() == Qt.Key_Right:
+            self.step_requested.emit(+1)
+        else:
+            super().keyPressEvent(event)
+
+    def event(self, event) -> bool:
+        if event.type() == event.Type.ToolTip:
+            i = self.chip_at(event.pos())
+            if i >= 0:
+                QToolTip.showText(event.globalPos(), self.tooltip_for(i), self, self.chip_rect(i).toRect())
+            else:
+                QToolTip.hideText()
+                event.ignore()
+            return True
+        return super().event(event)
+
+    def tooltip_for(self, i: int) -> str:
+        """What the chip at position ``i`` stands for, in a few lines."""
+        tok = self._tokenized
+        t = tok.tokens[i]
+        esc = lambda s: html.escape(s, quote=False)  # noqa: E731
+        piece = tok.shown_piece(t)
+        lines = [f"<b>{esc(piece.short(120))}</b>" + (f" — id {t.id:,}" if t.ok else "")]
+        if piece.decoded:
+            lines.append(esc(piece.describe()))
+        shown = tok.text[t.start:t.end]
+        if shown and shown != t.piece:
+            lines.append(f"text: “{esc(shorten(shown, 120))}” (characters {t.start:,}–{t.end:,})")
+        if t.special:
+            lines.append("special token added by the tokenizer")
+        if not t.ok:
+            lines.append(f"<span style='color:{ERROR}'>{esc(tok.problem_message(t))}</span>")
+            lines.append("Click to see why it has no row")
+            return "<br>".join(lines)
+        n = tok.counts.get(t.id, 0)
+        if n > 1:
+            lines.append(f"appears {n:,} times: every occurrence reads the same row")
+        lines.append("Click to see its row")
+        return "<br>".join(lines)

@@ -1,0 +1,213 @@
+"""Token health (explorer.core.health) on real tables, checked against numpy."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import numpy as np
+import pytest
+
+from explorer.core.health import CATEGORIES, Flag, health_report, token_categories
+from explorer.core.health.reference import pca_sample_ids
+from explorer.core.health.text import verdict
+from explorer.core.sources import open_table
+
+_UNUSED = re.compile(r"\[unused\d+\]")
+
+
+@pytest.fixture(scope="module")
+def minilm():
+    table = open_table("minilm")
+    return table, health_report(table)
+
+
+@pytest.fixture(scope="module")
+def bundled():
+    table = open_table("default")
+    return table, health_report(table)
+
+
+def _numpy_scores(m: np.ndarray, pc1: np.ndarray, ref: list[int]) -> np.ndarray:
+    """The Magikarp-style score written out plainly: rows without their pc1
+    part, cosine with the mean reference row (the others' mean for a reference row)."""
+    x = m - np.outer(m @ pc1, pc1)
+    mean = x[ref].mean(axis=0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        scores = (x @ mean) / (np.linalg.norm(x, axis=1) * np.linalg.norm(mean))
+    total = x[ref].sum(axis=0)
+    for i in ref:
+        other = (total - x[i]) / (len(ref) - 1)
+        scores[i] = x[i] @ other / (np.linalg.norm(x[i]) * np.linalg.norm(other))
+    return scores
+
+
+def test_minilm_unused_rows_lead_the_list(minilm):
+    table, r = minilm
+    assert r.reference.kind == "unused_tokens" and r.reference.count == 994
+    top = [table.piece(i) for i in r.order[:100]]
+    assert sum(bool(_UNUSED.fullmatch(p)) for p in top) >= 60
+    assert all(r.flags[i] & Flag.UNDER_TRAINED for i in r.order[:100])
+    # BERT never sees [unusedN] from text: the tokenizer splits it into [ unused ##N ]
+    counts = r.category_counts()
+    assert counts["special"] == 5 and counts["unreachable"] >= 994 and sum(counts.values()) == table.vocab_size
+    assert all(r.category_of(i) == "unreachable" for i in r.reference.ids)
+
+
+def test_minilm_numbers_match_numpy(minilm):
+    table, r = minilm
+    m = table.matrix().astype(np.float64)
+    norms = np.linalg.norm(m, axis=1)
+    np.testing.assert_allclose(r.norms, norms, rtol=1e-5)
+    np.testing.assert_allclose(r.norm_z, (norms - norms.mean()) / norms.std(), atol=1e-4)
+    sample = m[pca_sample_ids(*m.shape)]
+    centred = sample - sample.mean(axis=0)
+    pc1 = np.linalg.eigh(centred.T @ centred)[1][:, -1]
+    assert abs(abs(pc1 @ r.pc1) - 1) < 1e-6
+    np.testing.assert_allclose(r.scores, _numpy_scores(m, r.pc1, list(r.reference.ids)), atol=1e-5)
+    # the bar: rows flagged on score are exactly those above it
+    assert np.array_equal(np.nonzero(r.flags & Flag.HIGH_SCORE)[0], np.nonzero(r.scores > r.score_threshold)[0])
+
+
+def test_bundled_model_flags_its_corpus_rare_words(bundled):
+    from explorer.core.training.bundled import CORPUS_SEED, CORPUS_SENTENCES
+    from explorer.core.training.corpus import synthetic_corpus
+
+    table, r = bundled
+    corpus = synthetic_corpus(CORPUS_SENTENCES, CORPUS_SEED)
+    count_of = dict(zip(corpus.words, corpus.counts()))
+    counts = np.array([count_of[table.piece(i)] for i in range(table.vocab_size)])
+    assert np.array_equal(r.corpus_counts, counts)
+    flagged = set(r.flagged.tolist())
+    assert flagged == set(np.nonzero(counts == 0)[0].tolist())  # <pad>, <unk> and "of": never in the corpus
+    assert "of" in {table.piece(i) for i in flagged}
+    assert counts[~np.isin(np.arange(table.vocab_size), list(flagged))].min() > 0
+    assert r.reference.kind == "lowest_norm"
+
+
+@pytest.mark.parametrize("spec", ["random:3000x48", "random:3000x48:1", "random:800x256:2"])
+def test_random_table_flags_nothing_beyond_chance(spec):
+    r = health_report(open_table(spec))
+    assert r.flagged_count == 0 and not (r.flags & (Flag.EXACT_DUPLICATE | Flag.NEAR_DUPLICATE)).any()
+    assert r.expected_by_chance <= 0.05
+    assert "beyond chance" in verdict(r)
+
+
+@pytest.fixture(scope="module")
+def planted(tmp_path_factory):
+    """A bfloat16 folder (read through the memory map: too big to preload)
+    with known defects, and a tokenizer two ids shorter than the table."""
+    import torch
+    from safetensors.torch import save_file
+    from tokenizers import Tokenizer, models, pre_tokenizers
+
+    v, d = 4200, 2048
+    gen = torch.Generator().manual_seed(0)
+    e = (torch.randn(v, d, generator=gen) * 0.02).to(torch.bfloat16)
+    e[5] = 0
+    e[9, 3] = float("nan")
+    e[30] = e[20]
+    e[50] = e[40] * 1.001 + e[41] * 0.0005
+    e[100:120] *= 0.05
+    folder = tmp_path_factory.mktemp("planted")
+    save_file({"model.embed_tokens.weight": e}, str(folder / "model.safetensors"))
+    (folder / "config.json").write_text(json.dumps({"model_type": "llama", "vocab_size": v, "hidden_size": d}))
+    vocab = {f"w{i}": i for i in range(v - 2)}
+    tok = Tokenizer(models.WordLevel(vocab, unk_token="w0"))
+    tok.pre_tokenizer = pre_tokenizers.Whitespace()
+    tok.save(str(folder / "tokenizer.json"))
+    table = open_table(str(folder))
+    return table, e.float().double().numpy(), health_report(table)
+
+
+def test_bfloat16_file_is_streamed_in_its_own_dtype(planted):
+    import torch
+
+    table, _, _ = planted
+    assert table.dtype == "bfloat16" and not table.holds_matrix
+    blocks = list((start, b.dtype, b.shape[0]) for start, b in table.iter_native_blocks(block_bytes=4 << 20))
+    assert len(blocks) > 1 and all(dt == torch.bfloat16 for _, dt, _ in blocks)
+    assert sum(n for _, _, n in blocks) == table.vocab_size
+
+
+def test_planted_defects_are_found(planted):
+    table, e, r = planted
+    finite = np.isfinite(e).all(axis=1)
+    norms = np.where(finite, np.linalg.norm(np.where(finite[:, None], e, 0), axis=1), np.nan)
+    np.testing.assert_allclose(r.norms, norms, rtol=1e-5)
+    assert r.flags[5] & Flag.ZERO and r.flags[9] & Flag.NON_FINITE
+    assert r.flags[20] & Flag.EXACT_DUPLICATE and r.duplicate_of[30] == 20 and r.duplicate_of[20] == 30
+    assert r.flags[40] & Flag.NEAR_DUPLICATE and r.duplicate_of[50] == 40
+    exact = set(np.nonzero(r.flags & Flag.EXACT_DUPLICATE)[0])
+    near = set(np.nonzero(r.flags & Flag.NEAR_DUPLICATE)[0])
+    assert exact == {20, 30} and near == {40, 50}
+    assert set(r.flagged.tolist()) == {5, *range(100, 120)}  # the zero row and the shrunk ones
+    assert list(r.order[:2]) in ([5, 9], [9, 5])  # zero and non-finite rows lead
+    v = table.vocab_size
+    assert r.category_of(v - 1) == r.category_of(v - 2) == "no_piece" and r.category_of(v - 3) == "ok"
+    valid = np.isfinite(norms) & (norms > 0)
+    np.testing.assert_allclose(r.scores[valid], _numpy_scores(np.where(finite[:, None], e, 0), r.pc1,
+                                                              list(r.reference.ids))[valid], atol=1e-4)
+
+
+def test_smollm2_round_trip_categories():
+    table = open_table("smollm2")
+    cats = token_categories(table.tokenizer, table.vocab_size)
+    tok = table.tokenizer.backend
+    undecodable = np.nonzero(cats == CATEGORIES.index("undecodable"))[0]
+    assert len(undecodable) > 100  # byte-level pieces holding part of a character
+    assert all("\ufffd" in tok.decode([int(i)]) for i in undecodable[:50])
+    assert (cats == CATEGORIES.index("special")).sum() == 17
+    ok = np.nonzero(cats == CATEGORIES.index("ok"))[0]
+    assert all(tok.encode(tok.decode([int(i)]), add_special_tokens=False).ids == [int(i)] for i in ok[::997])
+
+
+def test_tokenizer_bigger_than_table_has_ids_without_rows():
+    from explorer.core.tokens.tokenize import NameTokenizer
+
+    cats = token_categories(NameTokenizer(["a", "b", "c", "d"], special=["d"]), rows=3)
+    assert [CATEGORIES[c] for c in cats] == ["ok", "ok", "ok", "no_row"]
+    cats = token_categories(NameTokenizer(["a", "b", "a"]), rows=4)
+    assert [CATEGORIES[c] for c in cats] == ["unreachable", "ok", "ok", "no_piece"]  # "a" encodes to id 2
+
+
+def test_verification_says_why_a_model_cannot_be_asked():
+    from explorer.core.health.verify import VerifyUnavailable, model_source
+
+    with pytest.raises(VerifyUnavailable, match="BertModel"):
+        model_source(open_table("minilm"))
+    with pytest.raises(VerifyUnavailable, match="ExplorerToyLM"):
+        model_source(open_table("default"))
+    with pytest.raises(VerifyUnavailable):
+        model_source(open_table("random:100x8"))
+    folder, kwargs = model_source(open_table("smollm2"))
+    assert kwargs == {"gguf_file": "SmolLM2-135M-Instruct.Q4_1.gguf"}
+
+
+def test_a_causal_model_is_asked_to_repeat_its_tokens(tmp_path):
+    import torch
+    from transformers import AutoModelForCausalLM
+
+    from explorer.core.health.verify import PROMPTS, THRESHOLD, iter_verify
+    from explorer.core.jobs import run_to_end
+    from tests.support import model_factory as mf
+
+    built = mf.build_model(tmp_path / "tiny", "llama", "float32", tied=False, tokenizer=mf.train_bpe(120), seed=1)
+    table = open_table(str(built.folder))
+    ids = [7, 40, 77]
+    steps = []
+    res = run_to_end(iter_verify(table, ids), steps.append)
+    assert steps and [v.id for v in res.results] == ids and res.prompts == len(PROMPTS)
+    # the same probabilities, computed here with torch: the model, the prompts, a softmax
+    model = AutoModelForCausalLM.from_pretrained(str(built.folder)).eval()
+    tok = table.tokenizer.backend
+    enc = lambda s: tok.encode(s, add_special_tokens=False).ids if s else []  # noqa: E731
+    for v in res.results:
+        best = 0.0
+        for before, between, after in PROMPTS:
+            seq = enc(before) + [v.id] + enc(between + after)
+            with torch.no_grad():
+                p = torch.softmax(model(input_ids=torch.tensor([seq])).logits[0, -1].double(), -1)[v.id]
+            best = max(best, float(p))
+        assert v.probability == pytest.approx(best, abs=1e-5)
+        assert v.confirmed == (v.probability < THRESHOLD)

@@ -1,0 +1,47 @@
+"""Heatmap axis labels (explorer.core.matrix.axis_labels): across the cells when they
+fit, upwards when not, every k-th cell when not even a line fits."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from explorer.core.matrix.axis_labels import AxisLabelPlan, plan_axis_labels
+
+
+def test_labels_that_fit_are_written_across():
+    assert plan_axis_labels([20, 30], cell_px=40, line_px=14, gap=4) == AxisLabelPlan(False, 1, 14)
+
+
+def test_labels_wider_than_their_cells_turn_upwards():
+    # "chases" and "sleepy" side by side would read "chasessleepy"
+    plan = plan_axis_labels([40, 42], cell_px=30, line_px=14, gap=4)
+    assert plan == AxisLabelPlan(True, 1, 42)
+
+
+def test_cells_thinner_than_a_line_label_every_kth():
+    plan = plan_axis_labels([40] * 50, cell_px=6, line_px=14, gap=4)
+    assert plan.rotated and plan.step == 3 and plan.extent == 40
+
+
+def test_stacked_rows_skip_when_a_line_is_taller_than_a_row():
+    assert plan_axis_labels([60] * 10, cell_px=20, line_px=14, gap=1, along=False) == AxisLabelPlan(False, 1, 60)
+    assert plan_axis_labels([60] * 30, cell_px=10, line_px=14, gap=1, along=False).step == 2
+
+
+def test_no_labels_take_no_room():
+    assert plan_axis_labels([], cell_px=10, line_px=14) == AxisLabelPlan(False, 1, 0.0)
+
+
+@settings(max_examples=200, deadline=None, derandomize=True)
+@given(st.lists(st.floats(1, 120), min_size=1, max_size=60), st.floats(0.5, 200), st.floats(8, 24),
+       st.booleans())
+def test_labels_never_overlap(widths, cell_px, line_px, along):
+    gap = 4.0 if along else 1.0
+    plan = plan_axis_labels(widths, cell_px, line_px, gap, along)
+    pitch = plan.step * cell_px  # distance between the centres of two written labels
+    if along and not plan.rotated:
+        assert max(widths) + gap <= pitch
+    else:
+        assert line_px + gap <= pitch + 1e-9
+        assert plan.step == 1 or line_px + gap > (plan.step - 1) * cell_px  # no more skipped than needed

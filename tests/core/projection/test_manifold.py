@@ -1,0 +1,125 @@
+"""t-SNE and UMAP layouts (explorer.core.projection.manifold) and custom axes
+(explorer.core.projection.custom_axes), on MiniLM's real rows: the layouts keep
+neighbourhoods (trustworthiness, cosine, 5 neighbours, scored against
+scikit-learn's own function), are reproducible, and move frame by frame.
+UMAP's truth test is in tests/test_cli_project.py (its code compiles once per
+process, so it is paid once there)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from sklearn.manifold import trustworthiness
+
+from explorer.core.projection.custom_axes import AxisError, custom_axes_job, parse_axis
+from explorer.core.projection.manifold import LayoutError, ManifoldResult, manifold_job, run_manifold
+from explorer.core.sources import open_table
+
+
+def run(gen):
+    out = []
+    try:
+        while True:
+            out.append(next(gen))
+    except StopIteration as stop:
+        return out, stop.value
+
+
+@pytest.fixture(scope="module")
+def minilm():
+    return open_table("minilm")
+
+
+def _unit(x):
+    return x / np.linalg.norm(x, axis=1, keepdims=True)
+
+
+def test_tsne_keeps_minilm_neighbourhoods_and_moves_live(minilm):
+    steps, res = run(manifold_job(minilm, "tsne", sample_size=1500, interest=[2003, 2158], seed=0, every=50))
+    frames = [s for s in steps if isinstance(s, ManifoldResult)]
+    progress = [s for s in steps if isinstance(s, tuple)]
+    assert res.done and res.method == "tsne" and res.mode == "sample"
+    assert {2003, 2158} <= set(res.ids.tolist()) and len(res.ids) >= 1500
+    # frames: the PCA start, then one every 50 iterations, each a layout of the same rows that moved
+    its = [f.iteration for f in frames]
+    assert its[0] == 0 and its == sorted(its) and its[-1] == res.n_iter == 750 and len(frames) == 16
+    assert not any(f.done for f in frames)
+    assert not np.allclose(frames[1].coords, frames[-1].coords)
+    np.testing.assert_array_equal(frames[-1].coords, res.coords)
+    assert all(0 <= f <= 1 for f, _ in progress) and progress[-1][0] == 1.0
+    # the score shown is scikit-learn's, with the table's own metric
+    rows = minilm.rows(res.ids)
+    ref = trustworthiness(rows, res.coords, n_neighbors=5, metric="cosine")
+    assert res.trustworthiness == pytest.approx(ref, abs=1e-5) and res.trust_rows == len(res.ids)
+    assert res.trustworthiness >= 0.9
+
+
+def test_same_seed_same_layout_other_seed_another(minilm):
+    a = run_manifold(minilm, "tsne", sample_size=300, seed=7)
+    b = run_manifold(minilm, "tsne", sample_size=300, seed=7)
+    c = run_manifold(minilm, "tsne", sample_size=300, seed=8)
+    np.testing.assert_array_equal(a.ids, b.ids)
+    np.testing.assert_allclose(a.coords, b.coords, atol=1e-3 * np.abs(a.coords).max())
+    assert not np.array_equal(a.ids, c.ids)
+
+
+def test_tokens_outside_the_layout_sit_among_their_nearest_rows(minilm):
+    res = run_manifold(minilm, "tsne", mode="chosen", interest=list(range(2000, 2060)), seed=0)
+    assert res.mode == "chosen" and len(res.ids) == 60
+    outside = [5000, 7592]
+    got = res.coords_of(minilm, outside + [2010])
+    np.testing.assert_array_equal(got[2], res.coords[res.index_of(2010)])
+    sims = _unit(minilm.rows(outside)) @ _unit(minilm.rows(res.ids)).T
+    for r in range(2):
+        top = np.argsort(-sims[r])[:5]
+        want = (res.coords[top] * sims[r, top, None]).sum(0) / sims[r, top].sum()
+        np.testing.assert_allclose(got[r], want, rtol=1e-4, atol=1e-4)
+
+
+def test_three_dimensions_and_bad_settings(minilm):
+    res = run_manifold(minilm, "tsne", mode="chosen", interest=list(range(3000, 3040)), n_components=3)
+    assert res.coords.shape == (40, 3)
+    with pytest.raises(LayoutError, match="unknown"):
+        run_manifold(minilm, "mds")
+    with pytest.raises(LayoutError, match="2 or 3"):
+        run_manifold(minilm, "tsne", n_components=4)
+    with pytest.raises(LayoutError, match="at least 5"):
+        run_manifold(minilm, "umap", mode="chosen", interest=[1, 2, 3])
+
+
+def test_custom_axes_are_dot_products_with_the_unit_directions(minilm):
+    axis_x = parse_axis(minilm, "man → woman")
+    axis_y = parse_axis(minilm, "king")
+    man, woman, king = (minilm.tokenizer.id_of(w) for w in ("man", "woman", "king"))
+    assert axis_x.ids == (man, woman) and axis_y.ids == (king,) and axis_x.name == "man → woman"
+    assert parse_axis(minilm, "man->woman").ids == axis_x.ids
+    _, res = run(custom_axes_job(minilm, [axis_x, axis_y], mode="all"))
+    e = minilm.matrix()[: minilm.trained_rows].astype(np.float64)
+    dx = e[woman] - e[man]
+    dx /= np.linalg.norm(dx)
+    dy = e[king] / np.linalg.norm(e[king])
+    np.testing.assert_allclose(res.coords[:, 0], e @ dx, atol=1e-4)
+    np.testing.assert_allclose(res.coords[:, 1], e @ dy, atol=1e-4)
+    assert res.axis_name(0) == "man → woman" and res.axis_name(1) == "king"
+    np.testing.assert_allclose(res.explained[0], (e @ dx).var() / e.var(0).sum(), rtol=1e-4)
+    # a linear map: the difference of the two tokens along their own axis is the distance between their rows
+    assert res.coords[woman, 0] - res.coords[man, 0] == pytest.approx(np.linalg.norm(e[woman] - e[man]), rel=1e-4)
+    with pytest.raises(AxisError, match="no token"):
+        parse_axis(minilm, "man → qzxqzxqzx")
+    with pytest.raises(AxisError, match="no direction"):
+        run(custom_axes_job(minilm, [parse_axis(minilm, "man → man")]))
+
+
+def test_layout_bench_report_states_the_targets():
+    from explorer.core.bench import format_results, results_as_json
+    from explorer.core.bench.layouts import LayoutBench
+
+    r = LayoutBench("minilm", 5000, 24.0, 1.2, 3.5, 0.94, 23.0, 2000, 9.0, 4.0, 0.82)
+    data = results_as_json({"layouts": r})["layouts"]
+    assert {"tsne_5000_s", "tsne_first_layout_s", "tsne_first_step_s", "tsne_trustworthiness", "umap_2000_s",
+            "umap_trustworthiness", "umap_compile_s"} <= set(data)
+    text = format_results({"layouts": r})
+    assert "t-SNE of 5,000 minilm rows" in text and "FAIL" not in text and "busy" not in text
+    slow = LayoutBench("minilm", 5000, 62.0, 5.4, 10.9, 0.94, 20.0, 2000, 29.0, 15.0, 0.82)
+    text = format_results({"layouts": slow})
+    assert text.count("FAIL") == 2 and "machine was busy" in text

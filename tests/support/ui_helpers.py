@@ -1,0 +1,111 @@
+"""Helpers shared by the UI tests (a uniquely named module: every test folder
+has its own conftest.py, so "import conftest" would be ambiguous)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+LOAD_TIMEOUT = 60_000
+
+
+def _cosines(matrix: np.ndarray, i: int) -> np.ndarray:
+    m = matrix.astype(np.float64)
+    n = np.linalg.norm(m, axis=1)
+    cos = m @ m[i] / np.maximum(n * n[i], 1e-12)
+    cos[i] = -np.inf
+    return cos
+
+
+def assert_nearest(matrix: np.ndarray, i: int, ids, tol: float = 1e-5) -> None:
+    """``ids`` are the len(ids) nearest rows of row i by cosine, best first.
+
+    Checked against float64 cosines with a tolerance, so that two rows whose
+    cosines tie to within float32 rounding may come in either order (the
+    order of float32 sums differs between CPUs).
+    """
+    cos = _cosines(matrix, i)
+    got = cos[list(ids)]
+    assert i not in ids and len(set(ids)) == len(ids)
+    assert np.all(np.diff(got) <= tol), got  # best first
+    kth = np.sort(cos)[::-1][len(ids) - 1]
+    assert got.min() >= kth - tol, (got, kth)  # none better was left out
+
+
+def load(qtbot, ex, spec: str, ok: bool = True):
+    """Open ``spec`` and wait for the load to end; returns the state's table."""
+    with qtbot.waitSignal(ex.load_finished, timeout=LOAD_TIMEOUT) as blocker:
+        ex.open_spec(spec)
+    assert blocker.args == [ok], ex.last_error
+    return ex.state.table
+
+
+def standalone_view(qtbot, view_cls, size=(1000, 700), **kwargs):
+    """A view on its own AppState (and a JobRunner for views that still take
+    ``runner=``), wired like the app wires it; ``kwargs`` go to the view.
+
+    A generator for fixtures: yields (view, state, runner), then stops the
+    runner and the state's jobs. Views that follow the state's computations
+    take no runner; they get only the state.
+    """
+    import inspect
+
+    from explorer.app import make_app
+    from explorer.state.app_state import AppState
+    from explorer.workers import JobRunner, await_all_workers
+
+    make_app()
+    state = AppState()
+    runner = JobRunner()
+    if "runner" in inspect.signature(view_cls).parameters:
+        kwargs.setdefault("runner", runner)
+    v = view_cls(state, **kwargs)
+    for name, slot in (("token_selected", state.set_selected_token), ("token_added", state.add_extra_token)):
+        if hasattr(v, name):  # the Cost view adds no tokens
+            getattr(v, name).connect(slot)
+    qtbot.addWidget(v)
+    v.resize(*size)
+    v.show()
+    yield v, state, runner
+    runner.cancel(emit=False)
+    for job in state.findChildren(JobRunner):
+        job.cancel(emit=False)
+    await_all_workers()
+
+
+def click_chip(qtbot, strip, position: int) -> None:
+    """Click the chip at ``position`` of a TokenStrip, where it is drawn."""
+    from PySide6.QtCore import Qt
+
+    rect = strip.chips.chip_rect(position)
+    strip.scroll.ensureVisible(int(rect.center().x()), int(rect.center().y()))
+    qtbot.mouseClick(strip.chips, Qt.LeftButton, pos=rect.center().toPoint())
+
+
+def wait_neighbors(qtbot, state, timeout: int = 30_000):
+    """Wait until the state's neighbours of the selected token have landed; returns their ids."""
+    qtbot.waitUntil(lambda: state.neighbors.value is not None
+                    and state.neighbors.value.token_id == state.selected_id, timeout=timeout)
+    return state.neighbors.value.ids()
+
+
+def wait_tokens(qtbot, state, text: str, timeout: int = 30_000):
+    """Set ``text`` and wait until its tokens are installed (long texts tokenize in a worker)."""
+    state.set_text(text)
+    qtbot.waitUntil(lambda: state.tokenized.text == text and not state.tokenizing, timeout=timeout)
+    return state.tokens
+
+
+class SceneClick:
+    """A left click at a scene position, as pyqtgraph's scene reports it
+    (for handlers of ``scene().sigMouseClicked``)."""
+
+    def __init__(self, scene_pos):
+        self._pos = scene_pos
+
+    def button(self):
+        from PySide6.QtCore import Qt
+
+        return Qt.LeftButton
+
+    def scenePos(self):
+        return self._pos

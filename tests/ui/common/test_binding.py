@@ -1,0 +1,116 @@
+"""ShownGate and JobBinding: a hidden view does no work, catches up once
+when shown, and wants a lazy computation only while on screen."""
+
+from __future__ import annotations
+
+from PySide6.QtWidgets import QLabel, QProgressBar, QPushButton, QTabWidget, QVBoxLayout, QWidget
+
+from explorer.app import make_app
+from explorer.ui.common.binding import JobBinding, ShownGate
+from explorer.workers import Computation, await_all_workers
+
+
+def _job(value, runs):
+    runs.append(value)
+    yield 0.5, f"computing {value}"
+    return value
+
+
+class _View(QWidget):
+    def __init__(self):
+        super().__init__()
+        self.syncs = 0
+        self.draws = []
+        self.progress = QProgressBar()
+        self.status = QLabel()
+        self.cancel = QPushButton("Cancel")
+        lay = QVBoxLayout(self)
+        for w in (self.progress, self.status, self.cancel):
+            lay.addWidget(w)
+        self.gate = ShownGate(self, self.synchronize)
+
+    def synchronize(self):
+        self.syncs += 1
+
+    def draw(self, what):
+        self.draws.append(what)
+
+
+def _tabs(qtbot):
+    make_app()
+    tabs = QTabWidget()
+    first, view = QWidget(), _View()
+    tabs.addTab(first, "first")
+    tabs.addTab(view, "view")
+    qtbot.addWidget(tabs)
+    tabs.show()
+    return tabs, view
+
+
+def test_a_hidden_view_only_becomes_stale_and_catches_up_once(qtbot):
+    tabs, view = _tabs(qtbot)
+    assert view.syncs == 0 and not view.gate.visible
+    for k in range(5):
+        view.gate.update(view.draw, k)
+    assert view.draws == [] and view.gate.stale
+    tabs.setCurrentIndex(1)
+    assert view.syncs == 1 and not view.gate.stale  # one redraw from the state, not five
+    view.gate.update(view.draw, "now")
+    assert view.draws == ["now"]
+    tabs.setCurrentIndex(0)
+    tabs.setCurrentIndex(1)
+    assert view.syncs == 1  # nothing changed while hidden: no redraw
+
+
+def test_a_lazy_computation_runs_only_while_its_view_is_shown(qtbot):
+    tabs, view = _tabs(qtbot)
+    comp = Computation(lazy=True)
+    results = []
+    binding = JobBinding(view.gate, comp, on_result=results.append, progress=view.progress,
+                         status=view.status, cancel=view.cancel)
+    runs = []
+    comp.request(_job, "a", runs, key="a")
+    await_all_workers()
+    assert runs == [] and comp.pending
+    with qtbot.waitSignal(comp.finished, timeout=5000):
+        tabs.setCurrentIndex(1)
+    assert runs == ["a"] and results == ["a"]
+    assert view.progress.isHidden() and view.cancel.isHidden()  # only while the job runs
+    tabs.setCurrentIndex(0)
+    comp.request(_job, "b", runs, key="b")
+    await_all_workers()
+    assert runs == ["a"]
+    binding.release()
+
+
+def test_a_result_for_a_hidden_view_waits_for_its_synchronize(qtbot):
+    tabs, view = _tabs(qtbot)
+    tabs.setCurrentIndex(1)
+    comp = Computation()
+    results = []
+    JobBinding(view.gate, comp, on_result=results.append)
+    tabs.setCurrentIndex(0)
+    with qtbot.waitSignal(comp.finished, timeout=5000):
+        comp.request(_job, "x", [])
+    assert results == [] and view.gate.stale
+    syncs = view.syncs
+    tabs.setCurrentIndex(1)
+    assert view.syncs == syncs + 1 and comp.value == "x"
+
+
+def test_redraw_draws_the_value_or_clears(qtbot):
+    make_app()
+    view = _View()
+    qtbot.addWidget(view)
+    comp = Computation(view)
+    binding = JobBinding(view.gate, comp, on_reset=lambda: view.draw("cleared"), on_result=view.draw)
+    binding.redraw()
+    assert view.draws == ["cleared"]  # no value yet
+    comp.publish("value")
+    view.draws.clear()
+    binding.redraw()
+    assert view.draws == ["value"]
+    comp.clear()
+    view.draws.clear()
+    binding.redraw()
+    assert view.draws == ["cleared"]

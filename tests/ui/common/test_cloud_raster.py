@@ -1,0 +1,95 @@
+"""Points rasterised in numpy for big clouds (explorer.ui.common.cloud_raster):
+the same picture Qt draws from pixmap fragments, faster."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from PySide6.QtCore import QRectF
+from PySide6.QtGui import QColor, QImage, QPainter
+from PySide6.QtWidgets import QGraphicsScene
+
+from explorer.ui.common.cloud_raster import footprint, rasterize
+from explorer.ui.projection import point_cloud
+from explorer.ui.projection.point_cloud import PointCloud
+
+
+def _alpha(img, y, x):
+    return int(img[y, x, 3])
+
+
+def test_a_dot_covers_its_footprint_with_its_colour():
+    rgba = np.array([[1.0, 0.0, 0.0, 0.5]])
+    img = rasterize(np.array([5.5]), np.array([4.5]), np.zeros(1, np.int64), rgba, 12, 10, 3)
+    assert img.shape == (10, 12, 4)
+    covered = np.argwhere(img[..., 3] > 0)
+    assert {tuple(p) for p in covered} == {(4 + dy, 5 + dx) for dy, dx in footprint(3)}
+    # premultiplied B, G, R, A: half-opaque red
+    assert tuple(img[4, 5]) == (0, 0, 128, 128)
+
+
+def test_overlapping_dots_add_up_like_translucent_paint():
+    rgba = np.array([[0.0, 0.0, 1.0, 0.3]])
+    img = rasterize(np.array([3.2, 3.7, 3.9]), np.array([3.5, 3.1, 3.6]), np.zeros(3, np.int64), rgba, 8, 8, 1)
+    assert _alpha(img, 3, 3) == round(255 * (1 - 0.7 ** 3))
+
+
+def test_points_off_the_image_leave_no_trace():
+    rgba = np.array([[0.0, 1.0, 0.0, 1.0]])
+    x = np.array([-1.5, -40.0, 20.0, 1e9, -np.inf])
+    y = np.array([2.0, 2.0, 2.0, 2.0, 2.0])
+    img = rasterize(x, y, np.zeros(5, np.int64), rgba, 8, 6, 1)
+    assert not img.any()
+
+
+def test_later_groups_are_painted_over_earlier_ones():
+    rgba = np.array([[1.0, 0.0, 0.0, 1.0], [0.0, 0.0, 1.0, 1.0]])
+    img = rasterize(np.array([2.5, 2.5]), np.array([2.5, 2.5]), np.array([0, 1]), rgba, 5, 5, 1)
+    assert tuple(img[2, 2]) == (255, 0, 0, 255)  # blue (B first)
+
+
+def _draw(cloud: PointCloud, w: int, h: int) -> np.ndarray:
+    scene = QGraphicsScene()
+    scene.addItem(cloud)
+    img = QImage(w, h, QImage.Format_ARGB32_Premultiplied)
+    img.fill(0)
+    p = QPainter(img)
+    scene.render(p, QRectF(0, 0, w, h), QRectF(0, 0, w, h))
+    p.end()
+    scene.removeItem(cloud)
+    arr = np.frombuffer(img.constBits(), np.uint8).reshape(h, img.bytesPerLine() // 4, 4)[:, :w]
+    return arr.astype(np.float64)
+
+
+@pytest.mark.parametrize("size", [3, 5])
+def test_the_raster_frame_looks_like_qts(qapp, monkeypatch, size):
+    rng = np.random.default_rng(0)
+    n = 3000
+    xy = np.c_[rng.normal(60, 15, n), rng.normal(50, 12, n)]
+    group = (rng.random(n) < 0.2).astype(np.int64)
+    colors = [QColor(80, 80, 80, 60), QColor(0, 160, 110, 200)]
+    cloud = PointCloud()
+    cloud.set_points(xy, group, colors, size)
+    monkeypatch.setattr(point_cloud, "RASTER_MIN", 10 ** 9)
+    by_qt = _draw(cloud, 120, 100)
+    monkeypatch.setattr(point_cloud, "RASTER_MIN", 0)
+    by_numpy = _draw(cloud, 120, 100)
+    assert by_qt[..., 3].sum() > 0
+    # the same amount of paint, in the same places (points snap to pixels; edges are antialiased in Qt)
+    assert by_numpy[..., 3].sum() == pytest.approx(by_qt[..., 3].sum(), rel=0.25)
+    blur = lambda a: a.reshape(10, 10, 12, 10).mean(axis=(1, 3))  # 10 x 10 pixel blocks
+    assert np.abs(blur(by_numpy[..., 3]) - blur(by_qt[..., 3])).max() < 40  # of 255: a square dot is a bit fuller
+    assert np.abs(blur(by_numpy[..., 1]) - blur(by_qt[..., 1])).max() < 30
+
+
+def test_a_translucent_cloud_never_paints_darker_than_its_opacity(qapp):
+    """Over a density map the cloud is translucent as a whole: thousands of dots piled
+    on one place still let the map through (Qt would apply the opacity dot by dot)."""
+    rng = np.random.default_rng(2)
+    xy = np.c_[rng.normal(60, 3, 5000), rng.normal(50, 3, 5000)]
+    cloud = PointCloud()
+    cloud.set_points(xy, np.zeros(5000, np.int64), [QColor(0, 0, 0, 60)], 3)
+    assert _draw(cloud, 120, 100)[..., 3].max() > 250  # opaque: the pile is black
+    cloud.setOpacity(0.3)
+    drawn = _draw(cloud, 120, 100)[..., 3]
+    assert 0.25 * 255 < drawn.max() <= 0.3 * 255 + 1

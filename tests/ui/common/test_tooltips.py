@@ -1,0 +1,95 @@
+"""Tooltips wrap at a readable width, whoever shows them (explorer.ui.common.tooltips)."""
+
+from __future__ import annotations
+
+import pyqtgraph as pg
+import pytest
+from PySide6.QtCore import QEvent, QPoint
+from PySide6.QtGui import QHelpEvent
+from PySide6.QtWidgets import QApplication, QLabel, QPushButton, QToolTip
+
+from explorer.app import make_app
+from explorer.ui.common.tooltips import TIP_LABEL_NAME, ToolTipWrapping, install_tooltip_wrapping, readable_width
+
+# the offscreen platform cannot raise a window (the tooltip asks to be raised)
+pytestmark = pytest.mark.qt_log_ignore("This plugin does not support raise")
+
+#: wider than a readable line, narrower than the (offscreen) screen: Qt 6 shows it as one line
+MEDIUM = ("Tied: the output projection reuses E (the same tensor), so the softmax over all V logits gives every row "
+          "a gradient.")
+LONG = ("Per step, as % of V: rows of the input table with a non-zero gradient (= the distinct ids of the batch, "
+        "untied); rows whose values changed (momentum and weight decay move rows without gradient); rows that "
+        "had no gradient and changed only because of weight decay; tied: the shared table's whole gradient.")
+
+
+def _tip_label() -> QLabel | None:
+    for w in QApplication.topLevelWidgets():
+        if w.objectName() == TIP_LABEL_NAME and w.isVisible():
+            return w
+    return None
+
+
+def _ask_tooltip(qtbot, widget, at=QPoint(5, 5)) -> QLabel:
+    QToolTip.hideText()
+    qtbot.waitUntil(lambda: _tip_label() is None)
+    QApplication.sendEvent(widget, QHelpEvent(QEvent.ToolTip, at, widget.mapToGlobal(at)))
+    qtbot.waitUntil(lambda: _tip_label() is not None)
+    return _tip_label()
+
+
+@pytest.fixture
+def button(qtbot):
+    make_app()
+    b = QPushButton("hover me")
+    qtbot.addWidget(b)
+    b.show()
+    qtbot.waitExposed(b)
+    yield b
+    QToolTip.hideText()
+
+
+def _one_line_height(qtbot, button) -> int:
+    button.setToolTip("Start a new run")
+    return _ask_tooltip(qtbot, button).height()
+
+
+def test_a_long_tooltip_wraps_at_a_readable_width(qtbot, button):
+    app = QApplication.instance()
+    assert install_tooltip_wrapping(app) is app.findChild(ToolTipWrapping)  # installed once, by make_app
+    one_line = _one_line_height(qtbot, button)
+    button.setToolTip(LONG)
+    label = _ask_tooltip(qtbot, button)
+    line = label.fontMetrics().lineSpacing()
+    assert label.wordWrap()
+    assert label.width() <= readable_width(label) < label.fontMetrics().horizontalAdvance(LONG)
+    assert label.height() >= one_line + 2 * line  # the text is all there, over several lines
+    assert label.heightForWidth(label.width()) <= label.height()
+    button.setToolTip(MEDIUM)
+    label = _ask_tooltip(qtbot, button)
+    assert label.width() <= readable_width(label) and label.height() >= one_line + line
+
+
+def test_without_the_filter_a_tooltip_is_one_wide_line(qtbot, button):
+    app = QApplication.instance()
+    wrapping = app.findChild(ToolTipWrapping)
+    one_line = _one_line_height(qtbot, button)
+    app.removeEventFilter(wrapping)
+    try:
+        button.setToolTip(MEDIUM)
+        label = _ask_tooltip(qtbot, button)
+        assert label.width() > readable_width(label) and label.height() == one_line
+    finally:
+        app.installEventFilter(wrapping)
+
+
+def test_a_chart_items_tooltip_wraps_too(qtbot):
+    make_app()
+    w = pg.PlotWidget()
+    qtbot.addWidget(w)
+    w.resize(400, 300)
+    w.getPlotItem().setToolTip(LONG)
+    w.show()
+    qtbot.waitExposed(w)
+    label = _ask_tooltip(qtbot, w.viewport(), QPoint(200, 150))
+    assert label.text() == LONG and label.width() <= readable_width(label)
+    QToolTip.hideText()

@@ -1,0 +1,172 @@
+"""The Health view on a standalone view (pytest-qt, offscreen): what it draws
+against numpy and the corpus, clicks that select, Cancel, model switches,
+the CSV export and both layouts."""
+
+from __future__ import annotations
+
+import csv
+
+import numpy as np
+import pytest
+from PySide6.QtCore import QPointF, Qt
+
+from explorer.core.health import Flag
+from explorer.core.sources import open_table
+from explorer.ui.health import HealthView
+from explorer.ui.health.view import CANCELLED
+from tests.support.ui_helpers import SceneClick, standalone_view
+
+CHECK_TIMEOUT = 60_000
+
+
+@pytest.fixture
+def view(qtbot):
+    yield from standalone_view(qtbot, HealthView, size=(1100, 760))
+
+
+def _checked(qtbot, v, state, spec):
+    table = open_table(spec)
+    state.set_table(table)
+    qtbot.waitUntil(lambda: v.report is not None, timeout=CHECK_TIMEOUT)
+    return table
+
+
+def test_bundled_model_shows_its_rare_words(qtbot, view):
+    v, state, _ = view
+    assert "Open a model" in v.summary.caption.text()
+    table = _checked(qtbot, v, state, "default")
+    r = v.report
+    words = {table.piece(i) for i in r.flagged}
+    assert words == {"<pad>", "<unk>", "of"}
+    # the flagged rows stand out on norm: the plot shows the norms, ringed, the bar under them
+    assert v.vocab_plot.y_key == "norm"
+    np.testing.assert_allclose(v.vocab_plot.y_values(), np.linalg.norm(table.matrix().astype(np.float64), axis=1),
+                               rtol=1e-5)
+    assert v.vocab_plot.dots.point_count() == table.vocab_size
+    rx, ry = v.vocab_plot.rings.getData()
+    assert sorted(rx.astype(int)) == sorted(r.flagged.tolist())
+    assert v.vocab_plot.bar.value() == pytest.approx(r.norm_threshold) and (ry < r.norm_threshold).all()
+    # the table lists them first, with their corpus counts (0), and the caption says so
+    model = v.table.model_
+    assert {model.token_id(k) for k in range(3)} == set(r.flagged.tolist())
+    corpus_col = model.columns.index("in corpus")
+    assert [model.data(model.index(k, corpus_col)) for k in range(3)] == ["0", "0", "0"]
+    text = v.summary.caption.text()
+    assert "“of” (0)" in text and "Training tab" in text and "0 times" in text
+    assert "special&nbsp;3" in v.summary.counts.text()
+
+
+def test_clicks_select_and_the_selection_is_mirrored(qtbot, view):
+    v, state, _ = view
+    table = _checked(qtbot, v, state, "default")
+    model = v.table.model_
+    # a candidate clicked
+    row = 1
+    rect = v.table.visualRect(model.index(row, 1))
+    qtbot.mouseClick(v.table.viewport(), Qt.LeftButton, pos=rect.center())
+    assert state.selected_id == model.token_id(row)
+    # a point clicked, where it is drawn
+    target = 150
+    vb = v.vocab_plot.plot.vb
+    scene = vb.mapViewToScene(QPointF(target, float(v.vocab_plot.y_values()[target])))
+    v.vocab_plot._on_scene_clicked(SceneClick(scene))
+    assert state.selected_id == target
+    mx, my = v.vocab_plot.marker.getData()
+    assert list(mx) == [target] and my[0] == pytest.approx(np.linalg.norm(table.row(target)), rel=1e-5)
+    # selected elsewhere: the marker and the table follow, without a signal back
+    state.set_selected_token(int(model.token_id(0)))
+    assert v.table.selectionModel().isRowSelected(0)
+    assert list(v.vocab_plot.marker.getData()[0]) == [model.token_id(0)]
+
+
+def test_csv_export_lists_the_table(qtbot, view, tmp_path):
+    v, state, _ = view
+    table = _checked(qtbot, v, state, "default")
+    path = tmp_path / "health.csv"
+    n = v.export_csv(str(path))
+    with open(path, newline="", encoding="utf-8") as f:
+        rows = list(csv.DictReader(f))
+    assert n == len(rows) == v.table.model_.rowCount()
+    first = rows[0]
+    i = int(first["id"])
+    assert first["piece"] == table.piece(i) and first["flagged"] == "1" and first["corpus_count"] == "0"
+    assert float(first["norm"]) == pytest.approx(np.linalg.norm(table.row(i)), rel=1e-5)
+
+
+def test_model_switch_clears_then_shows_the_new_model(qtbot, view):
+    v, state, _ = view
+    _checked(qtbot, v, state, "default")
+    v.vocab_plot.readout.setText("of  id 10")
+    state.set_table(open_table("random:3000x48"))
+    assert v.report is None or v.report.vocab_size == 3000  # never the old model's report
+    assert v.vocab_plot.readout.text() == ""
+    qtbot.waitUntil(lambda: v.report is not None, timeout=CHECK_TIMEOUT)
+    assert v.report.flagged_count == 0 and "Nothing here beyond chance" in v.summary.caption.text()
+    assert len(v.vocab_plot.rings.getData()[0]) == 0
+
+
+def test_cancel_then_check_again(qtbot, view):
+    v, state, _ = view
+    state.set_table(open_table("random:400000x256"))  # long enough to be stopped
+    qtbot.waitUntil(lambda: state.health.running, timeout=CHECK_TIMEOUT)
+    assert v.cancel_button.isVisible() and v.progress.isVisible()
+    qtbot.mouseClick(v.cancel_button, Qt.LeftButton)
+    qtbot.waitUntil(lambda: v.run_button.isVisible(), timeout=CHECK_TIMEOUT)
+    assert v.report is None and v.summary.caption.text() == CANCELLED and not v.cancel_button.isVisible()
+    state.set_table(open_table("random:2000x32"))  # a smaller table: checked at once
+    qtbot.waitUntil(lambda: v.report is not None, timeout=CHECK_TIMEOUT)
+    assert not v.run_button.isVisible()
+
+
+def test_hidden_view_checks_nothing_until_shown(qtbot, view):
+    v, state, _ = view
+    v.hide()
+    state.set_table(open_table("default"))
+    assert state.health.pending and not state.health.running and v.report is None
+    v.show()
+    qtbot.waitUntil(lambda: v.report is not None, timeout=CHECK_TIMEOUT)
+    assert v.report.flagged_count == 3
+
+
+def test_narrow_and_wide_layouts(qtbot, view):
+    v, state, _ = view
+    _checked(qtbot, v, state, "default")
+    v.resize(700, 600)
+    qtbot.waitUntil(lambda: v.split.orientation() == Qt.Vertical)
+    assert v.plots.orientation() == Qt.Horizontal
+    v.resize(1300, 700)
+    qtbot.waitUntil(lambda: v.split.orientation() == Qt.Horizontal)
+    assert v.plots.orientation() == Qt.Vertical
+    assert all(v.table.columnWidth(c) > 30 for c in range(v.table.model_.columnCount()))
+    assert v.report.flags[0] & Flag.UNDER_TRAINED
+
+
+def test_verify_with_a_causal_model_fills_a_column(qtbot, view, tmp_path):
+    from tests.support import model_factory as mf
+
+    v, state, _ = view
+    built = mf.build_model(tmp_path / "tiny", "llama", "float32", tied=False, tokenizer=mf.train_bpe(120), seed=2)
+    _checked(qtbot, v, state, str(built.folder))
+    assert v.verify_button.isEnabled() and v.verify_note.text() == ""
+    qtbot.mouseClick(v.verify_button, Qt.LeftButton)
+    qtbot.waitUntil(lambda: state.verification.value is not None, timeout=CHECK_TIMEOUT)
+    result = state.verification.value
+    model = v.table.model_
+    col = model.columns.index("repeat P")
+    first = result.of(model.token_id(0))
+    assert model.data(model.index(0, col)).startswith(f"{first.probability:.3f}")
+    assert f"{result.confirmed_count} confirmed" in v.verify_note.text()
+    v.export_csv(str(tmp_path / "verified.csv"))
+    with open(tmp_path / "verified.csv", newline="", encoding="utf-8") as f:
+        row = next(csv.DictReader(f))
+    assert float(row["repeat_probability"]) == pytest.approx(first.probability, rel=1e-5)
+    # a new model drops the answers
+    state.set_table(open_table("default"))
+    assert state.verification.value is None and "repeat P" not in model.columns
+
+
+def test_verify_is_not_offered_without_a_causal_model(qtbot, view):
+    v, state, _ = view
+    _checked(qtbot, v, state, "default")
+    assert not v.verify_button.isEnabled()
+    assert "not available" in v.verify_note.text() and "ExplorerToyLM" in v.verify_note.text()

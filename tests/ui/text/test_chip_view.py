@@ -1,0 +1,87 @@
+"""The painted token chips: layout, hit testing, flags and pixels, on real tokenizers."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import QPoint, Qt
+from PySide6.QtGui import QColor
+
+from explorer.app import make_app
+from explorer.core.sources import open_table
+from explorer.core.tokens.text import tokenize_text
+from explorer.ui.style import ACCENT, ERROR
+from explorer.ui.text.chip_view import ChipView
+
+
+@pytest.fixture
+def view(qtbot):
+    make_app()
+    v = ChipView()
+    qtbot.addWidget(v)
+    v.resize(900, 400)
+    v.show()
+    return v
+
+
+def _tokens(spec: str, text: str):
+    table = open_table(spec)
+    return table, tokenize_text(table.tokenizer, text, table.vocab_size)
+
+
+def test_thousands_of_chips_wrap_and_every_one_can_be_hit(view):
+    _table, tok = _tokens("minilm", "Unhappiness is unbelievably tokenizable, said the bank. " * 300)
+    assert len(tok.tokens) > 3000
+    view.set_tokens(tok)
+    lay = view.layout_for(view.width())
+    assert len(lay) == len(tok.tokens)
+    assert max(x + w for x, w in zip(lay.x, lay.w)) <= view.width()
+    assert len(lay.line_starts) > 50 and lay.height == view.heightForWidth(view.width())
+    for i in range(0, len(tok.tokens), 97):
+        assert view.chip_at(view.chip_rect(i).center().toPoint()) == i
+    assert view.chip_at(QPoint(view.width() + 50, 5)) == -1
+
+
+def test_pieces_of_a_word_touch_and_words_are_apart(view):
+    _table, tok = _tokens("minilm", "unhappiness is")
+    view.set_tokens(tok)
+    pieces = [t.piece for t in tok.tokens]
+    assert pieces[1:4] == ["un", "##ha", "##pp"]
+    r1, r2, r_is = view.chip_rect(1), view.chip_rect(2), view.chip_rect(pieces.index("is"))
+    assert r2.left() == r1.right()  # one word: no gap
+    assert r_is.left() > view.chip_rect(pieces.index("is") - 1).right()  # a new word: a gap
+    assert not view.flags(1)["word_end"] and not view.flags(2)["word_start"]
+    assert view.flags(0)["special"]  # [CLS]
+
+
+def test_selection_flags_and_pixels(qtbot, view):
+    _table, tok = _tokens("toy:cat-sat", "the cat sat on the mat")
+    view.set_tokens(tok)
+    view.set_selection(0, tok.tokens[0].id)
+    assert view.flags(0)["selected"] and view.flags(4)["same_row"] and not view.flags(1)["same_row"]
+    img = view.grab().toImage()
+    r = view.chip_rect(4).toRect()
+    border = QColor(img.pixel(r.center().x(), r.top() + 1))
+    assert border.green() > 120 and border.red() < 90  # the accent outlines the other "the"
+    assert QColor(ACCENT).green() > 120
+    clicked = []
+    view.chip_clicked.connect(clicked.append)
+    qtbot.mouseClick(view, Qt.LeftButton, pos=view.chip_rect(2).center().toPoint())
+    assert clicked == [2]
+
+
+def test_ids_outside_the_table_are_red_and_explained(view):
+    table, tok = _tokens("random:100x8", "5 300")
+    view.set_tokens(tok)
+    assert view.flags(1)["out_of_range"] and not view.flags(0)["out_of_range"]
+    assert "past the last row" in view.tooltip_for(1) and "rows 0 to 99" in view.tooltip_for(1)
+    assert view.label(1) == ("300", "past row 99")
+    img = view.grab().toImage()
+    r = view.chip_rect(1).toRect()
+    assert QColor(img.pixel(r.center().x(), r.top() + 1)).red() > 150
+    assert QColor(ERROR).red() > 150
+
+
+def test_repeats_are_counted_on_the_chip(view):
+    _table, tok = _tokens("toy:cat-sat", "the cat the")
+    view.set_tokens(tok)
+    assert view.label(0) == ("the", "0 (×2)") and view.label(1) == ("cat", "1")
