@@ -1,11 +1,37 @@
-"""The dependency rule of DESIGN.md, checked in a clean interpreter."""
+"""The house rules of DESIGN.md, checked from the files and in a clean interpreter.
+
+Dependency rule: ``core`` imports nothing else of ``explorer``; ``state`` and
+``workers`` use QtCore only; ``ui`` never imports ``app``, ``workers``, the
+training runner or core jobs; no import cycles anywhere. Layout: packages by
+concept (no families of modules held together by a name prefix, at most a
+dozen loose modules in ``core``), no file over 500 lines, ruff clean.
+"""
 
 import ast
+import importlib.util
+import shutil
 import subprocess
 import sys
+from collections import Counter
 from pathlib import Path
 
-PKG = Path(__file__).resolve().parents[1] / "explorer"
+import pytest
+
+from tests.support.paths import REPO
+
+PKG = REPO / "explorer"
+MAX_LINES = 500
+MAX_LOOSE_CORE_MODULES = 12
+
+
+def _modname(path: Path) -> str:
+    parts = list(path.relative_to(REPO).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts = parts[:-1]
+    return ".".join(parts)
+
+
+MODULES = {_modname(p): p for p in PKG.rglob("*.py")}
 
 
 def test_core_imports_no_qt_at_runtime():
@@ -13,8 +39,8 @@ def test_core_imports_no_qt_at_runtime():
     # module may end up loaded.
     code = (
         "import sys, pkgutil, importlib, explorer.core as c\n"
-        "for m in pkgutil.iter_modules(c.__path__):\n"
-        "    importlib.import_module('explorer.core.' + m.name)\n"
+        "for m in pkgutil.walk_packages(c.__path__, 'explorer.core.'):\n"
+        "    importlib.import_module(m.name)\n"
         "from explorer.core.sources import open_table\n"
         "t = open_table('default'); t.rows([1, 2])\n"
         "bad = [m for m in sys.modules if m.split('.')[0] in ('PySide6', 'pyqtgraph', 'superqt', 'qtpy', 'shiboken6')]\n"
@@ -27,7 +53,9 @@ def test_core_imports_no_qt_at_runtime():
 
 
 def _imports(path: Path) -> set[str]:
-    """Modules a file imports at run time (imports for type checkers only are left out)."""
+    """Modules a file imports at run time (imports for type checkers only are left out).
+
+    ``from A import b`` names the module ``A.b`` when there is one, else ``A``."""
     tree = ast.parse(path.read_text())
     for node in ast.walk(tree):
         if isinstance(node, ast.If) and getattr(node.test, "id", None) == "TYPE_CHECKING":
@@ -37,15 +65,25 @@ def _imports(path: Path) -> set[str]:
         if isinstance(node, ast.Import):
             names.update(a.name for a in node.names)
         elif isinstance(node, ast.ImportFrom):
-            mod = node.module or ""
-            names.add("." * node.level + mod)
+            mod = "." * node.level + (node.module or "")
+            subs = [f"{mod}.{a.name}" for a in node.names if f"{mod}.{a.name}" in MODULES]
+            names.update(subs)
+            if len(subs) < len(node.names):
+                names.add(mod)
     return names
 
 
+def test_no_relative_imports():
+    for name, path in MODULES.items():
+        for imported in _imports(path):
+            assert not imported.startswith("."), (path, imported)
+
+
 def test_core_imports_nothing_else_of_explorer():
-    for f in (PKG / "core").glob("*.py"):
+    for f in (PKG / "core").rglob("*.py"):
         for name in _imports(f):
-            assert not name.startswith(("explorer.ui", "explorer.state.app_state", "explorer.app", "explorer.workers")), (f, name)
+            assert not name.startswith(("explorer.ui", "explorer.state", "explorer.app", "explorer.workers",
+                                        "explorer.cli", "explorer.launch", "explorer.benchmarks")), (f, name)
             assert not name.startswith(".."), (f, name)
 
 
@@ -53,13 +91,116 @@ def test_ui_does_not_import_app_or_workers():
     for f in (PKG / "ui").rglob("*.py"):  # the views' packages too
         for name in _imports(f):
             assert not name.lstrip(".").startswith(("app", "workers", "training_runner")), (f, name)
-            assert not name.startswith(("explorer.app", "explorer.workers", "explorer.state.training_runner")), (f, name)
+            assert not name.startswith(("explorer.app", "explorer.workers", "explorer.state.training_runner",
+                                        "explorer.cli", "explorer.launch", "explorer.benchmarks")), (f, name)
+
+
+def _job_names(module: str) -> set[str]:
+    """The generator jobs a core module defines: functions named ``iter_*`` or ``*_job``."""
+    tree = ast.parse(MODULES[module].read_text())
+    return {n.name for n in tree.body if isinstance(n, ast.FunctionDef)
+            and (n.name.startswith("iter_") or n.name.endswith("_job"))}
+
+
+def test_ui_never_imports_core_jobs():
+    # a view asks the state for work; it never runs (or holds) a job itself
+    for f in (PKG / "ui").rglob("*.py"):
+        tree = ast.parse(f.read_text())
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("explorer.core") \
+                    and node.module in MODULES:
+                jobs = _job_names(node.module)
+                taken = {a.name for a in node.names} & (jobs | {"run_to_end"})
+                assert not taken, (f, node.module, taken)
+            if isinstance(node, ast.ImportFrom) and node.module == "explorer.core":
+                assert "jobs" not in {a.name for a in node.names}, f
 
 
 def test_state_and_workers_use_only_qtcore():
-    for mod in ("state.py", "workers.py", "training_runner.py"):
-        p = PKG / mod
-        if not p.exists():
-            continue
+    for p in [*(PKG / "state").rglob("*.py"), PKG / "workers.py"]:
         for name in _imports(p):
-            assert not name.startswith(("PySide6.QtWidgets", "PySide6.QtGui", "pyqtgraph", ".ui")), (mod, name)
+            assert not name.startswith(("PySide6.QtWidgets", "PySide6.QtGui", "pyqtgraph", "explorer.ui",
+                                        "explorer.app")), (p, name)
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components of more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in graph[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                found.append(sorted(comp))
+
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), 10_000))
+    for v in graph:
+        if v not in index:
+            visit(v)
+    return found
+
+
+def test_the_cycle_finder_finds_a_cycle():
+    assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert _cycles({"a": {"b"}, "b": set()}) == []
+
+
+def test_no_import_cycles():
+    # every import counts, late ones inside functions too: a cycle hidden in
+    # a function is still a cycle
+    graph = {m: {n for n in _imports(p) if n in MODULES and n != m} for m, p in MODULES.items()}
+    assert _cycles(graph) == []
+
+
+def test_core_is_packages_by_concept():
+    loose = sorted(p.stem for p in (PKG / "core").glob("*.py") if p.stem != "__init__")
+    assert len(loose) <= MAX_LOOSE_CORE_MODULES, loose
+    # no family of three or more modules held together by a name prefix
+    for folder in [PKG, *(d for d in PKG.rglob("*") if d.is_dir() and (d / "__init__.py").exists())]:
+        stems = [p.stem for p in folder.glob("*.py") if p.stem != "__init__" and "_" in p.stem]
+        families = {k: n for k, n in Counter(s.split("_")[0] for s in stems).items() if n >= 3}
+        assert not families, (folder, families)
+
+
+@pytest.mark.parametrize("top", ["explorer", "tests"])
+def test_no_file_over_500_lines(top):
+    long = {str(p.relative_to(REPO)): n for p in (REPO / top).rglob("*.py")
+            if (n := len(p.read_text().splitlines())) > MAX_LINES}
+    assert long == {}
+
+
+def _ruff() -> list[str] | None:
+    exe = shutil.which("ruff", path=str(Path(sys.executable).parent))
+    if exe:
+        return [exe]
+    if importlib.util.find_spec("ruff") is not None:
+        return [sys.executable, "-m", "ruff"]
+    return None
+
+
+def test_ruff_is_clean():
+    cmd = _ruff()
+    if cmd is None:
+        pytest.skip("ruff is not installed (pip install -e '.[test]')")
+    out = subprocess.run([*cmd, "check", "--no-cache", "--output-format", "concise", "."], capture_output=True,
+                         text=True, timeout=120, cwd=REPO)
+    assert out.returncode == 0, out.stdout[-4000:] + out.stderr[-2000:]

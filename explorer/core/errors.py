@@ -10,7 +10,9 @@ string, so that callers can tell kinds of failure apart without parsing.
 
 from __future__ import annotations
 
-__all__ = ["ExplorerError", "user_message"]
+import unicodedata
+
+__all__ = ["ExplorerError", "user_message", "shown"]
 
 
 class ExplorerError(Exception):
@@ -42,3 +44,24 @@ def user_message(exc: BaseException) -> str:
         text = f"{name}: {detail}" if detail else name
     # one line whatever the message holds (a path or a spec may contain newlines)
     return " ".join(text.split()) or type(exc).__name__
+
+
+def shown(value: object, limit: int = 80) -> str:
+    """A user-supplied string quoted for a one-line message.
+
+    Control characters, line separators and lone surrogates are escaped (a
+    spec with a newline must not make a two-line error) and long values are
+    cut to ``limit`` characters.
+    """
+    text = str(value)
+    cut = len(text) > limit
+    text = text[:limit]
+    out = []
+    for ch in text:
+        cat = unicodedata.category(ch)
+        if cat in ("Cc", "Cs", "Zl", "Zp"):
+            out.append(ch.encode("unicode_escape", "backslashreplace").decode("ascii")
+                       if cat != "Cs" else f"\\u{ord(ch):04x}")
+        else:
+            out.append(ch)
+    return "'" + "".join(out) + ("…'" if cut else "'")

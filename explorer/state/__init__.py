@@ -1,1 +1,3 @@
-"""AppState, the single source of truth, and the requests it answers (on demand, projection, training). QtCore only."""
+"""AppState, the single source of truth, and the requests it answers (on demand,
+projection, training). QtCore only.
+"""

@@ -1,1 +1,3 @@
-"""Geometry of the rows: normalised rows, cosine and dot, nearest neighbours in bounded memory, streamed whole-table scans, analogies. No Qt here."""
+"""Geometry of the rows: normalised rows, cosine and dot, nearest neighbours in
+bounded memory, streamed whole-table scans, analogies. No Qt here.
+"""

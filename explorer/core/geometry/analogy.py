@@ -8,7 +8,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from explorer.core.geometry.vectors import Neighbor, analogy, nearest_neighbors, normalize_rows
+from explorer.core.geometry.nearest import Neighbor, analogy, nearest_neighbors
+from explorer.core.geometry.vectors import normalize_rows
 
 __all__ = ["ANALOGY_K", "AnalogyResult", "analogy_job"]
 

@@ -1,6 +1,6 @@
 """Nearest neighbours by cosine and analogies, in bounded memory. No Qt here.
 
-Split from :mod:`explorer.core.geometry.vectors` (which re-exports these names).
+Row arithmetic (unit rows) comes from :mod:`explorer.core.geometry.vectors`.
 A table held in memory is searched with its cached unit rows; a table too
 big to hold is streamed (:func:`iter_search`): the first search measures
 every row's norm in an exact pass, later ones multiply the stored rows in
@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from explorer.core.geometry.vectors import normalize_rows
 from explorer.core.geometry.scan import cached_row_norms, iter_fast_products, iter_scan
 from explorer.core.jobs import run_to_end
 
@@ -290,7 +291,6 @@ def analogy(table, a: int, b: int, c: int, k: int = 5) -> list[Neighbor]:
     The three inputs are excluded from the answers. Works on unit-normalised
     rows, as is usual for word analogies.
     """
-    from explorer.core.geometry.vectors import normalize_rows
 
     rows = table[[a, b, c]] if isinstance(table, np.ndarray) else table.rows([a, b, c])
     ra, rb, rc = normalize_rows(rows)

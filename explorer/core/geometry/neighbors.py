@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from explorer.core.geometry.nearest import iter_search
-from explorer.core.geometry.vectors import Neighbor, nearest_neighbors
+from explorer.core.geometry.nearest import Neighbor, nearest_neighbors
 from explorer.core.jobs import run_to_end
 
 __all__ = ["NeighborList", "INLINE_VALUES", "neighbors_of", "iter_neighbors_of"]

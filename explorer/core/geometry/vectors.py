@@ -15,10 +15,6 @@ import numpy as np
 __all__ = [
     "normalize_rows",
     "similarity_matrix",
-    "Neighbor",
-    "nearest_neighbors",
-    "nearest_neighbors_many",
-    "analogy",
     "mean_pool",
     "Projection",
     "pca_project",
@@ -36,9 +32,6 @@ __all__ = [
 ]
 
 _EPS = 1e-12
-
-# neighbour search lives in its own module; its names stay importable from here
-from explorer.core.geometry.nearest import Neighbor, analogy, nearest_neighbors, nearest_neighbors_many  # noqa: E402
 
 
 def normalize_rows(x: np.ndarray) -> np.ndarray:

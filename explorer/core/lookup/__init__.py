@@ -1,1 +1,3 @@
-"""The lookup two ways (a gather, one-hot @ E), its animation frames and its backward step. No Qt here."""
+"""The lookup two ways (a gather, one-hot @ E), its animation frames and its
+backward step. No Qt here.
+"""

@@ -21,7 +21,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from explorer.core.geometry.vectors import Neighbor, pca_project
+from explorer.core.geometry.nearest import Neighbor
+from explorer.core.geometry.vectors import pca_project
 from explorer.core.tokens.pieces import raw_piece_of
 
 __all__ = [

@@ -1,1 +1,3 @@
-"""How alike chosen tokens are, three ways: learned vectors, scalar ids, one-hot vectors. No Qt here."""
+"""How alike chosen tokens are, three ways: learned vectors, scalar ids, one-hot
+vectors. No Qt here.
+"""

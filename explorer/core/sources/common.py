@@ -12,7 +12,7 @@ import os
 from pathlib import Path
 
 from explorer.core.errors import ExplorerError
-from explorer.core.tokens.tokenize import shown
+from explorer.core.errors import shown
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")

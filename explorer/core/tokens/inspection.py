@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from explorer.core.geometry.vectors import Neighbor, mean_pool, nearest_neighbors_many
+from explorer.core.geometry.nearest import Neighbor, nearest_neighbors_many
+from explorer.core.geometry.vectors import mean_pool
 from explorer.core.tokens.pieces import display_piece
 from explorer.core.tokens.problems import group_problems, problem_label, problem_message
 from explorer.core.tokens.tokenize import Token, mark_rows, representable, words_of

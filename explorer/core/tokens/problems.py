@@ -13,6 +13,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import Enum
 
+from explorer.core.errors import shown
+
 __all__ = ["TokenProblem", "ProblemGroup", "problem_label", "problem_message", "group_problems"]
 
 
@@ -74,7 +76,6 @@ class ProblemGroup:
 
 
 def _quote(text: str, limit: int = 20) -> str:
-    from explorer.core.tokens.tokenize import shown
 
     return shown(text, limit)
 

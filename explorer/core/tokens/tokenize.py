@@ -14,7 +14,6 @@ No Qt here.
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -36,7 +35,6 @@ __all__ = [
     "words_of",
     "mark_rows",
     "representable",
-    "shown",
 ]
 
 #: Texts longer than this are cut before tokenizing so a pasted book never
@@ -61,27 +59,6 @@ def representable(text: str) -> str:
     if not text.isascii() and _SURROGATES.search(text):
         return _SURROGATES.sub("\ufffd", text)
     return text
-
-
-def shown(value: object, limit: int = 80) -> str:
-    """A user-supplied string quoted for a one-line message.
-
-    Control characters, line separators and lone surrogates are escaped (a
-    spec with a newline must not make a two-line error) and long values are
-    cut to ``limit`` characters.
-    """
-    text = str(value)
-    cut = len(text) > limit
-    text = text[:limit]
-    out = []
-    for ch in text:
-        cat = unicodedata.category(ch)
-        if cat in ("Cc", "Cs", "Zl", "Zp"):
-            out.append(ch.encode("unicode_escape", "backslashreplace").decode("ascii")
-                       if cat != "Cs" else f"\\u{ord(ch):04x}")
-        else:
-            out.append(ch)
-    return "'" + "".join(out) + ("…'" if cut else "'")
 
 
 def _reason(exc: BaseException) -> str:

@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
 
 from explorer.core.errors import user_message
 from explorer.core.geometry.neighbors import NeighborList
-from explorer.core.geometry.vectors import Neighbor
+from explorer.core.geometry.nearest import Neighbor
 from explorer.core.matrix.rows import pooled_word, row_facts
 from explorer.state.app_state import AppState
 from explorer.ui.common.binding import JobBinding, ShownGate

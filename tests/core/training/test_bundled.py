@@ -9,7 +9,7 @@ import pytest
 import torch
 from safetensors import safe_open
 
-from explorer.core.geometry.vectors import analogy, nearest_neighbors
+from explorer.core.geometry.nearest import analogy, nearest_neighbors
 from explorer.core.sources import open_table, resources_dir
 from explorer.core.training import bundled
 from explorer.core.training.language import AGREEMENT, CLASSES, PEOPLE, make_corpus, vocabulary
