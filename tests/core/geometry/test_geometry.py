@@ -9,6 +9,7 @@ import math
 import numpy as np
 import pytest
 
+from explorer.core.geometry import nearest
 from explorer.core.geometry import vectors as geo
 from explorer.core.sources import open_table
 
@@ -84,7 +85,7 @@ def test_nearest_neighbors_match_brute_force(seed):
     rng = np.random.default_rng(seed)
     e = rng.standard_normal((500, 16)).astype(np.float32)
     qid = int(rng.integers(500))
-    got = geo.nearest_neighbors(e, e[qid], k=8, exclude=[qid])
+    got = nearest.nearest_neighbors(e, e[qid], k=8, exclude=[qid])
     want = _brute_force_neighbors(e, e[qid], 8, exclude=[qid])
     assert [n.id for n in got] == want
     assert qid not in [n.id for n in got]
@@ -93,7 +94,7 @@ def test_nearest_neighbors_match_brute_force(seed):
         cos = e64[n.id] @ e64[qid] / (np.linalg.norm(e64[n.id]) * np.linalg.norm(e64[qid]))
         assert n.cosine == pytest.approx(cos, abs=1e-5)
     # streaming in small blocks gives the same answer as one block
-    small = geo.nearest_neighbors(e, e[qid], k=8, exclude=[qid], block_rows=7)
+    small = nearest.nearest_neighbors(e, e[qid], k=8, exclude=[qid], block_rows=7)
     assert [n.id for n in small] == [n.id for n in got]
     np.testing.assert_allclose([n.cosine for n in small], [n.cosine for n in got], rtol=1e-6)
 
@@ -102,21 +103,21 @@ def test_nearest_neighbors_on_a_table_streams_and_excludes_inputs():
     t = open_table("random:3000x24:5")
     e = t.matrix()
     q = e[10] + e[20]
-    got = geo.nearest_neighbors(t, q, k=5, exclude=[10, 20], block_rows=128)
+    got = nearest.nearest_neighbors(t, q, k=5, exclude=[10, 20], block_rows=128)
     want = _brute_force_neighbors(e, q, 5, exclude=[10, 20])
     assert [n.id for n in got] == want
-    one_block = geo.nearest_neighbors(t, q, k=5, exclude=[10, 20], block_rows=10**6)
+    one_block = nearest.nearest_neighbors(t, q, k=5, exclude=[10, 20], block_rows=10**6)
     assert [n.id for n in one_block] == want
 
 
 def test_nearest_neighbors_skip_zero_and_nonfinite_rows():
     e = np.array([[1.0, 0.0], [0.0, 0.0], [np.inf, 0.0], [0.9, 0.1], [-1.0, 0.0]], np.float32)
     with np.errstate(invalid="ignore"):
-        got = geo.nearest_neighbors(e, np.array([1.0, 0.0]), k=5, exclude=[0])
+        got = nearest.nearest_neighbors(e, np.array([1.0, 0.0]), k=5, exclude=[0])
     ids = [n.id for n in got]
     assert 1 not in ids and 2 not in ids
     assert ids == [3, 4]
-    assert geo.nearest_neighbors(e, np.zeros(2), k=3) == []
+    assert nearest.nearest_neighbors(e, np.zeros(2), k=3) == []
 
 
 def test_analogy_on_a_table_built_to_have_the_answer():
@@ -137,7 +138,7 @@ def test_analogy_on_a_table_built_to_have_the_answer():
     names = ["man", "woman", "king", "queen"]
     e = np.vstack([np.stack([rows[n] for n in names]), noise]).astype(np.float32)
     man, woman, king, queen = range(4)
-    got = geo.analogy(e, king, man, woman, k=3)
+    got = nearest.analogy(e, king, man, woman, k=3)
     ids = [n.id for n in got]
     assert king not in ids and man not in ids and woman not in ids
     # independent computation of the answer by brute force
@@ -239,6 +240,6 @@ def test_nearest_neighbors_of_huge_finite_rows(streamed):
     e *= np.float32(1e25)
     assert np.isfinite(e).all()
     robot, arm = t.tokenizer.id_of("robot"), t.tokenizer.id_of("arm")
-    got = geo.nearest_neighbors(e if streamed else t, e[robot], k=1, exclude=[robot])
+    got = nearest.nearest_neighbors(e if streamed else t, e[robot], k=1, exclude=[robot])
     assert [n.id for n in got] == [arm]
     assert got[0].cosine == pytest.approx(0.995, abs=5e-4)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from explorer.core.errors import shown
 from explorer.core.tokens.pieces import PieceFamily, display_piece
 from explorer.core.tokens.problems import TokenProblem
 from explorer.core.tokens.tokenize import (
@@ -15,7 +16,6 @@ from explorer.core.tokens.tokenize import (
     ids_array,
     mark_rows,
     representable,
-    shown,
     words_of,
 )
 
