@@ -2,7 +2,7 @@
 
 import sys
 
-from explorer.cli.commands import main
+from explorer.cli import main
 
 if __name__ == "__main__":
     sys.exit(main())

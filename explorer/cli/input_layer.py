@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from explorer.cli.output import print_table
 from explorer.core.tokens.inspection import InspectLimits, finite_list
 
 __all__ = ["add_input_layer", "print_input_layer"]
@@ -103,10 +104,8 @@ def print_input_layer(data: dict) -> None:
         print(f"note: {note}")
     norms = info["norms"]
     names = [n for n in ("token", "position", "type", "sum", "layer_norm") if n in norms]
-    from explorer.cli.commands import _print_table
-
     rows = [("#", "pos id", "piece", *[f"|{n}|" for n in names])]
     for i, tok in enumerate(data["tokens"]):
         rows.append((tok["position"], tok["position_id"], tok["shown"],
                      *["-" if norms[n][i] is None else f"{norms[n][i]:.3f}" for n in names]))
-    _print_table(rows, right=(0, 1, *range(3, 3 + len(names))))
+    print_table(rows, right=(0, 1, *range(3, 3 + len(names))))

@@ -7,7 +7,7 @@ rows past 60,000 rows, or when asked); t-SNE and UMAP lay out a seeded
 sample (3,000 rows by default). ``--json`` prints ``model``, ``method``,
 ``seed``, ``ids``, ``coords`` and ``seconds``, plus ``explained`` (the
 share of variance of each component) for PCA and ``trustworthiness``
-(cosine, 5 neighbours) for t-SNE and UMAP. cli.py only registers it.
+(cosine, 5 neighbours) for t-SNE and UMAP. explorer/cli/parser.py registers it.
 """
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ def _method(text: str) -> str:
 
 
 def add_project_parser(sub) -> None:
-    """Register the ``project`` subcommand on cli.py's subparsers."""
+    """Register the ``project`` subcommand on the subparsers of explorer/cli/parser.py."""
     p = sub.add_parser("project", help="project the table's rows to 2 or 3 dimensions (PCA, t-SNE, UMAP)")
     p.add_argument("--model", default="default")
     p.add_argument("--method", type=_method, default="pca", help="pca (exact, default), tsne or umap")

@@ -7,7 +7,7 @@ import json
 import numpy as np
 import pytest
 
-from explorer.cli import commands as cli
+from explorer.cli import dispatch as cli
 from explorer.core.sources import open_table
 
 

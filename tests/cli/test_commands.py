@@ -1,6 +1,6 @@
 """The headless command line: `models`, `inspect` and the one-line errors.
 
-Most checks call explorer.cli.commands.main(argv) in-process (capsys); a few run
+Most checks call explorer.cli.dispatch.main(argv) in-process (capsys); a few run
 `python -m explorer` in a subprocess to check the real entry point, exit
 status and streams.
 """
@@ -15,7 +15,7 @@ import sys
 import numpy as np
 import pytest
 
-from explorer.cli import commands as cli
+from explorer.cli import dispatch as cli
 from explorer.core import sources  # noqa: E402
 from explorer.core.sources import open_table  # noqa: E402
 from tests.support import model_factory as mf  # noqa: E402

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 import torch
 
-from explorer.cli import commands as cli
+from explorer.cli import dispatch as cli
 from explorer.core.sources import open_table
 
 

@@ -11,7 +11,7 @@ import sys
 import numpy as np
 import pytest
 
-from explorer.cli import commands as cli
+from explorer.cli import dispatch as cli
 from tests.support import model_factory as mf  # noqa: E402
 from tests.support.paths import REPO  # noqa: E402
 

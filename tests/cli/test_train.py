@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 import torch
 
-from explorer.cli.commands import main
+from explorer.cli import main
 from explorer.core.training.language import make_corpus
 from tests.support.paths import REPO as ROOT  # noqa: E402
 

@@ -137,7 +137,7 @@ def test_bench_open_unknown_spec_raises():
 
 
 def test_the_bench_lookup_command_prints_a_table_and_json(capsys):
-    from explorer.cli import commands as cli
+    from explorer.cli import dispatch as cli
 
     assert cli.main(["bench", "--lookup", "random:300x16"]) == 0
     out = capsys.readouterr().out

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from explorer.cli.commands import main
+from explorer.cli import main
 from explorer.core.tour.steps import STEPS, claim_for
 from explorer.core.training.session import Phase
 

@@ -1,0 +1,76 @@
+"""``python -m explorer bench [--open SPEC] [--big] [--layouts] [--lookup SPEC] [--gui] [--training] [--json]``:
+measure speed (explorer/core/bench, explorer/benchmarks); with no option, the default set and the window's."""
+
+from __future__ import annotations
+
+import json
+
+from explorer.cli.errors import CliError
+from explorer.cli.output import open_table
+
+__all__ = ["add_bench_parser", "cmd_bench"]
+
+
+def add_bench_parser(sub) -> None:
+    b = sub.add_parser("bench", help="measure speed")
+    b.add_argument("--open", dest="open_spec", default=None, metavar="SPEC",
+                   help="embedding-only opening versus a full transformers load")
+    b.add_argument("--big", action="store_true",
+                   help="also open a 128,256 x 8,192 bf16 table written to a temp file and search its neighbours, "
+                        "and check the token health of a 128,256 x 4,096 one and of MiniLM")
+    b.add_argument("--layouts", action="store_true",
+                   help="t-SNE of 5,000 MiniLM rows (total, first layout) and UMAP of 2,000, with trustworthiness")
+    b.add_argument("--lookup", dest="lookup_spec", default=None, metavar="SPEC", help="gather vs one-hot on SPEC")
+    b.add_argument("--gui", action="store_true", help="selection latency, start-up and model opening in the window")
+    b.add_argument("--training", action="store_true",
+                   help="training steps per second headless and with the view's live charts")
+    b.add_argument("--json", action="store_true")
+
+
+def cmd_bench(args) -> int:
+    from explorer.core import bench
+
+    results = {}
+    if args.open_spec:
+        try:
+            results["open"] = bench.bench_open(args.open_spec)
+        except bench.BenchError as exc:
+            raise CliError(str(exc)) from None
+    if args.big:
+        results["big_table"] = bench.bench_big_table()
+    if args.layouts:
+        from explorer.core.bench.layouts import bench_layouts
+
+        results["layouts"] = bench_layouts()
+    if args.lookup_spec:
+        table = open_table(args.lookup_spec)
+        results["lookup"] = bench.bench_lookup(table)
+    if args.gui:
+        from explorer.benchmarks.gui import bench_gui
+
+        results["gui"] = bench_gui()
+    if args.training:
+        from explorer.benchmarks.training import bench_training
+
+        results["training"] = bench_training()
+    if not results:
+        results = bench.bench_default()
+        from explorer.benchmarks.gui import bench_gui
+
+        results["gui"] = bench_gui()
+    if args.json:
+        print(json.dumps(bench.results_as_json(results), indent=1))
+        return 0
+    gui = results.pop("gui", None)
+    training = results.pop("training", None)
+    if training is not None:
+        from explorer.benchmarks.training import format_training
+
+        print(format_training(training))
+    if results:
+        print(bench.format_results(results))
+    if gui is not None:
+        from explorer.benchmarks.gui import format_gui
+
+        print(format_gui(gui))
+    return 0
