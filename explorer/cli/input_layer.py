@@ -22,8 +22,10 @@ from explorer.core.tokens.inspection import InspectLimits, finite_list
 
 __all__ = ["add_input_layer", "print_input_layer"]
 
+_DEFAULT_LIMITS = InspectLimits()
 
-def add_input_layer(data: dict, table, tokens, limits: InspectLimits = InspectLimits()) -> dict:
+
+def add_input_layer(data: dict, table, tokens, limits: InspectLimits = _DEFAULT_LIMITS) -> dict:
     """Add ``position_id`` to each token of ``data`` and the ``input_layer`` object.
 
     Parameters

@@ -40,7 +40,8 @@ def _expected(table, a, b, c, top):
     return order, cos[order]
 
 
-@pytest.mark.parametrize("query, answer", [(("king", "man", "woman"), "queen"), (("prince", "boy", "girl"), "princess")])
+@pytest.mark.parametrize("query, answer",
+                         [(("king", "man", "woman"), "queen"), (("prince", "boy", "girl"), "princess")])
 def test_json_answers_are_the_nearest_rows(capsys, default, query, answer):
     rc, out, err = call(capsys, "analogy", "--model", "default", *query, "--top", "4", "--json")
     assert rc == 0, err

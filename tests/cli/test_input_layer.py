@@ -46,7 +46,8 @@ def test_minilm_vectors_are_layer_norm_of_the_three_rows(capsys):
     assert (info["positions"], info["token_types"], info["layer_norm"], info["scale"]) == ("learned", True, True, 1.0)
     assert info["max_tokens"] == 512
     ids = [t["id"] for t in data["tokens"]]
-    assert [t["position_id"] for t in data["tokens"]] == list(range(len(ids))) == [t["position"] for t in data["tokens"]]
+    assert [t["position_id"] for t in data["tokens"]] == list(range(len(ids))) \
+        == [t["position"] for t in data["tokens"]]
     w = load_file(str(package_path("minilm") / "model.safetensors"))
     x = (w["embeddings.word_embeddings.weight"][ids] + w["embeddings.position_embeddings.weight"][: len(ids)]
          + w["embeddings.token_type_embeddings.weight"][0])
