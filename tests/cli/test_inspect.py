@@ -1,87 +1,33 @@
-"""The headless command line: `models`, `inspect` and the one-line errors.
+"""`inspect`: its JSON checked against the table and numpy, its readable form,
+tokens with no row, and texts and tables that crashed or took minutes.
 
 Most checks call explorer.cli.dispatch.main(argv) in-process (capsys); a few run
-`python -m explorer` in a subprocess to check the real entry point, exit
-status and streams.
-"""
+`python -m explorer` in a subprocess to check the real entry point."""
 
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 
 import numpy as np
 import pytest
 
-from explorer.cli import dispatch as cli
-from explorer.core import sources  # noqa: E402
-from explorer.core.sources import open_table  # noqa: E402
-from tests.support import model_factory as mf  # noqa: E402
-from tests.support.paths import REPO  # noqa: E402
-
-# --------------------------------------------------------------------------
-# Fixtures
-# --------------------------------------------------------------------------
+from explorer.core.sources import open_table
+from tests.support import model_factory as mf
+from tests.support.cli import call, cli_environment, cli_models, run
+from tests.support.paths import REPO
 
 
 @pytest.fixture(scope="module", autouse=True)
 def cli_env(tmp_path_factory):
-    """Temporary cache/config folders (shared with tests/core, so the GGUF
-    tokenizer of smollm2 is built once per session) and an HF cache holding
-    one tiny model. Returns the environment for subprocesses."""
-    cache, config = mf.explorer_dirs(tmp_path_factory)
-    hub = tmp_path_factory.mktemp("cli-hub")
-    snap = hub / "models--tiny--gpt" / "snapshots" / ("c" * 40)
-    mf.build_model(snap, "gpt2", "float16", tied=False, tokenizer=mf.train_bpe(150), seed=3)
-    (hub / "models--tiny--gpt" / "refs").mkdir()
-    (hub / "models--tiny--gpt" / "refs" / "main").write_text("c" * 40)
-    mp = pytest.MonkeyPatch()
-    mp.setenv("EXPLORER_CACHE_DIR", str(cache))
-    mp.setenv("EXPLORER_CONFIG_DIR", str(config))
-    mp.setenv("HF_HUB_CACHE", str(hub))
-    env = dict(os.environ, HF_HUB_CACHE=str(hub), HF_HUB_OFFLINE="1", PYTHONPATH=str(REPO), QT_QPA_PLATFORM="offscreen")
-    env.pop("PYTHONWARNINGS", None)
-    yield {"env": env, "hub": hub, "config": config, "snap": snap}
-    mp.undo()
+    """Temporary cache/config folders and an HF cache holding one tiny model (tests/support/cli.py)."""
+    yield from cli_environment(tmp_path_factory)
 
 
 @pytest.fixture(scope="module")
 def models(tmp_path_factory, cli_env):
-    base = tmp_path_factory.mktemp("cli-models")
-    tok = mf.train_wordlevel(extra_words=60)
-    mismatch = base / "mismatch"
-    mf.build_model(mismatch, "llama", "float32", tied=True, tokenizer=tok, vocab=tok.get_vocab_size() - 40)
-    return {
-        "gpt2": mf.build_model(base / "gpt2", "gpt2", "float32", tied=True, seed=1),
-        "sharded": mf.build_model(base / "sharded", "llama", "float32", tied=False, sharded=True, seed=2),
-        "gguf": mf.build_gguf(base / "q8.gguf", "Q8_0", tied=True).path,
-        "mismatch": mismatch,
-        "mismatch_word": tok.id_to_token(tok.get_vocab_size() - 1),
-    }
-
-
-def call(capsys, *argv):
-    rc = cli.main(list(argv))
-    out, err = capsys.readouterr()
-    return rc, out, err
-
-
-def run(cli_env, *argv, timeout=120):
-    return subprocess.run(
-        [sys.executable, "-m", "explorer", *argv],
-        cwd=REPO, env=cli_env["env"], capture_output=True, text=True, timeout=timeout,
-    )
-
-
-def assert_one_error_line(rc, out, err):
-    assert rc == 2
-    assert "Traceback" not in err and "Traceback" not in out
-    lines = err.strip().splitlines()
-    assert len(lines) == 1, err
-    assert lines[0].startswith("error: ") and len(lines[0]) > len("error: ") + 10
-    assert out == ""
+    return cli_models(tmp_path_factory)
 
 
 # --------------------------------------------------------------------------
@@ -243,69 +189,6 @@ def test_inspect_readable(capsys, cli_env, spec, text):
             assert f"{nbs[0]['cosine']:.2f}" in ln
 
 
-# --------------------------------------------------------------------------
-# models
-# --------------------------------------------------------------------------
-
-
-def test_models_json_in_process(capsys, cli_env, models):
-    recent = cli_env["config"] / "recent.json"
-    recent.write_text(json.dumps([str(models["sharded"].folder), "/no/such/model"]))
-    try:
-        rc, out, err = call(capsys, "models", "--json")
-        rc2, readable, _ = call(capsys, "models")
-    finally:
-        recent.unlink()
-    assert rc == 0 and err == ""
-    infos = {i["spec"]: i for i in json.loads(out)}
-    for spec in ["default"] + [f"toy:{n}" for n in sources.TOY_NAMES]:
-        t = open_table(spec)
-        assert (infos[spec]["vocab_size"], infos[spec]["dim"], infos[spec]["dtype"]) == (t.vocab_size, t.dim, t.dtype)
-        assert infos[spec]["error"] is None
-    assert (infos["minilm"]["vocab_size"], infos["minilm"]["dim"]) == (30_522, 384)
-    assert (infos["smollm2"]["vocab_size"], infos["smollm2"]["dim"], infos["smollm2"]["tied"]) == (49_152, 576, True)
-    assert infos["tiny/gpt"]["origin"] == "cache" and infos["tiny/gpt"]["dtype"] == "float16"
-    assert infos["random:50257x768"]["origin"] == "random"
-    sharded = infos[str(models["sharded"].folder)]
-    assert sharded["origin"] == "recent" and sharded["tied"] is False
-    assert infos["/no/such/model"]["error"]
-    assert rc2 == 0 and "minilm" in readable and "30,522" in readable and "cannot open" in readable
-
-
-# --------------------------------------------------------------------------
-# errors: one line, exit status 2
-# --------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize("name", list(mf.BAD_FILES))
-def test_bad_files_exit_2(capsys, cli_env, models, name, tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
-    path = mf.make_bad_input(name, tmp_path, gpt2=models["gpt2"], sharded=models["sharded"], gguf_file=models["gguf"])
-    rc, out, err = call(capsys, "inspect", "--model", str(path), "--text", "1")
-    assert_one_error_line(rc, out, err)
-    assert not (tmp_path / "PWNED").exists()
-
-
-@pytest.mark.parametrize(
-    "argv, pattern",
-    [
-        (["inspect", "--model", "what is this?", "--text", "a"], "unknown model spec"),
-        (["inspect", "--model", "toy:nope", "--text", "a"], "unknown toy table"),
-        (["inspect", "--model", "random:0x5", "--text", "1"], "out of range"),
-        (["inspect", "--model", "random:axb", "--text", "1"], "bad random spec"),
-        (["inspect", "--model", "nobody/nothing", "--text", "1"], "Hugging Face cache"),
-        (["inspect", "--model", "toy:robot", "--text", "robot", "--k", "0"], "--k must be at least 1"),
-        (["inspect", "--model", "toy:robot"], "--text"),
-        (["inspect", "--model", "", "--text", "a"], "no model given"),
-        (["no-such-command"], "invalid choice"),
-    ],
-)
-def test_bad_arguments_exit_2(capsys, cli_env, argv, pattern):
-    rc, out, err = call(capsys, *argv)
-    assert_one_error_line(rc, out, err)
-    assert pattern in err
-
-
 @pytest.mark.parametrize(
     "spec, text, problems",
     [
@@ -380,27 +263,6 @@ def test_subprocess_inspect_readable_minilm(cli_env):
     assert "word 'unhappiness' is split into" in p.stdout
 
 
-def test_subprocess_models_json(cli_env):
-    p = run(cli_env, "models", "--json")
-    assert p.returncode == 0, p.stderr
-    infos = {i["spec"]: i for i in json.loads(p.stdout)}
-    assert {"default", "toy:cat-sat", "minilm", "smollm2", "tiny/gpt"} <= set(infos)
-    assert infos["tiny/gpt"]["origin"] == "cache"  # found through HF_HUB_CACHE
-    assert infos["smollm2"]["dtype"] == "Q8_0"
-
-
-@pytest.mark.parametrize(
-    "argv",
-    [
-        ["inspect", "--model", "/no/such/folder", "--text", "a"],
-        ["inspect", "--model", "random:0x8", "--text", "1"],
-    ],
-)
-def test_subprocess_errors(cli_env, argv):
-    p = run(cli_env, *argv)
-    assert_one_error_line(p.returncode, p.stdout, p.stderr)
-
-
 # --------------------------------------------------------------------------
 # Issue 11: texts and tables that crashed or took minutes
 # --------------------------------------------------------------------------
@@ -415,41 +277,6 @@ def test_subprocess_invalid_utf8_text(cli_env):
     data = json.loads(p.stdout)
     assert [t["text"] for t in data["tokens"]] == ["the", "\ufffd", "cat"]
     assert [t["start"] for t in data["tokens"]] == [0, 4, 6]
-
-
-@pytest.mark.parametrize("argv", [["--text", "-the cat"], ["--text=-the cat"], ["--text", "-"]])
-def test_text_starting_with_a_dash(capsys, cli_env, argv):
-    rc, out, err = call(capsys, "inspect", "--model", "default", *argv, "--json")
-    assert rc == 0, err
-    data = json.loads(out)
-    text = argv[-1].split("=", 1)[-1]
-    assert "".join(t["text"] for t in data["tokens"] if not t["special"]).replace(" ", "") in text.replace(" ", "")
-
-
-def test_forgotten_text_still_says_so(capsys, cli_env):
-    rc, out, err = call(capsys, "inspect", "--model", "default", "--text", "--json")
-    assert_one_error_line(rc, out, err)
-    assert "--text: expected one argument" in err
-    rc, out, err = call(capsys, "inspect", "--model", "default", "--text", "--")
-    assert_one_error_line(rc, out, err)
-    with pytest.raises(SystemExit):
-        cli.main(["inspect", "--help"])
-    assert "--text -x" in " ".join(capsys.readouterr().out.split())
-
-
-def test_subprocess_rust_panic_is_one_line(cli_env, tmp_path):
-    folder = mf.folder_with_tokenizer(
-        tmp_path / "panics", mf.wordlevel_json({"[UNK]": 0, "a": 1}, pre_tokenizer=mf.BACKTRACKING_SPLIT))
-    p = run(cli_env, "inspect", "--model", str(folder), "--text", "a" * 40 + "b")
-    assert_one_error_line(p.returncode, p.stdout, p.stderr)
-    assert "tokenizer failed on this text" in p.stderr and "panicked" not in p.stderr
-
-
-def test_missing_unk_token_is_one_line(capsys, cli_env, tmp_path):
-    folder = mf.folder_with_tokenizer(tmp_path / "nounk", mf.wordlevel_json({"a": 0, "b": 1}))
-    rc, out, err = call(capsys, "inspect", "--model", str(folder), "--text", "a zzz")
-    assert_one_error_line(rc, out, err)
-    assert "Missing [UNK] token" in err
 
 
 def test_inspect_json_is_strict_with_non_finite_weights(capsys, cli_env, tmp_path):
