@@ -34,7 +34,13 @@ def test_health_json_minilm(capsys):
     cands = data["candidates"]
     assert len(cands) == 100  # the default --top
     assert all({"id", "piece", "category", "norm", "score"} <= set(c) for c in cands)
-    assert sum(bool(re.fullmatch(r"\[unused\d+\]", c["piece"])) for c in cands) >= 60
+    # [unusedN] no text reaches: listed apart, never ranked among reachable tokens
+    assert all(c["category"] == "ok" for c in cands)
+    unreachable = data["unreachable"]
+    assert sum(bool(re.fullmatch(r"\[unused\d+\]", u["piece"])) for u in unreachable) == 994
+    assert all(u["kind"] == "multi-token" for u in unreachable if re.fullmatch(r"\[unused\d+\]", u["piece"]))
+    assert [s["piece"] for s in data["special"]] == ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
+    assert data["scored_matrix"] == "input" and data["tied"] is None
     assert [c["score"] for c in cands[:10]] == sorted((c["score"] for c in cands[:10]), reverse=True)
 
 
@@ -44,7 +50,10 @@ def test_health_text_bundled(capsys):
     v = open_table("default").vocab_size
     assert f"3 of {v} rows look under-trained" in out
     table_lines = out.splitlines()[-5:]
-    assert {ln.split()[2] for ln in table_lines[:3]} == {"<pad>", "<unk>", "of"}
+    # "of" never occurs in the corpus; <pad> and <unk> are special tokens, listed apart from the ranking
+    assert table_lines[0].split()[2] == "of"
+    assert "special (3): <pad>, <unk>, <bos>" in out
+    assert "scored: the output matrix" in out
 
 
 @pytest.mark.parametrize(

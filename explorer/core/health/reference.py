@@ -4,8 +4,17 @@ component, the two ingredients of the Magikarp-style score. No Qt here.
 Land & Bartolo ("Fishing for Magikarp", EMNLP 2024) score each row by its
 cosine with the mean of rows known never to be trained, after removing the
 first principal component, which most rows share and which would otherwise
-dominate every cosine. The known rows are the tokenizer's unused or
-reserved tokens where it has them; otherwise we take the rows of lowest norm.
+dominate every cosine. The known rows are, in this order of preference:
+
+1. the tokenizer's unused or reserved tokens ([unusedN], <unusedN>, ...);
+2. rows the model itself shows were never trained: tokens whose single byte
+   valid UTF-8 never holds (C0, C1, F5 to FF), rows that exactly equal
+   another row (training gives two tokens the same row only if it never
+   touched either), and tokens no text encodes to;
+3. for a model whose output matrix is not its input table, the input rows
+   of lowest norm (an input row no text ever selected keeps its small
+   random start). Never for a tied model: there the rows of lowest norm are
+   its most frequent tokens, the opposite of what is looked for.
 """
 
 from __future__ import annotations
@@ -16,8 +25,8 @@ import numpy as np
 
 from explorer.core.health.report import Reference
 
-__all__ = ["UNUSED_PATTERNS", "unused_reference", "lowest_norm_reference", "first_principal_component",
-           "pca_sample_ids", "reference_mean"]
+__all__ = ["UNUSED_PATTERNS", "unused_reference", "model_reference", "lowest_norm_reference",
+           "first_principal_component", "pca_sample_ids", "reference_mean"]
 
 #: pieces of tokens a tokenizer reserves and a model never sees in training
 UNUSED_PATTERNS = (
@@ -56,6 +65,30 @@ def unused_reference(tokenizer, rows: int) -> Reference | None:
     return Reference("unused_tokens", tuple(ids), f"the tokenizer's unused tokens ({labels})")
 
 
+def model_reference(never_in_utf8: np.ndarray, exact_duplicates: np.ndarray, unreachable: np.ndarray,
+                    rows: int) -> Reference | None:
+    """Rows the model shows it never trained (see the module's point 2), or
+    None when it shows fewer than :data:`MIN_UNUSED`.
+
+    Parameters
+    ----------
+    never_in_utf8, exact_duplicates, unreachable : ndarray of int
+        Token ids of each kind (any order; ids past ``rows`` are dropped).
+    rows : int
+        The table's V.
+    """
+    parts = [(np.asarray(never_in_utf8, np.int64), "bytes never in UTF-8"),
+             (np.asarray(exact_duplicates, np.int64), "rows equal to another row"),
+             (np.asarray(unreachable, np.int64), "tokens no text encodes to")]
+    ids = np.unique(np.concatenate([p for p, _ in parts] + [np.empty(0, np.int64)]))
+    ids = ids[(ids >= 0) & (ids < rows)]
+    if len(ids) < MIN_UNUSED:
+        return None
+    said = " and ".join(f"{len(np.unique(p)):,} {label}" for p, label in parts if len(p))
+    return Reference("model", tuple(int(i) for i in ids),
+                     f"rows the model never trained ({said}; the tokenizer reserves no unused tokens)")
+
+
 def lowest_norm_reference(norms: np.ndarray, valid: np.ndarray) -> Reference:
     """The rows of lowest norm among ``valid`` ones: V / 100 of them, at least
     3 and at most 1,000."""
@@ -66,7 +99,8 @@ def lowest_norm_reference(norms: np.ndarray, valid: np.ndarray) -> Reference:
         return Reference("lowest_norm", (), "no usable rows")
     part = candidates[np.argpartition(norms[candidates], count - 1)[:count]] if count < len(candidates) else candidates
     ids = tuple(int(i) for i in np.sort(part))
-    return Reference("lowest_norm", ids, f"the {count:,} rows of lowest norm (the tokenizer reserves no unused tokens)")
+    return Reference("lowest_norm", ids, f"the {count:,} input rows of lowest norm (neither the tokenizer nor "
+                                         "the model marks any row as never trained)")
 
 
 def pca_sample_ids(vocab_size: int, dim: int) -> np.ndarray:

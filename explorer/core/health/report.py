@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 
 import numpy as np
+
+from explorer.core.health.tables import ByteToken, UnreachableToken
 
 __all__ = [
     "CATEGORIES",
@@ -63,8 +65,11 @@ class Reference:
     Attributes
     ----------
     kind : str
-        ``"unused_tokens"`` (the tokenizer's unused or reserved tokens) or
-        ``"lowest_norm"`` (the rows of lowest norm, for want of them).
+        ``"unused_tokens"`` (the tokenizer's unused or reserved tokens),
+        ``"model"`` (rows the model shows it never trained: bytes never in
+        UTF-8, exact duplicates, unreachable tokens), ``"lowest_norm"`` (the
+        input rows of lowest norm, for an untied or bare table) or
+        ``"none"`` (a tied model that marks no row: no score).
     ids : tuple of int
     description : str
         In words, for the screen ("994 [unusedN] tokens").
@@ -216,6 +221,22 @@ class HealthReport:
     histogram : ScoreHistogram or None
         The scores binned (None when no row has a score).
     notes : tuple of str
+    side : str
+        Which matrix was scored: ``"output"`` (the model's own output
+        matrix; ``norms`` are then the input rows'), ``"shared"`` (tied: one
+        matrix for both ends) or ``"input"`` (no output matrix).
+    tied : bool or None
+    output_norms : ndarray (V,) float64 or None
+        Norms of the output rows when ``side`` is ``"output"``.
+    candidates : ndarray (C,) int64
+        The top :data:`~explorer.core.health.job.CANDIDATE_SHARE` of the
+        ranking of reachable tokens: the ones to verify.
+    byte_tokens : tuple of ByteToken
+        Tokens of a single byte, in id order.
+    unreachable : tuple of UnreachableToken
+        Tokens no text encodes to, with what their text encodes to.
+    contained : Mapping[int, tuple of int]
+        For the leading candidates, longer tokens (of higher id) that contain them.
     """
 
     spec: str
@@ -241,10 +262,17 @@ class HealthReport:
     corpus_counts: np.ndarray | None = None
     histogram: ScoreHistogram | None = None
     notes: tuple[str, ...] = ()
+    side: str = "input"
+    tied: bool | None = None
+    output_norms: np.ndarray | None = None
+    candidates: np.ndarray = field(default_factory=lambda: np.empty(0, np.int64))
+    byte_tokens: tuple[ByteToken, ...] = ()
+    unreachable: tuple[UnreachableToken, ...] = ()
+    contained: Mapping[int, tuple[int, ...]] = field(default_factory=dict)
 
     def __post_init__(self):
         for name in ("pc1", "norms", "norm_z", "scores", "flags", "duplicate_of", "categories", "order",
-                     "corpus_counts"):
+                     "corpus_counts", "output_norms", "candidates"):
             _readonly(getattr(self, name))
         object.__setattr__(self, "notes", tuple(self.notes))
 
@@ -273,16 +301,32 @@ class HealthReport:
     def category_of(self, token_id: int) -> str:
         return CATEGORIES[int(self.categories[token_id])]
 
+    # -- the lists ----------------------------------------------------------------
+    @property
+    def ranked(self) -> np.ndarray:
+        """The ranking of the tokens a text can reach (round trip ``ok``),
+        most under-trained first; special, unreachable and partial-UTF-8
+        tokens are listed apart (:meth:`ids_in`)."""
+        return self.order[self.categories[self.order] == CATEGORIES.index("ok")]
+
+    def ids_in(self, category: str) -> np.ndarray:
+        """Row ids of one round-trip category, in id order."""
+        cats = self.categories[: self.vocab_size]
+        return np.nonzero(cats == CATEGORIES.index(category))[0]
+
     # -- candidates ---------------------------------------------------------------
     def candidate(self, rank: int, pieces: Sequence[str] | None = None, piece: str | None = None) -> Candidate:
         """The row at ``rank`` of :attr:`order` as a :class:`Candidate`."""
         i = int(self.order[rank])
+        return self._candidate(i, rank, piece if piece is not None else (pieces[i] if pieces is not None else f"<{i}>"))
+
+    def _candidate(self, i: int, rank: int, piece: str) -> Candidate:
         bits = int(self.flags[i])
         dup = int(self.duplicate_of[i])
         return Candidate(
             rank=int(rank),
             id=i,
-            piece=piece if piece is not None else (pieces[i] if pieces is not None else f"<{i}>"),
+            piece=piece,
             category=self.category_of(i),
             norm=float(self.norms[i]),
             norm_z=float(self.norm_z[i]),
@@ -295,9 +339,11 @@ class HealthReport:
         )
 
     def top(self, n: int, piece_of) -> list[Candidate]:
-        """The ``n`` most under-trained rows; ``piece_of(id)`` names them."""
-        n = max(0, min(int(n), len(self.order)))
-        return [self.candidate(r, piece=piece_of(int(self.order[r]))) for r in range(n)]
+        """The ``n`` most under-trained reachable tokens (:attr:`ranked`);
+        ``piece_of(id)`` names them. ``Candidate.rank`` is the place in that
+        ranking."""
+        ranked = self.ranked[: max(0, int(n))]
+        return [self._candidate(int(i), r, piece_of(int(i))) for r, i in enumerate(ranked)]
 
     def as_json(self, top: int, piece_of, shown_of=None) -> dict:
         """What ``health --json`` prints (strict JSON: no NaN); ``shown_of(id)``,
@@ -321,6 +367,15 @@ class HealthReport:
                 "expected_by_chance": self.expected_by_chance,
             },
             "notes": list(self.notes),
-            "candidates": [dict(c.as_json(), **({"shown": shown_of(c.id)} if shown_of else {}))
+            "scored_matrix": self.side,
+            "tied": self.tied,
+            "candidate_cut": {"share": len(self.candidates) / max(1, len(self.ranked)),
+                              "count": int(len(self.candidates))},
+            "candidates": [dict(c.as_json(), contained_in=list(self.contained.get(c.id, ())),
+                                **({"shown": shown_of(c.id)} if shown_of else {}))
                            for c in self.top(top, piece_of)],
+            "special": [{"id": int(i), "piece": piece_of(int(i))} for i in self.ids_in("special")],
+            "unreachable": [dict(u.as_json(), piece=piece_of(u.id)) for u in self.unreachable],
+            "partial_utf8": [{"id": int(i), "piece": piece_of(int(i))} for i in self.ids_in("undecodable")],
+            "byte_tokens": [b.as_json() for b in self.byte_tokens],
         }

@@ -48,37 +48,102 @@ def category_line(report: HealthReport) -> str:
     return ", ".join(f"{c:,} {CATEGORY_LABELS[name]}" for name, c in counts.items() if c or name == "ok")
 
 
-def format_report(report: HealthReport, top: int, table) -> str:
-    """What ``health`` prints without ``--json`` (``table``: the table checked, for its pieces)."""
+_SIDE_WORDS = {
+    "output": "the output matrix (a second matrix, not tied to E); input norms as the second indicator",
+    "shared": "the one matrix both ends share (tied)",
+    "input": "the input table E (the files hold no output matrix)",
+}
+
+
+def side_line(report: HealthReport) -> str:
+    """Which matrix was scored, in words."""
+    return _SIDE_WORDS[report.side]
+
+
+def candidates_line(report: HealthReport) -> str:
+    """How many candidates the cut keeps, of how many reachable tokens."""
+    share = 100 * len(report.candidates) / max(1, len(report.ranked))
+    return (f"{len(report.candidates):,} candidates: the top {share:.0f} % of the {len(report.ranked):,} tokens "
+            "a text can reach (special, unreachable and partial-UTF-8 tokens are listed apart)")
+
+
+def apart_lines(report: HealthReport, table, shown: int = 12) -> list[str]:
+    """The lists kept apart from the ranking, a line each."""
+    def names(ids) -> str:
+        ids = [int(i) for i in ids]
+        text = ", ".join(f"{table.shown_piece(i).text}" for i in ids[:shown])
+        return text + (f", … ({len(ids) - shown:,} more)" if len(ids) > shown else "")
+
+    lines = []
+    special = report.ids_in("special")
+    if len(special):
+        lines.append(f"special ({len(special):,}): {names(special)}")
+    if report.unreachable:
+        single = [u.id for u in report.unreachable if u.single]
+        multi = [u.id for u in report.unreachable if not u.single]
+        lines.append(f"unreachable ({len(report.unreachable):,}: {len(single):,} encode to another single token, "
+                     f"{len(multi):,} to several): {names(single + multi)}")
+    partial = report.ids_in("undecodable")
+    if len(partial):
+        lines.append(f"partial UTF-8 ({len(partial):,}): {names(partial)}")
+    if report.byte_tokens:
+        never = [b for b in report.byte_tokens if b.kind == "never in UTF-8"]
+        said = ", ".join(f"0x{b.value:02X} (id {b.id:,})" for b in never[:shown]) if never else "none"
+        lines.append(f"single-byte tokens: {len(report.byte_tokens):,}; bytes never in UTF-8: {said}")
+    return lines
+
+
+def format_report(report: HealthReport, top: int, table, verification=None) -> str:
+    """What ``health`` prints without ``--json`` (``table``: the table
+    checked, for its pieces; ``verification``: what the model said about
+    the top candidates, when it was asked)."""
     lines = [
         f"{report.name}  [{report.spec}]",
         f"E: {report.vocab_size:,} x {report.dim:,} {report.dtype}; tokenizer {report.tokenizer_size:,} ids; "
         f"checked in {report.seconds:.1f} s",
+        f"scored: {side_line(report)}",
         f"reference: {report.reference.description}",
         f"tokens: {category_line(report)}",
         f"rows: {verdict(report)}",
+        f"candidates: {candidates_line(report)}",
     ]
     conditions = {k: v for k, v in report.flag_counts().items() if v and k not in ("low_norm", "high_score",
                                                                                    "under_trained")}
     if conditions:
         lines.append("also: " + ", ".join(f"{v:,} {_CONDITION_WORDS[k]}" for k, v in conditions.items()))
     lines += [f"note: {n}" for n in report.notes]
+    lines += apart_lines(report, table)
+    if verification is not None:
+        lines.append(verification_line(verification))
     cands = report.top(top, table.piece)
     if not cands:
         return "\n".join(lines)
-    rows = [("rank", "id", "piece", "category", "norm", "score", "flagged", "corpus")]
+    header = ("rank", "id", "piece", "norm", "score", "flagged", "corpus", "in longer tokens")
+    rows = [header + (("repeat p", "verdict") if verification is not None else ())]
     for c in cands:
-        rows.append((str(c.rank + 1), f"{c.id:,}", table.shown_piece(c.id).text[:24], CATEGORY_LABELS[c.category],
-                      format_number(c.norm), format_number(c.score), ", ".join(c.flags) if c.flagged else "",
-                      "" if c.corpus_count is None else f"{c.corpus_count:,}"))
+        longer = ", ".join(table.shown_piece(k).text[:20] for k in report.contained.get(c.id, ())[:2])
+        row = (str(c.rank + 1), f"{c.id:,}", table.shown_piece(c.id).text[:24], format_number(c.norm),
+               format_number(c.score), ", ".join(c.flags) if c.flagged else "",
+               "" if c.corpus_count is None else f"{c.corpus_count:,}", longer)
+        if verification is not None:
+            v = verification.of(c.id)
+            row += ("", "") if v is None else (f"{v.probability:.2g}", v.status)
+        rows.append(row)
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
-    right = {0, 1, 4, 5, 7}
+    right = {0, 1, 3, 4, 6, 8}
     for k, r in enumerate(rows):
         lines.append("  ".join(v.rjust(w) if i in right else v.ljust(w) for i, (v, w) in
                                enumerate(zip(r, widths))).rstrip())
         if k == 0:
             lines.append("  ".join("-" * w for w in widths))
     return "\n".join(lines)
+
+
+def verification_line(result) -> str:
+    """What the model said, in one line."""
+    return (f"verified with {result.model}: {result.confirmed_count:,} of {len(result.results):,} top candidates "
+            f"the model cannot repeat (probability below {result.threshold:g}; {result.strong_count:,} below 0.001) "
+            f"in {result.seconds:.0f} s")
 
 
 def lesson(report: HealthReport, table, shown: int = 4) -> str:
@@ -125,8 +190,8 @@ def _times(report: HealthReport, ids) -> str:
     return f"{counts[0]:,} to {counts[-1]:,} times"
 
 
-CSV_COLUMNS = ("rank", "id", "piece", "shown", "category", "norm", "norm_z", "score", "flagged", "flags", "duplicate_of",
-               "corpus_count", "repeat_probability", "glitch_confirmed")
+CSV_COLUMNS = ("rank", "id", "piece", "shown", "category", "norm", "norm_z", "score", "flagged", "flags",
+               "duplicate_of", "corpus_count", "repeat_probability", "glitch_confirmed", "list", "contained_in", "detail")
 
 
 def write_candidates_csv(path, report: HealthReport, table, n: int, verification=None) -> int:
@@ -142,10 +207,21 @@ def write_candidates_csv(path, report: HealthReport, table, n: int, verification
         w.writerow(CSV_COLUMNS)
         for c in cands:
             v = verification.of(c.id) if verification is not None else None
-            w.writerow([c.rank + 1, c.id, c.piece, table.shown_piece(c.id).text, c.category, _g(c.norm), _g(c.norm_z), _g(c.score),
-                        int(c.flagged), " ".join(c.flags), "" if c.duplicate_of is None else c.duplicate_of,
+            w.writerow([c.rank + 1, c.id, c.piece, table.shown_piece(c.id).text, c.category, _g(c.norm),
+                        _g(c.norm_z), _g(c.score), int(c.flagged), " ".join(c.flags),
+                        "" if c.duplicate_of is None else c.duplicate_of,
                         "" if c.corpus_count is None else c.corpus_count,
-                        "" if v is None else f"{v.probability:.6g}", "" if v is None else int(v.confirmed)])
+                        "" if v is None else f"{v.probability:.6g}", "" if v is None else int(v.confirmed),
+                        "ranking", " ".join(str(k) for k in report.contained.get(c.id, ())), ""])
+        apart = [("special", int(i), "") for i in report.ids_in("special")]
+        apart += [("unreachable", u.id, ("single-token " if u.single else "multi-token ") +
+                   " ".join(map(str, u.encodes_to))) for u in report.unreachable]
+        apart += [("partial_utf8", int(i), "") for i in report.ids_in("undecodable")]
+        apart += [("byte", b.id, f"0x{b.value:02X} {b.kind}") for b in report.byte_tokens]
+        for kind, i, detail in apart:
+            w.writerow(["", i, table.piece(i), table.shown_piece(i).text, report.category_of(i),
+                        _g(float(report.norms[i])), "", _g(float(report.scores[i])), "", "", "", "", "", "", kind, "",
+                        detail])
     return len(cands)
 
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from explorer.core.sources.common import DEFAULT_EXAMPLE, SourceError, read_json, shown, table_shape
+from explorer.core.sources.output import OUTPUT_NAMES, OutputFacts, checkpoint_output
 from explorer.core.sources.readers import SafetensorsRows
 from explorer.core.sources.safetensors_header import TensorEntry, read_safetensors_header
 from explorer.core.sources.table import EmbeddingTable
@@ -38,13 +39,6 @@ _EMBED_NAMES = (
     "token_embd.weight",
 )
 _EMBED_SUFFIXES = ("embed_tokens.weight", "word_embeddings.weight", "wte.weight", "embed_in.weight")
-_OUTPUT_NAMES = (
-    "lm_head.weight",
-    "output.weight",
-    "embed_out.weight",
-    "cls.predictions.decoder.weight",
-    "model.lm_head.weight",
-)
 #: safetensors dtype -> (our dtype name, bytes per element) for embeddings we read
 _ST_DTYPES = {"F32": ("float32", 4), "F16": ("float16", 2), "BF16": ("bfloat16", 2), "F64": ("float64", 8)}
 #: config keys that set a model's depth; the architecture is built with one
@@ -93,8 +87,13 @@ class CheckpointFacts:
         return int(sum(f.stat().st_size for f in self.checkpoint.files))
 
     @property
+    def output(self) -> OutputFacts:
+        """The output matrix and tying, decided from the files."""
+        return checkpoint_output(self.checkpoint.tensors, self.config, self.embed)
+
+    @property
     def tied(self) -> bool | None:
-        return _tied(self.checkpoint, self.config, self.embed)
+        return self.output.tied
 
 
 def read_checkpoint(paths: Sequence[Path]) -> Checkpoint:
@@ -257,6 +256,24 @@ def _preload(table: EmbeddingTable) -> None:
         table.matrix()
 
 
+def _output_factory(facts: CheckpointFacts, tensor: str, tokenizer: Tokenizer, spec: str, kind: str, name: str):
+    """A function building the untied output matrix's table (its rows read lazily)."""
+    e = facts.checkpoint.tensors[tensor]
+    if e.dtype not in _ST_DTYPES:
+        return None
+    dtype, item = _ST_DTYPES[e.dtype]
+    v, d = (int(x) for x in e.shape)
+
+    def build() -> EmbeddingTable:
+        return EmbeddingTable(
+            spec=spec, name=f"{name}: output matrix", kind=kind, vocab_size=v, dim=d, dtype=dtype,
+            row_bytes=d * item, tokenizer=tokenizer, _reader=SafetensorsRows(e.file, tensor, e.dtype, (v, d), e.start),
+            tied=False, path=Path(facts.path), tensor_name=tensor, output_how=facts.output.how,
+        )
+
+    return build
+
+
 def _table_from_facts(facts: CheckpointFacts, tokenizer: Tokenizer | None, spec: str, kind: str,
                       name: str | None = None, example_text: str | None = None,
                       classes_path: Path | None = None) -> EmbeddingTable:
@@ -280,6 +297,10 @@ def _table_from_facts(facts: CheckpointFacts, tokenizer: Tokenizer | None, spec:
                 f"Rows {tokenizer.vocab_size:,} to {v - 1:,} are padding rows no text reaches; "
                 "they are kept out of neighbours and PCA."
             )
+    out = facts.output
+    if out.problem:
+        notes.append(f"Output side: {out.problem}.")
+    output = _output_factory(facts, out.tensor, tokenizer, spec, kind, name or facts.name) if out.tensor else None
     classes = None
     if classes_path is not None and classes_path.is_file():
         try:
@@ -296,7 +317,9 @@ def _table_from_facts(facts: CheckpointFacts, tokenizer: Tokenizer | None, spec:
         row_bytes=d * item,
         tokenizer=tokenizer,
         _reader=reader,
-        tied=facts.tied,
+        tied=out.tied,
+        output_how=out.how,
+        _output=output,
         model_params=facts.checkpoint.total_params,
         path=Path(facts.path),
         disk_bytes=facts.disk_bytes,
@@ -352,14 +375,14 @@ def _find_embedding(ckpt: Checkpoint, config: dict, deep: bool = True) -> str:
     d = _config_dim(config)
     twod = [n for n in names if len(shapes[n]) == 2]
     if v and d:
-        cands = [n for n in twod if shapes[n] == (v, d) and n not in _OUTPUT_NAMES]
+        cands = [n for n in twod if shapes[n] == (v, d) and n not in OUTPUT_NAMES]
         if cands:
             return cands[0]
     if len(twod) == 1:
         return twod[0]
     if twod:
         # the largest 2-D tensor with more rows than columns is the usual table
-        tall = [n for n in twod if shapes[n][0] > shapes[n][1] and n not in _OUTPUT_NAMES]
+        tall = [n for n in twod if shapes[n][0] > shapes[n][1] and n not in OUTPUT_NAMES]
         if tall:
             return max(tall, key=lambda n: shapes[n][0])
     raise SourceError("no 2-D tensor that could be an embedding table was found in the checkpoint")
@@ -400,18 +423,4 @@ def _config_dim(config: dict) -> int | None:
     for k in ("hidden_size", "n_embd", "d_model", "dim", "embedding_size", "word_embed_proj_dim"):
         if isinstance(config.get(k), int):
             return config[k]
-    return None
-
-
-def _tied(ckpt: Checkpoint, config: dict, embed: str) -> bool | None:
-    shapes = ckpt.shapes
-    shape = shapes[embed]
-    for n in _OUTPUT_NAMES:
-        if n in shapes and shapes[n] == shape:
-            return False
-    archs = config.get("architectures") or []
-    archs = " ".join(str(a) for a in archs) if isinstance(archs, list) else str(archs)
-    has_head = any(k in archs for k in ("CausalLM", "LMHead", "MaskedLM", "ForConditionalGeneration", "ToyLM"))
-    if has_head:
-        return bool(config.get("tie_word_embeddings", True))
     return None

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from explorer.core.sources import ggufio
 from explorer.core.sources.common import DEFAULT_EXAMPLE, SourceError, table_shape
+from explorer.core.sources.output import GGUF_OUTPUT, OutputFacts, gguf_output
 from explorer.core.sources.readers import GGUFRows
 from explorer.core.sources.table import EmbeddingTable
 from explorer.core.tokens.tokenize import HFTokenizer, IdTokenizer, Tokenizer
@@ -41,8 +42,13 @@ class GGUFFacts:
     row_bytes: int
 
     @property
-    def tied(self) -> bool:
-        return "output.weight" not in self.header.tensors
+    def output(self) -> OutputFacts:
+        """The output matrix and tying: tied when the file holds no output.weight."""
+        return gguf_output(self.header, self.header.tensors[EMBED_NAME].shape)
+
+    @property
+    def tied(self) -> bool | None:
+        return self.output.tied
 
     @property
     def name(self) -> str:
@@ -72,6 +78,28 @@ def gguf_facts(path: Path, spec: str) -> GGUFFacts:
     except ggufio.GGUFError as exc:
         raise SourceError(f"{spec}: not a readable GGUF file: {exc}") from None
     return GGUFFacts(header, int(v), int(d), info.type_id, ggufio.type_name(info.type_id), rb)
+
+
+def _output_factory(path: Path, header, tokenizer: Tokenizer, spec: str, kind: str, name: str):
+    """A function building the table of output.weight (dequantised lazily, like E)."""
+    import gguf
+
+    info = header.tensors[GGUF_OUTPUT]
+    v, d = table_shape(info.shape, GGUF_OUTPUT, spec)
+
+    def build() -> EmbeddingTable:
+        try:
+            raw = ggufio.memmap_rows(header, GGUF_OUTPUT)
+        except ggufio.GGUFError as exc:
+            raise SourceError(f"{spec}: {exc}") from None
+        return EmbeddingTable(
+            spec=spec, name=f"{name}: output matrix", kind=kind, vocab_size=int(v), dim=int(d),
+            dtype=ggufio.type_name(info.type_id), row_bytes=ggufio.row_bytes(info.type_id, int(d)),
+            tokenizer=tokenizer, _reader=GGUFRows(raw, gguf.GGMLQuantizationType(info.type_id), int(d)),
+            tied=False, path=path, tensor_name=GGUF_OUTPUT, output_how="output.weight is a second matrix",
+        )
+
+    return build
 
 
 def open_gguf(path: Path, spec: str, kind: str = "gguf", name: str | None = None) -> EmbeddingTable:
@@ -117,6 +145,10 @@ def open_gguf(path: Path, spec: str, kind: str = "gguf", name: str | None = None
     if tokenizer is None:
         tokenizer = IdTokenizer(v)
     example = " ".join(str(i) for i in (42, 7, 42) if i < v) if isinstance(tokenizer, IdTokenizer) else DEFAULT_EXAMPLE
+    out = facts.output
+    if out.problem:
+        notes.append(f"Output side: {out.problem}.")
+    output = _output_factory(path, header, tokenizer, spec, kind, name or facts.name) if out.tensor else None
     arch = header.metadata.get("general.architecture", "")
     if isinstance(arch, str) and arch:
         notes.append(f"GGUF architecture {arch}; the embedding is stored as {facts.dtype}.")
@@ -131,7 +163,9 @@ def open_gguf(path: Path, spec: str, kind: str = "gguf", name: str | None = None
         row_bytes=facts.row_bytes,
         tokenizer=tokenizer,
         _reader=reader,
-        tied=facts.tied,
+        tied=out.tied,
+        output_how=out.how,
+        _output=output,
         model_params=int(sum(ti.n_elements for ti in header.tensors.values())),
         path=path,
         disk_bytes=path.stat().st_size,

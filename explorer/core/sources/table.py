@@ -57,6 +57,7 @@ class _Memo:
         self.unit: np.ndarray | None = None
         self.completions: list[str] | None = None
         self.finite: bool | None = None
+        self.output: EmbeddingTable | None = None
 
 
 @dataclass(frozen=True, eq=False)
@@ -85,8 +86,9 @@ class EmbeddingTable:
         Bytes of one stored row (the row stride).
     tokenizer : Tokenizer
     tied : bool or None
-        Whether the output projection reuses E; None when the checkpoint has
-        no output projection or it cannot be told.
+        Whether the output matrix is E itself; None when the files hold no
+        output matrix (an encoder) or it cannot be read (see
+        :mod:`explorer.core.sources.output`).
     model_params : int or None
         Parameters of the whole checkpoint (from headers), when known.
     path : Path or None
@@ -100,6 +102,8 @@ class EmbeddingTable:
         Sentences for the user about this table.
     example_text : str
         A text to start with.
+    output_how : str
+        How tying was decided, in a sentence ("" for tables without a model).
     """
 
     spec: str
@@ -119,6 +123,9 @@ class EmbeddingTable:
     classes: Mapping[int, str] | None = None
     notes: tuple[str, ...] = ()
     example_text: str = ""
+    output_how: str = ""
+    #: builds the output matrix's table when it is a second matrix (untied)
+    _output: Callable[[], EmbeddingTable] | None = field(default=None, repr=False)
     _memo: _Memo = field(init=False, repr=False, compare=False)
 
     def __post_init__(self):
@@ -180,6 +187,28 @@ class EmbeddingTable:
             raise IndexError(
                 f"token id {int(token_id):,} is out of range: this table has rows 0 to {self.vocab_size - 1:,}"
             )
+
+    # -- the other end ------------------------------------------------------------
+    @property
+    def has_output(self) -> bool:
+        """Whether the output matrix can be read (E itself when tied)."""
+        return self.tied is True or self._output is not None
+
+    def output_table(self) -> EmbeddingTable | None:
+        """The output matrix W_out (V, d) as a table: logits = h @ W_out.T.
+
+        ``self`` when tied (the same rows); a table of the second matrix
+        when untied (built once, read lazily like E); None when the files
+        hold no output matrix.
+        """
+        if self.tied is True:
+            return self
+        if self._output is None:
+            return None
+        with self._memo.lock:
+            if self._memo.output is None:
+                self._memo.output = self._output()
+            return self._memo.output
 
     # -- rows ----------------------------------------------------------------
     def _whole(self) -> np.ndarray | None:

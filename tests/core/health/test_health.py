@@ -52,6 +52,13 @@ def test_minilm_unused_rows_lead_the_list(minilm):
     counts = r.category_counts()
     assert counts["special"] == 5 and counts["unreachable"] >= 994 and sum(counts.values()) == table.vocab_size
     assert all(r.category_of(i) == "unreachable" for i in r.reference.ids)
+    # the ranking holds only tokens a text can reach; [unusedN] are listed apart, as unreachable
+    assert all(r.category_of(int(i)) == "ok" for i in r.ranked[:500])
+    listed = {u.id: u for u in r.unreachable}
+    assert set(r.reference.ids) <= set(listed) and not any(listed[i].single for i in r.reference.ids)
+    assert len(r.candidates) == int(np.ceil(0.02 * len(r.ranked)))
+    assert list(r.candidates) == list(r.ranked[: len(r.candidates)])
+    assert all(r.flags[i] & Flag.UNDER_TRAINED for i in r.ranked[:100])
 
 
 def test_minilm_numbers_match_numpy(minilm):
@@ -141,7 +148,10 @@ def test_planted_defects_are_found(planted):
     exact = set(np.nonzero(r.flags & Flag.EXACT_DUPLICATE)[0])
     near = set(np.nonzero(r.flags & Flag.NEAR_DUPLICATE)[0])
     assert exact == {20, 30} and near == {40, 50}
-    assert set(r.flagged.tolist()) == {5, *range(100, 120)}  # the zero row and the shrunk ones
+    # the zero row, the shrunk ones, and the exact pair: rows that equal each other are the model's own
+    # sign of never being trained, so they are its reference (no unused tokens here) and score as each other
+    assert r.reference.kind == "model" and set(r.reference.ids) == {20, 30}
+    assert set(r.flagged.tolist()) == {5, 20, 30, *range(100, 120)}
     assert list(r.order[:2]) in ([5, 9], [9, 5])  # zero and non-finite rows lead
     v = table.vocab_size
     assert r.category_of(v - 1) == r.category_of(v - 2) == "no_piece" and r.category_of(v - 3) == "ok"
@@ -185,29 +195,45 @@ def test_verification_says_why_a_model_cannot_be_asked():
 
 
 def test_a_causal_model_is_asked_to_repeat_its_tokens(tmp_path):
+    """Magikarp's verification, recomputed here plainly: the prompt text,
+    every placeholder id swapped for the token, three greedy steps (the whole
+    sequence run again at each, no cache), the token's highest probability
+    over steps and prompts."""
     import torch
     from transformers import AutoModelForCausalLM
 
-    from explorer.core.health.verify import PROMPTS, THRESHOLD, iter_verify
+    from explorer.core.health.verify import PROMPTS, STEPS, THRESHOLD, iter_verify, placeholder_id, prompt_text
     from explorer.core.jobs import run_to_end
     from tests.support import model_factory as mf
 
     built = mf.build_model(tmp_path / "tiny", "llama", "float32", tied=False, tokenizer=mf.train_bpe(120), seed=1)
     table = open_table(str(built.folder))
-    ids = [7, 40, 77]
+    ids = [7, 40, 77, 100]
     steps = []
     res = run_to_end(iter_verify(table, ids), steps.append)
     assert steps and [v.id for v in res.results] == ids and res.prompts == len(PROMPTS)
-    # the same probabilities, computed here with torch: the model, the prompts, a softmax
     model = AutoModelForCausalLM.from_pretrained(str(built.folder)).eval()
     tok = table.tokenizer.backend
-    enc = lambda s: tok.encode(s, add_special_tokens=False).ids if s else []  # noqa: E731
+    word_id = placeholder_id(tok)
+    word = tok.decode([word_id])
     for v in res.results:
         best = 0.0
-        for before, between, after in PROMPTS:
-            seq = enc(before) + [v.id] + enc(between + after)
-            with torch.no_grad():
-                p = torch.softmax(model(input_ids=torch.tensor([seq])).logits[0, -1].double(), -1)[v.id]
-            best = max(best, float(p))
-        assert v.probability == pytest.approx(best, abs=1e-5)
-        assert v.confirmed == (v.probability < THRESHOLD)
+        for prompt in PROMPTS:
+            seq = torch.tensor([[v.id if i == word_id else i for i in tok.encode(prompt_text(prompt, word)).ids]])
+            for _ in range(STEPS):
+                with torch.no_grad():
+                    probs = torch.softmax(model(input_ids=seq).logits[0, -1].double(), -1)
+                best = max(best, float(probs[v.id]))
+                seq = torch.cat([seq, probs.argmax().view(1, 1)], dim=1)
+        assert v.confirmed == (best < THRESHOLD)
+        if v.confirmed:  # asked every prompt: the same maximum
+            assert v.probability == pytest.approx(best, abs=1e-6)
+        else:  # rejected at the first prompt that reached the threshold
+            assert THRESHOLD <= v.probability <= best + 1e-9
+
+
+def test_verification_statuses_follow_magikarp_thresholds():
+    from explorer.core.health.verify import status_of
+
+    assert [status_of(p) for p in (0.0005, 0.005, 0.02, 0.9)] == [
+        "verified", "weakly verified", "rejected", "rejected"]

@@ -86,7 +86,10 @@ def test_csv_export_lists_the_table(qtbot, view, tmp_path):
     n = v.export_csv(str(path))
     with open(path, newline="", encoding="utf-8") as f:
         rows = list(csv.DictReader(f))
-    assert n == len(rows) == v.table.model_.rowCount()
+    ranking = [r for r in rows if r["list"] == "ranking"]
+    assert n == len(ranking) == v.table.model_.rowCount()
+    # the lists kept apart from the ranking follow it: the bundled model's three special tokens
+    assert [r["piece"] for r in rows if r["list"] == "special"] == ["<pad>", "<unk>", "<bos>"]
     first = rows[0]
     i = int(first["id"])
     assert first["piece"] == table.piece(i) and first["flagged"] == "1" and first["corpus_count"] == "0"
