@@ -125,8 +125,8 @@ def _times(report: HealthReport, ids) -> str:
     return f"{counts[0]:,} to {counts[-1]:,} times"
 
 
-CSV_COLUMNS = ("rank", "id", "piece", "shown", "category", "norm", "norm_z", "score", "flagged", "flags", "duplicate_of",
-               "corpus_count", "repeat_probability", "glitch_confirmed")
+CSV_COLUMNS = ("rank", "id", "piece", "shown", "category", "norm", "norm_z", "score", "flagged", "flags",
+               "duplicate_of", "corpus_count", "repeat_probability", "glitch_confirmed")
 
 
 def write_candidates_csv(path, report: HealthReport, table, n: int, verification=None) -> int:
@@ -142,8 +142,9 @@ def write_candidates_csv(path, report: HealthReport, table, n: int, verification
         w.writerow(CSV_COLUMNS)
         for c in cands:
             v = verification.of(c.id) if verification is not None else None
-            w.writerow([c.rank + 1, c.id, c.piece, table.shown_piece(c.id).text, c.category, _g(c.norm), _g(c.norm_z), _g(c.score),
-                        int(c.flagged), " ".join(c.flags), "" if c.duplicate_of is None else c.duplicate_of,
+            w.writerow([c.rank + 1, c.id, c.piece, table.shown_piece(c.id).text, c.category,
+                        _g(c.norm), _g(c.norm_z), _g(c.score), int(c.flagged), " ".join(c.flags),
+                        "" if c.duplicate_of is None else c.duplicate_of,
                         "" if c.corpus_count is None else c.corpus_count,
                         "" if v is None else f"{v.probability:.6g}", "" if v is None else int(v.confirmed)])
     return len(cands)
