@@ -43,7 +43,8 @@ def test_core_imports_no_qt_at_runtime():
         "    importlib.import_module(m.name)\n"
         "from explorer.core.sources import open_table\n"
         "t = open_table('default'); t.rows([1, 2])\n"
-        "bad = [m for m in sys.modules if m.split('.')[0] in ('PySide6', 'pyqtgraph', 'superqt', 'qtpy', 'shiboken6')]\n"
+        "bad = [m for m in sys.modules\n"
+        "       if m.split('.')[0] in ('PySide6', 'pyqtgraph', 'superqt', 'qtpy', 'shiboken6')]\n"
         "print(','.join(bad))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
@@ -74,7 +75,7 @@ def _imports(path: Path) -> set[str]:
 
 
 def test_no_relative_imports():
-    for name, path in MODULES.items():
+    for path in MODULES.values():
         for imported in _imports(path):
             assert not imported.startswith("."), (path, imported)
 

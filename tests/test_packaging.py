@@ -35,8 +35,8 @@ def test_wheel_contains_resources_and_entry_point(tmp_path):
     # the installed copy opens the bundled model from its own resources
     target = tmp_path / "site"
     zipfile.ZipFile(wheel).extractall(target)
-    code = ("import sys; sys.path.insert(0, %r); import explorer.core.sources as s; "
-            "t = s.open_table('default'); print(s.resources_dir(), t.vocab_size)" % str(target))
+    code = (f"import sys; sys.path.insert(0, {str(target)!r}); import explorer.core.sources as s; "
+            "t = s.open_table('default'); print(s.resources_dir(), t.vocab_size)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=tmp_path)
     assert out.returncode == 0, out.stderr
     where, v = out.stdout.split()

@@ -167,7 +167,8 @@ def format_training(r: dict) -> str:
             f"headless, {r['view_steps_per_s']:,.0f} steps/s with the live charts (charts cost "
             f"{r['charts_cost']:.1%} of throughput, pairs {', '.join(f'{1 - x:.1%}' for x in r['pair_ratios'])}; "
             f"best run against best run {r['charts_cost_best']:.1%}; target at most {TARGET_COST:.0%})\n"
-            f"  frame update {r['frame_ms_mean']:.1f} ms mean, {r['frame_ms_p95']:.1f} p95, {r['frame_ms_max']:.1f} max "
+            f"  frame update {r['frame_ms_mean']:.1f} ms mean, {r['frame_ms_p95']:.1f} p95, "
+            f"{r['frame_ms_max']:.1f} max "
             f"({r['frames']} frames; CPU {r['frame_cpu_ms_mean']:.1f} mean); Python paints "
             f"{r['python_paint_cpu_ms_mean']:.1f} ms mean, {r['python_paint_cpu_ms_max']:.1f} max "
             f"({r['python_paint_cpus']}); GUI thread busy {r['gui_cpu_share']:.1%} of the run")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import string
 import threading
 
 import pyqtgraph as pg
@@ -184,23 +185,25 @@ def class_color(index: int) -> str:
     return "#E8E8E8" if color == "#000000" and dark else color
 
 
-STYLESHEET = """
+STYLESHEET = string.Template("""
 QToolTip { padding: 4px; }
 #Chip { border: 1px solid palette(mid); border-radius: 6px; background: palette(base); }
 #Chip[wordStart="false"] { border-top-left-radius: 0; border-bottom-left-radius: 0; margin-left: 0; }
-#Chip[wordEnd="false"] { border-top-right-radius: 0; border-bottom-right-radius: 0; border-right: 1px dashed palette(mid); }
+#Chip[wordEnd="false"] {
+    border-top-right-radius: 0; border-bottom-right-radius: 0; border-right: 1px dashed palette(mid);
+}
 #Chip[special="true"] { border-style: dashed; background: palette(window); }
-#Chip[sameRow="true"] { border: 2px solid %(accent)s; }
-#Chip[selected="true"] { border: 2px solid %(accent)s; background: %(accent_bg)s; }
-#Chip[outOfRange="true"] { border: 2px solid %(error)s; }
+#Chip[sameRow="true"] { border: 2px solid $accent; }
+#Chip[selected="true"] { border: 2px solid $accent; background: $accent_bg; }
+#Chip[outOfRange="true"] { border: 2px solid $error; }
 #ChipPiece { font-size: 13pt; }
 #ChipId { color: palette(placeholder-text); font-size: 9pt; }
 #EmptyState { color: palette(placeholder-text); font-size: 11pt; padding: 16px; }
-#ErrorLine { color: %(error)s; }
+#ErrorLine { color: $error; }
 #InspectorTitle { font-size: 18pt; font-weight: 600; }
 #FactValue { font-family: monospace; }
-QPushButton[cue="true"] { border: 2px solid %(accent)s; border-radius: 4px; padding: 3px 8px; font-weight: 600; }
-""" % {"accent": ACCENT, "accent_bg": "rgba(0,163,108,40)", "error": ERROR}
+QPushButton[cue="true"] { border: 2px solid $accent; border-radius: 4px; padding: 3px 8px; font-weight: 600; }
+""").substitute(accent=ACCENT, accent_bg="rgba(0,163,108,40)", error=ERROR)
 
 
 def dark_palette() -> QPalette:

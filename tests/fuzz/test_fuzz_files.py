@@ -96,7 +96,8 @@ json_values = st.recursive(
 )
 sizes = st.one_of(st.integers(0, 64), st.sampled_from([0, 1, 10**12, 2**63 - 1, 2**63, 2**64, -1]))
 dtypes = st.sampled_from(["F32", "F16", "BF16", "F64", "I64", "I8", "U8", "BOOL", "F8_E4M3", "Q4", "f32", ""])
-names = st.sampled_from(["model.embed_tokens.weight", "wte.weight", "lm_head.weight", "x", "embeddings.word_embeddings.weight"])
+names = st.sampled_from(["model.embed_tokens.weight", "wte.weight", "lm_head.weight", "x",
+                        "embeddings.word_embeddings.weight"])
 
 
 @st.composite
@@ -198,8 +199,6 @@ def _field_offsets(path: Path) -> list[tuple[int, int]]:
     r = gguf.GGUFReader(str(path))
     out = [(8, 8), (16, 8), (4, 4)]
     for f in list(r.fields.values()):
-        for idx in f.data[:1] if f.types and f.types[0] != gguf.GGUFValueType.ARRAY else []:
-            pass
         for part in f.parts:
             if part.dtype.kind in "ui" and part.nbytes in (4, 8) and part.size == 1:
                 out.append((int(part.ctypes.data - r.data.ctypes.data), part.nbytes))
@@ -245,10 +244,14 @@ gguf_values = st.one_of(
 
 
 @fuzz_settings(120)
-@given(alignment=st.one_of(st.just(None), st.just(None), st.just((32, "UINT32")), gguf_values), extra=st.lists(st.tuples(st.sampled_from(
-    ["general.name", "general.architecture", "tokenizer.ggml.model"]), gguf_values), max_size=1),
-    shape=st.tuples(st.sampled_from([3, 40, 0, 1]), st.sampled_from([64, 32, 0, 256])), tied=st.booleans(),
-    qtype=st.sampled_from(["F32", "F16", "BF16", "Q8_0", "Q4_0", "Q8_1", "Q8_K", "I8", "I16", "I32", "I64", "F64"]))
+@given(
+    alignment=st.one_of(st.just(None), st.just(None), st.just((32, "UINT32")), gguf_values),
+    extra=st.lists(st.tuples(st.sampled_from(["general.name", "general.architecture", "tokenizer.ggml.model"]),
+                             gguf_values), max_size=1),
+    shape=st.tuples(st.sampled_from([3, 40, 0, 1]), st.sampled_from([64, 32, 0, 256])),
+    tied=st.booleans(),
+    qtype=st.sampled_from(["F32", "F16", "BF16", "Q8_0", "Q4_0", "Q8_1", "Q8_K", "I8", "I16", "I32", "I64", "F64"]),
+)
 def test_gguf_metadata(work, alignment, extra, shape, tied, qtype):
     import gguf
 

@@ -58,7 +58,7 @@ def _no_top_level_widget_leaks(request):
         return [w for w in QApplication.topLevelWidgets()
                 if id(w) not in before and w.metaObject().className() not in _QT_OWN]
 
-    for attempt in range(3):  # deleteLater of windows, then of their children
+    for _ in range(3):  # deleteLater of windows, then of their children
         QCoreApplication.sendPostedEvents(None, QEvent.DeferredDelete)
         QApplication.processEvents()
         if not left_behind():

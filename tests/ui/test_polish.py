@@ -140,7 +140,7 @@ def test_band_row_labels_thin_out_when_rows_are_short_and_keep_the_selected_one(
     for height, token in ((1400, 2054), (560, 7592)):
         explorer.window.resize(1280, height)
         explorer.state.set_selected_token(token)
-        qtbot.waitUntil(lambda: view._band is not None and view._band.start <= token < view._band.stop)
+        qtbot.waitUntil(lambda token=token: view._band is not None and view._band.start <= token < view._band.stop)
         qtbot.wait(50)
         band = view._band
         pitch = view.band_plot.getViewBox().height() / (band.stop - band.start)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import string
 import subprocess
 import sys
 from pathlib import Path
@@ -29,7 +30,7 @@ CHILD_TIMEOUT = 900
 _MARKER = "@@BENCH@@"
 
 # ru_maxrss is in KiB on Linux.
-CHILD_PRELUDE = r"""
+CHILD_PRELUDE = string.Template(r"""
 import json, resource, sys, time
 args = json.loads(sys.argv[1])
 def _maxrss():
@@ -60,8 +61,8 @@ def report(t_import, t_open, t_done, work_key, **fields):
         "baseline_rss_bytes": baseline_rss,
     }
     out.update(fields)
-    print(%(marker)r + json.dumps(out), flush=True)
-""" % {"marker": _MARKER}
+    print($marker + json.dumps(out), flush=True)
+""").substitute(marker=repr(_MARKER))
 
 
 def _project_root() -> Path:

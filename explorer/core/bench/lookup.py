@@ -168,11 +168,11 @@ def iter_bench_lookup(table, batch_sizes: Sequence[int] = (1, 64), repeats: int 
         for k, b in enumerate(batch_sizes):
             ids = torch.randint(0, v, (b,), generator=gen)
             yield 0.1 + 0.9 * (3 * k) / n_steps, _step_message(3 * k, batch_sizes)
-            gather_s, g = best_time(lambda: F.embedding(ids, e), repeats * GATHER_REPEATS_FACTOR)
+            gather_s, g = best_time(lambda ids=ids: F.embedding(ids, e), repeats * GATHER_REPEATS_FACTOR)
             yield 0.1 + 0.9 * (3 * k + 1) / n_steps, _step_message(3 * k + 1, batch_sizes)
-            onehot_s, o = best_time(lambda: F.one_hot(ids, v).float() @ e, repeats)
+            onehot_s, o = best_time(lambda ids=ids: F.one_hot(ids, v).float() @ e, repeats)
             yield 0.1 + 0.9 * (3 * k + 2) / n_steps, _step_message(3 * k + 2, batch_sizes)
-            linear_s, lin = best_time(lambda: linear(F.one_hot(ids, v).float()), repeats)
+            linear_s, lin = best_time(lambda ids=ids: linear(F.one_hot(ids, v).float()), repeats)
             agree = bool(torch.equal(g, o) and torch.equal(g, lin))
             timings.append(BatchTiming(b, gather_s, onehot_s, linear_s, agree, 2 * v * d * b))
     yield 1.0, "Done"

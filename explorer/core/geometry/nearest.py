@@ -16,8 +16,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from explorer.core.geometry.vectors import normalize_rows
 from explorer.core.geometry.scan import cached_row_norms, iter_fast_products, iter_scan
+from explorer.core.geometry.vectors import normalize_rows
 from explorer.core.jobs import run_to_end
 
 __all__ = ["Neighbor", "nearest_neighbors", "nearest_neighbors_many", "iter_search", "analogy"]

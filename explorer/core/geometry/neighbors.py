@@ -8,8 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from explorer.core.geometry.nearest import iter_search
-from explorer.core.geometry.nearest import Neighbor, nearest_neighbors
+from explorer.core.geometry.nearest import Neighbor, iter_search, nearest_neighbors
 from explorer.core.jobs import run_to_end
 
 __all__ = ["NeighborList", "INLINE_VALUES", "neighbors_of", "iter_neighbors_of"]

@@ -80,7 +80,8 @@ def _native_product(block, weights):
     if block.dtype == torch.float32:
         return (block @ weights).numpy()
     rows = max(1, _SLICE_VALUES // int(block.shape[1]))
-    return np.concatenate([(block[s : s + rows].float() @ weights).numpy() for s in range(0, int(block.shape[0]), rows)])
+    starts = range(0, int(block.shape[0]), rows)
+    return np.concatenate([(block[s : s + rows].float() @ weights).numpy() for s in starts])
 
 
 def iter_scan(table, vectors: np.ndarray | None = None, stop: int | None = None,

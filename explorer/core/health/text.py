@@ -191,7 +191,8 @@ def _times(report: HealthReport, ids) -> str:
 
 
 CSV_COLUMNS = ("rank", "id", "piece", "shown", "category", "norm", "norm_z", "score", "flagged", "flags",
-               "duplicate_of", "corpus_count", "repeat_probability", "glitch_confirmed", "list", "contained_in", "detail")
+               "duplicate_of", "corpus_count", "repeat_probability", "glitch_confirmed", "list", "contained_in",
+               "detail")
 
 
 def write_candidates_csv(path, report: HealthReport, table, n: int, verification=None) -> int:

@@ -35,7 +35,8 @@ _LAYOUTS = (
      (("LayerNorm.weight", "LayerNorm.bias"), ("LayerNorm.gamma", "LayerNorm.beta"),
       ("layer_norm.weight", "layer_norm.bias"))),
     ("wte.weight", ("wpe.weight",), (), ()),
-    ("embed_tokens.weight", ("embed_positions.weight",), (), (("layernorm_embedding.weight", "layernorm_embedding.bias"),)),
+    ("embed_tokens.weight", ("embed_positions.weight",), (),
+     (("layernorm_embedding.weight", "layernorm_embedding.bias"),)),
 )
 #: model types whose position ids start past 0: RoBERTa's at padding_idx + 1,
 #: OPT's and BART's at 2

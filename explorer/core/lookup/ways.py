@@ -77,7 +77,8 @@ class LookupCost:
     row_stride: int
 
 
-def lookup_cost(vocab_size: int, dim: int, tokens: int = 1, dtype: str = "float32", row_bytes: int | None = None) -> LookupCost:
+def lookup_cost(vocab_size: int, dim: int, tokens: int = 1, dtype: str = "float32",
+                row_bytes: int | None = None) -> LookupCost:
     """Costs of the two paths. ``row_bytes`` overrides the stride (quantised rows)."""
     v, d, n = int(vocab_size), int(dim), int(tokens)
     stride = int(row_bytes) if row_bytes is not None else d * dtype_bytes(dtype)

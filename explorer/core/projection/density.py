@@ -14,8 +14,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["DensityGrid", "DensityMap", "histogram", "density_grid", "mass_levels", "contour_segments", "grid_peaks", "density_job",
-           "MASS_SHARES"]
+__all__ = ["DensityGrid", "DensityMap", "histogram", "density_grid", "mass_levels", "contour_segments", "grid_peaks",
+           "density_job", "MASS_SHARES"]
 
 #: the contours enclose these shares of the points in range (the densest regions first)
 MASS_SHARES = (0.9, 0.7, 0.5, 0.3, 0.1)

@@ -39,7 +39,8 @@ class PointFilter:
 SHOW_ALL = PointFilter()
 
 
-def visible_mask(ids, flt: PointFilter, groups: TokenGroups | None = None, hits: np.ndarray | None = None) -> np.ndarray:
+def visible_mask(ids, flt: PointFilter, groups: TokenGroups | None = None,
+                 hits: np.ndarray | None = None) -> np.ndarray:
     """(n,) bool: which of the tokens ``ids`` (n,) to draw under ``flt``.
 
     ``groups`` are the colouring's groups of the same ids (a group filter

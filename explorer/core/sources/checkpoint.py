@@ -103,7 +103,8 @@ def read_checkpoint(paths: Sequence[Path]) -> Checkpoint:
         try:
             tensors.update(read_safetensors_header(p))
         except FileNotFoundError:
-            raise SourceError(f"{p}: a shard named by the checkpoint index is missing; copy the whole model folder") from None
+            raise SourceError(
+                f"{p}: a shard named by the checkpoint index is missing; copy the whole model folder") from None
     return Checkpoint(tensors)
 
 

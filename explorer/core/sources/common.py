@@ -11,8 +11,7 @@ import json
 import os
 from pathlib import Path
 
-from explorer.core.errors import ExplorerError
-from explorer.core.errors import shown
+from explorer.core.errors import ExplorerError, shown
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")

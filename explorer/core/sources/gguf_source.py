@@ -197,7 +197,8 @@ def _gguf_tokenizer(path: Path, header: ggufio.GGUFHeader) -> Tokenizer | None:
     if n_tokens > _MAX_VOCAB or header.array_lengths.get("tokenizer.ggml.merges", 0) > _MAX_MERGES:
         raise ValueError(f"its vocabulary of {n_tokens:,} entries is far larger than any real one")
     st = path.stat()
-    key = hashlib.sha1(f"{path.resolve()}|{st.st_size}|{st.st_mtime_ns}".encode("utf-8", "surrogatepass")).hexdigest()[:16]
+    identity = f"{path.resolve()}|{st.st_size}|{st.st_mtime_ns}".encode("utf-8", "surrogatepass")
+    key = hashlib.sha1(identity).hexdigest()[:16]
     cached = tokenizer_cache_dir() / "gguf-tokenizers" / key / "tokenizer.json"
     if cached.is_file():
         try:

@@ -62,6 +62,7 @@ def cached_repos() -> list[str]:
         snap = find_in_cache(repo)
         if snap is None:
             continue
-        if any(snap.glob("*.safetensors")) or any(snap.glob("*.gguf")) or (snap / "model.safetensors.index.json").exists():
+        has_weights = any(snap.glob("*.safetensors")) or any(snap.glob("*.gguf"))
+        if has_weights or (snap / "model.safetensors.index.json").exists():
             repos.append(repo)
     return repos

@@ -218,7 +218,8 @@ def parse_random_spec(spec: str) -> tuple[int, int, int]:
     parts = [(g or "0").lstrip("0") or "0" for g in m.groups()]
     if any(len(p) > _MAX_SPEC_DIGITS for p in parts[:2]):
         raise SourceError(
-            f"random table {shown(spec, 40)} is out of range; V must be 1..{MAX_RANDOM_VOCAB:,} and d 1..{MAX_RANDOM_DIM:,}"
+            f"random table {shown(spec, 40)} is out of range; "
+            f"V must be 1..{MAX_RANDOM_VOCAB:,} and d 1..{MAX_RANDOM_DIM:,}"
         )
     if len(parts[2]) > _MAX_SPEC_DIGITS:
         raise SourceError(f"the seed of {shown(spec, 40)} is too long; use a seed of at most {_MAX_SPEC_DIGITS} digits")

@@ -19,7 +19,8 @@ __all__ = ["DEFAULT_CONFIG", "CORPUS_SENTENCES", "CORPUS_SEED", "build_default"]
 
 CORPUS_SENTENCES = 20000
 CORPUS_SEED = 0
-DEFAULT_CONFIG = TrainConfig(steps=4000, dim=32, context=3, batch_size=128, lr=0.01, optimizer="adam", tied=False, seed=0)
+DEFAULT_CONFIG = TrainConfig(steps=4000, dim=32, context=3, batch_size=128, lr=0.01, optimizer="adam",
+                             tied=False, seed=0)
 EXAMPLE_TEXT = "the quick fox chases the sleepy cat in the park ."
 
 

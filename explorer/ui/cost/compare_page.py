@@ -228,8 +228,9 @@ class ComparePage(QWidget):
             c = r.cost
             share = f"{c.model_share:.6f}" if c.model_share is not None else ""
             name = r.name.replace('"', "'")
+            tied = "" if r.tied is None else r.tied
             lines.append(f'"{name}",{c.vocab_size},{c.dim},{c.params},{share},'
-                         f"{c.bytes_by_dtype['float32']},{c.bytes_by_dtype['float16']},{'' if r.tied is None else r.tied}")
+                         f"{c.bytes_by_dtype['float32']},{c.bytes_by_dtype['float16']},{tied}")
         return "\n".join(lines) + "\n"
 
     def export_chart(self, path: str) -> None:

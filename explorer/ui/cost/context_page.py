@@ -138,7 +138,8 @@ class ContextPage(QWidget):
             e.setToolTip(f"Sentence {k + 1}: use the word in a different sense")
             e.textEdited.connect(self._on_inputs_text_edited)
         self.word_edit.textEdited.connect(self._on_inputs_text_edited)
-        rows = (("Word", self.word_edit), ("Sentence 1", self.sentence_edits[0]), ("Sentence 2", self.sentence_edits[1]))
+        rows = (("Word", self.word_edit), ("Sentence 1", self.sentence_edits[0]),
+                ("Sentence 2", self.sentence_edits[1]))
         for r, (name, w) in enumerate(rows):
             lab = QLabel(name)
             lab.setToolTip(w.toolTip())

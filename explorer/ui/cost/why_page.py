@@ -56,7 +56,8 @@ class WhyPage(QWidget):
         lab = QLabel("Tokens")
         self.words_edit = QLineEdit(", ".join(DEFAULT_WORDS))
         self.words_edit.setToolTip(f"Words to compare, separated by commas or spaces (2 to {MAX_WHY_TOKENS} that the "
-                                   "vocabulary holds as single tokens); otherwise the first tokens of the text are used")
+                                   "vocabulary holds as single tokens); "
+                                   "otherwise the first tokens of the text are used")
         self.words_edit.setPlaceholderText("e.g. cat, dog, airplane")
         self.words_edit.editingFinished.connect(self._on_words_edit_editing_finished)
         lab.setToolTip(self.words_edit.toolTip())
@@ -195,7 +196,8 @@ class WhyPage(QWidget):
         labels = list(why.labels)
         self._draw_numberline(why)
         fill_matrix(self.id_table, labels, why.id_distance, lambda x: f"{int(x):,}")
-        self.id_table.setToolTip("|i − j| between the ids: " + ", ".join(f"{lab} ({i:,})" for lab, i in zip(labels, why.ids)))
+        ids_named = ", ".join(f"{lab} ({i:,})" for lab, i in zip(labels, why.ids))
+        self.id_table.setToolTip("|i − j| between the ids: " + ids_named)
         if why.n >= 3:
             a, b, c = labels[:3]
             self.id_caption.setText(
@@ -206,7 +208,8 @@ class WhyPage(QWidget):
         self._draw_onehot(why, labels)
         self.onehot_caption.setText(
             f"Above the diagonal the distance, below it the cosine. Vectors of length V = {table.vocab_size:,} with a "
-            f"single 1. Every pair is √2 = {np.sqrt(2):.3f} apart and at cosine 0: no order, but also no notion of similar.")
+            f"single 1. Every pair is √2 = {np.sqrt(2):.3f} apart and at cosine 0: "
+            "no order, but also no notion of similar.")
         fill_matrix(self.cos_table, labels, why.cosine, lambda x: "n/a" if not np.isfinite(x) else f"{x:+.3f}",
                     self.cosine_color)
         self.cos_caption.setText(

@@ -23,6 +23,8 @@ _ROLES = {Qt.DisplayRole, Qt.TextAlignmentRole, Qt.DecorationRole, Qt.Foreground
 _NUMERIC = {"#", "id", "norm", "score", "in corpus", "repeat P"}
 _RIGHT = int(Qt.AlignRight | Qt.AlignVCenter)
 _LEFT = int(Qt.AlignLeft | Qt.AlignVCenter)
+#: the invalid index: Qt's root, the parent of every row of a flat table
+_ROOT = QModelIndex()
 
 
 class CandidateModel(QAbstractTableModel):
@@ -78,10 +80,10 @@ class CandidateModel(QAbstractTableModel):
         hit = np.nonzero(self._report.order[: self._rows] == token_id)[0]
         return int(hit[0]) if len(hit) else -1
 
-    def rowCount(self, parent=QModelIndex()) -> int:
+    def rowCount(self, parent=_ROOT) -> int:
         return 0 if parent.isValid() else self._rows
 
-    def columnCount(self, parent=QModelIndex()) -> int:
+    def columnCount(self, parent=_ROOT) -> int:
         return 0 if parent.isValid() else len(self.columns)
 
     def headerData(self, section, orientation, role=Qt.DisplayRole):

@@ -25,8 +25,8 @@ from PySide6.QtWidgets import (
 )
 
 from explorer.core.errors import user_message
-from explorer.core.geometry.neighbors import NeighborList
 from explorer.core.geometry.nearest import Neighbor
+from explorer.core.geometry.neighbors import NeighborList
 from explorer.core.matrix.rows import pooled_word, row_facts
 from explorer.state.app_state import AppState
 from explorer.ui.common.binding import JobBinding, ShownGate
@@ -35,6 +35,8 @@ from explorer.ui.style import ACCENT, SPACING, mono_font, plot_colors, style_plo
 
 #: characters of the selected piece in the title (a typed word can be thousands long)
 TITLE_CHARS = 24
+#: the invalid index: Qt's root, the parent of every row of a flat table
+_ROOT = QModelIndex()
 
 
 def _compact_rows(table: QTableView) -> None:
@@ -56,10 +58,10 @@ class RowValuesModel(QAbstractTableModel):
         self._values = np.asarray(values, np.float32)
         self.endResetModel()
 
-    def rowCount(self, parent=QModelIndex()):
+    def rowCount(self, parent=_ROOT):
         return 0 if parent.isValid() else len(self._values)
 
-    def columnCount(self, parent=QModelIndex()):
+    def columnCount(self, parent=_ROOT):
         return 2
 
     def data(self, index, role=Qt.DisplayRole):
@@ -244,7 +246,8 @@ class RowInspector(QWidget):
         self.title.setToolTip(piece.describe() if piece.decoded else "")
         self.subtitle.setText(f"Row {token_id:,} of {table.vocab_size:,} · {table.dim:,} values · {table.dtype}")
         self.facts["id"].setText(f"{token_id:,}")
-        self.facts["norm"].setText(f"{facts.norm:.4f}" + (f"  ({facts.nonfinite:,} non-finite)" if facts.nonfinite else ""))
+        nonfinite = f"  ({facts.nonfinite:,} non-finite)" if facts.nonfinite else ""
+        self.facts["norm"].setText(f"{facts.norm:.4f}" + nonfinite)
         self.facts["range"].setText(f"{facts.vmin:+.4f} / {facts.vmax:+.4f}" if facts.nonfinite < table.dim else "n/a")
         self.facts["offset"].setText(f"{facts.offset:,} B = 0x{facts.offset:X}")
         item = facts.itemsize

@@ -261,7 +261,8 @@ class BackwardPanel(QWidget):
         counts = [len(p) for p in back.positions]
         step = _every(back.rows.size)
         self.grad_plot.getAxis("left").set_labels(
-            [(r + 0.5, f"{row_pieces[r]} ", f"{int(back.rows[r]):,} ×{counts[r]}") for r in range(0, back.rows.size, step)])
+            [(r + 0.5, f"{row_pieces[r]} ", f"{int(back.rows[r]):,} ×{counts[r]}")
+             for r in range(0, back.rows.size, step)])
         self.g_title.set("G: upstream gradient, one row per position")
         self.grad_title.set(f"dL/dE: the {back.rows.size} rows the text looked up")
         for plot in (self.g_plot, self.grad_plot, self.sum_plot):  # a wide table: say which columns are drawn
@@ -302,7 +303,8 @@ class BackwardPanel(QWidget):
         same = "=" if r == distinct else "≠"
         self.counts.setText(
             f"<b style='color:{GRADIENT_ROWS}'>{r:,}</b> non-zero rows {same} {distinct:,} distinct ids "
-            f"({t:,} positions; {repeated:,} {'id repeats' if repeated == 1 else 'ids repeat'}) · {back.zero_rows:,} of {v:,} rows exactly 0 "
+            f"({t:,} positions; {repeated:,} {'id repeats' if repeated == 1 else 'ids repeat'}) · "
+            f"{back.zero_rows:,} of {v:,} rows exactly 0 "
             f"({_percent(back.zero_rows, v)} %)")
         self.lesson.setText(
             f"For training: an SGD step (E[k] −= lr · dL/dE[k]) moves only these {r:,} rows. The "

@@ -83,7 +83,8 @@ class OneHotPanel(QWidget):
         self.strip_plot.addItem(self.strip_cursor)
         self.strip_hot = pg.InfiniteLine(angle=90, movable=False, pen=pg.mkPen(ACCENT, width=3))
         self.strip_plot.addItem(self.strip_hot)
-        self.strip_label = pg.TextItem(color=ACCENT, anchor=(0, 0.5), fill=pg.mkBrush(translucent(plot_colors()[0], 200)))
+        self.strip_label = pg.TextItem(color=ACCENT, anchor=(0, 0.5),
+                                       fill=pg.mkBrush(translucent(plot_colors()[0], 200)))
         bold = QFont(self.font())
         bold.setBold(True)
         self.strip_label.setFont(bold)

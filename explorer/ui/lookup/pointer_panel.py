@@ -137,7 +137,7 @@ class PointerPanel(QWidget):
         not for this dtype); ``stored`` says the layout is the table's own.
         """
         self._layout = lay
-        v, d, hot = lay.vocab_size, lay.dim, lay.token_id
+        v, hot = lay.vocab_size, lay.token_id
         self.mem_table.setRect(QRectF(0, 0.3, lay.table_bytes, 0.9))
         if v <= 64:
             self.mem_bounds.setData(np.repeat(np.arange(1, v) * lay.stride, 2).astype(float),

@@ -18,6 +18,8 @@ __all__ = ["InputTable", "InputTableModel"]
 
 #: rows of the table at most (the text page says when more were left out)
 MAX_ROWS = 512
+#: the invalid index: Qt's root, the parent of every row of a flat table
+_ROOT = QModelIndex()
 
 
 class InputTableModel(QAbstractTableModel):
@@ -78,10 +80,10 @@ class InputTableModel(QAbstractTableModel):
         # positions are the rows' order: token k of the text is row k
         return position if 0 <= position < len(self._positions) and self._positions[position] == position else None
 
-    def rowCount(self, parent=QModelIndex()) -> int:
+    def rowCount(self, parent=_ROOT) -> int:
         return 0 if parent.isValid() else len(self._cells)
 
-    def columnCount(self, parent=QModelIndex()) -> int:
+    def columnCount(self, parent=_ROOT) -> int:
         return 0 if parent.isValid() else len(self._headers)
 
     def headerData(self, section, orientation, role=Qt.DisplayRole):

@@ -72,7 +72,8 @@ class PartsPlot(PlotPanel):
         for name, row in parts_of(v, i):
             self.curves[name].setData(x, row[:dims])
             color = _STYLES[name][0]
-            key.append(f'<span style="color:{color}">■</span>&nbsp;{name.replace(" ", "&nbsp;")}&nbsp;‖{np.linalg.norm(row.astype(np.float64)):.2f}‖')
+            norm = np.linalg.norm(row.astype(np.float64))
+            key.append(f'<span style="color:{color}">■</span>&nbsp;{name.replace(" ", "&nbsp;")}&nbsp;‖{norm:.2f}‖')
             self.shown.append(name)
         self.key.setText(" &nbsp; ".join(key))
         self.set_title(f"The parts of “{label}”")

@@ -65,7 +65,8 @@ class ClusterLabels(QObject):
     def specs(self, color: str) -> list[LabelSpec]:
         """Labels of the clusters (biggest first) in ``color``; none when off or not computed."""
         res = self.value
-        if not isinstance(res, LayoutClusters) or not self.toggle.isChecked() or self._namer is None or res.key != self._generation:
+        if (not isinstance(res, LayoutClusters) or not self.toggle.isChecked() or self._namer is None
+                or res.key != self._generation):
             return []
         out = []
         for centre, members in zip(res.centres, res.central):

@@ -70,5 +70,6 @@ class FitRequest(QObject):
         self._axes.setVisible(self._state.projection_method == "axes")
 
     def _on_method_changed(self, method: str) -> None:
-        self._fit.show_params(self.default_mode(method), DEFAULT_LAYOUT_SAMPLE if method in ("tsne", "umap") else DEFAULT_SAMPLE)
+        sample = DEFAULT_LAYOUT_SAMPLE if method in ("tsne", "umap") else DEFAULT_SAMPLE
+        self._fit.show_params(self.default_mode(method), sample)
         self.request(self._fit.mode, self._fit.sample_size)

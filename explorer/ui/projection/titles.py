@@ -28,5 +28,6 @@ def axis_texts(result, axes: tuple[int, int], stopped: bool = False) -> tuple[st
     x, y = axes
     ev = result.explained
     share = [float(ev[k]) if k < len(ev) else 0.0 for k in (x, y)]
-    return (f"{result.axis_name(x)}  ({share[0]:.1%} of variance)", f"{result.axis_name(y)}  ({share[1]:.1%} of variance)",
+    return (f"{result.axis_name(x)}  ({share[0]:.1%} of variance)",
+            f"{result.axis_name(y)}  ({share[1]:.1%} of variance)",
             f"{n:,} tokens · {variance_shown(ev, x, y):.1%} of the variance shown")

@@ -269,7 +269,8 @@ class ProjectionView(ProjectionExports, QWidget):
             return
         waiting = self.fit.mode == "chosen" and self._state.interest.value is None
         name = METHOD_NAMES.get(self._state.projection_method, "projection")
-        self.busy_label.setText("Finding the tokens of interest…" if waiting else f"Computing the {name} of {table.name}…")
+        self.busy_label.setText("Finding the tokens of interest…" if waiting
+                                else f"Computing the {name} of {table.name}…")
         self._stack.setCurrentWidget(self._busy_page)
 
     def _on_projection_result(self, result: ProjectionResult | ManifoldResult) -> None:
@@ -392,7 +393,8 @@ class ProjectionView(ProjectionExports, QWidget):
         solved = analogy if linear and analogy is not None and analogy.best is not None else None
         marks: list[tuple[int, str, tuple[int, str]]] = []  # token id, colour, kind
         if interest is not None:
-            for members, color in ((interest.neighbors, NEIGHBORS), (interest.extra, EXTRA), (interest.text, TEXT_TOKENS)):
+            groups = ((interest.neighbors, NEIGHBORS), (interest.extra, EXTRA), (interest.text, TEXT_TOKENS))
+            for members, color in groups:
                 marks += [(i, color, Mark.INTEREST) for i in members]
         anchors = [m[0] for m in marks] + ([solved.a, solved.b, solved.c, solved.best.id] if solved is not None else [])
         xy = self._xy(anchors) if anchors else np.zeros((0, 2))
@@ -447,7 +449,8 @@ class ProjectionView(ProjectionExports, QWidget):
             xy = self._xy([w[0] for w in wanted])
             specs = [LabelSpec(tid, float(p[0]), float(p[1]), table.shown_piece(tid).short(), color, bold)
                      for (tid, color, bold), p in zip(wanted, xy)]
-        hits = [h for h in self.points.hit_labels(table.shown_piece) if not (h.token_id in seen or seen.add(h.token_id))]
+        hits = [h for h in self.points.hit_labels(table.shown_piece)
+                if not (h.token_id in seen or seen.add(h.token_id))]
         muted = QColor(self.plot.foreground)
         muted.setAlpha(150)
         return specs + hits + faint_labels(self.plot.cloud.positions(), self.points.shown_ids, self.plot.view_rect(),

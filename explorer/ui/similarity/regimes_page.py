@@ -133,7 +133,8 @@ class RegimesPage(QWidget):
         self.export_button.setToolTip("Save the matrices (PNG/SVG) or the similarity matrix (CSV)")
         self.export_button.setPopupMode(QToolButton.InstantPopup)
         menu = QMenu(self.export_button)
-        for text, ext in (("Matrices as PNG…", "png"), ("Matrices as SVG…", "svg"), ("Similarity matrix as CSV…", "csv")):
+        exports = (("Matrices as PNG…", "png"), ("Matrices as SVG…", "svg"), ("Similarity matrix as CSV…", "csv"))
+        for text, ext in exports:
             menu.addAction(text, lambda e=ext: self._export_dialog(e))
         self.export_button.setMenu(menu)
         bar.addWidget(self.export_button)
@@ -324,7 +325,8 @@ class RegimesPage(QWidget):
         a, b = m.ids[r], m.ids[c]
         pa, pb = html.escape(table.shown_piece(a).text), html.escape(table.shown_piece(b).text)
         text = (f"<b>{pa}</b> (id {a:,}) and <b>{pb}</b> (id {b:,}): {SYMBOLS[m.metric]} = "
-                f"{self._fmt(m)(m.learned[r, c])} · |i − j| = {abs(a - b):,} · one-hot distance = {m.one_hot[r, c]:.3f}")
+                f"{self._fmt(m)(m.learned[r, c])} · |i − j| = {abs(a - b):,} · "
+                f"one-hot distance = {m.one_hot[r, c]:.3f}")
         self.info.setText(text)
         return text
 

@@ -102,7 +102,8 @@ def test_hand_written_bf16_safetensors_is_valid(tmp_path):
     n = int.from_bytes(raw[:8], "little")
     assert n % 8 == 0
     header = json.loads(raw[8 : 8 + n])
-    assert header["model.embed_tokens.weight"] == {"dtype": "BF16", "shape": list(shape), "data_offsets": [0, 300 * 16 * 2]}
+    assert header["model.embed_tokens.weight"] == {
+        "dtype": "BF16", "shape": list(shape), "data_offsets": [0, 300 * 16 * 2]}
     with safe_open(str(path), framework="pt") as f:
         e = f.get_tensor("model.embed_tokens.weight")
     assert e.dtype == torch.bfloat16 and tuple(e.shape) == shape

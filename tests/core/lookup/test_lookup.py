@@ -270,7 +270,8 @@ def test_measurement_and_layout_of_a_real_small_table_match_numpy():
     for i in range(v):
         np.testing.assert_array_equal(lookup.onehot_matmul(e, [i])[0], e[i])
         lay = lookup.row_layout(v, d, i, "stored", table.dtype, table.row_bytes)
-        assert lay.offset == i * table.row_bytes == e[i].__array_interface__["data"][0] - e.__array_interface__["data"][0]
+        assert (lay.offset == i * table.row_bytes
+                == e[i].__array_interface__["data"][0] - e.__array_interface__["data"][0])
     np.testing.assert_array_equal(e[2], np.float32([-0.78, 0.22, 0.05]))  # FACTS.md, table D
     from explorer.core.bench import bench_lookup
 

@@ -112,7 +112,8 @@ def test_group_problems_keeps_order_and_few_examples(random100):
     ]
 
 
-@pytest.mark.parametrize("spec, text", [("minilm", "the cat [SEP] sat the cat"), ("random:100x8", "5 99 100 -1 5 abc 7"),
+@pytest.mark.parametrize("spec, text", [("minilm", "the cat [SEP] sat the cat"),
+                                        ("random:100x8", "5 99 100 -1 5 abc 7"),
                                         ("default", "the king and the queen <unk> the")])
 def test_distinct_ids_follow_the_tokens(spec, text):
     """Made from the counts kept with the tokens: the same as walking every token."""

@@ -123,7 +123,8 @@ def test_bank_has_one_row_for_both_senses(table):
 
 @pytest.mark.parametrize("text", [
     "the king and the queen sat on the mat", "the cat sat on the mat .",
-    "the robot lifted the box with its arm", "a man used a tool", "the prince and the princess sees the boy and the girl",
+    "the robot lifted the box with its arm", "a man used a tool",
+    "the prince and the princess sees the boy and the girl",
 ])
 def test_classic_sentences_have_a_row_for_every_word(table, text):
     tokens = table.tokenizer.encode(text)
@@ -188,7 +189,8 @@ def test_build_default_regenerates_what_matters(rebuilt):
     for name in ("config.json", "classes.json", "tokenizer.json"):
         assert json.loads((tmp_path / name).read_text()) == json.loads((DEFAULT_DIR / name).read_text()), name
     new, old = load_file(str(tmp_path / "model.safetensors")), load_file(str(DEFAULT_DIR / "model.safetensors"))
-    assert {k: (tuple(v.shape), v.dtype) for k, v in new.items()} == {k: (tuple(v.shape), v.dtype) for k, v in old.items()}
+    assert ({k: (tuple(v.shape), v.dtype) for k, v in new.items()}
+            == {k: (tuple(v.shape), v.dtype) for k, v in old.items()})
     for k in old:
         assert torch.isfinite(new[k]).all(), k
         ratio = float(new[k].double().norm() / old[k].double().norm())
@@ -205,7 +207,8 @@ def test_build_default_regenerates_what_matters(rebuilt):
     assert "princess" in _answers(t, "prince", "boy", "girl")
     assert all(_bank_senses(t))
     # and the regenerated folder opens like the bundled one
-    assert (t.vocab_size, t.dim, t.dtype, t.tied) == (len(vocabulary()[0]), bundled.DEFAULT_CONFIG.dim, "float32", False)
+    assert (t.vocab_size, t.dim, t.dtype, t.tied) == (
+        len(vocabulary()[0]), bundled.DEFAULT_CONFIG.dim, "float32", False)
     assert t.classes and len(t.classes) == len(json.loads((DEFAULT_DIR / "classes.json").read_text()))
 
 

@@ -47,7 +47,7 @@ def test_health_titles_fit_at_1024(qtbot, explorer):
     qtbot.waitUntil(lambda: view.histogram.title.text != "", timeout=60_000)
     for title in (view.vocab_plot.title, view.histogram.title):
         plot = title.plot
-        qtbot.waitUntil(lambda: title.shown != "")
+        qtbot.waitUntil(lambda title=title: title.shown != "")
         label = plot.titleLabel
         assert label.item.boundingRect().width() <= plot.vb.width()
         assert title.shown == title.text or (title.shown.endswith("…") and label.toolTip() == title.text)

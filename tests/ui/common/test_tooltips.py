@@ -29,7 +29,8 @@ def _tip_label() -> QLabel | None:
     return None
 
 
-def _ask_tooltip(qtbot, widget, at=QPoint(5, 5)) -> QLabel:
+def _ask_tooltip(qtbot, widget, at: QPoint | None = None) -> QLabel:
+    at = QPoint(5, 5) if at is None else at
     QToolTip.hideText()
     qtbot.waitUntil(lambda: _tip_label() is None)
     QApplication.sendEvent(widget, QHelpEvent(QEvent.ToolTip, at, widget.mapToGlobal(at)))

@@ -88,7 +88,8 @@ def test_a_new_method_or_model_cancels_the_old_run(qtbot, view):
     v.set_method("pca")
     qtbot.waitUntil(lambda: isinstance(v.result, ProjectionResult), timeout=TIMEOUT)
     await_all_workers()  # the t-SNE worker stopped: nothing of it may land
-    assert late == [] and isinstance(v.result, ProjectionResult) and isinstance(state.projection.value, ProjectionResult)
+    assert (late == [] and isinstance(v.result, ProjectionResult)
+            and isinstance(state.projection.value, ProjectionResult))
     # a model switch mid-layout: the old model's layout never lands on the new one
     v.set_method("tsne")
     qtbot.waitUntil(lambda: state.projection.running, timeout=TIMEOUT)

@@ -103,7 +103,8 @@ def test_filter_by_group_hits_only_isolate_and_show_all(qtbot, view, minilm):
                     timeout=TIMEOUT)
     v.points.show.isolate_button.click()
     keep = set([sel] + state.neighbors.value.ids() + v.points.hits.ids.tolist())
-    assert set(v.points.shown_ids.tolist()) == keep & set(ids.tolist()) and "isolated" in v.points.show.count_label.text()
+    assert (set(v.points.shown_ids.tolist()) == keep & set(ids.tolist())
+            and "isolated" in v.points.show.count_label.text())
     v.points.show.all_button.click()
     assert len(v.points.shown_ids) == len(ids)
     state.set_table(open_table("default"))  # a new model: every point, no hits

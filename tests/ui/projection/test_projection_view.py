@@ -11,8 +11,8 @@ import pytest
 from PySide6.QtCore import QPoint, QPointF, Qt
 from PySide6.QtWidgets import QLabel, QTabWidget
 
-from explorer.core.geometry.neighbors import NeighborList
 from explorer.core.geometry.nearest import Neighbor
+from explorer.core.geometry.neighbors import NeighborList
 from explorer.core.sources import open_table
 from explorer.ui.projection import ProjectionView
 from explorer.ui.projection.info_panel import HOVER_HINT

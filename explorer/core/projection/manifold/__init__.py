@@ -16,5 +16,5 @@ from explorer.core.projection.manifold.result import METHOD_NAMES, PLACE_NEIGHBO
 from explorer.core.projection.manifold.umap_layout import umap_warm_job, warm_up_umap
 
 __all__ = ["DEFAULT_LAYOUT_SAMPLE", "MANIFOLD_METHODS", "MAX_LAYOUT_ROWS", "MIN_LAYOUT_ROWS", "LayoutError",
-           "manifold_job", "run_manifold", "TRUST_NEIGHBORS", "layout_trustworthiness", "METHOD_NAMES", "PLACE_NEIGHBORS",
-           "ManifoldResult", "umap_warm_job", "warm_up_umap"]
+           "manifold_job", "run_manifold", "TRUST_NEIGHBORS", "layout_trustworthiness", "METHOD_NAMES",
+           "PLACE_NEIGHBORS", "ManifoldResult", "umap_warm_job", "warm_up_umap"]

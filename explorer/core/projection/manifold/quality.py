@@ -31,5 +31,6 @@ def layout_trustworthiness(rows: np.ndarray, coords: np.ndarray, seed: int = 0,
     if n > max_rows:
         pick = np.sort(np.random.default_rng(seed).choice(n, max_rows, replace=False))
         rows, coords, n = rows[pick], coords[pick], max_rows
-    score = trustworthiness(np.asarray(rows, np.float64), np.asarray(coords, np.float64), n_neighbors=k, metric="cosine")
+    score = trustworthiness(np.asarray(rows, np.float64), np.asarray(coords, np.float64),
+                            n_neighbors=k, metric="cosine")
     return float(score), n

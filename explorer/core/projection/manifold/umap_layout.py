@@ -55,6 +55,6 @@ def umap_layout(unit_rows: np.ndarray, n_components: int = 2, seed: int = 0,
 
     n = len(unit_rows)
     reducer = umap.UMAP(n_components=n_components, n_neighbors=max(2, min(N_NEIGHBORS, n - 1)), min_dist=MIN_DIST,
-                        metric="cosine", random_state=seed, n_jobs=1, n_epochs=n_epochs, init="spectral" if n > n_components + 1 else "random",
-                        verbose=False)
+                        metric="cosine", random_state=seed, n_jobs=1, n_epochs=n_epochs,
+                        init="spectral" if n > n_components + 1 else "random", verbose=False)
     return np.asarray(reducer.fit_transform(np.asarray(unit_rows, np.float32)), np.float32)
