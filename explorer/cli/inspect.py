@@ -1,8 +1,9 @@
-"""``python -m explorer inspect --model SPEC --text TEXT [--k N] [--json] [--input-layer]``:
+"""``python -m explorer inspect --model SPEC --text TEXT [--k N] [--json] [--input-layer] [--output-layer]``:
 tokenize a text and show each token's row and its nearest rows by cosine.
 
 ``--json`` prints :func:`inspect_data` (strict JSON); ``--input-layer``
-adds the model's own input vectors (explorer/cli/input_layer.py).
+adds the model's own input vectors (explorer/cli/input_layer.py);
+``--output-layer`` each token's row of the output matrix.
 """
 
 from __future__ import annotations
@@ -24,9 +25,34 @@ def add_inspect_parser(sub, text_help: str) -> None:
     i.add_argument("--input-layer", action="store_true",
                    help="add each token's position id and the model's input vectors "
                         "(positions, token types, LayerNorm)")
+    i.add_argument("--output-layer", action="store_true",
+                   help="add each token's row of the output matrix (lm_head: logits = h @ W_out.T); "
+                        "E's own row when tied")
 
 
-def inspect_data(spec: str, text: str, k: int = 5, input_layer: bool = False) -> dict:
+def add_output_layer(data: dict, table) -> dict:
+    """Each token's ``output_row``: its row of the output matrix, the one the
+    model computes its logit with (E's own row when tied; None when the files
+    hold no output matrix, or the token's ``row`` was not printed)."""
+    from explorer.core.sources.output import tying_word
+    from explorer.core.tokens.inspection import finite_list
+
+    out = table.output_table()
+    data["output_layer"] = {
+        "tied": table.tied,
+        "tying": tying_word(table.tied, table.kind),
+        "how": table.output_how,
+        "tensor": None if out is None else out.tensor_name,
+    }
+    for tok in data["tokens"]:
+        ok = out is not None and tok["id"] is not None and tok["row"] is not None
+        tok["output_row"] = finite_list(out.row(int(tok["id"]))) if ok else None
+    if out is None:
+        data["notes"].append(f"No output matrix: {table.output_how or 'the table has no model around it'}.")
+    return data
+
+
+def inspect_data(spec: str, text: str, k: int = 5, input_layer: bool = False, output_layer: bool = False) -> dict:
     """Everything `inspect --json` prints, as strict JSON data (no NaN or
     Infinity: non-finite values are None). See :func:`explorer.core.tokens.inspection.inspect_text`;
     ``input_layer``: :func:`explorer.cli.input_layer.add_input_layer`."""
@@ -35,21 +61,26 @@ def inspect_data(spec: str, text: str, k: int = 5, input_layer: bool = False) ->
     table = open_table(spec)
     with native_stderr_held():
         result = inspect_text(table, text, k)
+    data = result.as_json()
+    if output_layer:
+        add_output_layer(data, table)
     if input_layer:
         from explorer.cli.input_layer import add_input_layer
 
-        return add_input_layer(result.as_json(), table, result.tokens)
-    return result.as_json()
+        return add_input_layer(data, table, result.tokens)
+    return data
 
 
 def cmd_inspect(args) -> int:
     if args.k < 1:
         raise CliError("--k must be at least 1")
-    data = inspect_data(args.model, args.text, args.k, args.input_layer)
+    data = inspect_data(args.model, args.text, args.k, args.input_layer, args.output_layer)
     if args.json:
         print(json.dumps(data, allow_nan=False))
         return 0
-    tied = {True: "tied", False: "untied", None: "no output projection / unknown"}[data["tied"]]
+    from explorer.core.sources.output import tying_word
+
+    tied = tying_word(data["tied"], data.get("kind", ""))
     print(f"{data['name']}  [{data['model']}]")
     print(f"E: {data['vocab_size']:,} x {data['dim']:,} {data['dtype']}, {data['params']:,} parameters, "
           f"{data['bytes']:,} bytes, row stride {data['row_bytes']:,} bytes, {tied}")

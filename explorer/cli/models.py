@@ -16,6 +16,7 @@ def add_models_parser(sub) -> None:
 
 def cmd_models(args) -> int:
     from explorer.core.sources import list_sources, recent
+    from explorer.core.sources.output import tying_word
 
     infos = list_sources(recent.load())
     if args.json:
@@ -28,7 +29,7 @@ def cmd_models(args) -> int:
             f"{i.vocab_size:,}" if i.vocab_size else "?",
             f"{i.dim:,}" if i.dim else "?",
             i.dtype or "?",
-            {True: "yes", False: "no", None: "-"}[i.tied],
+            tying_word(i.tied, i.origin),
             i.origin,
             i.name if not i.error else f"cannot open: {i.error}",
         ))

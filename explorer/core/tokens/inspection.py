@@ -114,6 +114,7 @@ class Inspection:
             "params": t.params,
             "bytes": t.stored_bytes,
             "tied": t.tied,
+            "kind": t.kind,
             "model_params": t.model_params,
             "tokens": tokens,
             "neighbors": neighbors,
