@@ -19,6 +19,7 @@ import itertools
 
 from PySide6.QtCore import QObject, Signal
 
+from explorer.core.geometry.direct_path import INLINE_LOGITS, direct_path, iter_direct_path
 from explorer.core.geometry.neighbors import INLINE_VALUES, iter_neighbors_of, neighbors_of
 from explorer.core.geometry.vectors import random_vector_check_job
 from explorer.core.input_layer import positions_job, text_inputs_job
@@ -76,6 +77,8 @@ class AppState(OnDemandRequests, QObject):
     Derived results (Computation objects; their ``finished`` carries the value)
     ----------------------------------------------------------------------------
     neighbors : NeighborList of the selected token.
+    direct_path : DirectPath of the selected token: its output row and the tokens its
+        input row alone predicts through the output matrix (lazy; None without one).
     interest : TokensOfInterest: the text's tokens, their neighbours, the added ones (lazy).
     projection : ProjectionResult (PCA) or ManifoldResult (t-SNE, UMAP; its ``produced``
         carries the intermediate layouts) for the parameters of :meth:`request_projection` (lazy).
@@ -125,6 +128,7 @@ class AppState(OnDemandRequests, QObject):
         self._tokenizing.finished.connect(self._on_tokenizing_finished)
         self._tokenizing.running_changed.connect(self.tokenizing_changed)
         self.neighbors = Computation(self)
+        self.direct_path = Computation(self, lazy=True)
         self.interest = Computation(self, lazy=True)
         self.projection = Computation(self, lazy=True)
         self.lookup_check = Computation(self, lazy=True)
@@ -356,6 +360,7 @@ class AppState(OnDemandRequests, QObject):
         if changed:
             self._update_neighbors()
             self._update_lookup_check()
+            self._update_direct_path()
 
     def _neighbors_key(self) -> tuple:
         return (id(self._table), self._selected_id)
@@ -371,6 +376,18 @@ class AppState(OnDemandRequests, QObject):
             self.neighbors.publish(neighbors_of(table, tid, N_NEIGHBORS), key=key)
         else:
             self.neighbors.request(iter_neighbors_of, table, tid, N_NEIGHBORS, key=key)
+
+    def _update_direct_path(self) -> None:
+        table, tid = self._table, self._selected_id
+        key = (id(table), tid)
+        if table is None or tid < 0 or not table.has_output:
+            self.direct_path.clear()
+        elif self.direct_path.key == key and (self.direct_path.value is not None or self.direct_path.running):
+            return
+        elif table.params <= INLINE_LOGITS:
+            self.direct_path.publish(direct_path(table, tid), key=key)
+        else:
+            self.direct_path.request(iter_direct_path, table, tid, key=key)
 
     def _update_lookup_check(self) -> None:
         table, tid = self._table, self._selected_id

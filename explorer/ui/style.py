@@ -202,6 +202,7 @@ QToolTip { padding: 4px; }
 #ErrorLine { color: $error; }
 #InspectorTitle { font-size: 18pt; font-weight: 600; }
 #FactValue { font-family: monospace; }
+#SectionTitle { font-weight: 600; }
 QPushButton[cue="true"] { border: 2px solid $accent; border-radius: 4px; padding: 3px 8px; font-weight: 600; }
 """).substitute(accent=ACCENT, accent_bg="rgba(0,163,108,40)", error=ERROR)
 

@@ -31,6 +31,7 @@ from explorer.core.matrix.rows import pooled_word, row_facts
 from explorer.state.app_state import AppState
 from explorer.ui.common.binding import JobBinding, ShownGate
 from explorer.ui.common.integer_axis import IntegerAxis
+from explorer.ui.inspector.output_side import OutputSide
 from explorer.ui.style import ACCENT, SPACING, mono_font, plot_colors, style_plot
 
 #: characters of the selected piece in the title (a typed word can be thousands long)
@@ -139,6 +140,9 @@ class RowInspector(QWidget):
             form.addRow(name, lab)
             self.facts[key] = lab
         outer.addLayout(form)
+        self.output_side = OutputSide(state)
+        self.output_side.token_clicked.connect(self.neighbor_clicked)
+        outer.addWidget(self.output_side)
 
         split = QSplitter(Qt.Vertical)
         split.setChildrenCollapsible(False)

@@ -1,0 +1,67 @@
+"""The inspector's output side: the selected token's output row and its
+direct path, on the bundled (untied) model, SmolLM2 (tied) and MiniLM (none)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from explorer.core.sources import open_table
+from explorer.ui.inspector.view import RowInspector
+from tests.support.ui_helpers import standalone_view
+
+TIMEOUT = 60_000
+
+
+@pytest.fixture
+def view(qtbot):
+    yield from standalone_view(qtbot, RowInspector, size=(420, 900))
+
+
+def _select(qtbot, state, spec, word):
+    table = open_table(spec)
+    state.set_table(table)
+    tid = table.tokenizer.id_of(word)
+    state.set_selected_token(tid)
+    qtbot.waitUntil(lambda: state.direct_path.value is not None, timeout=TIMEOUT)
+    return table, tid
+
+
+def test_untied_model_shows_its_own_output_row_and_direct_predictions(qtbot, view):
+    v, state, _ = view
+    table, tid = _select(qtbot, state, "default", "king")
+    w = table.output_table().matrix().astype(np.float64)
+    e = table.row(tid).astype(np.float64)
+    logits = w @ e
+    side = v.output_side
+    assert side.heading.text() == "Output side · not tied"
+    cos = e @ w[tid] / (np.linalg.norm(e) * np.linalg.norm(w[tid]))
+    assert f"cos(E[i], W_out[i]) = {cos:+.3f}" in side.rows_line.text()
+    assert side.shown_ids == np.argsort(-logits, kind="stable")[: len(side.shown_ids)].tolist()
+    rank = int((logits > logits[tid]).sum())
+    assert state.direct_path.value.self_rank == rank and "Not tied" in side.lesson.text()
+    # a predicted token is a link: the inspector says which token the user clicked
+    clicked = []
+    v.neighbor_clicked.connect(clicked.append)
+    side.predicts.linkActivated.emit(str(side.shown_ids[1]))
+    assert clicked == [side.shown_ids[1]]
+
+
+def test_tied_model_says_the_same_row(qtbot, view):
+    v, state, _ = view
+    table, tid = _select(qtbot, state, "smollm2", "Hello")
+    assert v.output_side.heading.text() == "Output side · tied"
+    assert "the same row (tied)" in v.output_side.rows_line.text()
+    r = state.direct_path.value
+    assert r.tied and r.cosine == pytest.approx(1.0)
+    np.testing.assert_array_equal(r.output_row, table.row(tid))
+
+
+def test_an_encoder_has_no_output_side(qtbot, view):
+    v, state, _ = view
+    table = open_table("minilm")
+    state.set_table(table)
+    state.set_selected_token(table.tokenizer.id_of("hello"))
+    assert state.direct_path.value is None
+    assert v.output_side.heading.text() == "Output side · no output layer"
+    assert "No output matrix" in v.output_side.rows_line.text()
