@@ -35,6 +35,7 @@ class CandidateModel(QAbstractTableModel):
         self._report: HealthReport | None = None
         self._piece_of = None
         self._rows = 0
+        self._ids = np.empty(0, np.int64)  # the report's ranking of reachable tokens
         self.columns: list[str] = []
         self._bold = QFont()
         self._bold.setBold(True)
@@ -46,12 +47,14 @@ class CandidateModel(QAbstractTableModel):
     def set_report(self, report: HealthReport | None, piece_of=None) -> None:
         self.beginResetModel()
         self._report, self._piece_of = report, piece_of
+        self._ids = report.ranked if report is not None else np.empty(0, np.int64)
         self._verified = None
         self._cells = {}
         if report is None:
             self._rows, self.columns = 0, []
         else:
-            self._rows = min(report.vocab_size, max(MIN_ROWS_SHOWN, min(report.flagged_count, MAX_ROWS_SHOWN)))
+            wanted = max(MIN_ROWS_SHOWN, len(report.candidates), min(report.flagged_count, MAX_ROWS_SHOWN))
+            self._rows = min(len(self._ids), wanted, MAX_ROWS_SHOWN)
             self.columns = ["#", "piece", "id", "category", "norm", "score"]
             if report.corpus_counts is not None:
                 self.columns.append("in corpus")
@@ -71,13 +74,13 @@ class CandidateModel(QAbstractTableModel):
         self.endResetModel()
 
     def token_id(self, row: int) -> int:
-        return int(self._report.order[row]) if self._report is not None and 0 <= row < self._rows else -1
+        return int(self._ids[row]) if self._report is not None and 0 <= row < self._rows else -1
 
     def row_of(self, token_id: int) -> int:
         """The table row of ``token_id``, or -1 when it is not listed."""
         if self._report is None:
             return -1
-        hit = np.nonzero(self._report.order[: self._rows] == token_id)[0]
+        hit = np.nonzero(self._ids[: self._rows] == token_id)[0]
         return int(hit[0]) if len(hit) else -1
 
     def rowCount(self, parent=_ROOT) -> int:
@@ -102,7 +105,7 @@ class CandidateModel(QAbstractTableModel):
             cells = self._cells[row] = self._row_cells(row)
         if role == Qt.DisplayRole:
             return cells[index.column()]
-        r, i = self._report, int(self._report.order[row])
+        r, i = self._report, int(self._ids[row])
         flagged = bool(r.flags[i] & Flag.UNDER_TRAINED)
         if role == Qt.DecorationRole:
             return self._swatches[r.category_of(i)] if col == "category" else None
@@ -117,7 +120,7 @@ class CandidateModel(QAbstractTableModel):
 
     def _row_cells(self, row: int) -> list[str]:
         r = self._report
-        i = int(r.order[row])
+        i = int(self._ids[row])
         out = []
         for col in self.columns:
             if col == "#":
@@ -134,7 +137,7 @@ class CandidateModel(QAbstractTableModel):
                 out.append(format_number(r.scores[i]))
             elif col == "repeat P":
                 v = self._verified.of(i) if self._verified is not None else None
-                out.append("" if v is None else f"{v.probability:.3f}" + (" glitch" if v.confirmed else ""))
+                out.append("" if v is None else f"{v.probability:.2g} {v.status}")
             else:
                 count = int(r.corpus_counts[i])
                 out.append(f"{count:,}" if count >= 0 else "–")

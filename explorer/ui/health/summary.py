@@ -10,7 +10,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from explorer.core.health import CATEGORY_LABELS, HealthReport
-from explorer.core.health.text import lesson, verdict
+from explorer.core.health.text import apart_lines, candidates_line, lesson, side_line, verdict
 from explorer.ui.style import HEALTH_CATEGORY_COLORS, SPACING
 
 __all__ = ["SummaryPanel"]
@@ -38,12 +38,19 @@ class SummaryPanel(QWidget):
         self.counts = QLabel("")
         self.counts.setWordWrap(True)
         self.counts.setTextFormat(Qt.RichText)
+        self.apart = QLabel("")
+        self.apart.setWordWrap(True)
+        self.apart.setObjectName("ChipId")
+        self.apart.setToolTip("Tokens no text selects (unreachable, partial UTF-8) or only the tokenizer writes "
+                              "(special) are listed here, never ranked among the tokens a text can reach")
         lay.addWidget(self.caption)
         lay.addWidget(self.counts)
+        lay.addWidget(self.apart)
 
     def show_message(self, text: str) -> None:
         self.caption.setText(html.escape(text))
         self.counts.setText("")
+        self.apart.setText("")
 
     def set_report(self, report: HealthReport, table) -> None:
         self.caption.setText(f"<b>{html.escape(verdict(report))}</b> {html.escape(lesson(report, table))}")
@@ -55,4 +62,6 @@ class SummaryPanel(QWidget):
         self.counts.setText(
             f"Tokenizer round trip: {cats}<br>"
             f"Rows: {report.flagged_count:,} flagged (ringed) · {conditions} · score against "
-            f"{html.escape(report.reference.description)} · {report.seconds:.1f} s")
+            f"{html.escape(report.reference.description)} · {report.seconds:.1f} s<br>"
+            f"Scored on {html.escape(side_line(report))}. {html.escape(candidates_line(report))}.")
+        self.apart.setText("<br>".join(html.escape(line) for line in apart_lines(report, table, shown=8)))

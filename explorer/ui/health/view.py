@@ -200,7 +200,7 @@ class HealthView(QWidget):
     def _on_verify_clicked(self) -> None:
         if self._report is not None:
             self.verify_button.setEnabled(False)
-            self._state.request_verification(self._report.order[:MAX_VERIFY].tolist())
+            self._state.request_verification(self._report.ranked[:MAX_VERIFY].tolist())
 
     def _on_verification_reset(self) -> None:
         self.table.set_verification(None)

@@ -48,9 +48,13 @@ def test_bundled_model_shows_its_rare_words(qtbot, view):
     assert v.vocab_plot.bar.value() == pytest.approx(r.norm_threshold) and (ry < r.norm_threshold).all()
     # the table lists them first, with their corpus counts (0), and the caption says so
     model = v.table.model_
-    assert {model.token_id(k) for k in range(3)} == set(r.flagged.tolist())
+    # the table ranks the tokens a text can reach: "of" (never in the corpus) leads; the flagged special
+    # tokens <pad> and <unk> are listed apart, under the counts
+    assert model.token_id(0) == table.tokenizer.id_of("of") and model.token_id(0) in set(r.flagged.tolist())
     corpus_col = model.columns.index("in corpus")
-    assert [model.data(model.index(k, corpus_col)) for k in range(3)] == ["0", "0", "0"]
+    assert model.data(model.index(0, corpus_col)) == "0"
+    assert all(r.category_of(model.token_id(k)) == "ok" for k in range(model.rowCount()))
+    assert "special (3): &lt;pad&gt;, &lt;unk&gt;, &lt;bos&gt;" in v.summary.apart.text()
     text = v.summary.caption.text()
     assert "“of” (0)" in text and "Training tab" in text and "0 times" in text
     assert "special&nbsp;3" in v.summary.counts.text()
@@ -157,7 +161,7 @@ def test_verify_with_a_causal_model_fills_a_column(qtbot, view, tmp_path):
     model = v.table.model_
     col = model.columns.index("repeat P")
     first = result.of(model.token_id(0))
-    assert model.data(model.index(0, col)).startswith(f"{first.probability:.3f}")
+    assert model.data(model.index(0, col)) == f"{first.probability:.2g} {first.status}"
     assert f"{result.confirmed_count} confirmed" in v.verify_note.text()
     v.export_csv(str(tmp_path / "verified.csv"))
     with open(tmp_path / "verified.csv", newline="", encoding="utf-8") as f:
