@@ -35,8 +35,9 @@ def verdict(report: HealthReport) -> str:
     if not math.isfinite(report.norm_threshold) and not math.isfinite(report.score_threshold):
         return (f"{n:,} of {v:,} rows flagged (all zero); too few rows to tell what a typical row is, "
                 "so the indicators flag nothing.")
-    bar = (f"norm below {format_number(report.norm_threshold)} or score above "
-           f"{format_number(report.score_threshold)}")
+    score_bar = f"score above {format_number(report.score_threshold)}"
+    # in a tied model a small row is a frequent token: there the norm is no indicator
+    bar = score_bar if report.side == "shared" else f"norm below {format_number(report.norm_threshold)} or {score_bar}"
     if n == 0:
         return f"No row is flagged: none has a {bar}; {chance}. Nothing here beyond chance."
     return f"{n:,} of {v:,} rows look under-trained ({bar}, or all zero); {chance}."
@@ -168,10 +169,12 @@ def lesson(report: HealthReport, table, shown: int = 4) -> str:
                 f"(a typical word: {typical:,} times). {rule}: these never were, so their rows kept their random "
                 f"start, norm about {np.nanmedian(report.norms[flagged]):.2f} against "
                 f"{np.nanmedian(report.norms):.2f} for a typical row.")
-    kind = "the tokenizer's unused tokens" if report.reference.kind == "unused_tokens" else "the shortest rows"
-    return (f"First: {words}{more}, pointing like {kind} once the direction all rows share is removed, or far "
-            f"shorter than typical. {rule}: these tokens were (almost) never in the training text, so their rows "
-            "kept (almost) their start. They are the \"glitch tokens\" that make models misbehave.")
+    kind = {"unused_tokens": "the tokenizer's unused tokens", "model": "the rows the model never trained",
+            "lowest_norm": "the shortest input rows"}.get(report.reference.kind, "the reference rows")
+    shorter = "" if report.side == "shared" else ", or far shorter than typical"
+    return (f"First: {words}{more}, pointing like {kind} once the direction all rows share is removed{shorter}. "
+            f"{rule}: these tokens were (almost) never in the training text, so their rows kept (almost) their "
+            "start. They are the \"glitch tokens\" that make models misbehave.")
 
 
 def _named(report: HealthReport, i: int, table) -> str:

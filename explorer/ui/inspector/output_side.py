@@ -87,10 +87,12 @@ class OutputSide(QWidget):
             self.rows_line.setText("")
         self.predicts.setText("")
         self.lesson.setText("")
+        self.status.setText("")
 
     def _show(self, result: DirectPath | None) -> None:
         table = self._state.table
         self._show_heading()
+        self.status.setText("")
         if result is None or table is None:
             return
         if result.tied:
