@@ -33,6 +33,7 @@ from explorer.core.sources.loading import ClassIndex, LoadedModel
 from explorer.core.tokens.meta import iter_token_metadata
 from explorer.core.tokens.text import INLINE_CHARS, TokenizedText, tokenize_text
 from explorer.core.tokens.tokenize import Token
+from explorer.state.both_ends import BothEnds
 from explorer.state.projection_request import ProjectionRequest
 from explorer.state.requests import OnDemandRequests
 from explorer.state.training_runner import TrainingRunner
@@ -77,6 +78,8 @@ class AppState(OnDemandRequests, QObject):
     Derived results (Computation objects; their ``finished`` carries the value)
     ----------------------------------------------------------------------------
     neighbors : NeighborList of the selected token.
+    ends : BothEnds, the output side: the matrix the matrix view shows, the output
+        matrix's overview, the selected token's direct path.
     direct_path : DirectPath of the selected token: its output row and the tokens its
         input row alone predicts through the output matrix (lazy; None without one).
     interest : TokensOfInterest: the text's tokens, their neighbours, the added ones (lazy).
@@ -128,6 +131,7 @@ class AppState(OnDemandRequests, QObject):
         self._tokenizing.finished.connect(self._on_tokenizing_finished)
         self._tokenizing.running_changed.connect(self.tokenizing_changed)
         self.neighbors = Computation(self)
+        self.ends = BothEnds(self)
         self.direct_path = Computation(self, lazy=True)
         self.interest = Computation(self, lazy=True)
         self.projection = Computation(self, lazy=True)
@@ -228,6 +232,7 @@ class AppState(OnDemandRequests, QObject):
         self._tokenized = TokenizedText(self._text, (), loaded.table.vocab_size)
         self._clear_derived()
         self._projection.forget()
+        self.ends.set_table(loaded.table)
         self.model_changed.emit(loaded.table)
         self.overview_changed.emit(loaded.overview)
         self.extra_tokens_changed.emit([])
@@ -360,6 +365,7 @@ class AppState(OnDemandRequests, QObject):
         if changed:
             self._update_neighbors()
             self._update_lookup_check()
+            self.ends.select(token_id)
             self._update_direct_path()
 
     def _neighbors_key(self) -> tuple:

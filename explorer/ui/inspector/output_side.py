@@ -57,7 +57,7 @@ class OutputSide(QWidget):
         for w in (self.heading, self.rows_line, self.predicts, self.lesson, self.status):
             lay.addWidget(w)
         self._gate = ShownGate(self, self._synchronize)
-        self._binding = JobBinding(self._gate, state.direct_path, on_reset=self._clear,
+        self._binding = JobBinding(self._gate, state.ends.direct_path, on_reset=self._clear,
                                    on_result=self._show, status=self.status)
         state.model_changed.connect(self._on_state_model_changed)
 
@@ -113,5 +113,5 @@ class OutputSide(QWidget):
     # -- read (tests) ---------------------------------------------------------------------
     @property
     def shown_ids(self) -> list[int]:
-        value = self._state.direct_path.value
+        value = self._state.ends.direct_path.value
         return [] if value is None else value.top_ids.tolist()[:SHOWN]

@@ -23,7 +23,7 @@ def _select(qtbot, state, spec, word):
     state.set_table(table)
     tid = table.tokenizer.id_of(word)
     state.set_selected_token(tid)
-    qtbot.waitUntil(lambda: state.direct_path.value is not None, timeout=TIMEOUT)
+    qtbot.waitUntil(lambda: state.ends.direct_path.value is not None, timeout=TIMEOUT)
     return table, tid
 
 
@@ -39,7 +39,7 @@ def test_untied_model_shows_its_own_output_row_and_direct_predictions(qtbot, vie
     assert f"cos(E[i], W_out[i]) = {cos:+.3f}" in side.rows_line.text()
     assert side.shown_ids == np.argsort(-logits, kind="stable")[: len(side.shown_ids)].tolist()
     rank = int((logits > logits[tid]).sum())
-    assert state.direct_path.value.self_rank == rank and "Not tied" in side.lesson.text()
+    assert state.ends.direct_path.value.self_rank == rank and "Not tied" in side.lesson.text()
     # a predicted token is a link: the inspector says which token the user clicked
     clicked = []
     v.neighbor_clicked.connect(clicked.append)
@@ -52,7 +52,7 @@ def test_tied_model_says_the_same_row(qtbot, view):
     table, tid = _select(qtbot, state, "smollm2", "Hello")
     assert v.output_side.heading.text() == "Output side · tied"
     assert "the same row (tied)" in v.output_side.rows_line.text()
-    r = state.direct_path.value
+    r = state.ends.direct_path.value
     assert r.tied and r.cosine == pytest.approx(1.0)
     np.testing.assert_array_equal(r.output_row, table.row(tid))
 
@@ -62,6 +62,6 @@ def test_an_encoder_has_no_output_side(qtbot, view):
     table = open_table("minilm")
     state.set_table(table)
     state.set_selected_token(table.tokenizer.id_of("hello"))
-    assert state.direct_path.value is None
+    assert state.ends.direct_path.value is None
     assert v.output_side.heading.text() == "Output side · no output layer"
     assert "No output matrix" in v.output_side.rows_line.text()
