@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from explorer.core.bench.layouts import format_layouts
 from explorer.core.bench.lookup import LookupMeasurement
-from explorer.core.bench.timing import format_bytes as _b
-from explorer.core.bench.timing import format_seconds as _t
+from explorer.core.units import format_seconds as _t
+from explorer.core.units import format_size_exact as _b
 
 __all__ = ["format_results", "results_as_json"]
 

@@ -139,7 +139,8 @@ def _address(table, tokenized) -> Claim:
 
 
 def _cost(table, tokenized) -> Claim:
-    from explorer.core.cost.parameters import format_mb, params, table_bytes
+    from explorer.core.cost.parameters import params, table_bytes
+    from explorer.core.units import format_mb
 
     n = params(table.vocab_size, table.dim)
     b32, b16 = table_bytes(table.vocab_size, table.dim, "float32"), table_bytes(table.vocab_size, table.dim, "float16")
