@@ -1,5 +1,6 @@
 """Bytes, seconds, counts and shares written for people: the one home of the
-app's units. No Qt here.
+app's units, and of text cut to a number of characters (:func:`shorten`).
+No Qt here.
 
 Sizes are decimal (1 kB = 1,000 bytes, 1 MB = 1000² bytes) as everywhere in
 the app; binary units (KiB, MiB = 1024² bytes) only where asked. Two families:
@@ -24,6 +25,7 @@ __all__ = [
     "short_size",
     "short_count",
     "short_seconds",
+    "shorten",
 ]
 
 _DECIMAL_UNITS = ("kB", "MB", "GB", "TB")
@@ -187,3 +189,14 @@ def short_seconds(s: float) -> str:
     ('1 ns', '10 µs', '100 ms', '100 s')
     """
     return _short(s, (("s", 1.0), ("ms", 1e-3), ("µs", 1e-6), ("ns", 1e-9)), " s")
+
+
+def shorten(text: str, n: int = 16) -> str:
+    """``text`` cut to at most ``n`` characters, ending in "…" when cut (a label,
+    a name in a table, an excerpt in a tooltip). Cutting to fit pixels is the
+    view's job (``QFontMetrics.elidedText``).
+
+    >>> shorten("unbelievable", 8), shorten("cat", 8), shorten("unbelievable", 1)
+    ('unbelie…', 'cat', 'u…')
+    """
+    return text if len(text) <= n else text[: max(1, n - 1)] + "…"

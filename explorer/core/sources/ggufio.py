@@ -18,6 +18,8 @@ from pathlib import Path
 
 import numpy as np
 
+from explorer.core.units import shorten
+
 __all__ = ["GGUFError", "GGUFTensorInfo", "GGUFHeader", "read_header"]
 
 GGUF_MAGIC = b"GGUF"
@@ -47,8 +49,7 @@ class GGUFError(ValueError):
 def _q(value, limit: int = 48) -> str:
     """A name or value from the file, quoted short for a message: a corrupt
     length can make a key swallow the rest of the header."""
-    text = repr(value)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    return shorten(repr(value), limit)
 
 
 @dataclass(frozen=True)

@@ -139,7 +139,7 @@ class ComparePage(QWidget):
         table = self._state.table
         loaded = None
         if table is not None:
-            name = table.name if len(table.name) <= NAME_CHARS else table.name[: NAME_CHARS - 1] + "…"
+            name = units.shorten(table.name, NAME_CHARS)
             loaded = (f"{name} (loaded)", table.vocab_size, table.dim, table.model_params, table.tied)
         self._rows = cost.comparison(loaded)
         self._draw_chart(self._rows)
