@@ -180,7 +180,7 @@ def test_byte_level_labels_in_matrix_lookup_and_projection(qtbot, explorer):
     shown = [table.shown_piece(i).text for i in range(2700, 2800)]
     assert not any("Ã©" in s for s in shown)  # the search completions and every label read decoded
     assert "é" in table.completion_pieces() and "Ã©" not in table.completion_pieces()
-    from explorer.core.projection.job import find_token_ids
+    from explorer.core.tokens.words import find_token_ids
 
     assert find_token_ids(table, "é", limit=1) == [2756]
     assert find_token_ids(table, "␣bank", limit=1) == [table.tokenizer.id_of("Ġbank")]

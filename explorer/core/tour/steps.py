@@ -93,10 +93,9 @@ def _ids(tokenized) -> list[int]:
 
 
 def _word_id(table, word: str) -> int | None:
-    from explorer.core.cost.why import resolve_word
+    from explorer.core.tokens.words import resolve_word
 
-    tid = resolve_word(table.tokenizer, word)
-    return tid if tid is not None and 0 <= tid < table.vocab_size else None
+    return resolve_word(table.tokenizer, word, rows=table.vocab_size)
 
 
 # -- the claims, one per step --------------------------------------------------------------
