@@ -112,7 +112,8 @@ class MainWindow(QMainWindow):
         self.model_button = QToolButton()
         self.model_button.setText("Open model…")
         self.model_button.setToolButtonStyle(Qt.ToolButtonTextOnly)
-        self.model_button.setToolTip("Choose a model: bundled, toy, installed, cache, random, a folder or a file (Ctrl+O)")
+        self.model_button.setToolTip("Choose a model: bundled, toy, installed, cache, random, a folder or a file "
+                                     "(Ctrl+O)")
         self.model_button.clicked.connect(self.open_requested)
         tb.addWidget(self.model_button)
         self.model_label = QLabel()
@@ -236,7 +237,8 @@ class MainWindow(QMainWindow):
         self.view_menu.addSeparator()
         for n in range(1, 7):
             act = QAction(self, shortcut=QKeySequence(f"Ctrl+{n}"),
-                          triggered=lambda _=False, k=n - 1: self.tabs.setCurrentIndex(k) if k < self.tabs.count() else None)
+                          triggered=lambda _=False, k=n - 1: (self.tabs.setCurrentIndex(k)
+                                                              if k < self.tabs.count() else None))
             self.addAction(act)
 
         help_menu = mb.addMenu("&Help")

@@ -137,7 +137,8 @@ class ModelPicker(QDialog):
                 groups[info.origin] = g
             it = QTreeWidgetItem(g, self._cells(info))
             it.setData(0, Qt.UserRole, info.spec)
-            it.setToolTip(0, f"{info.spec}" + (f"\n{info.path}" if info.path else "") + (f"\n{info.error}" if info.error else ""))
+            it.setToolTip(0, f"{info.spec}" + (f"\n{info.path}" if info.path else "")
+                          + (f"\n{info.error}" if info.error else ""))
             for c in range(1, len(COLUMNS)):
                 it.setTextAlignment(c, Qt.AlignRight | Qt.AlignVCenter)
             if info.vocab_size and info.dim:
@@ -196,6 +197,7 @@ class ModelPicker(QDialog):
             self.choose(path)
 
     def _on_file_clicked(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Open a model file", "", "Model weights (*.safetensors *.gguf);;All files (*)")
+        path, _ = QFileDialog.getOpenFileName(self, "Open a model file", "",
+                                              "Model weights (*.safetensors *.gguf);;All files (*)")
         if path:
             self.choose(path)

@@ -115,7 +115,8 @@ def test_tokenizer_larger_than_the_table(qtbot, strip_and_inspector, mismatch_ta
     state.set_table(mismatch_table)
     state.set_text("w3 w25 w7 w29")
     chips = strip.chips
-    assert [chips.label(i) for i in range(4)] == [("w3", "3"), ("w25", "25: no row"), ("w7", "7"), ("w29", "29: no row")]
+    assert [chips.label(i) for i in range(4)] == [("w3", "3"), ("w25", "25: no row"), ("w7", "7"),
+                                                  ("w29", "29: no row")]
     assert strip.summary.text() == "4 tokens (2 with no row) · 4 words · 2 distinct rows read"
     assert strip.error.text() == "2 tokens have ids past the table's last row (19): 'w25', 'w29'"
     click_chip(qtbot, strip, 1)

@@ -92,8 +92,8 @@ def format_results(results: dict) -> str:
     """A readable report of any mix of ``open``, ``big_table``, ``lookup``,
     ``pca`` and ``layouts`` results, with units and thousands separators."""
     blocks = []
-    for key, fmt in (("lookup", _format_lookup), ("pca", _format_pca), ("open", _format_open), ("big_table", _format_big),
-                     ("layouts", format_layouts)):
+    for key, fmt in (("lookup", _format_lookup), ("pca", _format_pca), ("open", _format_open),
+                     ("big_table", _format_big), ("layouts", format_layouts)):
         if results.get(key):
             blocks.append("\n".join(fmt(results[key])))
     return "\n\n".join(blocks) if blocks else "no benchmark results"

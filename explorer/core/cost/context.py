@@ -150,7 +150,8 @@ def same_row(table, sentences: Sequence[str], word: str = DEFAULT_WORD) -> SameR
         except Exception:
             split = False
         if split:
-            msg = f"“{word}” is split into several pieces in this vocabulary, so it has no single row; try another word."
+            msg = (f"“{word}” is split into several pieces in this vocabulary, so it has no single row; "
+                   "try another word.")
         else:
             msg = f"Type “{word}” in both sentences (as a whole word) to compare its two occurrences."
         return SameRow(word, tuple(occ), tuple(seqs), empty, msg)
@@ -213,7 +214,8 @@ def context_support(table) -> tuple[Path | None, str]:
                       "so its layers cannot be run here. Open the bundled model (default) or MiniLM (minilm) "
                       "to see contextual vectors.")
     if not path.is_dir():
-        return None, "Only a single weights file was opened, without the model's configuration; open its folder instead."
+        return None, ("Only a single weights file was opened, without the model's configuration; "
+                      "open its folder instead.")
     cfg = path / "config.json"
     try:
         model_type = json.loads(cfg.read_text()).get("model_type", "")

@@ -316,7 +316,8 @@ def tying_text(vocab_size: int, dim: int, tied: bool | None) -> str:
     if tied is True:
         return f"Tied: the output projection reuses E, saving V × d = {p:,} parameters."
     if tied is False:
-        return f"Not tied: the output projection is a second V × d matrix ({p:,} more parameters); tying would save them."
+        return (f"Not tied: the output projection is a second V × d matrix ({p:,} more parameters); "
+                "tying would save them.")
     return f"No output projection found (or it cannot be told); a tied one would reuse these {p:,} parameters."
 
 

@@ -120,8 +120,9 @@ def pca_project(
 
     For d up to 1024 an exact eigendecomposition of the covariance (what
     scikit-learn's ``covariance_eigh`` does, in numpy); scikit-learn's
-    randomised SVD with a fixed seed above. Non-finite values count as 0. Component signs are made deterministic: the largest
-    absolute loading of each component is positive.
+    randomised SVD with a fixed seed above. Non-finite values count as 0.
+    Component signs are made deterministic: the largest absolute loading of
+    each component is positive.
     """
     rows = np.asarray(rows, dtype=np.float32)
     if rows.ndim != 2:

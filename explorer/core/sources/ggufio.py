@@ -232,7 +232,8 @@ def _check_layout(infos, alignment: int, data_start: int, size: int) -> None:
     end = data_start
     for name, shape, type_id, offset in infos:
         if offset % alignment:
-            raise GGUFError(f"tensor {_q(name)} starts at offset {offset:,}, not a multiple of the alignment {alignment}")
+            raise GGUFError(f"tensor {_q(name)} starts at offset {offset:,}, "
+                            f"not a multiple of the alignment {alignment}")
         try:
             block, type_size = gguf.GGML_QUANT_SIZES[gguf.GGMLQuantizationType(type_id)]
         except (ValueError, KeyError):

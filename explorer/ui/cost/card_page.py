@@ -141,7 +141,8 @@ class CardPage(QWidget):
         self._draw_row(cost.row_layout(table.dtype, d, table.row_bytes))
         self._draw_tying(table.tied, c.tying_saves, table.kind)
         for db in cost.bytes_per_dtype(v, d):
-            t[db.dtype].set(units.format_size(db.bytes), f"{units.format_size(db.bytes, binary=True)} · {db.bytes:,} bytes",
+            t[db.dtype].set(units.format_size(db.bytes),
+                            f"{units.format_size(db.bytes, binary=True)} · {db.bytes:,} bytes",
                             f"V × d × {db.itemsize} byte{'s' if db.itemsize > 1 else ''}")
         t["adam"].set(units.format_size(c.adam_bytes_float32),
                       f"{units.format_size(c.adam_bytes_float32, binary=True)} · ≈ 4 × float32",
@@ -164,7 +165,8 @@ class CardPage(QWidget):
             sub = (f"{layout.blocks:,} {layout.dtype} blocks of {layout.block_values} values, "
                    f"{layout.block_bytes} bytes each")
         else:
-            sub = f"{layout.dim:,} values × {layout.block_bytes} byte{'s' if layout.block_bytes > 1 else ''} ({layout.dtype})"
+            plural = "s" if layout.block_bytes > 1 else ""
+            sub = f"{layout.dim:,} values × {layout.block_bytes} byte{plural} ({layout.dtype})"
         formula = f"offset of row i = i × {layout.row_bytes:,}"
         if layout.row_bytes != layout.float32_row_bytes:
             formula += f"; as float32 (what a lookup returns) {layout.float32_row_bytes:,} bytes"

@@ -216,7 +216,8 @@ class ComparePage(QWidget):
             share = f"{c.model_share:.6f}" if c.model_share is not None else ""
             name = r.name.replace('"', "'")
             lines.append(f'"{name}",{c.vocab_size},{c.dim},{c.params},{share},'
-                         f"{c.bytes_by_dtype['float32']},{c.bytes_by_dtype['float16']},{'' if r.tied is None else r.tied}")
+                         f"{c.bytes_by_dtype['float32']},{c.bytes_by_dtype['float16']},"
+                         f"{'' if r.tied is None else r.tied}")
         return "\n".join(lines) + "\n"
 
     def export_chart(self, path: str) -> None:

@@ -160,7 +160,8 @@ class MeasurePanel(QWidget):
         m = self._measurement
         if m is None:
             return ""
-        how = m.stored_dtype if m.stored_dtype == m.compute_dtype else f"{m.stored_dtype}, computed in {m.compute_dtype}"
+        how = (m.stored_dtype if m.stored_dtype == m.compute_dtype
+               else f"{m.stored_dtype}, computed in {m.compute_dtype}")
         text = f"Best time per call · E as stored ({how})"
         if self._chosen not in ("stored", m.stored_dtype):
             text += (f"<br><span style='color:{ERROR}'>Not measured on the {html.escape(self._chosen)} layout "

@@ -201,7 +201,8 @@ class PointCloud(pg.GraphicsObject):
             # zoomed in: hand Qt only the points on screen (tested in view coordinates, contiguous)
             m = self._sprite()
             view = t.inverted()[0].mapRect(device.adjusted(-m, -m, m, m))
-            keep = (self._x > view.left()) & (self._x < view.right()) & (self._y > view.top()) & (self._y < view.bottom())
+            keep = ((self._x > view.left()) & (self._x < view.right())
+                    & (self._y > view.top()) & (self._y < view.bottom()))
             self._visible.resize(int(np.count_nonzero(keep)))
             self._visible.ndarray()[:] = frags[keep]
             args = self._visible.drawargs()

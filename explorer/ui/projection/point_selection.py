@@ -196,7 +196,8 @@ class PointSelection(QObject):
         if self.hits is None:
             return ""
         n, drawn = self.hits.count, len(self._drawn_hits)
-        text = f'<span style="color:{SEARCH_HITS}">●</span> <b>{n:,}</b> search hit{"s" if n != 1 else ""} ({drawn:,} drawn)'
+        text = (f'<span style="color:{SEARCH_HITS}">●</span> <b>{n:,}</b> search hit{"s" if n != 1 else ""} '
+                f'({drawn:,} drawn)')
         if drawn > RING_LIMIT and not self.filter.hits_only:
             text += f"; too many to ring (over {RING_LIMIT:,}): choose Show → Search hits"
         return text

@@ -73,7 +73,8 @@ class RandomPage(QWidget):
         self.rand_band = pg.LinearRegionItem(movable=False, brush=pg.mkBrush(translucent(ACCENT, 28)),
                                              pen=pg.mkPen(ACCENT, width=1, style=Qt.DashLine))
         self.real_hist = pg.PlotDataItem(stepMode="center", fillLevel=0,
-                                         brush=pg.mkBrush(translucent(TEXT_TOKENS, 120)), pen=pg.mkPen(TEXT_TOKENS, width=1))
+                                         brush=pg.mkBrush(translucent(TEXT_TOKENS, 120)),
+                                         pen=pg.mkPen(TEXT_TOKENS, width=1))
         self.real_curve = pg.PlotDataItem(pen=pg.mkPen(ACCENT, width=2, style=Qt.DashLine))
         self.rand_title = FittedTitle(self.rand_plot)
         self.real_title = FittedTitle(self.real_plot)

@@ -79,7 +79,10 @@ def test_the_raster_frame_looks_like_qts(qapp, monkeypatch, size):
     assert by_qt[..., 3].sum() > 0
     # the same amount of paint, in the same places (points snap to pixels; edges are antialiased in Qt)
     assert by_numpy[..., 3].sum() == pytest.approx(by_qt[..., 3].sum(), rel=0.25)
-    blur = lambda a: a.reshape(10, 10, 12, 10).mean(axis=(1, 3))  # 10 x 10 pixel blocks
+
+    def blur(a):
+        return a.reshape(10, 10, 12, 10).mean(axis=(1, 3))  # 10 x 10 pixel blocks
+
     assert np.abs(blur(by_numpy[..., 3]) - blur(by_qt[..., 3])).max() < 40  # of 255: a square dot is a bit fuller
     assert np.abs(blur(by_numpy[..., 1]) - blur(by_qt[..., 1])).max() < 30
 
