@@ -12,8 +12,9 @@ import os
 import resource
 
 from explorer.core.errors import ExplorerError
+from explorer.core.units import format_size
 
-__all__ = ["MemoryLimitError", "available_bytes", "resident_bytes", "require", "format_bytes"]
+__all__ = ["MemoryLimitError", "available_bytes", "resident_bytes", "require"]
 
 #: share of the available memory one allocation may take: the rest is left
 #: for the copies numpy makes on the way and for everything else running
@@ -108,14 +109,6 @@ def available_bytes() -> int | None:
     return min(candidates) if candidates else None
 
 
-def format_bytes(n: float) -> str:
-    """``1,234,567,890`` -> ``'1.23 GB'`` (decimal units, as the rest of the app)."""
-    for unit, size in (("TB", 1e12), ("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
-        if n >= size:
-            return f"{n / size:,.2f} {unit}"
-    return f"{int(n):,} bytes"
-
-
 def require(nbytes: int, what: str, hint: str = "use a smaller table") -> None:
     """Refuse an allocation of ``nbytes`` the machine cannot hold.
 
@@ -142,6 +135,6 @@ def require(nbytes: int, what: str, hint: str = "use a smaller table") -> None:
     if avail is None or nbytes <= avail * _USABLE_SHARE:
         return
     raise MemoryLimitError(
-        f"{what} needs {format_bytes(nbytes)} but this machine has only {format_bytes(avail)} "
+        f"{what} needs {format_size(nbytes)} but this machine has only {format_size(avail)} "
         f"of memory available; {hint}"
     )

@@ -22,7 +22,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from explorer.core.cost.parameters import format_bytes, tying_word
+from explorer.core.cost.parameters import tying_word
+from explorer.core.units import format_bytes
 from explorer.state.app_state import AppState
 from explorer.ui.common.status_line import TableStatus
 from explorer.ui.inspector.view import RowInspector
@@ -111,8 +112,8 @@ class MainWindow(QMainWindow):
         self.model_button = QToolButton()
         self.model_button.setText("Open model…")
         self.model_button.setToolButtonStyle(Qt.ToolButtonTextOnly)
-        self.model_button.setToolTip(
-            "Choose a model: bundled, toy, installed, cache, random, a folder or a file (Ctrl+O)")
+        self.model_button.setToolTip("Choose a model: bundled, toy, installed, cache, random, a folder or a file "
+                                     "(Ctrl+O)")
         self.model_button.clicked.connect(self.open_requested)
         tb.addWidget(self.model_button)
         self.model_label = QLabel()

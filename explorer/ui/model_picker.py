@@ -18,8 +18,8 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
 )
 
-from explorer.core.cost.parameters import format_bytes
 from explorer.core.sources import SourceInfo
+from explorer.core.units import format_size
 from explorer.ui.style import SPACING
 
 GROUPS = {
@@ -164,7 +164,7 @@ class ModelPicker(QDialog):
             f"{info.dim:,}" if info.dim else "?",
             info.dtype or "?",
             f"{params:,}" if params else "?",
-            format_bytes(info.disk_bytes).split(" (")[0] if info.disk_bytes else "–",
+            format_size(info.disk_bytes) if info.disk_bytes else "–",
             {True: "tied", False: "untied", None: "–"}[info.tied],
         ]
 

@@ -115,8 +115,8 @@ def test_tokenizer_larger_than_the_table(qtbot, strip_and_inspector, mismatch_ta
     state.set_table(mismatch_table)
     state.set_text("w3 w25 w7 w29")
     chips = strip.chips
-    assert [chips.label(i) for i in range(4)] == [
-        ("w3", "3"), ("w25", "25: no row"), ("w7", "7"), ("w29", "29: no row")]
+    assert [chips.label(i) for i in range(4)] == [("w3", "3"), ("w25", "25: no row"), ("w7", "7"),
+                                                  ("w29", "29: no row")]
     assert strip.summary.text() == "4 tokens (2 with no row) · 4 words · 2 distinct rows read"
     assert strip.error.text() == "2 tokens have ids past the table's last row (19): 'w25', 'w29'"
     click_chip(qtbot, strip, 1)
@@ -181,7 +181,7 @@ def test_byte_level_labels_in_matrix_lookup_and_projection(qtbot, explorer):
     shown = [table.shown_piece(i).text for i in range(2700, 2800)]
     assert not any("Ã©" in s for s in shown)  # the search completions and every label read decoded
     assert "é" in table.completion_pieces() and "Ã©" not in table.completion_pieces()
-    from explorer.core.projection.job import find_token_ids
+    from explorer.core.tokens.words import find_token_ids
 
     assert find_token_ids(table, "é", limit=1) == [2756]
     assert find_token_ids(table, "␣bank", limit=1) == [table.tokenizer.id_of("Ġbank")]

@@ -29,7 +29,7 @@ from explorer.core.bench.harness import BenchError
 from explorer.core.bench.lookup import BatchTiming, LookupMeasurement, bench_lookup, iter_bench_lookup
 from explorer.core.bench.opening import bench_open
 from explorer.core.bench.report import format_results, results_as_json
-from explorer.core.bench.timing import best_time, format_bytes, format_seconds
+from explorer.core.bench.timing import best_time
 
 __all__ = [
     "BenchError",
@@ -44,8 +44,6 @@ __all__ = [
     "format_results",
     "results_as_json",
     "best_time",
-    "format_seconds",
-    "format_bytes",
     "BIG_SHAPE",
     "BIG_TARGET_SECONDS",
     "BIG_TARGET_RSS_BYTES",

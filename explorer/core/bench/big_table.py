@@ -22,6 +22,7 @@ from explorer.core.bench.passes import (
     bench_health,
     bench_neighbors,
 )
+from explorer.core.units import format_size
 
 __all__ = ["write_bf16_table", "bench_big_table", "BIG_SHAPE", "BIG_TARGET_SECONDS", "BIG_TARGET_RSS_BYTES"]
 
@@ -93,7 +94,7 @@ def _temporary_table(shape: tuple[int, int]):
     free = shutil.disk_usage(base).free
     if free < nbytes + (256 << 20):
         raise BenchError(
-            f"the big-table benchmark needs {nbytes / 1e9:.2f} GB free in {base}, only {free / 1e9:.2f} GB are"
+            f"the big-table benchmark needs {format_size(nbytes)} free in {base}, only {format_size(free)} are"
         )
     tmp = Path(tempfile.mkdtemp(prefix="explorer-bigtable-"))
     t0 = time.perf_counter()

@@ -15,9 +15,9 @@ from __future__ import annotations
 import time
 from dataclasses import asdict, dataclass
 
-from explorer.core.bench.timing import format_seconds as _t
 from explorer.core.jobs import run_to_end
 from explorer.core.projection.manifold import ManifoldResult, manifold_job, warm_up_umap
+from explorer.core.units import format_seconds as _t
 
 __all__ = ["LayoutBench", "bench_layouts", "format_layouts", "TSNE_ROWS", "UMAP_ROWS"]
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from explorer.core.bench.layouts import format_layouts
 from explorer.core.bench.lookup import LookupMeasurement
-from explorer.core.bench.timing import format_bytes as _b
-from explorer.core.bench.timing import format_seconds as _t
+from explorer.core.units import format_seconds as _t
+from explorer.core.units import format_size_exact as _b
 
 __all__ = ["format_results", "results_as_json"]
 
@@ -92,9 +92,8 @@ def format_results(results: dict) -> str:
     """A readable report of any mix of ``open``, ``big_table``, ``lookup``,
     ``pca`` and ``layouts`` results, with units and thousands separators."""
     blocks = []
-    formats = (("lookup", _format_lookup), ("pca", _format_pca), ("open", _format_open), ("big_table", _format_big),
-               ("layouts", format_layouts))
-    for key, fmt in formats:
+    for key, fmt in (("lookup", _format_lookup), ("pca", _format_pca), ("open", _format_open),
+                     ("big_table", _format_big), ("layouts", format_layouts)):
         if results.get(key):
             blocks.append("\n".join(fmt(results[key])))
     return "\n\n".join(blocks) if blocks else "no benchmark results"

@@ -1,4 +1,4 @@
-"""Timing one operation, and writing times and sizes with units. No Qt here."""
+"""Timing one operation (explorer.core.units writes the time). No Qt here."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import time
 from collections.abc import Callable
 from typing import TypeVar
 
-__all__ = ["best_time", "format_seconds", "format_bytes"]
+__all__ = ["best_time"]
 
 T = TypeVar("T")
 
@@ -30,21 +30,3 @@ def best_time(fn: Callable[[], T], repeats: int, clock: Callable[[], float] = ti
         out = fn()
         best = min(best, clock() - t)
     return best, out
-
-
-def format_seconds(s: float | None) -> str:
-    """Seconds with a unit that suits their size: 12.3 µs, 4.56 ms, 7.89 s."""
-    if s is None:
-        return "-"
-    if s < 1e-3:
-        return f"{s * 1e6:,.1f} µs"
-    if s < 1:
-        return f"{s * 1e3:,.2f} ms"
-    return f"{s:,.2f} s"
-
-
-def format_bytes(n: float | None) -> str:
-    """Megabytes and the exact count: 12.3 MB (12,345,678 bytes)."""
-    if n is None:
-        return "-"
-    return f"{n / 1e6:,.1f} MB ({int(n):,} bytes)"

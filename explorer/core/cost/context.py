@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from explorer.core.cost.first_layer import ContextError, ContextResult, contextual_job, first_layer_states
-from explorer.core.cost.why import clean_piece
+from explorer.core.tokens.words import clean_piece
 from explorer.core.training.model import TOY_MODEL_TYPE
 
 __all__ = [

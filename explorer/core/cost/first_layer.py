@@ -19,8 +19,8 @@ from pathlib import Path
 
 import numpy as np
 
-from explorer.core.cost.why import cosine
 from explorer.core.errors import ExplorerError
+from explorer.core.geometry.vectors import cosine
 from explorer.core.training.model import TOY_MODEL_TYPE
 
 __all__ = [

@@ -18,7 +18,6 @@ __all__ = [
     "TableCost",
     "table_cost",
     "REFERENCE_MODELS",
-    "format_bytes",
     "REFERENCE_TIED",
     "DTYPE_ORDER",
     "DtypeBytes",
@@ -34,11 +33,6 @@ __all__ = [
     "NamedCost",
     "comparison",
     "embedding_scale",
-    "format_count",
-    "format_mb",
-    "format_mib",
-    "format_size",
-    "format_percent",
 ]
 
 #: bytes per element of the plain dtypes a table can be viewed in
@@ -111,17 +105,6 @@ REFERENCE_MODELS = [
     ("Gemma 2B", 256_000, 2_048, 2_506_172_416),
     ("Transformer (2017)", 37_000, 512, 65_000_000),
 ]
-
-
-def format_bytes(n: float) -> str:
-    """Bytes in decimal and binary units, e.g. '154.39 MB (147.24 MiB)'."""
-    n = float(n)
-    if n < 1000:
-        return f"{n:,.0f} bytes"
-    for unit, bunit, p in (("kB", "KiB", 1), ("MB", "MiB", 2), ("GB", "GiB", 3), ("TB", "TiB", 4)):
-        if n < 1000 ** (p + 1) or unit == "TB":
-            return f"{n / 1000 ** p:,.2f} {unit} ({n / 1024 ** p:,.2f} {bunit})"
-    raise AssertionError  # pragma: no cover
 
 
 # --------------------------------------------------------------------------
@@ -369,64 +352,3 @@ def comparison(loaded: tuple[str, int, int, int | None, bool | None] | None = No
 def embedding_scale(dim: int) -> float:
     """sqrt(d_model), the factor the original Transformer multiplies embeddings by."""
     return float(int(dim)) ** 0.5 if dim > 0 else 0.0
-
-
-def format_count(n: float) -> str:
-    """A parameter count in words: '38.6 M', '1.05 B', '12'."""
-    n = float(n)
-    if abs(n) >= 1e9:
-        return f"{n / 1e9:,.2f} B"
-    if abs(n) >= 1e6:
-        return f"{n / 1e6:,.1f} M"
-    if abs(n) >= 1e4:
-        return f"{n / 1e3:,.1f} k"
-    return f"{n:,.0f}"
-
-
-def format_mb(n: float) -> str:
-    """Decimal megabytes with two decimals: '154.39 MB'."""
-    return f"{float(n) / 1000**2:,.2f} MB"
-
-
-def format_mib(n: float) -> str:
-    """Binary mebibytes with two decimals: '147.24 MiB'."""
-    return f"{float(n) / 1024**2:,.2f} MiB"
-
-
-def format_size(n: float, binary: bool = False) -> str:
-    """Bytes in the unit that keeps them readable, two decimals: '154.39 MB',
-    '2.10 GB', '12.80 kB', '48 bytes' (``binary``: KiB, MiB, GiB, TiB).
-
-    Never rounds a size to 0.01 of a too-large unit, so a 2x difference
-    between two small tables stays visible.
-    """
-    n = float(n)
-    base = 1024 if binary else 1000
-    units = ("KiB", "MiB", "GiB", "TiB") if binary else ("kB", "MB", "GB", "TB")
-    if abs(n) < base:
-        return f"{n:,.0f} bytes"
-    p = 1
-    while p < len(units) and abs(n) >= base ** (p + 1):
-        p += 1
-    return f"{n / base ** p:,.2f} {units[p - 1]}"
-
-
-def format_percent(fraction: float, decimals: int = 2, rest: float | None = None) -> str:
-    """A share as a percentage that never rounds to a false 0 % or 100 %:
-    0.99956 -> '99.96 %', 1e-9 -> '< 0.01 %'.
-
-    ``rest`` is 1 - fraction when it is known more precisely than the
-    subtraction gives it (1 - 0.99**4096 is 1.0 in floating point, yet the
-    rest, 1.2e-18, is not 0): the share is then '> 99.99 %'.
-    """
-    x = float(fraction)
-    if x != x:
-        return "–"
-    step = 10.0 ** -decimals
-    pct = 100 * x
-    below_one = x < 1 if rest is None else float(rest) > 0
-    if x > 0 and pct < step:
-        return f"< {step:.{decimals}f} %"
-    if below_one and pct > 100 - step:
-        return f"> {100 - step:.{decimals}f} %"
-    return f"{pct:,.{decimals}f} %"

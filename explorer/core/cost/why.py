@@ -12,66 +12,19 @@ from dataclasses import dataclass
 import numpy as np
 
 from explorer.core.geometry.vectors import one_hot_distance_matrix
+from explorer.core.tokens.words import resolve_word
 
 __all__ = [
     "DEFAULT_WORDS",
     "MAX_WHY_TOKENS",
     "WhyVectors",
     "why_vectors",
-    "resolve_word",
-    "clean_piece",
-    "cosine",
     "cosine_matrix",
 ]
 
 DEFAULT_WORDS = ("cat", "dog", "airplane")
 #: most tokens the "why vectors" panels show
 MAX_WHY_TOKENS = 6
-_PIECE_PREFIXES = ("Ġ", "▁", "##", " ")
-
-
-def cosine(a: np.ndarray, b: np.ndarray) -> float:
-    """cos(a, b) = a·b / (‖a‖‖b‖) in float64; NaN for a zero or non-finite vector."""
-    a = np.asarray(a, np.float64).ravel()
-    b = np.asarray(b, np.float64).ravel()
-    na, nb = np.linalg.norm(a), np.linalg.norm(b)
-    if not (np.isfinite(na) and np.isfinite(nb)) or na == 0 or nb == 0:
-        return float("nan")
-    return float(a @ b / (na * nb))
-
-
-def clean_piece(piece: str) -> str:
-    """A piece without its word-start or continuation mark, lower-cased: 'Ġbank' -> 'bank'."""
-    for p in _PIECE_PREFIXES:
-        if piece.startswith(p):
-            piece = piece[len(p):]
-    return piece.strip().lower()
-
-
-def resolve_word(tokenizer, word: str) -> int | None:
-    """The id of ``word`` when the vocabulary holds it as one token, else None.
-
-    Tries the word itself, with a word-start marker (GPT-2 ``Ġ``,
-    SentencePiece ``▁``), lower-cased, then tokenizes it and accepts a single
-    non-special piece.
-    """
-    word = word.strip()
-    if not word:
-        return None
-    for cand in (word, "Ġ" + word, "▁" + word, word.lower(), "Ġ" + word.lower(), "▁" + word.lower()):
-        try:
-            tid = tokenizer.id_of(cand)
-        except Exception:
-            tid = None
-        if tid is not None and tid >= 0:
-            return int(tid)
-    try:
-        toks = [t for t in tokenizer.encode(word) if not t.special]
-    except Exception:
-        return None
-    if len(toks) == 1 and toks[0].id >= 0 and clean_piece(toks[0].piece) == word.lower():
-        return int(toks[0].id)
-    return None
 
 
 @dataclass(frozen=True)
@@ -147,8 +100,8 @@ def why_vectors(table, words: Sequence[str] = DEFAULT_WORDS, text_tokens: Sequen
         w = w.strip()
         if not w:
             continue
-        tid = resolve_word(table.tokenizer, w)
-        if tid is None or not 0 <= tid < v:
+        tid = resolve_word(table.tokenizer, w, rows=v)
+        if tid is None:
             missing.append(w)
         elif tid not in ids:
             labels.append(w)

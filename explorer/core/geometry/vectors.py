@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 __all__ = [
+    "cosine",
     "normalize_rows",
     "similarity_matrix",
     "mean_pool",
@@ -32,6 +33,16 @@ __all__ = [
 ]
 
 _EPS = 1e-12
+
+
+def cosine(a: np.ndarray, b: np.ndarray) -> float:
+    """cos(a, b) = a·b / (‖a‖‖b‖) in float64; NaN for a zero or non-finite vector."""
+    a = np.asarray(a, np.float64).ravel()
+    b = np.asarray(b, np.float64).ravel()
+    na, nb = np.linalg.norm(a), np.linalg.norm(b)
+    if not (np.isfinite(na) and np.isfinite(nb)) or na == 0 or nb == 0:
+        return float("nan")
+    return float(a @ b / (na * nb))
 
 
 def normalize_rows(x: np.ndarray) -> np.ndarray:

@@ -1,7 +1,9 @@
 """Token labels along the axes of a heatmap, so that no two overlap: written
 across the cells when every label fits its cell, else turned to run upwards
 (one line of text per cell), and on every k-th cell only when even a line
-of text is taller than a cell. No Qt here: the view measures the text.
+of text is taller than a cell (:func:`label_step`, also the rule of the
+matrix view's band rows and the Positions maps' rows). No Qt here: the view
+measures the text.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["AxisLabelPlan", "plan_axis_labels"]
+__all__ = ["AxisLabelPlan", "plan_axis_labels", "label_step"]
 
 
 @dataclass(frozen=True)
@@ -65,5 +67,16 @@ def plan_axis_labels(widths: Sequence[float], cell_px: float, line_px: float, ga
     cell_px = max(float(cell_px), 1e-6)
     if along and longest + gap <= cell_px:
         return AxisLabelPlan(False, 1, float(line_px))
-    step = max(1, math.ceil((float(line_px) + gap) / cell_px - 1e-9))
-    return AxisLabelPlan(along, step, longest)
+    return AxisLabelPlan(along, label_step(cell_px, line_px, gap), longest)
+
+
+def label_step(cell_px: float, line_px: float, gap: float = 4.0) -> int:
+    """Every how many cells a label goes when each takes one line of text across
+    its cell: 1 while a line and the gap fit in a cell, else the fewest cells
+    that hold them.
+
+    >>> label_step(20.0, 12.0), label_step(5.0, 12.0), label_step(4.0, 12.0, gap=0.0)
+    (1, 4, 3)
+    """
+    cell_px = max(float(cell_px), 1e-6)
+    return max(1, math.ceil((float(line_px) + gap) / cell_px - 1e-9))

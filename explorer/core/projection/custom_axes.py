@@ -19,7 +19,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from explorer.core.errors import ExplorerError
-from explorer.core.projection.job import DEFAULT_SAMPLE, ProjectionResult, choose_fit_set, find_token_ids, read_fit_rows
+from explorer.core.projection.job import DEFAULT_SAMPLE, ProjectionResult, choose_fit_set, read_fit_rows
+from explorer.core.tokens.words import resolve_word
 
 __all__ = ["AxisError", "Axis", "parse_axis", "custom_axes_job", "named_axes_job"]
 
@@ -56,10 +57,10 @@ class Axis:
 
 
 def _token(table, text: str) -> int:
-    found = find_token_ids(table, text, limit=1, prefix=False)
-    if not found:
+    found = resolve_word(table.tokenizer, text, rows=table.vocab_size)
+    if found is None:
         raise AxisError(f"no token {text!r} in this vocabulary; type a piece or #id")
-    return found[0]
+    return found
 
 
 def parse_axis(table, text: str) -> Axis:

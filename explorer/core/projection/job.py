@@ -23,7 +23,6 @@ import numpy as np
 
 from explorer.core.geometry.nearest import Neighbor
 from explorer.core.geometry.vectors import pca_project
-from explorer.core.tokens.pieces import raw_piece_of
 
 __all__ = [
     "WHOLE_VOCAB_LIMIT",
@@ -35,7 +34,6 @@ __all__ = [
     "projection_job",
     "read_fit_rows",
     "indices_in",
-    "find_token_ids",
     "tokens_of_interest",
     "TokensOfInterest",
     "interest_job",
@@ -268,51 +266,6 @@ def projection_job(
         description=fit.description,
         seconds=time.perf_counter() - t0,
     )
-
-
-def find_token_ids(table, query: str, limit: int = 20, prefix: bool = True) -> list[int]:
-    """Token ids matching what the user typed, best first.
-
-    An integer is an id; otherwise the piece whose shown form it is (``␣bank``
-    or ``é`` picked from a completion list; see :func:`pieces.raw_piece_of`),
-    then the exact piece, then the piece with a word-start mark
-    (``Ġ`` byte-level BPE, ``▁`` SentencePiece), then the lower-cased forms,
-    then (with ``prefix``) pieces that start with the query, a scan of up to
-    100,000 pieces.
-    """
-    q = (query or "").strip()
-    if not q:
-        return []
-    out: list[int] = []
-
-    def add(i):
-        if i is not None and 0 <= int(i) < table.vocab_size and int(i) not in out:
-            out.append(int(i))
-
-    if q.lstrip("#").isdigit() and q.startswith("#"):
-        add(int(q[1:]))
-    tok = table.tokenizer
-    raw = raw_piece_of(q, tok.family)
-    # the stored form of what the user typed first: in a byte-level vocabulary the piece
-    # "é" is the lone byte E9, while the text "é" is the piece "Ã©"
-    for cand in (raw, q, "Ġ" + q, "▁" + q, q.lower(), "Ġ" + q.lower(), "▁" + q.lower()):
-        try:
-            add(tok.id_of(cand))
-        except Exception:
-            pass
-    if q.isdigit():
-        add(int(q))
-    if prefix and len(out) < limit:
-        # a lazy scan: it stops as soon as enough pieces matched
-        allp = (table.piece(i) for i in range(min(table.vocab_size, 100_000)))
-        starts = tuple(dict.fromkeys((q.lower(), raw.lower().lstrip("ġ▁#"))))
-        for i, p in enumerate(allp):
-            if len(out) >= limit:
-                break
-            pl = p.lower().lstrip("ġ▁#")
-            if pl.startswith(starts):
-                add(i)
-    return out[:limit]
 
 
 def tokens_of_interest(table, text_ids: Sequence[int], extra_ids: Sequence[int], k: int = 3,

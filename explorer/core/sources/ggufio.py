@@ -18,6 +18,8 @@ from pathlib import Path
 
 import numpy as np
 
+from explorer.core.units import shorten
+
 __all__ = ["GGUFError", "GGUFTensorInfo", "GGUFHeader", "read_header"]
 
 GGUF_MAGIC = b"GGUF"
@@ -47,8 +49,7 @@ class GGUFError(ValueError):
 def _q(value, limit: int = 48) -> str:
     """A name or value from the file, quoted short for a message: a corrupt
     length can make a key swallow the rest of the header."""
-    text = repr(value)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    return shorten(repr(value), limit)
 
 
 @dataclass(frozen=True)
@@ -231,8 +232,8 @@ def _check_layout(infos, alignment: int, data_start: int, size: int) -> None:
     end = data_start
     for name, shape, type_id, offset in infos:
         if offset % alignment:
-            raise GGUFError(
-                f"tensor {_q(name)} starts at offset {offset:,}, not a multiple of the alignment {alignment}")
+            raise GGUFError(f"tensor {_q(name)} starts at offset {offset:,}, "
+                            f"not a multiple of the alignment {alignment}")
         try:
             block, type_size = gguf.GGML_QUANT_SIZES[gguf.GGMLQuantizationType(type_id)]
         except (ValueError, KeyError):

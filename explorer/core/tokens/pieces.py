@@ -28,13 +28,14 @@ from dataclasses import dataclass
 from enum import Enum
 from functools import lru_cache
 
+from explorer.core.units import shorten
+
 __all__ = [
     "PieceFamily",
     "DisplayPiece",
     "display_piece",
     "piece_bytes",
     "raw_piece_of",
-    "shorten",
     "set_glyph_check",
     "glyph_check",
     "BYTE_TO_CHAR",
@@ -125,11 +126,6 @@ class DisplayPiece:
         if self.partial_bytes:
             parts.append("part of a character that the neighbouring pieces complete")
         return "; ".join(parts)
-
-
-def shorten(text: str, n: int = 16) -> str:
-    """``text`` cut to at most ``n`` characters, with … when cut."""
-    return text if len(text) <= n else text[: max(1, n - 1)] + "…"
 
 
 def _visible_char(ch: str) -> str:

@@ -9,8 +9,8 @@ row".
 
 from __future__ import annotations
 
-from explorer.core.cost.why import resolve_word
 from explorer.core.errors import ExplorerError
+from explorer.core.tokens.words import resolve_word
 
 __all__ = ["NotOneRow", "word_row"]
 
@@ -26,7 +26,9 @@ def word_row(table, word: str) -> int:
     ----------
     table : EmbeddingTable
     word : str
-        A word or a piece as the vocabulary spells it ("king", "Ġking", "##ness").
+        A word, a piece as the vocabulary spells it or as the app shows it
+        ("king", "Ġking", "␣king", "##ness"), or ``#id``: read by
+        :func:`~explorer.core.tokens.words.resolve_word`, as everywhere.
 
     Returns
     -------
@@ -42,8 +44,11 @@ def word_row(table, word: str) -> int:
     tokenizer = table.tokenizer
     if not word.strip():
         raise NotOneRow(f"{word!r} is empty: give a word of the vocabulary")
-    tid = resolve_word(tokenizer, word)
+    tid = resolve_word(tokenizer, word, rows=table.vocab_size)
     if tid is None:
+        past = resolve_word(tokenizer, word)
+        if past is not None:
+            raise NotOneRow(f"{word!r} is token {past:,}, past the table's {table.vocab_size:,} rows")
         typed = [t for t in tokenizer.encode(word) if not (t.special and t.start == t.end)]
         if len(typed) > 1:
             pieces = " + ".join(t.piece for t in typed)
@@ -52,6 +57,4 @@ def word_row(table, word: str) -> int:
         if len(typed) == 1 and typed[0].problem is not None:
             raise NotOneRow(f"{word!r} names no row of this table ({typed[0].problem.value})")
         raise NotOneRow(f"{word!r} is not in the vocabulary of this table (its tokenizer reads it as unknown)")
-    if not 0 <= tid < table.vocab_size:
-        raise NotOneRow(f"{word!r} is token {tid:,}, past the table's {table.vocab_size:,} rows")
     return tid

@@ -93,10 +93,9 @@ def _ids(tokenized) -> list[int]:
 
 
 def _word_id(table, word: str) -> int | None:
-    from explorer.core.cost.why import resolve_word
+    from explorer.core.tokens.words import resolve_word
 
-    tid = resolve_word(table.tokenizer, word)
-    return tid if tid is not None and 0 <= tid < table.vocab_size else None
+    return resolve_word(table.tokenizer, word, rows=table.vocab_size)
 
 
 # -- the claims, one per step --------------------------------------------------------------
@@ -139,7 +138,8 @@ def _address(table, tokenized) -> Claim:
 
 
 def _cost(table, tokenized) -> Claim:
-    from explorer.core.cost.parameters import format_mb, params, table_bytes
+    from explorer.core.cost.parameters import params, table_bytes
+    from explorer.core.units import format_mb
 
     n = params(table.vocab_size, table.dim)
     b32, b16 = table_bytes(table.vocab_size, table.dim, "float32"), table_bytes(table.vocab_size, table.dim, "float16")

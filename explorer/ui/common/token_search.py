@@ -8,8 +8,8 @@ from collections.abc import Callable
 from PySide6.QtCore import QStringListModel, Qt, Signal
 from PySide6.QtWidgets import QCompleter, QLineEdit
 
-from explorer.core.projection.job import find_token_ids
 from explorer.core.sources import EmbeddingTable
+from explorer.core.tokens.words import find_token_ids
 
 __all__ = ["TokenSearch"]
 

@@ -8,6 +8,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QSlider, QVBoxLayout, QWidget
 from superqt.utils import signals_blocked
 
+from explorer.core import units
 from explorer.core.cost import parameters as cost
 from explorer.core.geometry.vectors import random_cosine_bound, random_cosine_std, shell_volume_fraction
 from explorer.state.app_state import AppState
@@ -130,7 +131,7 @@ class CardPage(QWidget):
         c = cost.table_cost(v, d, table.model_params)
         self.title.setText(f"{table.name}: E is V × d = {v:,} × {d:,}")
         t = self.tiles
-        t["params"].set(f"{c.params:,}", f"{cost.format_count(c.params)} parameters of the embedding table",
+        t["params"].set(f"{c.params:,}", f"{units.format_count(c.params)} parameters of the embedding table",
                         f"V × d = {v:,} × {d:,}")
         if c.model_share is not None:
             t["share"].set(f"{100 * c.model_share:.1f} %", f"of {table.model_params:,} model parameters (total)",
@@ -140,21 +141,21 @@ class CardPage(QWidget):
         self._draw_row(cost.row_layout(table.dtype, d, table.row_bytes))
         self._draw_tying(table.tied, c.tying_saves, table.kind)
         for db in cost.bytes_per_dtype(v, d):
-            t[db.dtype].set(cost.format_size(db.bytes),
-                            f"{cost.format_size(db.bytes, binary=True)} · {db.bytes:,} bytes",
+            t[db.dtype].set(units.format_size(db.bytes),
+                            f"{units.format_size(db.bytes, binary=True)} · {db.bytes:,} bytes",
                             f"V × d × {db.itemsize} byte{'s' if db.itemsize > 1 else ''}")
-        t["adam"].set(cost.format_size(c.adam_bytes_float32),
-                      f"{cost.format_size(c.adam_bytes_float32, binary=True)} · ≈ 4 × float32",
+        t["adam"].set(units.format_size(c.adam_bytes_float32),
+                      f"{units.format_size(c.adam_bytes_float32, binary=True)} · ≈ 4 × float32",
                       "weights + gradient + 2 Adam moments, float32")
         t["scale"].set(f"× {cost.embedding_scale(d):.1f}", f"√d = √{d:,}",
                        f"original Transformer: √512 = {cost.embedding_scale(512):.1f}")
         inside = shell_volume_fraction(d)
         t["random"].set(f"σ = {random_cosine_std(d):.4f}", f"99.7 % of pairs: |cos| ≤ {random_cosine_bound(d):.3f}",
-                        f"1/√d; {cost.format_percent(1 - inside, rest=inside)} of a ball's volume lies in its "
+                        f"1/√d; {units.format_percent(1 - inside, rest=inside)} of a ball's volume lies in its "
                         "outer 1 % shell")
-        note = f"Stored as {table.dtype}: {table.stored_bytes:,} bytes ({cost.format_bytes(table.stored_bytes)})."
+        note = f"Stored as {table.dtype}: {table.stored_bytes:,} bytes ({units.format_bytes(table.stored_bytes)})."
         if table.disk_bytes:
-            note += f" The checkpoint's files: {cost.format_bytes(table.disk_bytes)}."
+            note += f" The checkpoint's files: {units.format_bytes(table.disk_bytes)}."
         note += " 1 MB = 1,000,000 bytes; 1 MiB = 1,048,576 bytes."
         self.stored_note.setText(note)
 

@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from explorer.core import units
 from explorer.core.cost import parameters as cost
 from explorer.state.app_state import AppState
 from explorer.ui.common.binding import ShownGate
@@ -39,20 +40,6 @@ COLUMNS = [
     ("float16 bytes", "V × d × 2 bytes (bfloat16 the same)"),
     ("tied", "output projection reuses E"),
 ]
-
-
-def _short_count(n: float) -> str:
-    for unit, p in (("B", 9), ("M", 6), ("k", 3)):
-        if n >= 10.0**p:
-            return f"{n / 10.0**p:g} {unit}"
-    return f"{n:g}"
-
-
-def _short_bytes(n: float) -> str:
-    for unit, p in (("TB", 4), ("GB", 3), ("MB", 2), ("kB", 1)):
-        if n >= 1000**p:
-            return f"{n / 1000**p:g} {unit}"
-    return f"{n:g} B"
 
 
 def _log_ticks(lo: float, hi: float, fmt) -> list[tuple[float, str]]:
@@ -152,7 +139,7 @@ class ComparePage(QWidget):
         table = self._state.table
         loaded = None
         if table is not None:
-            name = table.name if len(table.name) <= NAME_CHARS else table.name[: NAME_CHARS - 1] + "…"
+            name = units.shorten(table.name, NAME_CHARS)
             loaded = (f"{name} (loaded)", table.vocab_size, table.dim, table.model_params, table.tied)
         self._rows = cost.comparison(loaded)
         self._draw_chart(self._rows)
@@ -178,8 +165,8 @@ class ComparePage(QWidget):
         self.bytes16_bars.setOpts(x0=np.full(n, b0), y=y + 0.19, width=l16 - b0, height=0.36)
         self.param_plot.getAxis("left").setTicks([[(float(i), r.name) for i, r in enumerate(rows)]])
         self.bytes_plot.getAxis("left").setTicks([[(float(i), "") for i in range(n)]])
-        self.param_plot.getAxis("bottom").setTicks([_log_ticks(p0, lp.max() + 1.2, _short_count)])
-        self.bytes_plot.getAxis("bottom").setTicks([_log_ticks(b0, l32.max() + 0.2, _short_bytes)])
+        self.param_plot.getAxis("bottom").setTicks([_log_ticks(p0, lp.max() + 1.2, units.short_count)])
+        self.bytes_plot.getAxis("bottom").setTicks([_log_ticks(b0, l32.max() + 0.2, units.short_size)])
         self.param_plot.setXRange(p0, lp.max() + 1.3, padding=0)
         self.bytes_plot.setXRange(b0, l32.max() + 0.3, padding=0)
         for p in (self.param_plot, self.bytes_plot):
@@ -192,7 +179,7 @@ class ComparePage(QWidget):
             self._bar_labels.append(ti)
         for i, ti in enumerate(self._bar_labels):
             if i < n:  # the count only: the share is in the table, and a long label would be clipped
-                ti.setText(cost.format_count(rows[i].cost.params))
+                ti.setText(units.format_count(rows[i].cost.params))
                 ti.setPos(lp[i] + 0.05, float(i))
                 ti.show()
             else:
@@ -208,7 +195,7 @@ class ComparePage(QWidget):
             share = f"{100 * c.model_share:.1f} %" if c.model_share is not None else "–"
             tied = {True: "yes", False: "no", None: "–"}[r.tied]
             vals = [r.name, f"{c.vocab_size:,}", f"{c.dim:,}", f"{c.params:,}", share,
-                    f"{c.bytes_by_dtype['float32']:,}", cost.format_size(c.bytes_by_dtype['float32']),
+                    f"{c.bytes_by_dtype['float32']:,}", units.format_size(c.bytes_by_dtype['float32']),
                     f"{c.bytes_by_dtype['float16']:,}", tied]
             for j, text in enumerate(vals):
                 item = QTableWidgetItem(text)

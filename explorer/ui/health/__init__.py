@@ -4,7 +4,6 @@
 ``view``            :class:`HealthView`: the status row, the panels, the state
 ``summary``         the verdict, the lesson and the counts, in words
 ``vocab_plot``      every row as a point: id against norm or score
-``dot_raster``      the image those many points are drawn into
 ``score_histogram`` the score over all rows and the reference rows
 ``candidates``      the ranked table of under-trained candidates
 ==================  ==========================================================

@@ -12,9 +12,9 @@ from superqt.utils import qthrottled, signals_blocked
 
 from explorer.core.health import CATEGORIES, CATEGORY_LABELS, Flag, HealthReport
 from explorer.core.health.text import format_number
-from explorer.ui.common.dot_raster import DotRaster
 from explorer.ui.common.integer_axis import IntegerAxis
 from explorer.ui.common.plot_title import FittedTitle
+from explorer.ui.common.raster import DotRaster
 from explorer.ui.style import ACCENT, ERROR, HEALTH_CATEGORY_COLORS, plot_colors, style_plot
 
 __all__ = ["VocabPlot", "Y_CHOICES", "MAX_RINGS"]

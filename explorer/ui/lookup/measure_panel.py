@@ -10,16 +10,15 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QPushButton, QSizePolicy, QVBoxLayout, QWidget
 
-from explorer.core.bench import LookupMeasurement, format_seconds
+from explorer.core.bench import LookupMeasurement
 from explorer.core.errors import user_message
+from explorer.core.units import format_seconds, short_seconds
 from explorer.ui.lookup.plots import elastic_label
 from explorer.ui.style import ACCENT, ERROR, SPACING, THIRD_PATH, mono_font, plot_colors, style_plot
 
 #: the buttons, the status and the table of figures
 LEFT_WIDTH = 330
 IDLE_TEXT = "Press Measure to time both ways on this table"
-_DECADES = {-9: "1 ns", -8: "10 ns", -7: "100 ns", -6: "1 µs", -5: "10 µs", -4: "100 µs", -3: "1 ms",
-            -2: "10 ms", -1: "100 ms", 0: "1 s", 1: "10 s", 2: "100 s"}
 
 
 class MeasurePanel(QWidget):
@@ -194,6 +193,6 @@ class MeasurePanel(QWidget):
             t.hide()
         self.chart.getAxis("left").setTicks([[(y, r[0]) for y, r in zip(ys, rows)], []])
         self.chart.getAxis("bottom").setTicks(
-            [[(k, _DECADES.get(k, f"1e{k} s")) for k in range(int(np.ceil(base)), int(top) + 1)], []])
+            [[(k, short_seconds(10.0**k)) for k in range(int(np.ceil(base)), int(top) + 1)], []])
         self.chart.setXRange(base, top, padding=0)
         self.chart.setYRange(-0.6, len(rows) - 0.4, padding=0)

@@ -27,6 +27,7 @@ from explorer.core.bench import LookupMeasurement
 from explorer.core.errors import user_message
 from explorer.core.lookup import animation as anim
 from explorer.core.lookup.ways import PathComparison, RowLayout, row_layout
+from explorer.core.units import format_size
 from explorer.state.app_state import AppState
 from explorer.ui.common.binding import JobBinding, ShownGate
 from explorer.ui.lookup.backward_panel import EMPTY_BACKWARD, BackwardPanel
@@ -310,9 +311,8 @@ class LookupView(QWidget):
         if table is None or self._state.selected_id < 0:
             self.verdict.setText("")
         elif not table.fits_in_memory:
-            gb = table.params * 4 / 1e9
-            self.verdict.setText(f"Not checked per token: E is too big to hold ({gb:,.2f} GB as float32). "
-                                 "<b>Measure</b> compares the paths on it.")
+            self.verdict.setText(f"Not checked per token: E is too big to hold ({format_size(table.params * 4)} as "
+                                 "float32). <b>Measure</b> compares the paths on it.")
         else:
             self.verdict.setText("Checking one_hot(i) @ E against E[i] on the loaded table…")
 

@@ -9,6 +9,7 @@ from PySide6.QtCore import QRectF, Qt, Signal
 from PySide6.QtGui import QFont, QFontMetrics
 from PySide6.QtWidgets import QGraphicsRectItem, QLabel, QStackedLayout, QWidget
 
+from explorer.core.matrix.axis_labels import label_step
 from explorer.core.matrix.overview import CODE_STEPS, NAN_CODE, MatrixOverview, RowBand, row_band
 from explorer.state.app_state import AppState
 from explorer.ui.common.binding import ShownGate
@@ -275,7 +276,7 @@ class MatrixView(QWidget):
         rows = max(1, band.stop - band.start)
         pitch = self.band_plot.getViewBox().height() / rows
         line = QFontMetrics(self.band_plot.getAxis("left").style.get("tickFont") or QFont()).height()
-        step = max(1, int(np.ceil((line + 1) / pitch))) if pitch > 0 else 1
+        step = label_step(pitch, line, gap=1) if pitch > 0 else 1
         anchor = self._state.selected_id if band.start <= self._state.selected_id < band.stop else band.start
         if step == 1:
             anchor = band.start  # every row labelled: the selection does not change the ticks

@@ -3,13 +3,12 @@ a cosine matrix, or a text's vectors. Items are made once and updated."""
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QRectF
 from PySide6.QtGui import QFontMetrics
 
+from explorer.core.matrix.axis_labels import label_step
 from explorer.ui.positions.plot_frame import PlotPanel
 from explorer.ui.style import DIVERGING, style_plot
 
@@ -79,9 +78,8 @@ class ImagePanel(PlotPanel):
             ax.setTicks(None)
             return
         rows = max(1, self.shape[0])
-        line = QFontMetrics(ax.style["tickFont"] or self.font()).height() + 4
-        height = max(1.0, self.plot.getViewBox().height())
-        step = max(1, math.ceil(rows * line / height))
+        line = QFontMetrics(ax.style["tickFont"] or self.font()).height()
+        step = label_step(max(1.0, self.plot.getViewBox().height()) / rows, line, gap=4)
         if step == self._label_step:
             return
         self._label_step = step

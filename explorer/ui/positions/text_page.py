@@ -9,6 +9,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QLabel, QSplitter, QVBoxLayout, QWidget
 
 from explorer.core.input_layer import TextInputs
+from explorer.core.units import shorten
 from explorer.ui.positions.image_panel import ImagePanel, symmetric_levels
 from explorer.ui.positions.input_table import InputTable
 from explorer.ui.positions.parts_plot import PartsPlot
@@ -92,8 +93,8 @@ class TextInputsPage(QWidget):
             self.input_map.clear("")
             return
         by_pos = {t.position: t for t in tokens}
-        labels = [(i, f"{int(p)} {_short(piece_of(by_pos[int(p)]))}") for i, p in enumerate(v.positions)
-                  if int(p) in by_pos]
+        labels = [(i, f"{int(p)} {shorten(piece_of(by_pos[int(p)]), LABEL_CHARS)}")
+                  for i, p in enumerate(v.positions) if int(p) in by_pos]
         scale = "" if v.scale == 1.0 else f" × {v.scale:.1f}"
         cols = min(SHOWN_DIMS, v.token_rows.shape[1])
         d = v.token_rows.shape[1]
@@ -121,10 +122,6 @@ class TextInputsPage(QWidget):
             return
         label = f"{position} {self._piece_of(self._tokens[position])}"
         self.parts.set_token(v, int(hits[0]), label, min(SHOWN_DIMS, v.token_rows.shape[1]))
-
-
-def _short(text: str) -> str:
-    return text if len(text) <= LABEL_CHARS else text[: LABEL_CHARS - 1] + "…"
 
 
 def _formula(inputs: TextInputs) -> str:

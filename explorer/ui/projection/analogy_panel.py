@@ -21,7 +21,8 @@ from PySide6.QtWidgets import (
 
 from explorer.core.errors import user_message
 from explorer.core.geometry.analogy import ANALOGY_K, AnalogyResult
-from explorer.core.projection.job import find_token_ids
+from explorer.core.tokens.word_row import NotOneRow, word_row
+from explorer.core.tokens.words import resolve_word
 from explorer.ui.style import mono_font
 
 __all__ = ["AnalogyPanel"]
@@ -114,8 +115,8 @@ class AnalogyPanel(QWidget):
     @staticmethod
     def _example(table) -> tuple[str, str, str] | None:
         for words in EXAMPLES:
-            ids = [find_token_ids(table, w, limit=1, prefix=False) for w in words]
-            if all(ids) and all(table.piece(h[0]).lower().lstrip("ġ▁") == w for h, w in zip(ids, words)):
+            ids = [resolve_word(table.tokenizer, w, rows=table.vocab_size) for w in words]
+            if all(i is not None and table.piece(i).lower().lstrip("ġ▁") == w for i, w in zip(ids, words)):
                 return words
         return None
 
@@ -159,12 +160,14 @@ class AnalogyPanel(QWidget):
             return
         ids = []
         for e, name in zip(self.edits, "abc"):
-            hits = find_token_ids(table, e.text(), limit=1)
-            if not hits:
-                self.status.setText(f"Token {name} (“{e.text()}”) is not in this vocabulary" if e.text()
-                                    else f"Type token {name}")
+            if not e.text().strip():
+                self.status.setText(f"Type token {name}")
                 return
-            ids.append(hits[0])
+            try:  # the rows the analogy command would take, or its reason why not
+                ids.append(word_row(table, e.text()))
+            except NotOneRow as exc:
+                self.status.setText(f"Token {name}: {user_message(exc)}")
+                return
         self.solve_requested.emit(*ids)
 
     def _on_table_cell_clicked(self, row: int, _col: int) -> None:

@@ -19,13 +19,13 @@ from pyqtgraph.Qt import internals
 from PySide6.QtCore import QLineF, QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QColor, QImage, QPainter, QPainterPath, QPen, QPixmap
 
-from explorer.ui.common.cloud_raster import rasterize
+from explorer.ui.common.raster import rasterize
 
 __all__ = ["PointCloud", "GridLines"]
 
 #: the pointer must be this close (pixels, beyond the dot's radius) to hover a point
 HIT_SLACK = 3.0
-#: above this many points a frame is rasterised in numpy (cloud_raster) instead of drawn by Qt,
+#: above this many points a frame is rasterised in numpy (common.raster) instead of drawn by Qt,
 #: when they have at most RASTER_GROUPS colours (each colour is a pass over the image)
 RASTER_MIN, RASTER_GROUPS = 100_000, 3
 #: a translucent cloud is rasterised from this many points (its opacity then applies to the whole)
@@ -210,7 +210,7 @@ class PointCloud(pg.GraphicsObject):
         p.drawPixmapFragments(*args, self._atlas)
 
     def _paint_raster(self, p: QPainter, t, device: QRectF, dpr: float) -> None:
-        """The frame as one image made in numpy (many points: see cloud_raster)."""
+        """The frame as one image made in numpy (many points: see common.raster)."""
         rgba = np.array([[c.redF(), c.greenF(), c.blueF(), c.alphaF()] for c in self._colors], np.float64)
         w, h = int(device.width()), int(device.height())
         px = self._x * (t.m11() * dpr)  # device pixels, contiguous

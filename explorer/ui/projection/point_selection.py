@@ -17,10 +17,10 @@ import pyqtgraph as pg
 from PySide6.QtCore import QObject, Signal
 
 from explorer.core.errors import user_message
-from explorer.core.projection.job import find_token_ids
 from explorer.core.projection.point_filter import SHOW_ALL, PointFilter, visible_mask
 from explorer.core.tokens.groups import TokenGroups, token_groups
 from explorer.core.tokens.search import SearchHits
+from explorer.core.tokens.words import resolve_word
 from explorer.ui.projection.label_layout import LabelSpec
 from explorer.ui.style import ERROR, SEARCH_HITS
 
@@ -117,9 +117,9 @@ class PointSelection(QObject):
             return -1
         table = self._state.table
         if not self.hits.regex and table is not None:
-            exact = find_token_ids(table, self.hits.query, limit=1, prefix=False)
-            if exact and np.isin(exact[0], self.hits.ids):
-                return int(exact[0])
+            exact = resolve_word(table.tokenizer, self.hits.query, rows=table.vocab_size)
+            if exact is not None and np.isin(exact, self.hits.ids):
+                return exact
         drawn = self._drawn_hits
         return int(drawn[0] if len(drawn) else self.hits.ids[0])
 
@@ -196,8 +196,8 @@ class PointSelection(QObject):
         if self.hits is None:
             return ""
         n, drawn = self.hits.count, len(self._drawn_hits)
-        plural = "s" if n != 1 else ""
-        text = f'<span style="color:{SEARCH_HITS}">●</span> <b>{n:,}</b> search hit{plural} ({drawn:,} drawn)'
+        text = (f'<span style="color:{SEARCH_HITS}">●</span> <b>{n:,}</b> search hit{"s" if n != 1 else ""} '
+                f'({drawn:,} drawn)')
         if drawn > RING_LIMIT and not self.filter.hits_only:
             text += f"; too many to ring (over {RING_LIMIT:,}): choose Show → Search hits"
         return text

@@ -9,9 +9,9 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFileDialog, QHBoxLayout, QLabel, QMenu, QToolButton, QVBoxLayout, QWidget
 
-from explorer.core.cost.parameters import format_percent
 from explorer.core.errors import user_message
 from explorer.core.geometry.vectors import CosineCheck, cosine_normal_pdf
+from explorer.core.units import format_percent
 from explorer.state.app_state import AppState
 from explorer.ui.common.binding import JobBinding, ShownGate, job_progress, job_status
 from explorer.ui.common.export import export_graphics

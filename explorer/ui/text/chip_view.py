@@ -14,9 +14,9 @@ from PySide6.QtCore import QPoint, QRectF, QSize, Qt, Signal
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QKeyEvent, QMouseEvent, QPainter, QPainterPath, QPalette, QPen
 from PySide6.QtWidgets import QSizePolicy, QToolTip, QWidget
 
-from explorer.core.tokens.pieces import shorten
 from explorer.core.tokens.text import TokenizedText
 from explorer.core.tokens.tokenize import Token
+from explorer.core.units import shorten
 from explorer.ui.style import ACCENT, ERROR, SPACING, mono_font
 
 __all__ = ["ChipView", "ChipLayout"]

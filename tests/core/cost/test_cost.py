@@ -8,6 +8,7 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from explorer.core import units
 from explorer.core.cost import parameters as cost
 
 
@@ -34,12 +35,6 @@ def test_gpt2_small_share_of_the_model():
     assert c.bytes_by_dtype["float32"] == 154_389_504
     assert c.bytes_by_dtype["float16"] == 77_194_752
     assert c.tying_saves == 38_597_376
-
-
-def test_format_bytes_gpt2_small():
-    assert cost.format_bytes(154_389_504) == "154.39 MB (147.24 MiB)"
-    assert cost.format_bytes(77_194_752) == "77.19 MB (73.62 MiB)"
-    assert cost.format_bytes(512) == "512 bytes"
 
 
 @pytest.mark.parametrize(
@@ -109,8 +104,8 @@ def test_bytes_per_dtype_gpt2_small_mb_and_mib():
     assert got["int8"].bytes == torch.empty(50_257, 768, dtype=torch.int8).nbytes
     assert f"{got['float32'].mb:.2f}" == "154.39" and f"{got['float32'].mib:.2f}" == "147.24"
     assert f"{got['float16'].mb:.2f}" == "77.19" and f"{got['float16'].mib:.2f}" == "73.62"
-    assert cost.format_mb(154_389_504) == "154.39 MB"
-    assert cost.format_mib(154_389_504) == "147.24 MiB"
+    assert units.format_mb(154_389_504) == "154.39 MB"
+    assert units.format_mib(154_389_504) == "147.24 MiB"
 
 
 def test_reference_totals_give_the_facts_shares():
@@ -182,30 +177,12 @@ def test_row_layout_plain_and_quantised():
     assert (odd.blocks, odd.block_bytes) == (1, 17)
 
 
-def test_format_size_keeps_small_differences_visible():
-    assert cost.format_size(154_389_504) == "154.39 MB"
-    assert cost.format_size(154_389_504, binary=True) == "147.24 MiB"
-    assert cost.format_size(2_101_350_000) == "2.10 GB"
-    assert cost.format_size(12_800) == "12.80 kB" and cost.format_size(6_400) == "6.40 kB"
-    assert cost.format_size(999) == "999 bytes"
-    assert cost.format_size(5e15) == "5,000.00 TB"
-
-
-def test_format_percent_never_rounds_to_a_false_whole():
-    inside = 0.99**768  # FACTS: 0.000444, so 99.956 % in the outer shell
-    assert cost.format_percent(1 - inside, rest=inside) == "99.96 %"
-    inside = 0.99**4096
-    assert 1 - inside == 1.0 and cost.format_percent(1 - inside, rest=inside) == "> 99.99 %"
-    assert cost.format_percent(1.0) == "100.00 %" and cost.format_percent(0.0) == "0.00 %"
-    assert cost.format_percent(1e-9) == "< 0.01 %" and cost.format_percent(0.31) == "31.00 %"
-
-
 def test_embedding_scale_and_counts():
     assert round(cost.embedding_scale(512), 1) == 22.6
     assert cost.embedding_scale(384) == pytest.approx(np.sqrt(384))
-    assert cost.format_count(38_597_376) == "38.6 M"
-    assert cost.format_count(1_050_673_152) == "1.05 B"
-    assert cost.format_count(12) == "12"
+    assert units.format_count(38_597_376) == "38.6 M"
+    assert units.format_count(1_050_673_152) == "1.05 B"
+    assert units.format_count(12) == "12"
 
 
 def test_tying_text_names_the_saving():

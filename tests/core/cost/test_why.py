@@ -7,6 +7,7 @@ import pytest
 import torch
 
 from explorer.core.cost import why
+from explorer.core.geometry import vectors
 from explorer.core.sources import open_table, package_path
 
 
@@ -48,7 +49,7 @@ def test_cosines_of_zero_and_nonfinite_rows_are_nan():
     c = why.cosine_matrix(x)
     assert np.isnan(c[1]).all() and np.isnan(c[2]).all() and np.isnan(c[:, 2]).all()
     assert c[0, 3] == pytest.approx(1 / np.sqrt(2))
-    assert np.isnan(why.cosine(x[0], x[1])) and why.cosine(x[0], x[3]) == pytest.approx(c[0, 3])
+    assert np.isnan(vectors.cosine(x[0], x[1])) and vectors.cosine(x[0], x[3]) == pytest.approx(c[0, 3])
 
 
 def test_one_hot_panel_never_builds_a_vocabulary_wide_array():

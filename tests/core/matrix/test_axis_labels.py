@@ -3,10 +3,13 @@ fit, upwards when not, every k-th cell when not even a line fits."""
 
 from __future__ import annotations
 
+import doctest
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from explorer.core.matrix.axis_labels import AxisLabelPlan, plan_axis_labels
+from explorer.core.matrix import axis_labels
+from explorer.core.matrix.axis_labels import AxisLabelPlan, label_step, plan_axis_labels
 
 
 def test_labels_that_fit_are_written_across():
@@ -45,3 +48,10 @@ def test_labels_never_overlap(widths, cell_px, line_px, along):
     else:
         assert line_px + gap <= pitch + 1e-9
         assert plan.step == 1 or line_px + gap > (plan.step - 1) * cell_px  # no more skipped than needed
+
+
+def test_label_step_is_the_rule_of_every_stacked_axis():
+    # the matrix view's band rows (gap 1) and the Positions maps' rows (gap 4) thin their labels by it
+    assert doctest.testmod(axis_labels).failed == 0
+    for cell, line, gap in ((20, 14, 1), (10, 14, 1), (7.5, 15, 0), (3, 16, 4), (0.5, 16, 4)):
+        assert label_step(cell, line, gap) == plan_axis_labels([60], cell, line, gap, along=False).step

@@ -126,16 +126,6 @@ def test_tiny_table_gives_fewer_components():
 # -- search and tokens of interest ---------------------------------------------------------------
 
 
-def test_find_token_ids():
-    t = open_table("toy:robot")
-    assert pj.find_token_ids(t, "box")[0] == 2
-    assert pj.find_token_ids(t, "#3")[0] == 3
-    assert pj.find_token_ids(t, "") == []
-    m = open_table("minilm")
-    assert pj.find_token_ids(m, "king")[0] == m.tokenizer.id_of("king")
-    assert pj.find_token_ids(m, "zzzzqqq") == []
-
-
 def test_tokens_of_interest_neighbours_match_brute_force():
     t = open_table("default")
     text = [22, 30, 22]

@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 import torch
 
-from explorer.core.cost.why import resolve_word
 from explorer.core.sources import open_table
 from explorer.core.tokens.text import tokenize_text
+from explorer.core.tokens.words import resolve_word
 from explorer.core.tour.steps import (
     ANALOGIES,
     STEPS,

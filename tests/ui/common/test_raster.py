@@ -1,15 +1,17 @@
-"""Points rasterised in numpy for big clouds (explorer.ui.common.cloud_raster):
-the same picture Qt draws from pixmap fragments, faster."""
+"""Points rasterised in numpy for big clouds (explorer.ui.common.raster):
+the same picture Qt draws from pixmap fragments, faster; the Health view's
+vocabulary plot draws its dots with the same rasteriser."""
 
 from __future__ import annotations
 
 import numpy as np
+import pyqtgraph as pg
 import pytest
 from PySide6.QtCore import QRectF
 from PySide6.QtGui import QColor, QImage, QPainter
 from PySide6.QtWidgets import QGraphicsScene
 
-from explorer.ui.common.cloud_raster import footprint, rasterize
+from explorer.ui.common.raster import DotRaster, footprint, rasterize
 from explorer.ui.projection import point_cloud
 from explorer.ui.projection.point_cloud import PointCloud
 
@@ -78,8 +80,8 @@ def test_the_raster_frame_looks_like_qts(qapp, monkeypatch, size):
     # the same amount of paint, in the same places (points snap to pixels; edges are antialiased in Qt)
     assert by_numpy[..., 3].sum() == pytest.approx(by_qt[..., 3].sum(), rel=0.25)
 
-    def blur(a):  # 10 x 10 pixel blocks
-        return a.reshape(10, 10, 12, 10).mean(axis=(1, 3))
+    def blur(a):
+        return a.reshape(10, 10, 12, 10).mean(axis=(1, 3))  # 10 x 10 pixel blocks
 
     assert np.abs(blur(by_numpy[..., 3]) - blur(by_qt[..., 3])).max() < 40  # of 255: a square dot is a bit fuller
     assert np.abs(blur(by_numpy[..., 1]) - blur(by_qt[..., 1])).max() < 30
@@ -96,3 +98,29 @@ def test_a_translucent_cloud_never_paints_darker_than_its_opacity(qapp):
     cloud.setOpacity(0.3)
     drawn = _draw(cloud, 120, 100)[..., 3]
     assert 0.25 * 255 < drawn.max() <= 0.3 * 255 + 1
+
+
+def test_dot_raster_follows_the_view_and_puts_later_groups_on_top(qtbot):
+    widget = pg.PlotWidget()
+    qtbot.addWidget(widget)
+    widget.resize(300, 200)
+    widget.show()
+    qtbot.waitExposed(widget)
+    vb = widget.getPlotItem().vb
+    dots = DotRaster(size=3)
+    vb.addItem(dots, ignoreBounds=True)
+    dots.attach(vb)
+    vb.setRange(xRange=(0, 10), yRange=(0, 10), padding=0)
+    dots.set_groups([([5.0, 1.0, np.nan], [5.0, 1.0, 2.0], "#ff0000"), ([5.0], [5.0], "#0000ff")])
+    assert dots.point_count() == 3 and dots.bounds() == (1.0, 5.0, 1.0, 5.0)
+    img = dots.image  # row-major RGBA, row 0 at the bottom of the range
+    w, h = int(vb.width()), int(vb.height())
+    assert img.shape == (h, w, 4)
+    blue = (int(5 * h / 10), int(5 * w / 10))
+    red = (int(1 * h / 10), int(1 * w / 10))
+    assert tuple(img[blue]) == (0, 0, 255, 255) and tuple(img[red]) == (255, 0, 0, 255)
+    assert np.count_nonzero(img[..., 3]) == 2 * 9  # two 3 x 3 dots; the NaN point is left out
+    vb.setRange(xRange=(4, 6), yRange=(4, 6), padding=0)  # zoomed in: redrawn for the new range
+    assert np.count_nonzero(dots.image[..., 3]) == 9 and tuple(dots.image[h // 2, w // 2]) == (0, 0, 255, 255)
+    dots.clear_points()
+    assert dots.point_count() == 0 and not dots.image.any()
