@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from explorer.core.cost.parameters import tying_word
+from explorer.core.sources.output import tying_word
 from explorer.core.units import format_bytes
 from explorer.state.app_state import AppState
 from explorer.ui.common.status_line import TableStatus

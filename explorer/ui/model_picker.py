@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
 )
 
 from explorer.core.sources import SourceInfo
+from explorer.core.sources.output import tying_word
 from explorer.core.units import format_size
 from explorer.ui.style import SPACING
 
@@ -165,7 +166,7 @@ class ModelPicker(QDialog):
             info.dtype or "?",
             f"{params:,}" if params else "?",
             format_size(info.disk_bytes) if info.disk_bytes else "–",
-            {True: "tied", False: "untied", None: "–"}[info.tied],
+            tying_word(info.tied, info.origin),
         ]
 
     def specs(self) -> list[str]:

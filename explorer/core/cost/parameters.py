@@ -23,7 +23,6 @@ __all__ = [
     "DtypeBytes",
     "bytes_per_dtype",
     "tying_text",
-    "tying_word",
     "factorised_break_even",
     "largest_saving_rank",
     "Factorisation",
@@ -293,21 +292,6 @@ def row_layout(dtype: str, dim: int, row_bytes: int) -> RowLayout:
 
 
 #: table kinds with no model around them: whether they would tie is not known
-_STANDALONE_KINDS = ("random", "toy")
-
-
-def tying_word(tied: bool | None, kind: str) -> str:
-    """Weight tying in a word or two, as the status bar and the cost card say it.
-
-    ``tied`` is None when no output projection was found: for a checkpoint
-    that means it has none (an encoder) or it cannot be told; a random or toy
-    table (``kind``) has no model around it, so tying is unknown.
-    """
-    if tied is True:
-        return "tied"
-    if tied is False:
-        return "not tied"
-    return "tying unknown" if kind in _STANDALONE_KINDS else "no output layer"
 
 
 def tying_text(vocab_size: int, dim: int, tied: bool | None) -> str:

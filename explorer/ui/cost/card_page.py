@@ -11,6 +11,7 @@ from superqt.utils import signals_blocked
 from explorer.core import units
 from explorer.core.cost import parameters as cost
 from explorer.core.geometry.vectors import random_cosine_bound, random_cosine_std, shell_volume_fraction
+from explorer.core.sources.output import tying_word
 from explorer.state.app_state import AppState
 from explorer.ui.common.binding import ShownGate
 from explorer.ui.cost.tiles import ReflowGrid, Tile, note_label, plain_label
@@ -173,7 +174,7 @@ class CardPage(QWidget):
         self.tiles["row"].set(f"{layout.row_bytes:,} bytes", sub, formula)
 
     def _draw_tying(self, tied: bool | None, saves: int, kind: str) -> None:
-        word = cost.tying_word(tied, kind)
+        word = tying_word(tied, kind)
         if tied is True:
             self.tiles["tying"].set(word, f"saves {saves:,} parameters",
                                     "the output projection d → V reuses E (same tensor)")

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from PySide6.QtWidgets import QMainWindow
 
-from explorer.core.cost.parameters import tying_word
+from explorer.core.sources.output import tying_word
 from explorer.ui.common.status_line import TableStatus
 from tests.support.ui_helpers import load
 
