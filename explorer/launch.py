@@ -41,6 +41,8 @@ def run(model=None, text=None, token=None, view=None, screenshot=None, size=None
                 result["code"] = 2
                 app.quit()
                 return
+            if view and ":" in view:  # a choice that needs the model (matrix:w_out) is made once it is open
+                win.show_view(view)
             if train_steps and (view or "").partition(":")[0] == "training":
                 ex.training_view.run_steps_then(train_steps, lambda: QTimer.singleShot(300, _wait_idle))
             else:

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
+    QComboBox,
     QFrame,
     QLabel,
     QMainWindow,
@@ -199,6 +200,13 @@ class MainWindow(QMainWindow):
             for j in range(pages.count()):
                 if pages.tabText(j).lower().startswith(page):
                     pages.setCurrentIndex(j)
+                    return True
+        # or a choice the view offers in a combo box ("matrix:w_out": the output matrix)
+        for combo in widget.findChildren(QComboBox):
+            for j in range(combo.count()):
+                item = combo.model().item(j) if hasattr(combo.model(), "item") else None
+                if combo.itemText(j).lower().startswith(page) and (item is None or item.isEnabled()):
+                    combo.setCurrentIndex(j)
                     return True
         return False
 

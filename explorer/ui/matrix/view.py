@@ -7,12 +7,21 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QRectF, Qt, Signal
 from PySide6.QtGui import QFont, QFontMetrics
-from PySide6.QtWidgets import QGraphicsRectItem, QLabel, QStackedLayout, QWidget
+from PySide6.QtWidgets import (
+    QComboBox,
+    QGraphicsRectItem,
+    QHBoxLayout,
+    QLabel,
+    QStackedLayout,
+    QVBoxLayout,
+    QWidget,
+)
 
 from explorer.core.matrix.axis_labels import label_step
 from explorer.core.matrix.overview import CODE_STEPS, NAN_CODE, MatrixOverview, RowBand, row_band
 from explorer.state.app_state import AppState
-from explorer.ui.common.binding import ShownGate
+from explorer.state.both_ends import INPUT, OUTPUT
+from explorer.ui.common.binding import JobBinding, ShownGate, job_status
 from explorer.ui.style import (
     ACCENT,
     DIVERGING,
@@ -60,7 +69,13 @@ class MatrixView(QWidget):
         self._band_ticks_key: tuple | None = None  # what the band's row ticks were made for
         self._cell_texts: list[pg.TextItem] = []
         bg, fg = plot_colors()
-        lay = QStackedLayout(self)
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        outer.setSpacing(0)
+        outer.addLayout(self._side_bar(state))
+        host = QWidget()
+        outer.addWidget(host, 1)
+        lay = QStackedLayout(host)
         self.empty = QLabel("Open a model to see its embedding matrix (Ctrl+O)")
         self.empty.setObjectName("EmptyState")
         self.empty.setAlignment(Qt.AlignCenter)
@@ -141,26 +156,98 @@ class MatrixView(QWidget):
             plot.scene().sigMouseClicked.connect(self._on_scene_clicked)
 
         self._gate = ShownGate(self, self._synchronize)
+        self._output_binding = JobBinding(self._gate, state.ends.output_overview,
+                                          on_result=self._on_output_overview, status=self.side_status)
+        state.ends.matrix_side_changed.connect(self._on_ends_matrix_side_changed)
         state.model_changed.connect(self._on_state_model_changed)
         state.overview_changed.connect(self._on_state_overview_changed)
         state.selected_token_changed.connect(self._on_state_selected_token_changed)
         state.tokens_changed.connect(self._on_state_tokens_changed)
         state.extra_tokens_changed.connect(self._on_state_extra_tokens_changed)
 
+    def _side_bar(self, state: AppState) -> QHBoxLayout:
+        """Which matrix is drawn: E, or the model's own output matrix."""
+        bar = QHBoxLayout()
+        bar.setContentsMargins(SPACING, SPACING // 2, SPACING, 0)
+        bar.addWidget(QLabel("Matrix:"))
+        self.side_combo = QComboBox()
+        self.side_combo.addItem("E, the input embedding", INPUT)
+        self.side_combo.addItem("W_out, the output matrix", OUTPUT)
+        self.side_combo.currentIndexChanged.connect(self._on_side_combo_changed)
+        bar.addWidget(self.side_combo)
+        self.side_note = QLabel("")
+        self.side_note.setObjectName("ChipId")
+        bar.addWidget(self.side_note)
+        self.side_status = job_status()
+        bar.addWidget(self.side_status)
+        bar.addStretch(1)
+        return bar
+
+    def shown_table(self):
+        """The matrix drawn: the state's table, or its output matrix."""
+        table = self._state.table
+        if table is not None and self._state.ends.matrix_side == OUTPUT:
+            return table.output_table() or table
+        return table
+
+    def _matrix_name(self) -> str:
+        return "W_out" if self._state.ends.matrix_side == OUTPUT else "E"
+
     # -- state --------------------------------------------------------------------------
     def _synchronize(self) -> None:
         """Redraw everything from the state (first show, or shown after being hidden)."""
-        if self._state.overview is None:
+        self._show_side()
+        overview = self._current_overview()
+        if overview is None:
             self._show_empty()
             return
-        self._draw_overview(self._state.overview)
+        self._draw_overview(overview)
         self._draw_extra()
 
+    def _current_overview(self) -> MatrixOverview | None:
+        if self._state.ends.matrix_side == OUTPUT:
+            return self._state.ends.output_overview.value
+        return self._state.overview
+
+    def _show_side(self) -> None:
+        """The combo and its note follow the model: the output matrix is offered when it is a second one."""
+        table, ends = self._state.table, self._state.ends
+        item = self.side_combo.model().item(1)
+        item.setEnabled(ends.can_show_output)
+        self.side_combo.blockSignals(True)
+        self.side_combo.setCurrentIndex(1 if ends.matrix_side == OUTPUT else 0)
+        self.side_combo.blockSignals(False)
+        if table is None:
+            note = ""
+        elif table.tied is True:
+            note = "tied: the output matrix is E itself"
+        elif not table.has_output:
+            note = "no output matrix in this model" if table.kind not in ("random", "toy") else ""
+        else:
+            note = "not tied: a second V × d matrix"
+        self.side_note.setText(note)
+        self.side_combo.setToolTip(table.output_how if table is not None and table.output_how else
+                                   "The output matrix turns the last hidden state into logits: h · W_outᵀ")
+
+    def _on_side_combo_changed(self, index: int) -> None:
+        self._state.ends.set_matrix_side(self.side_combo.itemData(index))
+
+    def _on_ends_matrix_side_changed(self, _side: str) -> None:
+        self._gate.mark_stale()
+
+    def _on_output_overview(self, overview: MatrixOverview) -> None:
+        if self._state.ends.matrix_side == OUTPUT:
+            self.side_status.setText("")
+            self._draw_overview(overview)
+            self._draw_extra()
+
     def _on_state_model_changed(self, _table) -> None:
+        self._gate.update(self._show_side)
         self._gate.update(self._show_empty)
 
     def _on_state_overview_changed(self, overview: MatrixOverview) -> None:
-        self._gate.update(self._draw_overview, overview)
+        if self._state.ends.matrix_side == INPUT:
+            self._gate.update(self._draw_overview, overview)
 
     def _on_state_selected_token_changed(self, _token_id: int) -> None:
         self._gate.update(self._update_band)
@@ -177,6 +264,7 @@ class MatrixView(QWidget):
         self._band_ticks_key = None
         self._stack.setCurrentWidget(self.empty)
         self.empty.setText("Open a model to see its embedding matrix (Ctrl+O)" if self._state.table is None
+                           else "Reading the output matrix…" if self._state.ends.matrix_side == OUTPUT
                            else "Drawing the matrix…")
 
     def _draw_overview(self, overview: MatrixOverview) -> None:
@@ -184,22 +272,25 @@ class MatrixView(QWidget):
         self._overview = overview
         self._band = None
         self._band_ticks_key = None
-        table = self._state.table
+        table = self.shown_table()
         if table is None:
             return
         self._stack.setCurrentWidget(self.glw)
         v, d = table.vocab_size, table.dim
         lim = overview.limit
+        name = self._matrix_name()
         self.overview_img.setImage(overview.codes, levels=(0, NAN_CODE), autoLevels=False)
         self.overview_img.setRect(QRectF(0, 0, d, v))
         self.colorbar.setLevels((-lim, lim))
-        self.colorbar.setLabel("right", "value of E")
-        self.glw.setToolTip(f"Colours: E[i, j] on a diverging map centred on 0, clipped at ±{lim:.3g} "
-                            "(99.5th percentile of |E|). Click a row to select its token; "
+        self.colorbar.setLabel("right", f"value of {name}")
+        self.band_plot.setLabel("bottom", f"dimension (column of {name})")
+        self.glw.setToolTip(f"Colours: {name}[i, j] on a diverging map centred on 0, clipped at ±{lim:.3g} "
+                            f"(99.5th percentile of |{name}|). Click a row to select its token; "
                             "drag to pan, wheel to zoom.")
         small = v <= 2 * BAND_HALF + 1
         self.overview_plot.setVisible(not small)
-        self.overview_plot.setTitle(f"Whole table: {v:,} × {d:,}", size="10pt")
+        self.overview_plot.setTitle(f"Whole table: {v:,} × {d:,}" if name == "E" else
+                                    f"Whole output matrix: {v:,} × {d:,}", size="10pt")
         rows = "token id (row)" if overview.row_step == 1 else f"token id (every {overview.row_step:,}th row)"
         self.overview_plot.setLabel("left", rows)
         cols = "dimension" if overview.col_step == 1 else f"dimension (every {overview.col_step:,}th)"
@@ -227,7 +318,7 @@ class MatrixView(QWidget):
         self._draw_band_marks()
 
     def _update_band(self) -> None:
-        table = self._state.table
+        table = self.shown_table()
         if table is None or self._overview is None:
             return
         sel = self._state.selected_id
