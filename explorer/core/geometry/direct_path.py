@@ -101,5 +101,5 @@ def lesson(result: DirectPath) -> str:
         return (f"Tied: the output row is this very row, so {own}, number {result.self_rank + 1:,} of "
                 f"all logits: longer rows pointing its way score higher still.")
     place = "first" if result.self_rank == 0 else f"number {result.self_rank + 1:,}"
-    return (f"Not tied: the output row is learned on its own (cosine {result.cosine:+.2f} with the input row); "
-            f"the token itself comes {place} among its direct predictions.")
+    return (f"Not tied: the output row is learned on its own, and the token itself comes {place} among its "
+            "direct predictions.")

@@ -42,8 +42,8 @@ class OutputSide(QWidget):
         self.heading.setObjectName("SectionTitle")
         self.heading.setToolTip("The output matrix W_out (lm_head) turns the last hidden state h into logits "
                                 "h · W_outᵀ. Tied: W_out is E itself.")
-        self.rows_line = QLabel()
-        self.rows_line.setWordWrap(True)
+        self.heading.setWordWrap(True)
+        self.rows_line = self.heading  # the output row's facts share the heading's line
         self.predicts = QLabel()
         self.predicts.setWordWrap(True)
         self.predicts.setTextFormat(Qt.RichText)
@@ -54,8 +54,9 @@ class OutputSide(QWidget):
         self.lesson.setWordWrap(True)
         self.lesson.setObjectName("ChipId")
         self.status = job_status()
-        for w in (self.heading, self.rows_line, self.predicts, self.lesson, self.status):
+        for w in (self.heading, self.predicts, self.lesson, self.status):
             lay.addWidget(w)
+        self._facts = ""
         self._gate = ShownGate(self, self._synchronize)
         self._binding = JobBinding(self._gate, state.ends.direct_path, on_reset=self._clear,
                                    on_result=self._show, status=self.status)
@@ -69,43 +70,46 @@ class OutputSide(QWidget):
         self._gate.update(self._show_heading)
 
     def _show_heading(self) -> None:
+        """One line: the tying, and the output row's facts when they are known
+        (the panel stays one line for a model without an output matrix)."""
         table = self._state.table
         if table is None:
             self.heading.setText("Output side")
-            return
-        word = tying_word(table.tied, table.kind)
-        self.heading.setText(f"Output side · {word}")
-        self.heading.setToolTip(table.output_how or "This table has no model around it")
-        if not table.has_output:
-            self.rows_line.setText("No output matrix: " + (table.output_how or "the table has no model around it")
-                                   + ".")
+        elif not table.has_output:
+            why = table.output_how or "the table has no model around it"
+            self.heading.setText(f"Output side · {tying_word(table.tied, table.kind)}: no output matrix ({why})")
+        else:
+            self.heading.setText(f"Output side · {tying_word(table.tied, table.kind)}{self._facts}")
+        self.heading.setToolTip(table.output_how if table is not None and table.output_how else
+                                "The output matrix W_out (lm_head) turns the last hidden state h into logits "
+                                "h · W_outᵀ. Tied: W_out is E itself.")
+        for label in (self.predicts, self.lesson, self.status):
+            label.setVisible(bool(label.text()))
 
     def _clear(self) -> None:
-        self._show_heading()
-        table = self._state.table
-        if table is None or table.has_output:
-            self.rows_line.setText("")
+        self._facts = ""
         self.predicts.setText("")
         self.lesson.setText("")
         self.status.setText("")
+        self._show_heading()
 
     def _show(self, result: DirectPath | None) -> None:
         table = self._state.table
-        self._show_heading()
         self.status.setText("")
         if result is None or table is None:
+            self._show_heading()
             return
         if result.tied:
-            self.rows_line.setText(f"Output row: the same row (tied), ‖W_out[i]‖ = {result.output_norm:.4f}")
+            self._facts = f": the same row, ‖W_out[i]‖ = {result.output_norm:.4f}"
         else:
-            self.rows_line.setText(f"Output row ‖W_out[i]‖ = {result.output_norm:.4f} · "
-                                   f"cos(E[i], W_out[i]) = {result.cosine:+.3f}")
+            self._facts = f" · ‖W_out[i]‖ = {result.output_norm:.4f} · cos(E[i], W_out[i]) = {result.cosine:+.3f}"
         links = []
         for j, logit in list(zip(result.top_ids.tolist(), result.top_logits.tolist()))[:SHOWN]:
             piece = html.escape(table.shown_piece(j).short(16))
             links.append(f'<a href="{j}">{piece}</a> {logit:+.2f}')
         self.predicts.setText("Predicts directly: " + ", ".join(links))
         self.lesson.setText(lesson(result))
+        self._show_heading()
 
     def _on_predicts_link_activated(self, href: str) -> None:
         self.token_clicked.emit(int(href))

@@ -97,7 +97,9 @@ def test_large_table_is_read_lazily_and_exactly(tmp_path, dtype):
 
     g = torch.Generator().manual_seed(0)
     w = torch.randn(2100, 4096, generator=g).to(getattr(torch, dtype))
-    save_file({"model.embed_tokens.weight": w, "lm_head.weight": w.clone()}, str(tmp_path / "model.safetensors"))
+    # a second matrix of other values (an equal copy is E stored twice: tied, see test_output_matrix)
+    save_file({"model.embed_tokens.weight": w, "lm_head.weight": w.flip(0).clone()},
+              str(tmp_path / "model.safetensors"))
     t = open_table(str(tmp_path))
     assert not t.holds_matrix  # not preloaded
     assert (t.vocab_size, t.dim, t.dtype, t.row_bytes) == (2100, 4096, dtype, 8192)
