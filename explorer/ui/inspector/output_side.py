@@ -13,7 +13,7 @@ from explorer.core.geometry.direct_path import DirectPath, lesson
 from explorer.core.sources.output import tying_word
 from explorer.state.app_state import AppState
 from explorer.ui.common.binding import JobBinding, ShownGate, job_status
-from explorer.ui.style import SPACING
+from explorer.ui.style import EXTRA, SPACING
 
 __all__ = ["OutputSide"]
 
@@ -106,7 +106,8 @@ class OutputSide(QWidget):
         links = []
         for j, logit in list(zip(result.top_ids.tolist(), result.top_logits.tolist()))[:SHOWN]:
             piece = html.escape(table.shown_piece(j).short(16))
-            links.append(f'<a href="{j}">{piece}</a> {logit:+.2f}')
+            # the colour of added tokens: a click adds it (readable on light and dark)
+            links.append(f'<a href="{j}" style="color:{EXTRA}">{piece}</a> {logit:+.2f}')
         self.predicts.setText("Predicts directly: " + ", ".join(links))
         self.lesson.setText(lesson(result))
         self._show_heading()
