@@ -50,8 +50,10 @@ report(t_import, t_open, t_done, "rows_s",
 
 
 
-def write_bf16_table(folder: Path, shape: tuple[int, int] = BIG_SHAPE, chunk_rows: int = 4096, seed: int = 0) -> Path:
-    """Write a random bfloat16 table as ``model.safetensors`` + ``config.json``.
+def write_bf16_table(folder: Path, shape: tuple[int, int] = BIG_SHAPE, chunk_rows: int = 4096, seed: int = 0,
+                     with_output: bool = False) -> Path:
+    """Write a random bfloat16 table as ``model.safetensors`` + ``config.json``
+    (with ``with_output`` an untied ``lm_head.weight`` of the same shape too).
 
     The safetensors header is written by hand (8-byte little-endian length,
     then JSON padded with spaces to a multiple of 8) and the data streamed in
@@ -64,16 +66,19 @@ def write_bf16_table(folder: Path, shape: tuple[int, int] = BIG_SHAPE, chunk_row
     folder.mkdir(parents=True, exist_ok=True)
     nbytes = v * d * 2
     header = {_BIG_TENSOR: {"dtype": "BF16", "shape": [v, d], "data_offsets": [0, nbytes]}}
+    if with_output:
+        header["lm_head.weight"] = {"dtype": "BF16", "shape": [v, d], "data_offsets": [nbytes, 2 * nbytes]}
     raw = json.dumps(header, separators=(",", ":")).encode()
     raw += b" " * (-len(raw) % 8)
     gen = torch.Generator().manual_seed(seed)
     with open(folder / "model.safetensors", "wb") as f:
         f.write(len(raw).to_bytes(8, "little"))
         f.write(raw)
-        for start in range(0, v, chunk_rows):
-            n = min(chunk_rows, v - start)
-            blk = torch.randn(n, d, generator=gen).mul_(0.02).to(torch.bfloat16)
-            f.write(blk.view(torch.int16).numpy().tobytes())
+        for _matrix in range(2 if with_output else 1):
+            for start in range(0, v, chunk_rows):
+                n = min(chunk_rows, v - start)
+                blk = torch.randn(n, d, generator=gen).mul_(0.02).to(torch.bfloat16)
+                f.write(blk.view(torch.int16).numpy().tobytes())
     config = {
         "architectures": ["LlamaForCausalLM"],
         "model_type": "llama",
@@ -86,10 +91,10 @@ def write_bf16_table(folder: Path, shape: tuple[int, int] = BIG_SHAPE, chunk_row
     return folder
 
 
-def _temporary_table(shape: tuple[int, int]):
-    """Write a bfloat16 table to a new temporary folder; (folder, seconds)."""
+def _temporary_table(shape: tuple[int, int], with_output: bool = False):
+    """Write a bfloat16 table (and its output matrix) to a new temporary folder; (folder, seconds)."""
     v, d = int(shape[0]), int(shape[1])
-    nbytes = v * d * 2
+    nbytes = v * d * 2 * (2 if with_output else 1)
     base = Path(tempfile.gettempdir())
     free = shutil.disk_usage(base).free
     if free < nbytes + (256 << 20):
@@ -99,7 +104,7 @@ def _temporary_table(shape: tuple[int, int]):
     tmp = Path(tempfile.mkdtemp(prefix="explorer-bigtable-"))
     t0 = time.perf_counter()
     try:
-        write_bf16_table(tmp, (v, d))
+        write_bf16_table(tmp, (v, d), with_output=with_output)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
@@ -168,7 +173,7 @@ def _neighbors_fields(near: dict) -> dict:
 
 
 def _health_fields(shape: tuple[int, int]) -> dict:
-    tmp, _write_s = _temporary_table(shape)
+    tmp, _write_s = _temporary_table(shape, with_output=True)  # both ends: E and an untied output matrix
     try:
         h = bench_health(tmp)
     finally:
@@ -180,6 +185,7 @@ def _health_fields(shape: tuple[int, int]) -> dict:
         "health_import_s": h["import_s"],
         "health_threads": h["threads"],
         "health_flagged": h["flagged"],
+        "health_matrices": 2,
         "health_target_seconds": HEALTH_TARGET_SECONDS,
         "health_target_rss_bytes": HEALTH_TARGET_RSS_BYTES,
         "health_pass": h["health_s"] <= HEALTH_TARGET_SECONDS,

@@ -17,7 +17,8 @@ __all__ = ["HEALTH_SHAPE", "HEALTH_TARGET_SECONDS", "HEALTH_TARGET_RSS_BYTES", "
 
 #: Llama 3 8B's embedding shape, for the health check
 HEALTH_SHAPE = (128_256, 4_096)
-HEALTH_TARGET_SECONDS = 10.0
+#: both ends: E and its output matrix, streamed
+HEALTH_TARGET_SECONDS = 4.0
 HEALTH_TARGET_RSS_BYTES = 1_500_000_000
 HEALTH_MINILM_TARGET_SECONDS = 2.0
 NEIGHBORS_TARGET_SECONDS = 0.5
@@ -33,7 +34,7 @@ r = health_report(table)
 t_done = time.perf_counter()
 report(t_import, t_open, t_done, "health_s",
     vocab_size=table.vocab_size, dim=table.dim, dtype=table.dtype, threads=torch.get_num_threads(),
-    flagged=r.flagged_count, reference=r.reference.kind,
+    flagged=r.flagged_count, reference=r.reference.kind, side=r.side,
 )
 """
 

@@ -53,7 +53,8 @@ def _format_big(r: dict) -> list[str]:
     if "health_s" in r:
         hv, hd = r["health_shape"]
         lines.append(
-            f"  token health of {hv:,} x {hd:,} bfloat16: {_t(r['health_s'])}, peak RSS "
+            f"  token health of {hv:,} x {hd:,} bfloat16"
+            f"{' (E and its output matrix)' if r.get('health_matrices') == 2 else ''}: {_t(r['health_s'])}, peak RSS "
             f"{_b(r['health_peak_rss_bytes'])} -- targets <= {r['health_target_seconds']:g} s: "
             f"{ok(r['health_pass'])}, <= {_b(r['health_target_rss_bytes'])}: {ok(r['health_rss_pass'])}")
     if "health_minilm_s" in r:

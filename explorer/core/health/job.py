@@ -99,29 +99,35 @@ def iter_health(table) -> Iterator[tuple[float, str]]:
     output = table.output_table()
     scored = output if output is not None else table
     side = "shared" if output is table else ("output" if output is not None else "input")
-    yield 0.22, "Finding the first principal component…"
-    reference = unused_reference(table.tokenizer, v)
+    two = side == "output"
+    # the reference, known before the pass where it can be: the tokenizer's unused tokens, else the rows the
+    # tokenizer shows no text reaches (bytes never in UTF-8, unreachable tokens); exact duplicates need the pass
+    unreachable_ids = np.nonzero(categories[:v] == CATEGORIES.index("unreachable"))[0]
+    never = np.asarray([b.id for b in bytes_ if b.kind == "never in UTF-8"], np.int64)
+    reference = unused_reference(table.tokenizer, v) or model_reference(never, np.empty(0, np.int64),
+                                                                       unreachable_ids, v)
+    norms_in = None
+    if two:
+        norms_in = cached_row_norms(table)
+        if norms_in is None:
+            norms_in, _, _ = yield from _scan(table, None, None, 0.2, 0.4, "Measuring the input rows")
+        if reference is None:  # for now: exact duplicates of the output rows, if any, come first (below)
+            reference = lowest_norm_reference(norms_in, _valid(norms_in))
+    yield 0.42, "Finding the first principal component…"
     pc1 = first_principal_component(scored.rows(pca_sample_ids(v, d)))
     mean = reference_mean(scored.rows(list(reference.ids)), pc1) if reference is not None else None
 
     directions = np.stack([pc1] if mean is None else [pc1, mean])
-    two = side == "output"
-    norms_s, products, sketch = yield from _scan(scored, directions, sketch_directions(d), 0.25,
-                                                 0.45 if two else 0.65, "Measuring rows")
-    if two:
-        known = cached_row_norms(table)
-        if known is None:
-            known, _, _ = yield from _scan(table, None, None, 0.45, 0.65, "Measuring the input rows")
-        norms_in = known
-    else:
-        norms_in = norms_s
+    norms_s, products, sketch = yield from _scan(scored, directions, sketch_directions(d), 0.45, 0.8,
+                                                 "Measuring rows")
+    norms_in = norms_s if norms_in is None else norms_in
     valid_s, valid_in = _valid(norms_s), _valid(norms_in)
     dups = find_duplicates(scored, sketch, norms_s, valid_s)
 
-    if reference is None:
-        unreachable = np.nonzero(categories[:v] == CATEGORIES.index("unreachable"))[0]
-        never = np.asarray([b.id for b in bytes_ if b.kind == "never in UTF-8"], np.int64)
-        reference = model_reference(never, np.nonzero(dups.exact)[0], unreachable, v)
+    if reference is None or reference.kind == "lowest_norm":
+        by_model = model_reference(never, np.nonzero(dups.exact)[0], unreachable_ids, v)
+        if by_model is not None:
+            reference, mean = by_model, None
     if reference is None and table.tied is not True:
         reference = lowest_norm_reference(norms_in, valid_in)
     if reference is not None and mean is None and reference.count:
@@ -130,7 +136,7 @@ def iter_health(table) -> Iterator[tuple[float, str]]:
         for blk in iter_scan(scored, mean[None, :]):
             along_mean[blk.start : blk.start + len(blk.norms)] = blk.products[:, 0]
             done = blk.start + len(blk.norms)
-            yield 0.65 + 0.2 * done / v, f"Comparing rows with the reference… {done:,} of {v:,}"
+            yield 0.8 + 0.08 * done / v, f"Comparing rows with the reference… {done:,} of {v:,}"
     else:
         along_mean = products[:, 1] if mean is not None else np.full(v, np.nan)
     if reference is None:
@@ -153,8 +159,7 @@ def iter_health(table) -> Iterator[tuple[float, str]]:
     reachable = categories[order] == CATEGORIES.index("ok")
     ranked = order[reachable]
     cut = ranked[: math.ceil(CANDIDATE_SHARE * len(ranked))] if len(ranked) else ranked
-    unreachable = unreachable_tokens(table.tokenizer,
-                                     np.nonzero(categories[:v] == CATEGORIES.index("unreachable"))[0])
+    unreachable = unreachable_tokens(table.tokenizer, unreachable_ids)
     contained = contained_in(pieces, cut[:CONTAINED_FOR].tolist()) if pieces else {}
     notes = _notes(table, reference, valid_in, dups.truncated, side)
     yield 0.97, "Counting the corpus…"

@@ -27,3 +27,14 @@ def test_health_and_neighbour_passes_are_reported(tmp_path):
     assert json.loads(json.dumps(bench.results_as_json({"big_table": r})))["big_table"]["big_neighbors_s"] > 0
     text = bench.format_results({"big_table": r})
     assert "one neighbour query" in text and "token health of 700 x 48 bfloat16" in text
+
+
+def test_the_health_pass_reads_both_ends_of_an_untied_table(tmp_path):
+    from explorer.core.sources import open_table
+
+    folder = bench.write_bf16_table(tmp_path / "m", shape=(600, 32), chunk_rows=128, seed=2, with_output=True)
+    t = open_table(str(folder))
+    assert t.tied is False and t.output_table().tensor_name == "lm_head.weight"
+    assert not (t.output_table().rows([0, 599]) == t.rows([0, 599])).all()
+    health = passes.bench_health(folder)
+    assert health["side"] == "output" and health["flagged"] == 0  # random rows at both ends: nothing flagged
