@@ -20,7 +20,10 @@ __all__ = ["add_analogy_parser", "cmd_analogy"]
 def add_analogy_parser(sub) -> None:
     a = sub.add_parser("analogy", help="the rows nearest to A - B + C (king - man + woman)")
     a.add_argument("--model", default="default")
-    a.add_argument("words", nargs=3, metavar=("A", "B", "C"), help="three words, each one row of the table")
+    # three positionals, not nargs=3 with a tuple metavar: argparse's help cannot format that (it crashed --help)
+    a.add_argument("a", metavar="A", help="the word to start from (king), one row of the table")
+    a.add_argument("b", metavar="B", help="the word to take away (man)")
+    a.add_argument("c", metavar="C", help="the word to add (woman)")
     a.add_argument("--top", type=int, default=5, help="answers to print")
     a.add_argument("--json", action="store_true")
 
@@ -41,7 +44,7 @@ def cmd_analogy(args, error) -> int:
     """Run the subcommand; ``error`` is the CLI's user-error type (printed as ``error: ...``)."""
     if args.top < 1:
         raise error("--top must be at least 1")
-    data = analogy_data(args.model, args.words, args.top)
+    data = analogy_data(args.model, [args.a, args.b, args.c], args.top)
     if args.json:
         print(json.dumps(data, allow_nan=False))
         return 0

@@ -39,3 +39,23 @@ def test_forgotten_text_still_says_so(capsys, cli_env):
     with pytest.raises(SystemExit):
         cli.main(["inspect", "--help"])
     assert "--text -x" in " ".join(capsys.readouterr().out.split())
+
+
+def _commands() -> list[str]:
+    import argparse
+
+    from explorer.cli.parser import build_parser
+
+    sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    return sorted(sub.choices)
+
+
+@pytest.mark.parametrize("command", [None, *_commands()])
+def test_every_command_has_help(capsys, command):
+    """--help prints the usage and exits 0 for the window and every command (analogy's crashed)."""
+    argv = ["--help"] if command is None else [command, "--help"]
+    with pytest.raises(SystemExit) as info:
+        cli.main(argv)
+    assert info.value.code == 0
+    out = capsys.readouterr().out
+    assert out.startswith("usage: embedding-explorer") and (command is None or command in out.splitlines()[0])
