@@ -120,7 +120,6 @@ class Explorer(QObject):
             "positions": w.add_view("Positions", "Where order comes in: position tables, token types, rotary "
                                     "positions and the model's real input vectors", self._build_positions),
         }
-        w.tabs.currentChanged.connect(self._on_tabs_current_changed)
 
     def view(self, name: str):
         """The view of tab ``name`` (built now if its tab was never shown)."""
@@ -203,14 +202,6 @@ class Explorer(QObject):
         view = PositionsView(self.state)
         view.position_selected.connect(self.state.select_position)
         return view
-
-    def _on_tabs_current_changed(self, index: int) -> None:
-        # views not yet on the gate pattern are told whether their tab is shown
-        current = self.window.tabs.widget(index)
-        for page in self._pages.values():
-            view = page.widget() if page.built else None
-            if view is not None and hasattr(view, "set_active"):
-                view.set_active(page is current)
 
     def busy(self) -> bool:
         """Whether any background job is still running (for --screenshot)."""

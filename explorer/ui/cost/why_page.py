@@ -144,6 +144,12 @@ class WhyPage(QWidget):
         if self._why is None or self._why.from_text:
             self._gate.update(self._synchronize)
 
+    # -- intents (the user, the tour) ------------------------------------------------------
+    def set_words(self, words) -> None:
+        """Compare these words (as if the user typed them and pressed Enter)."""
+        self.words_edit.setText(", ".join(words))
+        self._synchronize()
+
     def _on_words_edit_editing_finished(self) -> None:
         """New words for the three panels."""
         self._synchronize()

@@ -153,6 +153,16 @@ class AnalogyPanel(QWidget):
     def answers(self) -> list[int]:
         return list(self._answers)
 
+    # -- intents (the user, the tour) ---------------------------------------------------------
+    def set_words(self, a: str, b: str, c: str) -> None:
+        """Fill in a − b + c (as if typed)."""
+        for edit, word in zip(self.edits, (a, b, c)):
+            edit.setText(word)
+
+    def solve(self) -> None:
+        """Solve the analogy typed (as the Solve button does)."""
+        self._on_solve_clicked()
+
     # -- the user ----------------------------------------------------------------------------
     def _on_solve_clicked(self) -> None:
         table = self._table

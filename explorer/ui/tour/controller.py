@@ -202,15 +202,13 @@ class TourController(QObject):
         if step.key == "why":
             words = why_words(table)
             if words:
-                view.why_page.words_edit.setText(", ".join(words))
-                view.why_page.words_edit.editingFinished.emit()
+                view.why_page.set_words(words)
         elif step.key == "projection":
             words = analogy_words(table)
             panel = view.analogy_panel
             if words is not None:
-                for edit, word in zip(panel.edits, words[:3]):
-                    edit.setText(word)
-                panel.solve_button.click()
+                panel.set_words(*words[:3])
+                panel.solve()
 
     def _train(self, step: TourStep, view) -> None:
         """A short run with the step's settings; its words come from the run's history."""
