@@ -434,13 +434,14 @@ class AppState(OnDemandRequests, QObject):
 
     @property
     def projection_params(self) -> tuple[str, int] | None:
-        """(mode, sample size) of the last projection asked for, or None."""
-        return self._projection.params
+        """(fit set, sample size) of the last projection asked for, or None."""
+        settings = self._projection.settings
+        return None if settings is None else (settings.fit.value, settings.sample_size)
 
     @property
     def projection_method(self) -> str:
         """``pca``, ``tsne``, ``umap`` or ``axes``: the method of the last projection asked for."""
-        return self._projection.method
+        return self._projection.method.value
 
     def _update_projection(self) -> None:
         self._projection.update(self._table, self.interest.value)

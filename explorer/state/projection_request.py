@@ -1,11 +1,12 @@
 """What the projection was asked for, and the job that computes it: the
 part of :class:`~explorer.state.app_state.AppState` behind ``request_projection``.
 
-The parameters are the fit set (mode, sample size), the method (``pca``,
-``tsne``, ``umap`` or custom ``axes`` with their texts) and, taken from the
-state when the request is made, the tokens of interest. The key of the
-:class:`~explorer.workers.Computation` holds all of them, so a new method,
-fit set or model cancels the older run and none of its results land.
+The settings (:class:`~explorer.core.projection.settings.ProjectionSettings`:
+the fit set, the sample size, the method, custom axes' texts, the layout's
+dimensions) and, taken from the state when the request is made, the tokens
+of interest make the :class:`~explorer.core.projection.settings.ProjectionKey`
+of the :class:`~explorer.workers.Computation`, so a new method, fit set or
+model cancels the older run and none of its results land.
 """
 
 from __future__ import annotations
@@ -13,56 +14,67 @@ from __future__ import annotations
 from explorer.core.projection.custom_axes import named_axes_job
 from explorer.core.projection.job import projection_job
 from explorer.core.projection.manifold import manifold_job
+from explorer.core.projection.settings import FitSet, Method, ProjectionKey, ProjectionSettings
 from explorer.workers import Computation
 
 __all__ = ["ProjectionRequest"]
 
 
 class ProjectionRequest:
-    """The parameters of the projection asked for, turned into a request of ``comp``."""
+    """The settings of the projection asked for, turned into a request of ``comp``."""
 
     def __init__(self, comp: Computation):
         self._comp = comp
-        self.params: tuple[str, int] | None = None  # (mode, sample size)
-        self.method = "pca"
-        self.axes: tuple[str, ...] = ()
-        self.dims = 2  # of a t-SNE/UMAP layout (a PCA always has its ten components)
+        self.settings: ProjectionSettings | None = None
+        self._method = Method.PCA  # kept across models: the user's choice
+        self._axes: tuple[str, ...] = ()
+        self._dims = 2
+
+    @property
+    def method(self) -> Method:
+        return self.settings.method if self.settings is not None else self._method
+
+    @property
+    def axes(self) -> tuple[str, ...]:
+        return self.settings.axes if self.settings is not None else self._axes
+
+    @property
+    def dims(self) -> int:
+        return self.settings.dims if self.settings is not None else self._dims
 
     def set(self, mode: str, sample_size: int, method: str = "pca", axes=(), dims: int = 2) -> None:
-        self.params = (mode, int(sample_size))
-        self.method = method
-        self.axes = tuple(axes)
-        self.dims = int(dims)
+        self.settings = ProjectionSettings(FitSet(mode), sample_size, Method(method), tuple(axes), dims)
+        self._method, self._axes, self._dims = self.settings.method, self.settings.axes, int(dims)
 
     def forget(self) -> None:
         """A new model: nothing was asked of it yet (the method stays the user's)."""
-        self.params = None
+        self.settings = None
 
     def waits_for_interest(self) -> bool:
         """The tokens of interest just arrived: ``chosen`` fits on them, and a
         t-SNE/UMAP sample asked for before they were known should lay them out."""
-        key = self._comp.key  # (table, method, mode, sample, ids of interest, axes, dims)
-        if self.params is not None and self.params[0] == "chosen":
+        if self.settings is not None and self.settings.fit is FitSet.CHOSEN:
             return True
-        return key is not None and key[1] in ("tsne", "umap") and key[2] == "sample" and not key[4]
+        key = self._comp.key
+        return (isinstance(key, ProjectionKey) and key.settings.method.is_layout
+                and key.settings.fit is FitSet.SAMPLE and not key.interest)
 
     def update(self, table, interest) -> None:
         """Request the projection of ``table`` with the tokens of ``interest`` (a
         TokensOfInterest, or None while they are being found)."""
-        comp, params = self._comp, self.params
-        if table is None or params is None:
+        comp, settings = self._comp, self.settings
+        if table is None or settings is None:
             comp.clear()
             return
-        mode, sample = params
-        if mode == "chosen" and interest is None:  # on its way; the state comes back here
+        if settings.fit is FitSet.CHOSEN and interest is None:  # on its way; the state comes back here
             comp.clear()
             return
-        ids = tuple(interest.all_ids()) if interest is not None and mode in ("chosen", "sample") else ()
-        dims = self.dims if self.method in ("tsne", "umap") else 2  # a PCA has PC3 anyway: no refit
-        key = (id(table), self.method, mode, sample, ids, self.axes, dims)
-        if self.method == "pca":
+        ids = tuple(interest.all_ids()) if interest is not None and settings.fit is not FitSet.ALL else ()
+        key = ProjectionKey(id(table), settings, ids)
+        mode, sample = settings.fit.value, settings.sample_size
+        if settings.method is Method.PCA:
             comp.request(projection_job, table, mode, sample, ids, key=key)
-        elif self.method == "axes":
-            comp.request(named_axes_job, table, self.axes, mode, sample, ids, key=key)
+        elif settings.method is Method.AXES:
+            comp.request(named_axes_job, table, settings.axes, mode, sample, ids, key=key)
         else:
-            comp.request(manifold_job, table, self.method, mode, sample, ids, dims, key=key)
+            comp.request(manifold_job, table, settings.method.value, mode, sample, ids, settings.dims, key=key)

@@ -104,6 +104,17 @@ class ProjectionResult:
     seconds: float = 0.0
     axis_names: tuple[str, ...] = ()
 
+    #: an affine map of the rows: its axes are components (PC1…) or named directions; every
+    #: layout result says ``linear``, so a view never asks which class it holds
+    linear = True
+    #: a PCA or axes result is final as it arrives (a t-SNE frame may not be)
+    done = True
+
+    @property
+    def custom_axes(self) -> bool:
+        """Named directions (a → b), not principal components."""
+        return bool(self.axis_names)
+
     def axis_name(self, k: int) -> str:
         """``PC1``… for a PCA, the direction's name for custom axes."""
         return self.axis_names[k] if k < len(self.axis_names) else f"PC{k + 1}"

@@ -8,7 +8,6 @@ import html
 from collections.abc import Sequence
 
 from explorer.core.health.report import CATEGORIES, CATEGORY_LABELS
-from explorer.core.projection.job import ProjectionResult
 from explorer.core.tokens.meta import KINDS
 
 __all__ = ["hover_text"]
@@ -26,7 +25,7 @@ def hover_text(table, classes, result, token_id: int, axes: Sequence[int], where
         text += f"  · {KINDS[int(meta.kind[token_id])]}"
     if health is not None and token_id < len(health.categories):
         text += f"  · health: {CATEGORY_LABELS[CATEGORIES[int(health.categories[token_id])]]}"
-    if isinstance(result, ProjectionResult):
+    if result.linear:
         text += "<br>" + ", ".join(f"{html.escape(result.axis_name(k))} = {v:+.3f}" for k, v in zip(axes, where))
     else:
         placed = "" if result.index_of(token_id) >= 0 else " (placed among its nearest rows)"

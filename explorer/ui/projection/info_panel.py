@@ -53,7 +53,7 @@ class ProjectionInfo(QWidget):
         self.show_legend("", [])
 
     def show_fit(self, result: ProjectionResult | ManifoldResult) -> None:
-        if isinstance(result, ManifoldResult):
+        if not result.linear:
             self._show_layout(result)
             return
         ev = result.explained

@@ -13,8 +13,6 @@ from dataclasses import dataclass
 import numpy as np
 from PySide6.QtGui import QColor
 
-from explorer.core.projection.job import ProjectionResult
-
 __all__ = ["Cloud3D", "why_not_3d", "cloud_3d", "rgba_of", "axis_titles_3d", "nearest_on_screen"]
 
 
@@ -47,7 +45,7 @@ def why_not_3d(result) -> str:
     """Why ``result`` cannot be drawn in 3D (empty when it can)."""
     if result is None:
         return ""
-    if isinstance(result, ProjectionResult) and result.axis_names:
+    if result.custom_axes:
         return f"Custom axes have {len(result.axis_names)} directions; 3D shows PCA, t-SNE or UMAP"
     if result.n_components < 3:
         return f"This layout has {result.n_components} dimensions; 3D needs three"
@@ -61,7 +59,7 @@ def rgba_of(colours: Sequence[QColor]) -> np.ndarray:
 
 def axis_titles_3d(result) -> tuple[str, str, str]:
     """``PC1 · 12.3%`` (the component's share of the variance) for a PCA, ``t-SNE 1`` for a layout."""
-    if isinstance(result, ProjectionResult):
+    if result.linear:
         ev = np.asarray(result.explained, np.float64)
         return tuple(f"{result.axis_name(k)} · {100 * ev[k]:.1f}%" if k < len(ev) else result.axis_name(k)
                      for k in range(3))

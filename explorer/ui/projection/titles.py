@@ -6,7 +6,6 @@ or meaning of their own)."""
 from __future__ import annotations
 
 from explorer.core.projection.job import variance_shown
-from explorer.core.projection.manifold import ManifoldResult
 
 __all__ = ["axis_texts"]
 
@@ -14,7 +13,7 @@ __all__ = ["axis_texts"]
 def axis_texts(result, axes: tuple[int, int], stopped: bool = False) -> tuple[str, str, str]:
     """(bottom label, left label, title) for ``result`` drawn on components ``axes``."""
     n = len(result.ids)
-    if isinstance(result, ManifoldResult):
+    if not result.linear:
         name = result.name
         if result.done:
             trust = result.trustworthiness

@@ -279,7 +279,7 @@ class ProjectionView(ProjectionExports, QWidget):
             return
         self._result = result
         self.run_strip.setVisible(not getattr(result, "done", True))
-        linear = isinstance(result, ProjectionResult)
+        linear = result.linear
         self.axes_controls.setVisible(linear and not result.axis_names)
         if linear:
             self.axes_controls.set_components(result.n_components)
@@ -289,7 +289,7 @@ class ProjectionView(ProjectionExports, QWidget):
         self.plot.auto_range()
 
     def _on_projection_produced(self, frame) -> None:
-        if isinstance(frame, ManifoldResult):  # a t-SNE layout moving towards convergence
+        if getattr(frame, "linear", None) is False:  # a t-SNE layout moving towards convergence
             self._gate.update(self._on_projection_result, frame)
 
     def _on_projection_failed(self, exc: BaseException) -> None:
@@ -301,7 +301,7 @@ class ProjectionView(ProjectionExports, QWidget):
 
     def _show_cancelled(self) -> None:
         self.run_strip.hide()
-        if isinstance(self._result, ManifoldResult) and self._drawn():  # the layout stays where it stopped
+        if self._result is not None and not self._result.linear and self._drawn():  # the layout stays where it stopped
             self.info.show_stopped(self._result)
             self._draw_cloud(stopped=True)
         else:
@@ -320,7 +320,7 @@ class ProjectionView(ProjectionExports, QWidget):
 
     def _columns(self, coords: np.ndarray) -> np.ndarray:
         out = np.zeros((coords.shape[0], 2), np.float64)
-        axes = self.axes() if isinstance(self._result, ProjectionResult) else (0, 1)
+        axes = self.axes() if self._result.linear else (0, 1)
         for col, k in enumerate(axes):
             if k < coords.shape[1]:
                 out[:, col] = coords[:, k]
@@ -354,7 +354,7 @@ class ProjectionView(ProjectionExports, QWidget):
 
     def _on_colour_changed(self, *_args) -> None:
         if self._drawn():
-            self._draw_cloud(stopped=isinstance(self._result, ManifoldResult) and not self._result.done
+            self._draw_cloud(stopped=not self._result.linear and not self._result.done
                              and not self._state.projection.running)
 
     def _on_points_changed(self) -> None:
@@ -389,7 +389,7 @@ class ProjectionView(ProjectionExports, QWidget):
             return
         interest, analogy = self._state.interest.value, self._state.analogy.value
         # arrows only on a linear map: there the image of a − b + c is P(a) − P(b) + P(c)
-        linear = isinstance(self._result, ProjectionResult)
+        linear = self._result is not None and self._result.linear
         solved = analogy if linear and analogy is not None and analogy.best is not None else None
         marks: list[tuple[int, str, tuple[int, str]]] = []  # token id, colour, kind
         if interest is not None:
@@ -475,7 +475,7 @@ class ProjectionView(ProjectionExports, QWidget):
     def _on_plot_point_hovered(self, token_id: int) -> None:
         table, res = self._state.table, self._result
         if table is not None and res is not None and token_id >= 0:
-            axes = self.axes() if isinstance(res, ProjectionResult) else (0, 1)
+            axes = self.axes() if res.linear else (0, 1)
             self.info.show_hover(hover_text(table, self._state.classes, res, token_id, axes, self._xy([token_id])[0],
                                             self._state.token_meta.value, self._state.health.value))
 

@@ -109,7 +109,7 @@ def test_a_layout_asked_for_before_the_tokens_of_interest_lays_them_out(qtbot):
     state.set_table(table)
     state.projection.want(consumer)
     state.request_projection("sample", 200, "tsne")  # nobody wanted the tokens of interest yet
-    assert state.projection.key[4] == ()
+    assert state.projection.key.interest == ()
     state.interest.want(consumer)
     qtbot.waitUntil(lambda: isinstance(state.projection.value, ManifoldResult) and state.projection.value.done,
                     timeout=TIMEOUT)

@@ -72,6 +72,10 @@ class ManifoldResult:
     trust_rows: int = 0
     seconds: float = 0.0
 
+    #: a layout, not a map of the rows: its axes have no names (see ProjectionResult.linear)
+    linear = False
+    custom_axes = False
+
     @property
     def name(self) -> str:
         return METHOD_NAMES.get(self.method, self.method)
