@@ -117,6 +117,21 @@ def test_ui_never_imports_core_jobs():
                 assert "jobs" not in {a.name for a in node.names}, f
 
 
+def test_views_never_drive_the_states_jobs():
+    """A view asks the state for an intent (request_health, cancel_measurement, ...);
+    it never clears, cancels, requests or publishes one of its computations itself
+    (the binding in ui/common/binding.py only says whether its view wants one)."""
+    import re
+
+    drive = re.compile(r"(?<![A-Za-z0-9])_?state\.(?:ends\.)?[a-z_]+\.(clear|cancel|request|publish|want)\(")
+    assert drive.search("self._state.health.want(self, False)") and drive.search("state.measurement.cancel()")
+    for f in (PKG / "ui").rglob("*.py"):
+        if f.name == "binding.py":
+            continue
+        hits = [line.strip() for line in f.read_text().splitlines() if drive.search(line)]
+        assert not hits, (f, hits)
+
+
 def test_state_and_workers_use_only_qtcore():
     for p in [*(PKG / "state").rglob("*.py"), PKG / "workers.py"]:
         for name in _imports(p):

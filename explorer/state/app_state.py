@@ -143,6 +143,7 @@ class AppState(OnDemandRequests, QObject):
         self.analogy = Computation(self)
         self.similarity = Computation(self, lazy=True)
         self.health = Computation(self, lazy=True)
+        self.health.finished.connect(self._on_health_landed)
         self.verification = Computation(self)
         self.token_meta = Computation(self, lazy=True)
         self.token_search = Computation(self)

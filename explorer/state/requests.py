@@ -37,6 +37,17 @@ class OnDemandRequests:
         if self._table is not None:
             self.health.request(iter_health, self._table, key=id(self._table))
 
+    def run_health_now(self) -> None:
+        """Check the table now even if no Health tab is shown (the projection
+        colouring by health asks): wanted by the state until the report lands."""
+        health = self.health
+        if health.value is None and not health.running and not health.pending:
+            self.request_health()
+        health.want(self, True)
+
+    def _on_health_landed(self, _report) -> None:
+        self.health.want(self, False)
+
     def request_token_search(self, query: str, regex: bool = False) -> bool:
         """Search the shown pieces for ``query`` (a substring, or a regular expression) in a
         worker; "" clears. False while the pieces are not read yet (``token_meta``)."""
@@ -67,6 +78,14 @@ class OnDemandRequests:
             return
         a, b, c = int(a), int(b), int(c)
         self.analogy.request(analogy_job, table, a, b, c, ANALOGY_K, key=(id(table), a, b, c))
+
+    def cancel_measurement(self) -> None:
+        """Stop the lookup measurement (the user's Cancel); its result never lands."""
+        self.measurement.cancel()
+
+    def forget_tour_claim(self) -> None:
+        """The tour moved on or closed: its claim is dropped (a running one never lands)."""
+        self.tour_claim.clear()
 
     def request_tour_claim(self, step, history=None) -> None:
         """What tour ``step`` says, computed from the loaded table and text (or a training run's ``history``)."""

@@ -337,7 +337,7 @@ class LookupView(QWidget):
         self._state.measure_lookup()
 
     def cancel_measure(self) -> None:
-        self._state.measurement.cancel()
+        self._state.cancel_measurement()
 
     def _on_measurement_started(self) -> None:
         self.measure_panel.status.setText("Starting… (the animation waits)")

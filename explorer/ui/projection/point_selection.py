@@ -155,10 +155,7 @@ class PointSelection(QObject):
 
     def run_health(self) -> None:
         """Run the health check in the background (it is lazy: wanted from now until it lands)."""
-        health = self._state.health
-        if health.value is None and not health.running and not health.pending:
-            self._state.request_health()
-        health.want(self, True)
+        self._state.run_health_now()
         self.show.show_health_offer(self._offer, True)
 
     def _on_show_chosen(self, key: str) -> None:
@@ -215,7 +212,6 @@ class PointSelection(QObject):
             self._on_query_changed(*self.search.query)
 
     def _on_health_finished(self, _report) -> None:
-        self._state.health.want(self, False)
         self.changed.emit()
 
     def _on_health_running(self, running: bool) -> None:

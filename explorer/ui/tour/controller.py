@@ -86,7 +86,7 @@ class TourController(QObject):
         self.index = index
         step = self.steps[index]
         self.claim = None
-        self._state.tour_claim.clear()
+        self._state.forget_tour_claim()
         self.panel.show_step(index + 1, len(self.steps), step.title, "…")
         table = self._state.table
         if step.spec is not None and (table is None or table.spec != step.spec):
@@ -119,7 +119,7 @@ class TourController(QObject):
             return
         self.index = -1
         self._pending_spec = None
-        self._state.tour_claim.clear()
+        self._state.forget_tour_claim()
         self.panel.hide()
         self.highlight.set_target(None)
         self._restore_user()
