@@ -113,7 +113,30 @@ class RowInspector(QWidget):
         self.subtitle.setWordWrap(True)
         outer.addWidget(self.title)
         outer.addWidget(self.subtitle)
+        outer.addLayout(self._build_facts())
+        self.output_side = OutputSide(state)
+        self.output_side.token_clicked.connect(self.neighbor_clicked)
+        outer.addWidget(self.output_side)
 
+        split = QSplitter(Qt.Vertical)
+        split.setChildrenCollapsible(False)
+        split.addWidget(self._build_plot())
+        split.addWidget(self._build_neighbours())
+        split.addWidget(self._build_values())
+        split.setStretchFactor(1, 2)
+        split.setSizes([150, 320, 170])
+        outer.addWidget(split, 1)
+
+        self._gate = ShownGate(self, self._synchronize)
+        self._neighbor_binding = JobBinding(self._gate, state.neighbors, on_reset=self._on_neighbors_reset,
+                                            on_result=self._on_neighbors_result, on_error=self._on_neighbors_failed)
+        state.model_changed.connect(self._on_state_model_changed)
+        state.selected_token_changed.connect(self._on_state_selected_token_changed)
+        state.tokens_changed.connect(self._on_state_tokens_changed)
+
+    # -- the parts -----------------------------------------------------------------------------
+    def _build_facts(self) -> QFormLayout:
+        """Token id, norm, range, byte offset, stride and the address formula."""
         form = QFormLayout()
         form.setHorizontalSpacing(SPACING * 2)
         form.setVerticalSpacing(2)
@@ -139,13 +162,10 @@ class RowInspector(QWidget):
             name.setToolTip(tips[key])
             form.addRow(name, lab)
             self.facts[key] = lab
-        outer.addLayout(form)
-        self.output_side = OutputSide(state)
-        self.output_side.token_clicked.connect(self.neighbor_clicked)
-        outer.addWidget(self.output_side)
+        return form
 
-        split = QSplitter(Qt.Vertical)
-        split.setChildrenCollapsible(False)
+    def _build_plot(self) -> pg.PlotWidget:
+        """The row's values as bars over the column index."""
         bg, fg = plot_colors()
         self.plot = pg.PlotWidget(background=bg, axisItems={"bottom": IntegerAxis("bottom")})
         self.plot.setMinimumHeight(140)
@@ -160,8 +180,10 @@ class RowInspector(QWidget):
         pi.addItem(self.bars)
         pi.addItem(self.curve)
         pi.addLine(y=0, pen=pg.mkPen(fg, width=0.5))
-        split.addWidget(self.plot)
+        return self.plot
 
+    def _build_neighbours(self) -> QWidget:
+        """The nearest rows by cosine (click one to select it) and the pooled word."""
         nb_box = QWidget()
         nb_lay = QVBoxLayout(nb_box)
         nb_lay.setContentsMargins(0, 0, 0, 0)
@@ -187,8 +209,10 @@ class RowInspector(QWidget):
         self.pooled.setToolTip("A word split into several pieces has no row of its own; "
                                "the mean of its pieces' rows is a common single vector for it")
         nb_lay.addWidget(self.pooled)
-        split.addWidget(nb_box)
+        return nb_box
 
+    def _build_values(self) -> QWidget:
+        """The row's values as a table, with Copy as CSV."""
         tbl_box = QWidget()
         tl = QVBoxLayout(tbl_box)
         tl.setContentsMargins(0, 0, 0, 0)
@@ -208,17 +232,7 @@ class RowInspector(QWidget):
         self.values.horizontalHeader().setSectionResizeMode(QHeaderView.Stretch)
         self.values.setFont(mono_font())
         tl.addWidget(self.values)
-        split.addWidget(tbl_box)
-        split.setStretchFactor(1, 2)
-        split.setSizes([150, 320, 170])
-        outer.addWidget(split, 1)
-
-        self._gate = ShownGate(self, self._synchronize)
-        self._neighbor_binding = JobBinding(self._gate, state.neighbors, on_reset=self._on_neighbors_reset,
-                                            on_result=self._on_neighbors_result, on_error=self._on_neighbors_failed)
-        state.model_changed.connect(self._on_state_model_changed)
-        state.selected_token_changed.connect(self._on_state_selected_token_changed)
-        state.tokens_changed.connect(self._on_state_tokens_changed)
+        return tbl_box
 
     # -- state ---------------------------------------------------------------------------
     def _synchronize(self) -> None:

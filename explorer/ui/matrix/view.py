@@ -87,8 +87,27 @@ class MatrixView(QWidget):
         lay.addWidget(self.glw)
         self._stack = lay
 
-        cmap = self._cmap = pg.colormap.get(DIVERGING)
-        # overview of the whole table
+        self._cmap = pg.colormap.get(DIVERGING)
+        self._build_overview(fg)
+        self._build_band(bg, fg)
+        self._build_key(fg)
+        for plot in (self.overview_plot, self.band_plot):
+            plot.scene().sigMouseClicked.connect(self._on_scene_clicked)
+
+        self._gate = ShownGate(self, self._synchronize)
+        self._output_binding = JobBinding(self._gate, state.ends.output_overview,
+                                          on_result=self._on_output_overview, status=self.side_status)
+        state.ends.matrix_side_changed.connect(self._on_ends_matrix_side_changed)
+        state.model_changed.connect(self._on_state_model_changed)
+        state.overview_changed.connect(self._on_state_overview_changed)
+        state.selected_token_changed.connect(self._on_state_selected_token_changed)
+        state.tokens_changed.connect(self._on_state_tokens_changed)
+        state.extra_tokens_changed.connect(self._on_state_extra_tokens_changed)
+
+    # -- the parts -----------------------------------------------------------------------------
+    def _build_overview(self, fg: str) -> None:
+        """The whole table, with the selection, the text's rows, added tokens and the band marked."""
+        cmap = self._cmap
         self.overview_plot = self.glw.addPlot(row=0, col=0)
         self.overview_plot.setTitle("Whole table", color=fg, size="10pt")
         self.overview_plot.invertY(True)
@@ -111,8 +130,10 @@ class MatrixView(QWidget):
                                                brush=pg.mkBrush(0, 163, 108, 40), pen=pg.mkPen(ACCENT, width=1))
         self.overview_plot.addItem(self.band_region)
         style_plot(self.overview_plot)
+        shrinkable(self.overview_plot.titleLabel)  # clipped rather than widen the grid past a narrow window
 
-        # zoomed band
+    def _build_band(self, bg: str, fg: str) -> None:
+        """The rows around the selected token, labelled with their pieces."""
         self.band_plot = self.glw.addPlot(row=0, col=1)
         self.band_plot.getViewBox().sigResized.connect(self._on_band_resized)
         self.band_plot.setTitle("Rows around the selected token", color=fg, size="10pt")
@@ -120,7 +141,7 @@ class MatrixView(QWidget):
         self.band_plot.setLabel("bottom", "dimension (column of E)")
         self.band_plot.setMenuEnabled(False)
         self.band_img = pg.ImageItem()
-        self.band_img.setColorMap(cmap)
+        self.band_img.setColorMap(self._cmap)
         self.band_plot.addItem(self.band_img)
         self.band_sel = QGraphicsRectItem()
         pen = pg.mkPen(ACCENT, width=3)
@@ -137,33 +158,20 @@ class MatrixView(QWidget):
         self.band_marks = pg.ScatterPlotItem(symbol="t3", size=10, pen=None, brush=pg.mkBrush(TEXT_TOKENS))
         self.band_plot.addItem(self.band_marks)
         style_plot(self.band_plot)
+        shrinkable(self.band_plot.titleLabel)
         self.glw.ci.layout.setColumnStretchFactor(0, 1)
         self.glw.ci.layout.setColumnStretchFactor(1, 3)
 
+    def _build_key(self, fg: str) -> None:
+        """The key to the marks, under the plots, and the colour bar."""
         self.legend = pg.LabelItem(legend_html(fg), size="9pt", justify="left")
         self.legend.setToolTip("What the marks on the two plots mean")
         shrinkable(self.legend)
         self.glw.addItem(self.legend, row=1, col=0, colspan=3)
-        self.colorbar = pg.ColorBarItem(values=(-1, 1), colorMap=cmap, interactive=False, width=14)
+        self.colorbar = pg.ColorBarItem(values=(-1, 1), colorMap=self._cmap, interactive=False, width=14)
         self.colorbar.setImageItem([self.band_img])
         self.colorbar.axis.enableAutoSIPrefix(False)
         self.glw.addItem(self.colorbar, row=0, col=2)
-        # long titles are clipped rather than widen the grid past a narrow window
-        shrinkable(self.overview_plot.titleLabel)
-        shrinkable(self.band_plot.titleLabel)
-
-        for plot in (self.overview_plot, self.band_plot):
-            plot.scene().sigMouseClicked.connect(self._on_scene_clicked)
-
-        self._gate = ShownGate(self, self._synchronize)
-        self._output_binding = JobBinding(self._gate, state.ends.output_overview,
-                                          on_result=self._on_output_overview, status=self.side_status)
-        state.ends.matrix_side_changed.connect(self._on_ends_matrix_side_changed)
-        state.model_changed.connect(self._on_state_model_changed)
-        state.overview_changed.connect(self._on_state_overview_changed)
-        state.selected_token_changed.connect(self._on_state_selected_token_changed)
-        state.tokens_changed.connect(self._on_state_tokens_changed)
-        state.extra_tokens_changed.connect(self._on_state_extra_tokens_changed)
 
     def _side_bar(self, state: AppState) -> QHBoxLayout:
         """Which matrix is drawn: E, or the model's own output matrix."""
