@@ -77,7 +77,7 @@ class OutputSide(QWidget):
             self.heading.setText("Output side")
         elif not table.has_output:
             why = table.output_how or "the table has no model around it"
-            self.heading.setText(f"Output side · {tying_word(table.tied, table.kind)}: no output matrix ({why})")
+            self.heading.setText(f"Output side · {tying_word(table.tied, table.kind)}: {why}")
         else:
             self.heading.setText(f"Output side · {tying_word(table.tied, table.kind)}{self._facts}")
         self.heading.setToolTip(table.output_how if table is not None and table.output_how else

@@ -62,5 +62,6 @@ def test_an_encoder_has_no_output_side(qtbot, view):
     state.set_table(table)
     state.set_selected_token(table.tokenizer.id_of("hello"))
     assert state.ends.direct_path.value is None
-    assert v.output_side.heading.text().startswith("Output side · no output layer: no output matrix")
+    heading = v.output_side.heading.text()
+    assert heading == "Output side · no output layer: the model has no language-model head (an encoder)"
     assert not v.output_side.predicts.isVisible() and not v.output_side.lesson.isVisible()
