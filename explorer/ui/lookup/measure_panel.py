@@ -76,6 +76,13 @@ class MeasurePanel(QWidget):
         col.addWidget(self.table)
         col.addStretch(1)
         row.addWidget(left, 0, Qt.AlignTop)
+        row.addWidget(self._build_chart(bg, fg), 1)
+        self.spacer = QWidget()
+        row.addWidget(self.spacer, 1)
+        self.clear()
+
+    def _build_chart(self, bg: str, fg: str) -> pg.GraphicsLayoutWidget:
+        """The timings as bars with their figures written beside them."""
         self.results = pg.GraphicsLayoutWidget()
         self.results.setBackground(bg)
         self.results.setFixedHeight(140)
@@ -92,10 +99,7 @@ class MeasurePanel(QWidget):
             self.chart.addItem(t)
             self.chart_texts.append(t)
         style_plot(self.chart)
-        row.addWidget(self.results, 1)
-        self.spacer = QWidget()
-        row.addWidget(self.spacer, 1)
-        self.clear()
+        return self.results
 
     @property
     def measurement(self) -> LookupMeasurement | None:

@@ -71,23 +71,7 @@ class TokenStrip(QWidget):
         outer.setContentsMargins(SPACING, SPACING, SPACING, 0)
         outer.setSpacing(SPACING // 2)
 
-        row = QHBoxLayout()
-        self.edit = TextBox()
-        self.edit.setPlaceholderText("Type some text to see its tokens…")
-        self.edit.setToolTip(f"Text to tokenize with the model's own tokenizer (Ctrl+L); "
-                             f"up to {MAX_TEXT_CHARS:,} characters")
-        self.edit.setClearButtonEnabled(True)
-        # one limit for the box and the tokenizer: a longer paste is cut, and the summary says so
-        self.edit.setMaxLength(MAX_TEXT_CHARS)
-        self.examples = QToolButton()
-        self.examples.setText("Examples")
-        self.examples.setToolTip("Pick an example sentence")
-        self.examples.setPopupMode(QToolButton.InstantPopup)
-        self._menu = QMenu(self.examples)
-        self.examples.setMenu(self._menu)
-        row.addWidget(self.edit, 1)
-        row.addWidget(self.examples)
-        outer.addLayout(row)
+        outer.addLayout(self._build_text_row())
 
         self.error = QLabel()
         self.error.setObjectName("ErrorLine")
@@ -125,6 +109,26 @@ class TokenStrip(QWidget):
         state.model_changed.connect(self._on_state_model_changed)
         state.tokenizing_changed.connect(self._on_state_tokenizing_changed)
         self._on_state_tokens_changed(state.tokenized)
+
+    def _build_text_row(self) -> QHBoxLayout:
+        """The text box (one limit for the box and the tokenizer) and the Examples menu."""
+        row = QHBoxLayout()
+        self.edit = TextBox()
+        self.edit.setPlaceholderText("Type some text to see its tokens…")
+        self.edit.setToolTip(f"Text to tokenize with the model's own tokenizer (Ctrl+L); "
+                             f"up to {MAX_TEXT_CHARS:,} characters")
+        self.edit.setClearButtonEnabled(True)
+        # one limit for the box and the tokenizer: a longer paste is cut, and the summary says so
+        self.edit.setMaxLength(MAX_TEXT_CHARS)
+        self.examples = QToolButton()
+        self.examples.setText("Examples")
+        self.examples.setToolTip("Pick an example sentence")
+        self.examples.setPopupMode(QToolButton.InstantPopup)
+        self._menu = QMenu(self.examples)
+        self.examples.setMenu(self._menu)
+        row.addWidget(self.edit, 1)
+        row.addWidget(self.examples)
+        return row
 
     # -- user ---------------------------------------------------------------------------------
     def _on_edit_text_edited(self, _text: str) -> None:
