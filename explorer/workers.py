@@ -25,6 +25,7 @@ import shiboken6
 from PySide6.QtCore import QObject, QThreadPool, Signal
 from superqt.utils import GeneratorWorker, WorkerBase
 
+from explorer.core.jobs import run_to_end
 from explorer.core.runtime import limit_torch_threads
 
 __all__ = ["JobRunner", "Computation", "await_all_workers", "warm_up_job"]
@@ -267,6 +268,17 @@ class Computation(QObject):
             self._start(job, args, kwargs)
         else:
             self._pending = (job, args, kwargs)
+
+    def follow(self, key: Hashable, inline: bool, job: Callable[..., Iterator], *args) -> None:
+        """Keep the value for inputs ``key``: nothing when it already is (a value,
+        or a run for it); otherwise ``job(*args)`` run to the end here when
+        ``inline`` (it costs microseconds), else :meth:`request`-ed in a worker."""
+        if key == self._key and (self._value is not None or self.running or self.pending):
+            return
+        if inline:
+            self.publish(run_to_end(job(*args)), key=key)
+        else:
+            self.request(job, *args, key=key)
 
     def publish(self, value, key: Hashable = None) -> None:
         """Set a value computed on the spot (for inputs cheap to handle here)."""

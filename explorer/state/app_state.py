@@ -19,8 +19,7 @@ import itertools
 
 from PySide6.QtCore import QObject, Signal
 
-from explorer.core.geometry.direct_path import INLINE_LOGITS, direct_path, iter_direct_path
-from explorer.core.geometry.neighbors import INLINE_VALUES, iter_neighbors_of, neighbors_of
+from explorer.core.geometry.neighbors import INLINE_VALUES, iter_neighbors_of
 from explorer.core.geometry.vectors import random_vector_check_job
 from explorer.core.input_layer import positions_job, text_inputs_job
 from explorer.core.lookup.backward import BACKWARD_MAX_POSITIONS, backward_job
@@ -80,8 +79,6 @@ class AppState(OnDemandRequests, QObject):
     neighbors : NeighborList of the selected token.
     ends : BothEnds, the output side: the matrix the matrix view shows, the output
         matrix's overview, the selected token's direct path.
-    direct_path : DirectPath of the selected token: its output row and the tokens its
-        input row alone predicts through the output matrix (lazy; None without one).
     interest : TokensOfInterest: the text's tokens, their neighbours, the added ones (lazy).
     projection : ProjectionResult (PCA) or ManifoldResult (t-SNE, UMAP; its ``produced``
         carries the intermediate layouts) for the parameters of :meth:`request_projection` (lazy).
@@ -132,7 +129,6 @@ class AppState(OnDemandRequests, QObject):
         self._tokenizing.running_changed.connect(self.tokenizing_changed)
         self.neighbors = Computation(self)
         self.ends = BothEnds(self)
-        self.direct_path = Computation(self, lazy=True)
         self.interest = Computation(self, lazy=True)
         self.projection = Computation(self, lazy=True)
         self.lookup_check = Computation(self, lazy=True)
@@ -367,7 +363,6 @@ class AppState(OnDemandRequests, QObject):
             self._update_neighbors()
             self._update_lookup_check()
             self.ends.select(token_id)
-            self._update_direct_path()
 
     def _neighbors_key(self) -> tuple:
         return (id(self._table), self._selected_id)
@@ -377,24 +372,8 @@ class AppState(OnDemandRequests, QObject):
         key = self._neighbors_key()
         if table is None or tid < 0:
             self.neighbors.clear()
-        elif self.neighbors.key == key and (self.neighbors.value is not None or self.neighbors.running):
-            return
-        elif table.params <= INLINE_VALUES:
-            self.neighbors.publish(neighbors_of(table, tid, N_NEIGHBORS), key=key)
         else:
-            self.neighbors.request(iter_neighbors_of, table, tid, N_NEIGHBORS, key=key)
-
-    def _update_direct_path(self) -> None:
-        table, tid = self._table, self._selected_id
-        key = (id(table), tid)
-        if table is None or tid < 0 or not table.has_output:
-            self.direct_path.clear()
-        elif self.direct_path.key == key and (self.direct_path.value is not None or self.direct_path.running):
-            return
-        elif table.params <= INLINE_LOGITS:
-            self.direct_path.publish(direct_path(table, tid), key=key)
-        else:
-            self.direct_path.request(iter_direct_path, table, tid, key=key)
+            self.neighbors.follow(key, table.params <= INLINE_VALUES, iter_neighbors_of, table, tid, N_NEIGHBORS)
 
     def _update_lookup_check(self) -> None:
         table, tid = self._table, self._selected_id

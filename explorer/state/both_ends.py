@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QObject, Signal
 
-from explorer.core.geometry.direct_path import INLINE_LOGITS, direct_path, iter_direct_path
+from explorer.core.geometry.direct_path import INLINE_LOGITS, iter_direct_path
 from explorer.core.matrix.overview import iter_matrix_overview
 from explorer.workers import Computation
 
@@ -89,12 +89,8 @@ class BothEnds(QObject):
         key = (id(table), tid)
         if table is None or tid < 0 or not table.has_output:
             self.direct_path.clear()
-        elif self.direct_path.key == key and (self.direct_path.value is not None or self.direct_path.running):
-            return
-        elif table.params <= INLINE_LOGITS:
-            self.direct_path.publish(direct_path(table, tid), key=key)
         else:
-            self.direct_path.request(iter_direct_path, table, tid, key=key)
+            self.direct_path.follow(key, table.params <= INLINE_LOGITS, iter_direct_path, table, tid)
 
     def _update_overview(self) -> None:
         if self._side == OUTPUT and self.can_show_output:
