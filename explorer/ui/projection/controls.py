@@ -18,27 +18,32 @@ from PySide6.QtWidgets import (
 from superqt.utils import signals_blocked
 
 from explorer.core.projection.job import DEFAULT_SAMPLE, N_COMPONENTS
+from explorer.core.projection.settings import FitSet, Method
 from explorer.ui.style import SPACING
 
 __all__ = ["METHODS", "FIT_MODES", "MethodControls", "FitControls", "AxesControls", "ColourControls", "ExportButton"]
 
 METHODS = [
-    ("pca", "PCA", "Exact principal components: a linear map; distances along an axis mean something, "
-                   "and the share of variance shown is exact"),
-    ("tsne", "t-SNE", "t-SNE (openTSNE, cosine): keeps each token's nearest rows together; the map moves while it "
-                      "converges. Distances between far clusters and cluster sizes mean little"),
-    ("umap", "UMAP", "UMAP (umap-learn, cosine): keeps neighbourhoods, often more of the global layout than t-SNE; "
-                     "compiled on first use, so the first run takes longer"),
-    ("axes", "Custom axes", "Directions you name (man → woman, or one token): each token's row projected on them"),
+    (Method.PCA.value, "PCA",
+     "Exact principal components: a linear map; distances along an axis mean something, "
+     "and the share of variance shown is exact"),
+    (Method.TSNE.value, "t-SNE",
+     "t-SNE (openTSNE, cosine): keeps each token's nearest rows together; the map moves while it "
+     "converges. Distances between far clusters and cluster sizes mean little"),
+    (Method.UMAP.value, "UMAP",
+     "UMAP (umap-learn, cosine): keeps neighbourhoods, often more of the global layout than t-SNE; "
+     "compiled on first use, so the first run takes longer"),
+    (Method.AXES.value, "Custom axes",
+     "Directions you name (man → woman, or one token): each token's row projected on them"),
 ]
 
 FIT_MODES = [
-    ("all", "Whole vocabulary", "Fit on every trained row of the table (t-SNE and UMAP take minutes past "
+    (FitSet.ALL.value, "Whole vocabulary", "Fit on every trained row of the table (t-SNE and UMAP take minutes past "
                                 "tens of thousands of rows)"),
-    ("sample", "Sample + chosen",
+    (FitSet.SAMPLE.value, "Sample + chosen",
      "Fit on a seeded random sample of rows plus the chosen tokens: the text's tokens, their neighbours and "
      "added tokens"),
-    ("chosen", "Chosen tokens", "Fit on the text's tokens, their neighbours and added tokens only"),
+    (FitSet.CHOSEN.value, "Chosen tokens", "Fit on the text's tokens, their neighbours and added tokens only"),
 ]
 
 
@@ -76,13 +81,14 @@ class MethodControls(QWidget):
         self.method_changed.emit(self.method)
 
     @property
-    def method(self) -> str:
-        return self.combo.currentData()
+    def method(self) -> Method:
+        """The method chosen (the combo's items carry the enum's values; their texts are ours)."""
+        return Method(self.combo.currentData())
 
     def show_method(self, method: str) -> None:
         """Show ``method`` without emitting (it came from the state)."""
         with signals_blocked(self.combo):
-            self.combo.setCurrentIndex(max(0, self.combo.findData(method)))
+            self.combo.setCurrentIndex(max(0, self.combo.findData(Method(method).value)))
 
     def choose(self, method: str) -> None:
         """As if the user chose ``method``: emits ``method_changed``."""
@@ -129,8 +135,8 @@ class FitControls(QWidget):
         self._sync_sample_visibility()
 
     @property
-    def mode(self) -> str:
-        return self.combo.currentData()
+    def mode(self) -> FitSet:
+        return FitSet(self.combo.currentData())
 
     @property
     def sample_size(self) -> int:
@@ -139,7 +145,7 @@ class FitControls(QWidget):
     def show_params(self, mode: str, sample_size: int) -> None:
         """Show these parameters without emitting (they came from the state)."""
         with signals_blocked(self.combo), signals_blocked(self.sample):
-            self.combo.setCurrentIndex(max(0, self.combo.findData(mode)))
+            self.combo.setCurrentIndex(max(0, self.combo.findData(FitSet(mode).value)))
             self.sample.setValue(int(sample_size))
         self._sync_sample_visibility()
 
