@@ -107,21 +107,7 @@ class MainWindow(QMainWindow):
         self.setWindowTitle("Token Embedding Explorer")
         self.setAcceptDrops(True)
 
-        tb = QToolBar("Model")
-        tb.setObjectName("ModelToolbar")
-        tb.setMovable(False)
-        self.model_button = QToolButton()
-        self.model_button.setText("Open model…")
-        self.model_button.setToolButtonStyle(Qt.ToolButtonTextOnly)
-        self.model_button.setToolTip("Choose a model: bundled, toy, installed, cache, random, a folder or a file "
-                                     "(Ctrl+O)")
-        self.model_button.clicked.connect(self.open_requested)
-        tb.addWidget(self.model_button)
-        self.model_label = QLabel()
-        self.model_label.setContentsMargins(8, 0, 8, 0)
-        tb.addWidget(self.model_label)
-        self.addToolBar(Qt.TopToolBarArea, tb)
-
+        self._build_toolbar()
         self.token_strip = TokenStrip(state)
         self.matrix_view = MatrixView(state)
         self.inspector = RowInspector(state)
@@ -152,6 +138,29 @@ class MainWindow(QMainWindow):
         cl.addWidget(split, 1)
         self.setCentralWidget(central)
 
+        self._build_status_bar()
+        self._build_menus()
+        state.model_changed.connect(self._on_state_model_changed)
+
+    def _build_toolbar(self) -> None:
+        """Open model… and the loaded model's name."""
+        tb = QToolBar("Model")
+        tb.setObjectName("ModelToolbar")
+        tb.setMovable(False)
+        self.model_button = QToolButton()
+        self.model_button.setText("Open model…")
+        self.model_button.setToolButtonStyle(Qt.ToolButtonTextOnly)
+        self.model_button.setToolTip("Choose a model: bundled, toy, installed, cache, random, a folder or a file "
+                                     "(Ctrl+O)")
+        self.model_button.clicked.connect(self.open_requested)
+        tb.addWidget(self.model_button)
+        self.model_label = QLabel()
+        self.model_label.setContentsMargins(8, 0, 8, 0)
+        tb.addWidget(self.model_label)
+        self.addToolBar(Qt.TopToolBarArea, tb)
+
+    def _build_status_bar(self) -> None:
+        """The table's line, and the loading progress with its Cancel."""
         sb = self.statusBar()
         self.status_model = TableStatus(sb)
         self.status_model.setToolTip("The loaded table: rows × columns, stored dtype, parameters, memory, tying")
@@ -171,9 +180,6 @@ class MainWindow(QMainWindow):
         sb.addWidget(self.progress_label)
         sb.addWidget(self.progress)
         sb.addWidget(self.cancel_button)
-
-        self._build_menus()
-        state.model_changed.connect(self._on_state_model_changed)
 
     def add_view(self, title: str, tooltip: str, build: Callable[[], QWidget]) -> LazyPage:
         """A tab whose view ``build()`` makes the first time the tab is shown

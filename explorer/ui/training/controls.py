@@ -146,6 +146,24 @@ class SettingsControls(QObject):
             "Plain SGD steps by the raw gradient, which is small here, so it needs a rate about 100 times Adam's "
             "(whose steps are normalised per coordinate). A rate you set is kept for its optimiser. "
             "Too big and the loss diverges; the run then stops")
+        self._build_run_size()
+        for combo in (self.tied_combo, self.optimizer_combo, self.speed_combo):
+            _compact(combo)
+        for label, w in (("Output", self.tied_combo), ("", self.sparse_check), ("Optimiser", self.optimizer_combo),
+                         ("Learning rate", self.lr_spin), ("Weight decay", self.wd_spin),
+                         ("Batch size", self.batch_spin), ("d", self.dim_spin), ("Seed", self.seed_spin),
+                         ("Steps", self.steps_spin), ("Speed", self.speed_combo)):
+            form.addRow(label, w)
+        self.tied_combo.currentIndexChanged.connect(self._on_setting_changed)
+        self.optimizer_combo.currentIndexChanged.connect(self._on_optimizer_combo_changed)
+        self.sparse_check.toggled.connect(self._on_setting_changed)
+        self.lr_spin.valueChanged.connect(self._on_lr_spin_changed)
+        for w in (self.wd_spin, self.batch_spin, self.dim_spin, self.seed_spin, self.steps_spin):
+            w.valueChanged.connect(self._on_setting_changed)
+        self.speed_combo.currentIndexChanged.connect(self._on_speed_combo_changed)
+
+    def _build_run_size(self) -> None:
+        """Weight decay, batch size, d, seed, steps and speed."""
         self.wd_spin = QDoubleSpinBox()
         self.wd_spin.setDecimals(4)
         self.wd_spin.setRange(0.0, 10.0)
@@ -173,20 +191,6 @@ class SettingsControls(QObject):
         for label, sps in SPEEDS:
             self.speed_combo.addItem(label, sps)
         self.speed_combo.setToolTip("Slow the run down to watch single steps; changes apply at once")
-        for combo in (self.tied_combo, self.optimizer_combo, self.speed_combo):
-            _compact(combo)
-        for label, w in (("Output", self.tied_combo), ("", self.sparse_check), ("Optimiser", self.optimizer_combo),
-                         ("Learning rate", self.lr_spin), ("Weight decay", self.wd_spin),
-                         ("Batch size", self.batch_spin), ("d", self.dim_spin), ("Seed", self.seed_spin),
-                         ("Steps", self.steps_spin), ("Speed", self.speed_combo)):
-            form.addRow(label, w)
-        self.tied_combo.currentIndexChanged.connect(self._on_setting_changed)
-        self.optimizer_combo.currentIndexChanged.connect(self._on_optimizer_combo_changed)
-        self.sparse_check.toggled.connect(self._on_setting_changed)
-        self.lr_spin.valueChanged.connect(self._on_lr_spin_changed)
-        for w in (self.wd_spin, self.batch_spin, self.dim_spin, self.seed_spin, self.steps_spin):
-            w.valueChanged.connect(self._on_setting_changed)
-        self.speed_combo.currentIndexChanged.connect(self._on_speed_combo_changed)
 
     @property
     def speed(self) -> float:
