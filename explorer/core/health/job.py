@@ -155,7 +155,8 @@ def iter_health(table) -> Iterator[tuple[float, str]]:
     flags[dups.exact] |= Flag.EXACT_DUPLICATE
     flags[dups.near] |= Flag.NEAR_DUPLICATE
     first = (flags & (Flag.ZERO | Flag.NON_FINITE)) != 0
-    order = _ranking(scores, bar.norm_z, first, by_score=reference.count > 0)
+    # a tied model without a reference keeps id order: its low-norm rows are its frequent tokens
+    order = _ranking(scores, bar.norm_z, first, by_score=reference.count > 0 or table.tied is True)
     reachable = categories[order] == CATEGORIES.index("ok")
     ranked = order[reachable]
     cut = ranked[: math.ceil(CANDIDATE_SHARE * len(ranked))] if len(ranked) else ranked

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from explorer.core.health import health_report
+from explorer.core.health.text import verdict
 from explorer.core.sources import open_table
 from tests.support.planted_lm import UNSEEN, build_planted_lm
 
@@ -49,3 +50,19 @@ def test_the_untied_input_side_alone_cannot_tell(planted):
     out = table.output_table()
     assert out is not table and r.output_norms is not None
     np.testing.assert_allclose(r.output_norms, np.linalg.norm(out.matrix(), axis=1), rtol=1e-5)
+
+
+def test_a_tied_model_that_marks_no_row_is_not_ranked_by_norm(tmp_path):
+    """No unused tokens, no byte tokens, no duplicates, every token reachable: there is no reference,
+    and in a tied model the rows of lowest norm are frequent tokens, so nothing is ranked by norm."""
+    from explorer.core.health import Flag
+    from tests.support import model_factory as mf
+
+    built = mf.build_model(tmp_path / "tied", "llama", tied=True, tokenizer=mf.train_wordlevel(), seed=4)
+    table = open_table(str(built.folder))
+    r = health_report(table)
+    assert table.tied is True and r.side == "shared" and r.reference.kind == "none"
+    assert not (r.flags & Flag.LOW_NORM).any()
+    assert np.isnan(r.scores[r.ranked]).all()
+    assert list(r.ranked) == sorted(r.ranked)  # id order, not the norm's
+    assert "score above" in verdict(r) and "norm below" not in verdict(r)
