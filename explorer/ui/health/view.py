@@ -215,9 +215,10 @@ class HealthView(QWidget):
         self.verify_button.setEnabled(True)
         n, bad = len(result.results), result.confirmed_count
         self.verify_note.setText(
-            f"Asked {result.model} to repeat the {n} most under-trained tokens ({result.prompts} prompts each, "
-            f"{result.seconds:.0f} s): {bad} confirmed as glitch tokens (it repeats them with probability under "
-            f"{result.threshold:.0%} in every prompt), {n - bad} it can repeat. See the \"repeat P\" column.")
+            f"Asked {result.model} to repeat the {n} most under-trained tokens with Magikarp's {result.prompts} "
+            f"prompts ({result.seconds:.0f} s): {bad} verified as glitch tokens, {result.strong_count} of them "
+            f"strongly (the model gives them under {result.threshold:.0%}, or under 0.1 %, at every step of every "
+            f"prompt); {n - bad} rejected, it can repeat them. See the \"repeat P\" column.")
 
     def _on_verification_failed(self, exc: BaseException) -> None:
         self.verify_note.setText(f"Verify with the model: {user_message(exc)}")
