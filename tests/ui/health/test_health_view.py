@@ -162,7 +162,7 @@ def test_verify_with_a_causal_model_fills_a_column(qtbot, view, tmp_path):
     col = model.columns.index("repeat P")
     first = result.of(model.token_id(0))
     assert model.data(model.index(0, col)) == f"{first.probability:.2g} {first.status}"
-    assert f"{result.confirmed_count} confirmed" in v.verify_note.text()
+    assert f"{result.confirmed_count} verified" in v.verify_note.text()
     v.export_csv(str(tmp_path / "verified.csv"))
     with open(tmp_path / "verified.csv", newline="", encoding="utf-8") as f:
         row = next(csv.DictReader(f))
