@@ -75,6 +75,24 @@ class ProjectionView(ProjectionExports, QWidget):
         outer = QVBoxLayout(self)
         outer.setContentsMargins(SPACING, SPACING, SPACING, SPACING)
         outer.setSpacing(SPACING)
+        outer.addWidget(self._build_toolbar(state))
+        outer.addWidget(self.axes_entry)
+        split = QSplitter(Qt.Horizontal)
+        split.setChildrenCollapsible(False)
+        split.addWidget(self._build_plot_pages(state))
+        split.addWidget(self._build_side(state))
+        split.setStretchFactor(0, 1)
+        split.setStretchFactor(1, 0)
+        split.setSizes([700, 270])
+        outer.addWidget(split, 1)
+        self.plot.want_labels(self._label_specs)
+
+        self._bind(state)
+        self._show_message("Open a model to see where its tokens sit (Ctrl+O)")
+
+    # -- the parts ----------------------------------------------------------------------------
+    def _build_toolbar(self, state: AppState) -> QWidget:
+        """Method, fit set, PC axes, search and Export (two rows when one does not fit)."""
         self.toolbar = bar = TwoRowBar()
         self.method, self.fit, self.axes_entry = MethodControls(), FitControls(), AxesEntry()
         self._fits = FitRequest(state, self.method, self.fit, self.axes_entry, self)
@@ -89,11 +107,11 @@ class ProjectionView(ProjectionExports, QWidget):
             bar.add(widget)
         bar.add(self.search, 1, wraps=True)  # on a second row in a narrow window
         bar.add(self.export_button, wraps=True)
-        outer.addWidget(bar)
-        outer.addWidget(self.axes_entry)
 
-        split = QSplitter(Qt.Horizontal)
-        split.setChildrenCollapsible(False)
+        return bar
+
+    def _build_plot_pages(self, state: AppState) -> QWidget:
+        """The run strip over the plot, and the pages: a message, progress, the 2D plot or 3D view."""
         left = QWidget()
         left_lay = QVBoxLayout(left)
         left_lay.setContentsMargins(0, 0, 0, 0)
@@ -114,11 +132,13 @@ class ProjectionView(ProjectionExports, QWidget):
         self.plot_pages.dims_changed.connect(self._fits.set_dims)
         self.plot_pages.point_clicked.connect(self.token_selected)
         self.plot_pages.shown_3d.connect(lambda on: self.axes_controls.setEnabled(not on))  # 2D-only
-        bar.insert_after(self.axes_controls, self.plot_pages.toggle)
+        self.toolbar.insert_after(self.axes_controls, self.plot_pages.toggle)
         for page in (self._empty_page, self._busy_page, self.plot_pages):
             self._stack.addWidget(page)
-        split.addWidget(left)
+        return left
 
+    def _build_side(self, state: AppState) -> QWidget:
+        """The fit's facts, colours, the map's layers, the Show filter and the analogy panel."""
         side = SidePanel()
         self.info, self.analogy_panel, self.colour = side.info, side.analogy, side.colour
         self.plot_pages.hovered.connect(self.info.show_hover)
@@ -128,13 +148,10 @@ class ProjectionView(ProjectionExports, QWidget):
         self.points.changed.connect(self._on_points_changed)
         self.analogy_panel.solve_requested.connect(state.request_analogy)
         self.analogy_panel.answer_clicked.connect(self.token_selected)
-        split.addWidget(side)
-        split.setStretchFactor(0, 1)
-        split.setStretchFactor(1, 0)
-        split.setSizes([700, 270])
-        outer.addWidget(split, 1)
-        self.plot.want_labels(self._label_specs)
+        return side
 
+    def _bind(self, state: AppState) -> None:
+        """The state's computations and signals this view follows."""
         self._gate = ShownGate(self, self._synchronize)
         self._bindings = [
             JobBinding(self._gate, state.projection, on_reset=self._on_projection_reset,
@@ -154,7 +171,6 @@ class ProjectionView(ProjectionExports, QWidget):
         state.projection.produced.connect(self._on_projection_produced)
         state.model_changed.connect(self._on_state_model_changed)
         state.selected_token_changed.connect(self._on_state_selected_token_changed)
-        self._show_message("Open a model to see where its tokens sit (Ctrl+O)")
 
     # -- public, for the app and tests ---------------------------------------------------
     @property
