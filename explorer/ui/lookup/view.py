@@ -16,7 +16,6 @@ from PySide6.QtWidgets import (
     QLabel,
     QPushButton,
     QSizePolicy,
-    QSplitter,
     QStackedLayout,
     QStackedWidget,
     QVBoxLayout,
@@ -32,10 +31,7 @@ from explorer.state.app_state import AppState
 from explorer.ui.common.binding import JobBinding, ShownGate
 from explorer.ui.lookup.backward_panel import EMPTY_BACKWARD, BackwardPanel
 from explorer.ui.lookup.controls import PlaybackControls, StoredAsChoice
-from explorer.ui.lookup.measure_panel import MeasurePanel
-from explorer.ui.lookup.onehot_panel import OneHotPanel
-from explorer.ui.lookup.plots import elastic_label
-from explorer.ui.lookup.pointer_panel import PointerPanel
+from explorer.ui.lookup.forward_page import ForwardPage
 from explorer.ui.style import ACCENT, ERROR, SPACING
 
 #: milliseconds between animation frames (the frame itself comes from the clock)
@@ -88,48 +84,16 @@ class LookupView(QWidget):
         outer.setContentsMargins(SPACING, SPACING, SPACING, SPACING)
         outer.setSpacing(SPACING)
 
-        top = QHBoxLayout()
-        top.setSpacing(SPACING * 2)
-        self.controls = PlaybackControls()
-        self.stored_as = StoredAsChoice()
-        top.addWidget(self.controls)
-        top.addWidget(self.stored_as)
-        top.addStretch(1)
-        self.backward = BackwardPanel(clock=clock)
-        top.addWidget(self.backward.bar, 100)
-        self.backward.bar.hide()
-        self.direction_button = QPushButton()
-        self.direction_button.setToolTip("Forward: how row i is read. Backward: how the gradient of a loss "
-                                         "reaches the rows of E, on your text")
-        top.addWidget(self.direction_button)
-        outer.addLayout(top)
+        outer.addLayout(self._build_top(clock))
         self.pages = QStackedWidget()
         outer.addWidget(self.pages, 1)
-        forward = QWidget()  # the forward paths' page: what follows goes into it
-        outer = QVBoxLayout(forward)
-        outer.setContentsMargins(0, 0, 0, 0)
-        outer.setSpacing(SPACING)
-        self.pages.addWidget(forward)
+        self.forward = ForwardPage()
+        self.pages.addWidget(self.forward)
         self.pages.addWidget(self.backward)
         self.backward.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Ignored)
-
-        self.splitter = QSplitter(Qt.Horizontal)
-        self.splitter.setChildrenCollapsible(False)
-        self.onehot = OneHotPanel()
-        self.pointer = PointerPanel()
-        self.splitter.addWidget(self.onehot)
-        self.splitter.addWidget(self.pointer)
-        self.splitter.setStretchFactor(0, 5)
-        self.splitter.setStretchFactor(1, 4)
-        self.splitter.setSizes([500, 400])
-        outer.addWidget(self.splitter, 1)
-
-        # no word wrap: a height-for-width label makes the scroll area size the view by its size hint
-        self.verdict = elastic_label("A real check on the loaded table: one_hot(i) @ E compared with E[i], "
-                                     "value by value", rich=True)
-        outer.addWidget(self.verdict)
-        self.measure_panel = MeasurePanel()
-        outer.addWidget(self.measure_panel)
+        f = self.forward
+        self.splitter, self.onehot, self.pointer = f.splitter, f.onehot, f.pointer
+        self.verdict, self.measure_panel = f.verdict, f.measure_panel
 
         self._timer = QTimer(self)
         self._timer.setInterval(TICK_MS)
@@ -146,6 +110,29 @@ class LookupView(QWidget):
         self.backward.training_clicked.connect(self.training_requested)
         self._show_direction_button()
 
+        self._bind(state)
+        self._show_model()
+
+    def _build_top(self, clock) -> QHBoxLayout:
+        """Playback, the stored dtype, the backward step's bar and the direction button."""
+        top = QHBoxLayout()
+        top.setSpacing(SPACING * 2)
+        self.controls = PlaybackControls()
+        self.stored_as = StoredAsChoice()
+        top.addWidget(self.controls)
+        top.addWidget(self.stored_as)
+        top.addStretch(1)
+        self.backward = BackwardPanel(clock=clock)
+        top.addWidget(self.backward.bar, 100)
+        self.backward.bar.hide()
+        self.direction_button = QPushButton()
+        self.direction_button.setToolTip("Forward: how row i is read. Backward: how the gradient of a loss "
+                                         "reaches the rows of E, on your text")
+        top.addWidget(self.direction_button)
+        return top
+
+    def _bind(self, state: AppState) -> None:
+        """The state's computations this view follows (check, stored base, measurement, backward step)."""
         self._gate = ShownGate(self, self._synchronize)
         self._gate.shown.connect(self._on_gate_shown)
         self._gate.hidden.connect(self._on_gate_hidden)
@@ -165,7 +152,6 @@ class LookupView(QWidget):
                                     on_result=self._on_backward_result, on_error=self._on_backward_failed)
         state.model_changed.connect(self._on_state_model_changed)
         state.selected_token_changed.connect(self._on_state_selected_token_changed)
-        self._show_model()
 
     # -- reading ---------------------------------------------------------------------------
     @property

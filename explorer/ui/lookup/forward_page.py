@@ -1,0 +1,41 @@
+"""The lookup's forward page: the one-hot product and the pointer jump side
+by side, the real check's verdict under them and the measurement."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QSplitter, QVBoxLayout, QWidget
+
+from explorer.ui.lookup.measure_panel import MeasurePanel
+from explorer.ui.lookup.onehot_panel import OneHotPanel
+from explorer.ui.lookup.plots import elastic_label
+from explorer.ui.lookup.pointer_panel import PointerPanel
+from explorer.ui.style import SPACING
+
+__all__ = ["ForwardPage"]
+
+
+class ForwardPage(QWidget):
+    """The two ways to read row i, the verdict of the real check and the measurement."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.setSpacing(SPACING)
+        self.splitter = QSplitter(Qt.Horizontal)
+        self.splitter.setChildrenCollapsible(False)
+        self.onehot = OneHotPanel()
+        self.pointer = PointerPanel()
+        self.splitter.addWidget(self.onehot)
+        self.splitter.addWidget(self.pointer)
+        self.splitter.setStretchFactor(0, 5)
+        self.splitter.setStretchFactor(1, 4)
+        self.splitter.setSizes([500, 400])
+        lay.addWidget(self.splitter, 1)
+        # no word wrap: a height-for-width label makes the scroll area size the view by its size hint
+        self.verdict = elastic_label("A real check on the loaded table: one_hot(i) @ E compared with E[i], "
+                                     "value by value", rich=True)
+        lay.addWidget(self.verdict)
+        self.measure_panel = MeasurePanel()
+        lay.addWidget(self.measure_panel)
