@@ -204,6 +204,18 @@ def test_no_file_over_500_lines(top):
     assert long == {}
 
 
+def test_no_constructor_over_60_lines():
+    """A constructor that long builds several groups of controls: each gets a part of its own."""
+    long = {}
+    for p in PKG.rglob("*.py"):
+        for cls in ast.walk(ast.parse(p.read_text())):
+            if isinstance(cls, ast.ClassDef):
+                for fn in cls.body:
+                    if isinstance(fn, ast.FunctionDef) and fn.name == "__init__" and fn.end_lineno - fn.lineno >= 60:
+                        long[f"{p.relative_to(REPO)}:{cls.name}"] = fn.end_lineno - fn.lineno + 1
+    assert long == {}
+
+
 def _ruff() -> list[str] | None:
     exe = shutil.which("ruff", path=str(Path(sys.executable).parent))
     if exe:
