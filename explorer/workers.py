@@ -28,7 +28,7 @@ from superqt.utils import GeneratorWorker, WorkerBase
 from explorer.core.jobs import run_to_end
 from explorer.core.runtime import limit_torch_threads
 
-__all__ = ["JobRunner", "Computation", "await_all_workers", "warm_up_job"]
+__all__ = ["JobRunner", "Computation", "JobView", "JobViews", "await_all_workers", "warm_up_job"]
 
 
 def warm_up_job() -> Iterator[tuple[float, str]]:
@@ -326,6 +326,69 @@ class Computation(QObject):
     def _on_runner_failed(self, exc: BaseException) -> None:
         self._error = exc
         self.failed.emit(exc)
+
+
+class JobView:
+    """What a view sees of one of the state's computations (``state.jobs.<name>``).
+
+    Its value and its signals (reset, started, progressed, produced,
+    finished, failed, cancelled, running_changed), whether the view wants it
+    (:meth:`want`, driven by the view being on screen) and the user's
+    Cancel. It cannot request, publish or clear a result: inputs are the
+    state's business, so a view asks the state for an intent instead.
+    """
+
+    __slots__ = ("_comp",)
+
+    def __init__(self, comp: Computation):
+        self._comp = comp
+
+    @property
+    def value(self):
+        return self._comp.value
+
+    @property
+    def error(self) -> BaseException | None:
+        return self._comp.error
+
+    @property
+    def running(self) -> bool:
+        return self._comp.running
+
+    @property
+    def pending(self) -> bool:
+        return self._comp.pending
+
+    @property
+    def key(self):
+        """The key of the inputs the value (or the run) is for: a view tells its own result from an older one."""
+        return self._comp.key
+
+    def want(self, consumer: object, wanted: bool = True) -> None:
+        """Say whether ``consumer`` needs the value now (a view on screen)."""
+        self._comp.want(consumer, wanted)
+
+    def cancel(self) -> None:
+        """The user's Cancel: stop the run at its next yield; no value."""
+        self._comp.cancel()
+
+    # the computation's signals, to connect to
+    reset = property(lambda self: self._comp.reset)
+    started = property(lambda self: self._comp.started)
+    progressed = property(lambda self: self._comp.progressed)
+    produced = property(lambda self: self._comp.produced)
+    finished = property(lambda self: self._comp.finished)
+    failed = property(lambda self: self._comp.failed)
+    cancelled = property(lambda self: self._comp.cancelled)
+    running_changed = property(lambda self: self._comp.running_changed)
+
+
+class JobViews:
+    """``state.jobs``: one :class:`JobView` per computation of the state, by name."""
+
+    def __init__(self, **comps: Computation):
+        for name, comp in comps.items():
+            setattr(self, name, JobView(comp))
 
 
 def await_all_workers(msecs: int = 10000) -> bool:

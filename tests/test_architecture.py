@@ -132,6 +132,23 @@ def test_views_never_drive_the_states_jobs():
         assert not hits, (f, hits)
 
 
+def test_views_see_the_states_jobs_only_through_job_views():
+    """``state.jobs.<name>`` (a JobView: value, signals, want, the user's Cancel) is how a view
+    reaches background work; the state's Computation objects themselves stay the state's."""
+    import re
+
+    from explorer.state.app_state import AppState
+
+    state = AppState()  # its computations' names, so the rule cannot drift from the state
+    names = "|".join(sorted(vars(state.jobs)))
+    state.deleteLater()
+    direct = re.compile(r"(?<![A-Za-z0-9_.])(?:self\._state|state|st)\.(?:ends\.)?(" + names + r")\b(?!_)")
+    assert direct.search("self._state.health.value") and not direct.search("self._state.jobs.health.value")
+    for f in (PKG / "ui").rglob("*.py"):
+        hits = [line.strip() for line in f.read_text().splitlines() if direct.search(line)]
+        assert not hits, (f, hits)
+
+
 def test_state_and_workers_use_only_qtcore():
     for p in [*(PKG / "state").rglob("*.py"), PKG / "workers.py"]:
         for name in _imports(p):

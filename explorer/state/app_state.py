@@ -36,7 +36,7 @@ from explorer.state.both_ends import BothEnds
 from explorer.state.projection_request import ProjectionRequest
 from explorer.state.requests import OnDemandRequests
 from explorer.state.training_runner import TrainingRunner
-from explorer.workers import Computation
+from explorer.workers import Computation, JobViews
 
 __all__ = ["AppState", "MAX_EXTRA_TOKENS", "N_NEIGHBORS"]
 
@@ -103,6 +103,9 @@ class AppState(OnDemandRequests, QObject):
     backward : LookupBackward, the lookup's gradient dL/dE = one_hot(x)ᵀ G for the text
         and a seeded G (lazy; :meth:`request_backward` sets the seed).
     tour_claim : Claim of the guided tour's step, for :meth:`request_tour_claim`.
+
+    Views see these through ``jobs`` (``state.jobs.neighbors``): a
+    :class:`~explorer.workers.JobView` with the value and the signals only.
     """
 
     model_changed = Signal(object)
@@ -154,6 +157,18 @@ class AppState(OnDemandRequests, QObject):
         self._projection = ProjectionRequest(self.projection)
         self.interest.finished.connect(self._on_interest_finished)
         self.training = TrainingRunner(self, self.model_changed)
+        # what views see of the computations: values and signals, never the means to run one
+        self.jobs = JobViews(
+            neighbors=self.neighbors, interest=self.interest, projection=self.projection,
+            lookup_check=self.lookup_check, stored_base=self.stored_base, measurement=self.measurement,
+            random_check=self.random_check, context=self.context, analogy=self.analogy, similarity=self.similarity,
+            health=self.health, verification=self.verification, token_meta=self.token_meta,
+            token_search=self.token_search, positions=self.positions, input_layer=self.input_layer,
+            backward=self.backward, tour_claim=self.tour_claim, layout_density=self.layout_density,
+            layout_clusters=self.layout_clusters, direct_path=self.ends.direct_path,
+            output_overview=self.ends.output_overview,
+        )
+
 
     # -- read --------------------------------------------------------------------------
     @property

@@ -28,6 +28,14 @@ class OnDemandRequests:
         ``key`` says which cloud and range (the projection's view keeps it)."""
         self.layout_density.request(density_job, xy, rect, bins, sigma, key, key=key)
 
+    def forget_layout_density(self) -> None:
+        """The cloud changed or the map was switched off: its density is dropped (a run never lands)."""
+        self.layout_density.clear()
+
+    def forget_layout_clusters(self) -> None:
+        """The cloud changed or the labels were switched off: the clusters are dropped."""
+        self.layout_clusters.clear()
+
     def request_layout_clusters(self, xy, k: int, key) -> None:
         """k clusters of the layout drawn, each with its two most central points."""
         self.layout_clusters.request(clusters_job, xy, k, 2, 0, key, key=key)

@@ -122,10 +122,10 @@ class ContextPage(QWidget):
 
         self._request_later = qdebounced(self._request_context, timeout=DEBOUNCE_MS)
         self._gate = ShownGate(self, self._synchronize)
-        self._binding = JobBinding(self._gate, state.context, on_reset=self._clear_context,
+        self._binding = JobBinding(self._gate, state.jobs.context, on_reset=self._clear_context,
                                    on_result=self._draw_context, on_error=self._on_context_failed,
                                    progress=self.ctx_progress, status=self.ctx_status, cancel=self.ctx_cancel)
-        state.context.cancelled.connect(self._on_context_cancelled)
+        state.jobs.context.cancelled.connect(self._on_context_cancelled)
         state.model_changed.connect(self._on_state_model_changed)
 
     def _build_inputs(self) -> QGridLayout:
@@ -159,7 +159,7 @@ class ContextPage(QWidget):
     @property
     def context(self) -> ContextResult | None:
         """The first-layer result shown, when it is for the sentences on screen."""
-        comp = self._state.context
+        comp = self._state.jobs.context
         return comp.value if self._plan.ok and comp.key == self._plan_key() else None
 
     @property
@@ -284,7 +284,7 @@ class ContextPage(QWidget):
         self._fill_context_table(None)
 
     def _draw_context(self, result: ContextResult) -> None:
-        if self._state.context.key != self._plan_key():
+        if self._state.jobs.context.key != self._plan_key():
             return  # for sentences no longer on screen
         self._fill_context_table(result)
         c1 = result.cosine(result.stages[-1])

@@ -70,14 +70,14 @@ class HealthView(QWidget):
         self.vocab_plot.token_clicked.connect(self.token_selected)
         self.table.token_clicked.connect(self.token_selected)
         self._gate = ShownGate(self, self._synchronize)
-        self._binding = JobBinding(self._gate, state.health, on_reset=self._clear, on_result=self._draw,
+        self._binding = JobBinding(self._gate, state.jobs.health, on_reset=self._clear, on_result=self._draw,
                                    on_error=self._on_check_failed, progress=self.progress, status=self.status,
                                    cancel=self.cancel_button)
-        self._verify_binding = JobBinding(self._gate, state.verification, on_reset=self._on_verification_reset,
+        self._verify_binding = JobBinding(self._gate, state.jobs.verification, on_reset=self._on_verification_reset,
                                           on_result=self._show_verification, on_error=self._on_verification_failed,
                                           progress=self.progress, status=self.status, cancel=self.cancel_button)
-        state.health.cancelled.connect(self._on_health_cancelled)
-        state.health.running_changed.connect(self._on_health_running_changed)
+        state.jobs.health.cancelled.connect(self._on_health_cancelled)
+        state.jobs.health.running_changed.connect(self._on_health_running_changed)
         state.selected_token_changed.connect(self._on_state_selected_token_changed)
 
     def _build_status_row(self) -> QHBoxLayout:
@@ -142,7 +142,8 @@ class HealthView(QWidget):
         self.verify_note.setText("")
         has_model = self._state.table is not None
         self.summary.show_message(WAITING if has_model else NO_MODEL)
-        self.run_button.setVisible(has_model and not self._state.health.running and not self._state.health.pending)
+        health = self._state.jobs.health
+        self.run_button.setVisible(has_model and not health.running and not health.pending)
 
     def _draw(self, report: HealthReport) -> None:
         table = self._state.table
@@ -158,8 +159,8 @@ class HealthView(QWidget):
         self.table.set_report(report, shown)
         self.export_button.setEnabled(True)
         self._show_verify_availability(table)
-        if self._state.verification.value is not None:
-            self._show_verification(self._state.verification.value)
+        if self._state.jobs.verification.value is not None:
+            self._show_verification(self._state.jobs.verification.value)
         self._show_selection(self._state.selected_id)
 
     def _on_check_failed(self, exc: BaseException) -> None:
@@ -194,7 +195,7 @@ class HealthView(QWidget):
             self.verify_button.setEnabled(False)
             self.verify_note.setText(f"Verify with the model: not available. {exc}.")
             return
-        self.verify_button.setEnabled(not self._state.verification.running)
+        self.verify_button.setEnabled(not self._state.jobs.verification.running)
         self.verify_note.setText("")
 
     def _on_verify_clicked(self) -> None:
@@ -235,7 +236,7 @@ class HealthView(QWidget):
         if self._report is None or self._state.table is None:
             return 0
         return write_candidates_csv(path, self._report, self._state.table, self.table.model_.rowCount(),
-                                    self._state.verification.value)
+                                    self._state.jobs.verification.value)
 
 
 def _shown_text(table):

@@ -58,7 +58,7 @@ class OutputSide(QWidget):
             lay.addWidget(w)
         self._facts = ""
         self._gate = ShownGate(self, self._synchronize)
-        self._binding = JobBinding(self._gate, state.ends.direct_path, on_reset=self._clear,
+        self._binding = JobBinding(self._gate, state.jobs.direct_path, on_reset=self._clear,
                                    on_result=self._show, status=self.status)
         state.model_changed.connect(self._on_state_model_changed)
 
@@ -118,5 +118,5 @@ class OutputSide(QWidget):
     # -- read (tests) ---------------------------------------------------------------------
     @property
     def shown_ids(self) -> list[int]:
-        value = self._state.ends.direct_path.value
+        value = self._state.jobs.direct_path.value
         return [] if value is None else value.top_ids.tolist()[:SHOWN]

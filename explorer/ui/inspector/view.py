@@ -128,7 +128,7 @@ class RowInspector(QWidget):
         outer.addWidget(split, 1)
 
         self._gate = ShownGate(self, self._synchronize)
-        self._neighbor_binding = JobBinding(self._gate, state.neighbors, on_reset=self._on_neighbors_reset,
+        self._neighbor_binding = JobBinding(self._gate, state.jobs.neighbors, on_reset=self._on_neighbors_reset,
                                             on_result=self._on_neighbors_result, on_error=self._on_neighbors_failed)
         state.model_changed.connect(self._on_state_model_changed)
         state.selected_token_changed.connect(self._on_state_selected_token_changed)
@@ -238,7 +238,7 @@ class RowInspector(QWidget):
     def _synchronize(self) -> None:
         """Everything from the state (the view was hidden, or is shown for the first time)."""
         self._show_selection()
-        value = self._state.neighbors.value
+        value = self._state.jobs.neighbors.value
         if value is not None:
             self._on_neighbors_result(value)
 
@@ -275,7 +275,7 @@ class RowInspector(QWidget):
         self._draw_values(facts.values)
         self.values_model.set_values(facts.values)
         self._update_pooled()
-        if self._state.neighbors.value is None:
+        if self._state.jobs.neighbors.value is None:
             self._on_neighbors_reset()
 
     def _explain_bad_token(self) -> None:

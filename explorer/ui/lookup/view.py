@@ -136,19 +136,19 @@ class LookupView(QWidget):
         self._gate = ShownGate(self, self._synchronize)
         self._gate.shown.connect(self._on_gate_shown)
         self._gate.hidden.connect(self._on_gate_hidden)
-        self._check = JobBinding(self._gate, state.lookup_check, on_reset=self._on_check_reset,
+        self._check = JobBinding(self._gate, state.jobs.lookup_check, on_reset=self._on_check_reset,
                                  on_result=self._on_check_result, on_error=self._on_check_failed)
         # without a base (yet, or it failed) offsets are shown from a symbolic one
-        self._base = JobBinding(self._gate, state.stored_base, on_reset=self._relayout,
+        self._base = JobBinding(self._gate, state.jobs.stored_base, on_reset=self._relayout,
                                 on_result=self._relayout, on_error=self._relayout)
         panel = self.measure_panel
-        self._measure = JobBinding(self._gate, state.measurement, on_reset=panel.clear,
+        self._measure = JobBinding(self._gate, state.jobs.measurement, on_reset=panel.clear,
                                    on_result=self._on_measurement_result, on_error=panel.show_error,
                                    progress=panel.progress, status=panel.status, cancel=panel.cancel_button)
-        state.measurement.started.connect(self._on_measurement_started)
-        state.measurement.cancelled.connect(self._on_measurement_cancelled)
-        state.measurement.running_changed.connect(self._on_measurement_running_changed)
-        self._backward = JobBinding(self._gate, state.backward, on_reset=self._on_backward_reset,
+        state.jobs.measurement.started.connect(self._on_measurement_started)
+        state.jobs.measurement.cancelled.connect(self._on_measurement_cancelled)
+        state.jobs.measurement.running_changed.connect(self._on_measurement_running_changed)
+        self._backward = JobBinding(self._gate, state.jobs.backward, on_reset=self._on_backward_reset,
                                     on_result=self._on_backward_result, on_error=self._on_backward_failed)
         state.model_changed.connect(self._on_state_model_changed)
         state.selected_token_changed.connect(self._on_state_selected_token_changed)
@@ -182,19 +182,19 @@ class LookupView(QWidget):
         """Everything from the state (first show, or shown after changes while hidden)."""
         self._show_model()
         self._show_token()
-        check = self._state.lookup_check
+        check = self._state.jobs.lookup_check
         if check.value is not None:
             self._on_check_result(check.value)
         elif check.error is not None:
             self._on_check_failed(check.error)
         else:
             self._on_check_reset()
-        m = self._state.measurement
+        m = self._state.jobs.measurement
         if m.value is not None:
             self._on_measurement_result(m.value)
         elif not m.running:
             self.measure_panel.clear()
-        back = self._state.backward
+        back = self._state.jobs.backward
         if back.value is not None and self.backward.result is not back.value:
             self._on_backward_result(back.value)
         elif back.value is None:
@@ -217,7 +217,7 @@ class LookupView(QWidget):
         self._resume_after_measure = False
         self.stored_as.set_table_dtype(None if table is None else table.dtype)
         self.measure_panel.set_chosen_dtype("stored")
-        self.measure_panel.measure_button.setEnabled(table is not None and not self._state.measurement.running)
+        self.measure_panel.measure_button.setEnabled(table is not None and not self._state.jobs.measurement.running)
         self._clear_walk()
 
     def _table_key(self) -> tuple | None:
@@ -263,7 +263,7 @@ class LookupView(QWidget):
         self._show_direction_button()
         self._playhead.reset(self._schedule.total_s)
         self._update_layout()
-        if self._state.measurement.running:
+        if self._state.jobs.measurement.running:
             self._resume_after_measure = True  # the walk starts when the measurement ends
             self._render()
         elif not self.showing_backward:
@@ -280,7 +280,7 @@ class LookupView(QWidget):
         lay = row_layout(table.vocab_size, table.dim, self._hot, dtype, table.dtype, table.row_bytes)
         self._row_layout = lay
         stored = dtype == "stored"
-        self.pointer.show_layout(lay, self._state.stored_base.value if stored else None, stored)
+        self.pointer.show_layout(lay, self._state.jobs.stored_base.value if stored else None, stored)
 
     def _relayout(self, *_args) -> None:
         """The dtype or the base changed: the pointer path's numbers, then the frame."""

@@ -95,7 +95,7 @@ class MatrixView(QWidget):
             plot.scene().sigMouseClicked.connect(self._on_scene_clicked)
 
         self._gate = ShownGate(self, self._synchronize)
-        self._output_binding = JobBinding(self._gate, state.ends.output_overview,
+        self._output_binding = JobBinding(self._gate, state.jobs.output_overview,
                                           on_result=self._on_output_overview, status=self.side_status)
         state.ends.matrix_side_changed.connect(self._on_ends_matrix_side_changed)
         state.model_changed.connect(self._on_state_model_changed)
@@ -214,7 +214,7 @@ class MatrixView(QWidget):
 
     def _current_overview(self) -> MatrixOverview | None:
         if self._state.ends.matrix_side == OUTPUT:
-            return self._state.ends.output_overview.value
+            return self._state.jobs.output_overview.value
         return self._state.overview
 
     def _show_side(self) -> None:

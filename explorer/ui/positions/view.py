@@ -61,17 +61,17 @@ class PositionsView(QWidget):
         self.text_page.position_clicked.connect(self.position_selected)
 
         self._gate = ShownGate(self, self._synchronize)
-        self._positions = JobBinding(self._gate, state.positions, on_reset=self._on_positions_reset,
+        self._positions = JobBinding(self._gate, state.jobs.positions, on_reset=self._on_positions_reset,
                                      on_result=self._draw_report, on_error=self._on_failed,
                                      progress=self.progress, status=self.status)
-        self._text = JobBinding(self._gate, state.input_layer, on_reset=self._on_inputs_reset,
+        self._text = JobBinding(self._gate, state.jobs.input_layer, on_reset=self._on_inputs_reset,
                                 on_result=self._draw_inputs, on_error=self._on_failed)
         state.model_changed.connect(self._on_state_model_changed)
         state.selected_token_changed.connect(self._on_state_selected_token_changed)
 
     @property
     def report(self) -> PositionsReport | None:
-        return self._state.positions.value
+        return self._state.jobs.positions.value
 
     @property
     def inputs(self) -> TextInputs | None:

@@ -50,11 +50,11 @@ class ClusterLabels(QObject):
         self._schedule = qdebounced(self._request, timeout=CHANGE_MS, parent=self)
         plot.cloud_changed.connect(self._on_cloud_changed)
 
-    def attach(self, computation, request, namer: Callable[[int], str]) -> None:
+    def attach(self, computation, request, forget, namer: Callable[[int], str]) -> None:
         """Compute with ``request(xy, k, key)``; the clusters land from ``computation``
-        (``state.request_layout_clusters``, ``state.layout_clusters``); ``namer(token_id)``
+        (``state.request_layout_clusters``, ``state.jobs.layout_clusters``); ``namer(token_id)``
         gives a token's short text for the labels."""
-        self.computation, self._ask, self._namer = computation, request, namer
+        self.computation, self._ask, self._forget, self._namer = computation, request, forget, namer
         computation.finished.connect(self._on_finished)
         computation.reset.connect(self.changed)
 
@@ -83,12 +83,12 @@ class ClusterLabels(QObject):
         if on:
             self._request()
         elif self.computation is not None:
-            self.computation.clear()
+            self._forget()
 
     def _on_cloud_changed(self) -> None:
         self._generation += 1
         if self.computation is not None:
-            self.computation.clear()
+            self._forget()
         self._schedule()
 
     def _request(self) -> None:

@@ -75,10 +75,11 @@ class DensityOverlay(QObject):
         plot.settled.connect(self._schedule)
 
     # -- public ------------------------------------------------------------------------
-    def attach(self, computation, request) -> None:
-        """Compute with ``request(xy, rect, bins, sigma, key)``; the map lands from ``computation``
-        (``state.request_layout_density`` and ``state.layout_density``)."""
-        self.computation, self._ask = computation, request
+    def attach(self, computation, request, forget) -> None:
+        """Compute with ``request(xy, rect, bins, sigma, key)``, drop with ``forget()``; the map
+        lands from ``computation`` (``state.request_layout_density``, ``state.forget_layout_density``
+        and ``state.jobs.layout_density``)."""
+        self.computation, self._ask, self._forget = computation, request, forget
         computation.finished.connect(self._on_finished)
 
     @property
@@ -148,7 +149,7 @@ class DensityOverlay(QObject):
 
     def _drop(self) -> None:
         if self.computation is not None:
-            self.computation.clear()
+            self._forget()
         self.image.hide()
         self.contours.hide()
 

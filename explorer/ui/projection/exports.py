@@ -31,16 +31,16 @@ class ProjectionExports:
         res, state = self._result, self._state
         if res is None or state.table is None:
             return 0
-        interest = state.interest.value
+        interest = state.jobs.interest.value
         extra = (interest.all_ids() if interest is not None else []) + self._line_ids
         if state.selected_id >= 0:
             extra.append(state.selected_id)
-        return write_coordinates_csv(path, res, state.table, extra, state.classes, state.token_meta.value,
-                                     state.health.value, self.points.shown_ids)
+        return write_coordinates_csv(path, res, state.table, extra, state.classes, state.jobs.token_meta.value,
+                                     state.jobs.health.value, self.points.shown_ids)
 
     def export_neighbors_csv(self, path: str) -> int:
         """The neighbour lists already computed: the text's tokens' and the selection's. Returns rows."""
         table = self._state.table
         if table is None:
             return 0
-        return write_neighbors_csv(path, table, self._state.interest.value, self._state.neighbors.value)
+        return write_neighbors_csv(path, table, self._state.jobs.interest.value, self._state.jobs.neighbors.value)

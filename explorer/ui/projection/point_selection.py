@@ -5,7 +5,7 @@
 draw; it rings the hits, counts what is shown and offers the health check.
 
 Everything here is vectorised numpy over the drawn ids (about a millisecond
-for 50,000 points); the search itself runs off the GUI thread (``state.token_search``).
+for 50,000 points); the search itself runs off the GUI thread (``state.jobs.token_search``).
 """
 
 from __future__ import annotations
@@ -55,8 +55,8 @@ class PointSelection(QObject):
         self._drawn_hits = np.zeros(0, np.int64)
         self._drawn_hit_xy = np.zeros((0, 2))
         self.shown_ids = np.zeros(0, np.int64)  # the drawn ids the filter keeps
-        state.token_search.finished.connect(self._on_search_finished)
-        state.token_search.failed.connect(self._on_search_failed)
+        state.jobs.token_search.finished.connect(self._on_search_finished)
+        state.jobs.token_search.failed.connect(self._on_search_failed)
         self.ring = pg.ScatterPlotItem(pxMode=True, size=13, symbol="o", pen=pg.mkPen(SEARCH_HITS, width=2),
                                        brush=None, hoverable=False)
         plot.plot_item.addItem(self.ring)
@@ -65,9 +65,9 @@ class PointSelection(QObject):
         show.isolate_clicked.connect(self.isolate)
         show.show_all_clicked.connect(self.show_all)
         show.health_requested.connect(self.run_health)
-        state.token_meta.finished.connect(self._on_meta_finished)
-        state.health.finished.connect(self._on_health_finished)
-        state.health.running_changed.connect(self._on_health_running)
+        state.jobs.token_meta.finished.connect(self._on_meta_finished)
+        state.jobs.health.finished.connect(self._on_health_finished)
+        state.jobs.health.running_changed.connect(self._on_health_running)
 
     # -- for the view ----------------------------------------------------------------------
     def group(self, key: str, ids: np.ndarray) -> TokenGroups:
@@ -77,9 +77,9 @@ class PointSelection(QObject):
             self.filter = SHOW_ALL
         self._key = key
         self.groups = token_groups(key, ids, vocab_size=st.table.vocab_size if st.table is not None else 0,
-                                   meta=st.token_meta.value, classes=st.classes, health=st.health.value)
+                                   meta=st.jobs.token_meta.value, classes=st.classes, health=st.jobs.health.value)
         self._offer = self.groups.missing if key == "health" else ""
-        self.show.show_health_offer(self._offer, st.health.running)
+        self.show.show_health_offer(self._offer, st.jobs.health.running)
         self._offer_choices()
         return self.groups
 
@@ -139,7 +139,7 @@ class PointSelection(QObject):
         ids: list[int] = []
         if st.selected_id >= 0:
             ids.append(st.selected_id)
-            found = st.neighbors.value
+            found = st.jobs.neighbors.value
             if found is not None and found.token_id == st.selected_id:
                 ids += found.ids()
         if self.hits is not None:

@@ -2,11 +2,11 @@
 a t-SNE / UMAP layout that moves while it converges), the text's tokens and
 the selection's neighbours highlighted, analogies drawn as arrows.
 
-It mirrors the state and computes nothing: the PCA is ``state.projection``
+It mirrors the state and computes nothing: the PCA is ``state.jobs.projection``
 (asked for with ``state.request_projection``), the highlighted tokens are
-``state.interest``, the selection's neighbour lines are ``state.neighbors``
+``state.jobs.interest``, the selection's neighbour lines are ``state.jobs.neighbors``
 (the inspector's list, not a second search), classes are ``state.classes``
-and analogies are ``state.analogy``. Hidden, it does no work at all; shown
+and analogies are ``state.jobs.analogy``. Hidden, it does no work at all; shown
 again it draws everything from the state once.
 """
 
@@ -152,23 +152,23 @@ class ProjectionView(ProjectionExports, QWidget):
 
     def _bind(self, state: AppState) -> None:
         """The state's computations and signals this view follows."""
-        self._gate = ShownGate(self, self._synchronize)
+        jobs, self._gate = state.jobs, ShownGate(self, self._synchronize)
         self._bindings = [
-            JobBinding(self._gate, state.projection, on_reset=self._on_projection_reset,
+            JobBinding(self._gate, jobs.projection, on_reset=self._on_projection_reset,
                        on_result=self._on_projection_result, on_error=self._on_projection_failed,
                        progress=self.progress, status=self.busy_label, cancel=self.cancel_button),
-            JobBinding(self._gate, state.projection, progress=self.run_strip.progress, status=self.run_strip.label,
+            JobBinding(self._gate, jobs.projection, progress=self.run_strip.progress, status=self.run_strip.label,
                        cancel=self.run_strip.cancel_button),
-            JobBinding(self._gate, state.interest, on_reset=self._draw_marks, on_result=self._on_interest_result),
-            JobBinding(self._gate, state.token_meta, on_result=self._on_colour_changed),
-            JobBinding(self._gate, state.neighbors, on_reset=self._draw_selection, on_result=self._on_neighbors_result),
-            JobBinding(self._gate, state.analogy, on_reset=self._on_analogy_reset, on_result=self._on_analogy_result,
+            JobBinding(self._gate, jobs.interest, on_reset=self._draw_marks, on_result=self._on_interest_result),
+            JobBinding(self._gate, jobs.token_meta, on_result=self._on_colour_changed),
+            JobBinding(self._gate, jobs.neighbors, on_reset=self._draw_selection, on_result=self._on_neighbors_result),
+            JobBinding(self._gate, jobs.analogy, on_reset=self._on_analogy_reset, on_result=self._on_analogy_result,
                        on_error=self.analogy_panel.show_error, progress=self.analogy_panel.progress,
                        status=self.analogy_panel.status, cancel=self.analogy_panel.cancel_button),
         ]
-        state.analogy.cancelled.connect(self._on_analogy_cancelled)
-        state.projection.cancelled.connect(self._on_projection_cancelled)
-        state.projection.produced.connect(self._on_projection_produced)
+        jobs.analogy.cancelled.connect(self._on_analogy_cancelled)
+        jobs.projection.cancelled.connect(self._on_projection_cancelled)
+        jobs.projection.produced.connect(self._on_projection_produced)
         state.model_changed.connect(self._on_state_model_changed)
         state.selected_token_changed.connect(self._on_state_selected_token_changed)
 
@@ -226,7 +226,7 @@ class ProjectionView(ProjectionExports, QWidget):
             return
         if self._prepared_for is not table:
             self._prepare_for(table)
-        comp = self._state.projection
+        comp = self._state.jobs.projection
         if self._state.projection_params is None:
             self._fits.request()
         else:
@@ -237,7 +237,7 @@ class ProjectionView(ProjectionExports, QWidget):
                 self._on_projection_failed(comp.error)
             else:
                 self._on_projection_reset()
-        analogy = self._state.analogy.value
+        analogy = self._state.jobs.analogy.value
         if analogy is not None:
             self._on_analogy_result(analogy)
         else:
@@ -283,7 +283,7 @@ class ProjectionView(ProjectionExports, QWidget):
         if table is None:
             self._show_message("Open a model to see where its tokens sit (Ctrl+O)")
             return
-        waiting = self.fit.mode == "chosen" and self._state.interest.value is None
+        waiting = self.fit.mode == "chosen" and self._state.jobs.interest.value is None
         name = METHOD_NAMES.get(self._state.projection_method, "projection")
         self.busy_label.setText("Finding the tokens of interest…" if waiting
                                 else f"Computing the {name} of {table.name}…")
@@ -371,7 +371,7 @@ class ProjectionView(ProjectionExports, QWidget):
     def _on_colour_changed(self, *_args) -> None:
         if self._drawn():
             self._draw_cloud(stopped=not self._result.linear and not self._result.done
-                             and not self._state.projection.running)
+                             and not self._state.jobs.projection.running)
 
     def _on_points_changed(self) -> None:
         self._gate.update(self._on_colour_changed)
@@ -384,7 +384,7 @@ class ProjectionView(ProjectionExports, QWidget):
 
     def _selected_neighbors(self) -> list[int]:
         """The first neighbours of the selected token, as the state published them (or none yet)."""
-        found = self._state.neighbors.value
+        found = self._state.jobs.neighbors.value
         if found is None or found.token_id != self._state.selected_id:
             return []
         return found.ids()[:N_SELECTED_NEIGHBORS]
@@ -403,7 +403,7 @@ class ProjectionView(ProjectionExports, QWidget):
         """The tokens of interest and the analogy (arrows, and the point a − b + c)."""
         if not self._drawn():
             return
-        interest, analogy = self._state.interest.value, self._state.analogy.value
+        interest, analogy = self._state.jobs.interest.value, self._state.jobs.analogy.value
         # arrows only on a linear map: there the image of a − b + c is P(a) − P(b) + P(c)
         linear = self._result is not None and self._result.linear
         solved = analogy if linear and analogy is not None and analogy.best is not None else None
@@ -449,10 +449,10 @@ class ProjectionView(ProjectionExports, QWidget):
         sel = self._state.selected_id
         if sel >= 0:
             wanted.append((sel, ACCENT, True))
-        analogy = self._state.analogy.value
+        analogy = self._state.jobs.analogy.value
         if analogy is not None and analogy.best is not None:
             wanted += [(i, EXTRA, True) for i in (analogy.a, analogy.b, analogy.c, analogy.best.id)]
-        interest = self._state.interest.value
+        interest = self._state.jobs.interest.value
         if interest is not None:
             wanted += [(i, TEXT_TOKENS, True) for i in interest.text] + [(i, EXTRA, True) for i in interest.extra]
         wanted += [(i, NEIGHBORS, False) for i in self._line_ids]
@@ -493,7 +493,7 @@ class ProjectionView(ProjectionExports, QWidget):
         if table is not None and res is not None and token_id >= 0:
             axes = self.axes() if res.linear else (0, 1)
             self.info.show_hover(hover_text(table, self._state.classes, res, token_id, axes, self._xy([token_id])[0],
-                                            self._state.token_meta.value, self._state.health.value))
+                                            self._state.jobs.token_meta.value, self._state.jobs.health.value))
 
     def _on_search_token_found(self, token_id: int) -> None:
         self.token_added.emit(token_id)

@@ -61,7 +61,7 @@ class RandomPage(QWidget):
         self._build_plots(fg)
 
         self._gate = ShownGate(self, self._synchronize)
-        self._binding = JobBinding(self._gate, state.random_check, on_reset=self._clear, on_result=self._draw,
+        self._binding = JobBinding(self._gate, state.jobs.random_check, on_reset=self._clear, on_result=self._draw,
                                    on_error=self._on_check_failed, progress=self.progress, status=self.status)
 
     def _build_plots(self, fg: str) -> None:

@@ -91,12 +91,12 @@ class RegimesPage(QWidget):
         outer.addLayout(self._stack, 1)
 
         self._gate = ShownGate(self, self._synchronize)
-        self._binding = JobBinding(self._gate, state.similarity, on_reset=self._on_similarity_reset,
+        self._binding = JobBinding(self._gate, state.jobs.similarity, on_reset=self._on_similarity_reset,
                                    on_result=self._draw, on_error=self._on_similarity_failed, progress=self.progress)
         state.model_changed.connect(self._on_state_model_changed)
         state.selected_token_changed.connect(self._on_state_selected_token_changed)
         state.extra_tokens_changed.connect(self._on_state_extra_tokens_changed)
-        state.similarity.started.connect(self._on_similarity_started)
+        state.jobs.similarity.started.connect(self._on_similarity_started)
 
     def _build_bar(self) -> QHBoxLayout:
         bar = QHBoxLayout()
@@ -207,7 +207,7 @@ class RegimesPage(QWidget):
         """Draw the state's matrices, or ask for them (with this page's measure)."""
         self._clear_hover()
         self._draw_added()
-        comp, shown = self._state.similarity, self._gate.visible
+        comp, shown = self._state.jobs.similarity, self._gate.visible
         # the gate synchronizes before the binding hears the page was shown: want
         # the matrices now, so cheap ones are computed on the spot, not in a worker
         comp.want(self._binding, True)

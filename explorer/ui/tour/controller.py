@@ -59,8 +59,8 @@ class TourController(QObject):
         self.panel.next_clicked.connect(self.next)
         self.panel.close_clicked.connect(self.close)
         app.load_finished.connect(self._on_app_load_finished)
-        self._state.tour_claim.finished.connect(self._on_claim_finished)
-        self._state.tour_claim.failed.connect(self._on_claim_failed)
+        self._state.jobs.tour_claim.finished.connect(self._on_claim_finished)
+        self._state.jobs.tour_claim.failed.connect(self._on_claim_failed)
 
     @property
     def active(self) -> bool:
