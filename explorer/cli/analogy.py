@@ -33,11 +33,7 @@ def analogy_data(spec: str, words: list[str], top: int) -> dict:
     table = open_table(spec)
     a, b, c = (word_row(table, w) for w in words)
     result = run_to_end(analogy_job(table, a, b, c, k=top))
-    return {
-        "model": spec,
-        "query": list(words),
-        "answers": [{"piece": table.piece(n.id), "id": int(n.id), "cosine": float(n.cosine)} for n in result.answers],
-    }
+    return result.as_json(spec, words, table.piece)
 
 
 def cmd_analogy(args, error) -> int:

@@ -29,14 +29,7 @@ def grad_data(spec: str, text: str, seed: int = 0):
     table = open_table(spec)
     ids = text_ids(table, text)
     back = lookup_backward(ids, upstream_gradient(ids.size, table.dim, seed), table.vocab_size)
-    data = {
-        "model": spec,
-        "ids": back.ids.tolist(),
-        "upstream": back.upstream.astype(float).tolist(),
-        "rows_with_gradient": back.rows.tolist(),
-        "grad": {str(int(i)): g.tolist() for i, g in zip(back.rows, back.grad)},
-    }
-    return table, back, data
+    return table, back, back.as_json(spec)
 
 
 def cmd_grad(args, error) -> int:

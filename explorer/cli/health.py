@@ -47,7 +47,8 @@ def cmd_health(args) -> int:
     if args.json:
         data = report.as_json(args.top, table.piece, lambda i: table.shown_piece(i).text)
         if args.verify:
-            data["verification"] = _verification_json(verification, why_not)
+            data["verification"] = ({"available": False, "reason": why_not} if verification is None
+                                    else verification.as_json())
             data["verified"] = None if verification is None else verification.confirmed_count
             said = {} if verification is None else {v.id: v for v in verification.results}
             for c in data["candidates"]:
@@ -60,11 +61,3 @@ def cmd_health(args) -> int:
             print(f"verification: not possible here: {why_not}")
     return 0
 
-
-def _verification_json(result, why_not: str | None) -> dict:
-    if result is None:
-        return {"available": False, "reason": why_not}
-    return {"available": True, "model": result.model, "asked": len(result.results),
-            "verified": result.confirmed_count, "verified_strongly": result.strong_count,
-            "threshold": result.threshold, "strong_threshold": 0.001, "seconds": result.seconds,
-            "results": [v.as_json() for v in result.results]}

@@ -75,15 +75,8 @@ def project_data(spec: str, method: str, sample: int | None, seed: int, dims: in
 
         steps = manifold_job(table, method, "sample", sample or DEFAULT_LAYOUT_SAMPLE, n_components=dims, seed=seed)
     res = run_to_end(steps)
-    data = {"model": spec, "method": method, "seed": seed, "ids": [int(i) for i in res.ids],
-            "coords": [[float(v) for v in row] for row in res.coords[:, :dims]],
-            "seconds": round(time.perf_counter() - t0, 3), "fit": res.description}
-    if method == "pca":
-        data["explained"] = [float(v) for v in res.explained[:dims]]
-    else:
-        data["trustworthiness"] = res.trustworthiness
-        data["trustworthiness_rows"] = res.trust_rows
-    return data
+    return {"model": spec, "method": method, "seed": seed, "seconds": round(time.perf_counter() - t0, 3),
+            **res.as_json(dims)}
 
 
 def cmd_project(args) -> int:

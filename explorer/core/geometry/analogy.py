@@ -43,6 +43,16 @@ class AnalogyResult:
     def best(self) -> Neighbor | None:
         return self.answers[0] if self.answers else None
 
+    def as_json(self, model: str, query, piece_of) -> dict:
+        """What ``analogy --json`` prints: ``model``, ``query`` (the three words) and
+        ``answers`` (``piece``, ``id``, ``cosine``); ``piece_of(id)`` names a row."""
+        return {
+            "model": model,
+            "query": list(query),
+            "answers": [{"piece": piece_of(int(n.id)), "id": int(n.id), "cosine": float(n.cosine)}
+                        for n in self.answers],
+        }
+
     def ids(self) -> list[int]:
         return [n.id for n in self.answers]
 

@@ -143,6 +143,13 @@ class VerificationResult:
         """Tokens below :data:`THRESHOLD` (verified, weakly or strongly)."""
         return sum(v.confirmed for v in self.results)
 
+    def as_json(self) -> dict:
+        """What ``health --verify --json`` prints under ``verification``."""
+        return {"available": True, "model": self.model, "asked": len(self.results),
+                "verified": self.confirmed_count, "verified_strongly": self.strong_count,
+                "threshold": self.threshold, "strong_threshold": STRONG, "seconds": self.seconds,
+                "results": [v.as_json() for v in self.results]}
+
     @property
     def strong_count(self) -> int:
         """Tokens below :data:`STRONG`."""

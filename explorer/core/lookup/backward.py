@@ -66,6 +66,17 @@ class LookupBackward:
     grad: np.ndarray = field(repr=False)
     positions: tuple[tuple[int, ...], ...] = field(repr=False)
 
+    def as_json(self, model: str) -> dict:
+        """What ``grad --json`` prints: ``model``, ``ids``, ``upstream`` (G, one row per
+        position), ``rows_with_gradient`` and ``grad`` (the non-zero rows of dL/dE by id)."""
+        return {
+            "model": model,
+            "ids": self.ids.tolist(),
+            "upstream": self.upstream.astype(float).tolist(),
+            "rows_with_gradient": self.rows.tolist(),
+            "grad": {str(int(i)): g.tolist() for i, g in zip(self.rows, self.grad)},
+        }
+
     @property
     def distinct_ids(self) -> int:
         return int(np.unique(self.ids).size)

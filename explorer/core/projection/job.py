@@ -115,6 +115,12 @@ class ProjectionResult:
         """Named directions (a → b), not principal components."""
         return bool(self.axis_names)
 
+    def as_json(self, dims: int) -> dict:
+        """The layout for ``project --json``: ``ids``, ``coords`` on the first ``dims``
+        components, ``fit`` and ``explained``."""
+        return {"ids": [int(i) for i in self.ids], "coords": [[float(v) for v in row] for row in self.coords[:, :dims]],
+                "fit": self.description, "explained": [float(v) for v in self.explained[:dims]]}
+
     def axis_name(self, k: int) -> str:
         """``PC1``… for a PCA, the direction's name for custom axes."""
         return self.axis_names[k] if k < len(self.axis_names) else f"PC{k + 1}"

@@ -76,6 +76,13 @@ class ManifoldResult:
     linear = False
     custom_axes = False
 
+    def as_json(self, dims: int) -> dict:
+        """The layout for ``project --json``: ``ids``, ``coords`` (``dims`` columns), ``fit``
+        and its ``trustworthiness`` (on ``trustworthiness_rows`` rows)."""
+        return {"ids": [int(i) for i in self.ids], "coords": [[float(v) for v in row] for row in self.coords[:, :dims]],
+                "fit": self.description, "trustworthiness": self.trustworthiness,
+                "trustworthiness_rows": self.trust_rows}
+
     @property
     def name(self) -> str:
         return METHOD_NAMES.get(self.method, self.method)
