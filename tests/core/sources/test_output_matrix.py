@@ -24,6 +24,15 @@ def _transformers_output(folder, arch):
     return out.detach().float().numpy(), out.data_ptr() == inp.data_ptr()
 
 
+def _config_and_tokenizer(src, dst):
+    """A new model folder holding ``src``'s files but its weights (written by the test)."""
+    dst.mkdir()
+    for f in src.iterdir():
+        if f.suffix != ".safetensors":
+            (dst / f.name).write_bytes(f.read_bytes())
+    return dst
+
+
 # one model per architecture, tying and storage: enough to meet every reader
 _KEYS = [k for k in ZOO_KEYS if k[1] in ("float32", "bfloat16") and (k[1] == "float32" or k[3])]
 
@@ -66,11 +75,7 @@ def test_a_head_saved_twice_with_equal_values_is_tied(zoo, tmp_path):
     from safetensors.torch import load_file, save_file
 
     src = zoo[("gpt2", "float32", True, False)].folder
-    dst = tmp_path / "twice"
-    dst.mkdir()
-    for f in src.iterdir():
-        if f.suffix != ".safetensors":
-            (dst / f.name).write_bytes(f.read_bytes())
+    dst = _config_and_tokenizer(src, tmp_path / "twice")
     tensors = load_file(str(src / "model.safetensors"))
     name = next(k for k in tensors if k.endswith("wte.weight"))
     tensors["lm_head.weight"] = tensors[name].clone()
@@ -89,11 +94,7 @@ def test_a_mis_shaped_output_tensor_is_explained_not_fatal(zoo, tmp_path):
     from safetensors.torch import load_file, save_file
 
     src = zoo[("llama", "float32", False, False)].folder
-    dst = tmp_path / "bad-head"
-    dst.mkdir()
-    for f in src.iterdir():
-        if f.suffix != ".safetensors":
-            (dst / f.name).write_bytes(f.read_bytes())
+    dst = _config_and_tokenizer(src, tmp_path / "bad-head")
     tensors = load_file(str(src / "model.safetensors"))
     tensors["lm_head.weight"] = tensors["lm_head.weight"][:-3].clone()
     save_file(tensors, str(dst / "model.safetensors"))
@@ -107,11 +108,7 @@ def test_untied_config_without_a_head_tensor_says_so(zoo, tmp_path):
     from safetensors.torch import load_file, save_file
 
     src = zoo[("llama", "float32", False, False)].folder
-    dst = tmp_path / "no-head"
-    dst.mkdir()
-    for f in src.iterdir():
-        if f.suffix != ".safetensors":
-            (dst / f.name).write_bytes(f.read_bytes())
+    dst = _config_and_tokenizer(src, tmp_path / "no-head")
     tensors = load_file(str(src / "model.safetensors"))
     del tensors["lm_head.weight"]
     save_file(tensors, str(dst / "model.safetensors"))
