@@ -8,15 +8,7 @@ import pytest
 
 from explorer.core.geometry.analogy import analogy_job
 from explorer.core.sources import open_table
-
-
-def run(gen):
-    steps = []
-    try:
-        while True:
-            steps.append(next(gen))
-    except StopIteration as stop:
-        return steps, stop.value
+from tests.support.jobs import drain as run
 
 
 def brute_force(rows: np.ndarray, a: int, b: int, c: int, k: int) -> tuple[list[int], np.ndarray]:

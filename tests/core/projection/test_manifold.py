@@ -14,15 +14,7 @@ from sklearn.manifold import trustworthiness
 from explorer.core.projection.custom_axes import AxisError, custom_axes_job, parse_axis
 from explorer.core.projection.manifold import LayoutError, ManifoldResult, manifold_job, run_manifold
 from explorer.core.sources import open_table
-
-
-def run(gen):
-    out = []
-    try:
-        while True:
-            out.append(next(gen))
-    except StopIteration as stop:
-        return out, stop.value
+from tests.support.jobs import drain as run
 
 
 @pytest.fixture(scope="module")

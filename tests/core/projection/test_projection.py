@@ -11,16 +11,7 @@ import pytest
 from explorer.core.geometry import vectors as geo
 from explorer.core.projection import job as pj
 from explorer.core.sources import open_table
-
-
-def run(gen):
-    """Drive a job generator; return (progress list, result)."""
-    steps = []
-    try:
-        while True:
-            steps.append(next(gen))
-    except StopIteration as stop:
-        return steps, stop.value
+from tests.support.jobs import drain as run
 
 
 def _align(a: np.ndarray, b: np.ndarray) -> np.ndarray:

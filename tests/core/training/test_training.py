@@ -171,17 +171,8 @@ from explorer.core.training.job import (  # noqa: E402
     training_job,
 )
 from explorer.core.training.model import TrainingDiverged, text_corpus  # noqa: E402
+from tests.support.jobs import drain as _drain  # noqa: E402
 from tests.support.training_clock import FakeClock  # noqa: E402
-
-
-def _drain(gen):
-    """Run a generator to its end: (yielded values, return value)."""
-    out = []
-    try:
-        while True:
-            out.append(next(gen))
-    except StopIteration as stop:
-        return out, stop.value
 
 
 def _steps(values):
