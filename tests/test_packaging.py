@@ -1,6 +1,7 @@
 """The installed package (a real wheel, not the editable checkout) carries
 its resources and its console command."""
 
+import os
 import subprocess
 import sys
 import zipfile
@@ -35,9 +36,10 @@ def test_wheel_contains_resources_and_entry_point(tmp_path):
     # the installed copy opens the bundled model from its own resources
     target = tmp_path / "site"
     zipfile.ZipFile(wheel).extractall(target)
-    code = (f"import sys; sys.path.insert(0, {str(target)!r}); import explorer.core.sources as s; "
-            "t = s.open_table('default'); print(s.resources_dir(), t.vocab_size)")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    code = "import explorer.core.sources as s; t = s.open_table('default'); print(s.resources_dir(), t.vocab_size)"
+    env = dict(os.environ, PYTHONPATH=str(target))  # the unpacked wheel first, before the editable checkout
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=tmp_path,
+                         env=env)
     assert out.returncode == 0, out.stderr
     where, v = out.stdout.split()
     assert where.startswith(str(target)) and int(v) > 100
