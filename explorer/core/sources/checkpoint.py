@@ -257,8 +257,10 @@ def _preload(table: EmbeddingTable) -> None:
         table.matrix()
 
 
-def _output_factory(facts: CheckpointFacts, tensor: str, tokenizer: Tokenizer, spec: str, kind: str, name: str):
+def _output_factory(facts: CheckpointFacts, out: OutputFacts, tokenizer: Tokenizer, spec: str, kind: str,
+                    name: str):
     """A function building the untied output matrix's table (its rows read lazily)."""
+    tensor = out.tensor
     e = facts.checkpoint.tensors[tensor]
     if e.dtype not in _ST_DTYPES:
         return None
@@ -269,7 +271,7 @@ def _output_factory(facts: CheckpointFacts, tensor: str, tokenizer: Tokenizer, s
         return EmbeddingTable(
             spec=spec, name=f"{name}: output matrix", kind=kind, vocab_size=v, dim=d, dtype=dtype,
             row_bytes=d * item, tokenizer=tokenizer, _reader=SafetensorsRows(e.file, tensor, e.dtype, (v, d), e.start),
-            tied=False, path=Path(facts.path), tensor_name=tensor, output_how=facts.output.how,
+            tied=False, path=Path(facts.path), tensor_name=tensor, output_how=out.how,
         )
 
     return build
@@ -301,7 +303,7 @@ def _table_from_facts(facts: CheckpointFacts, tokenizer: Tokenizer | None, spec:
     out = facts.output
     if out.problem:
         notes.append(f"Output side: {out.problem}.")
-    output = _output_factory(facts, out.tensor, tokenizer, spec, kind, name or facts.name) if out.tensor else None
+    output = _output_factory(facts, out, tokenizer, spec, kind, name or facts.name) if out.tensor else None
     classes = None
     if classes_path is not None and classes_path.is_file():
         try:
