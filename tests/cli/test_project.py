@@ -81,3 +81,32 @@ def test_bad_input_is_one_line_and_exit_2(capsys, argv, pattern):
     lines = err.strip().splitlines()
     assert rc == 2 and out == "" and len(lines) == 1 and lines[0].startswith("error: ")
     assert pattern in lines[0]
+
+
+def test_exports_for_the_projector_and_embedding_atlas(capsys, tmp_path):
+    pq = pytest.importorskip("pyarrow.parquet")
+    folder, parquet = tmp_path / "projector", tmp_path / "layout.parquet"
+    data = project_json(capsys, "--model", "default", "--method", "tsne", "--sample", "60", "--dims", "3",
+                        "--export-projector", str(folder), "--export-atlas", str(parquet))
+    assert data["exports"] == {"projector": str(folder), "atlas": str(parquet)}
+    got = pq.read_table(parquet).to_pydict()
+    table = open_table("default")
+    assert got["id"] == data["ids"] and got["piece"] == [table.shown_piece(i).text for i in data["ids"]]
+    np.testing.assert_allclose(np.c_[got["x"], got["y"], got["z"]], data["coords"], rtol=1e-6)
+    assert got["kind"][0] is not None and got["norm"] == pytest.approx(
+        np.linalg.norm(table.rows(data["ids"]).astype(np.float64), axis=1).tolist(), rel=1e-5)
+    layout = np.loadtxt(folder / "layout.tsv", delimiter="\t", dtype=np.float32)
+    np.testing.assert_allclose(layout, data["coords"], rtol=1e-6)
+    shape = (len(data["ids"]), table.dim)
+    np.testing.assert_array_equal(np.fromfile(folder / "vectors.bytes", "<f4").reshape(shape),
+                                  table.rows(data["ids"]).astype(np.float32))
+    assert f"tensor_shape: {shape[1]}" in (folder / "projector_config.pbtxt").read_text()
+    rc, out, _ = call(capsys, "project", "--model", "default", "--export-atlas", str(parquet))
+    assert rc == 0 and f"embedding-atlas {parquet} --x x --y y --text piece" in out
+
+
+def test_an_export_that_cannot_be_written_is_one_error_line(capsys, tmp_path):
+    (tmp_path / "file").write_text("")
+    rc, out, err = call(capsys, "project", "--model", "default", "--export-projector", str(tmp_path / "file"))
+    lines = err.strip().splitlines()
+    assert rc == 2 and out == "" and len(lines) == 1 and lines[0].startswith("error: Could not write")
