@@ -282,22 +282,30 @@ class ExportButton(QToolButton):
     Signals
     -------
     export_chosen(str, str)
-        What to save (``png``, ``svg``, ``coords`` or ``neighbors``) and where.
+        What to save (``png``, ``svg``, ``coords``, ``neighbors``, ``projector`` (a folder)
+        or ``atlas``) and where.
     """
 
     export_chosen = Signal(str, str)
-    #: kind -> (file filter, suggested name)
+    #: kind -> (file filter, suggested name); a filter of None asks for a folder
     FILES = {"png": ("PNG image (*.png)", "projection.png"), "svg": ("SVG image (*.svg)", "projection.svg"),
-             "coords": ("CSV (*.csv)", "projection.csv"), "neighbors": ("CSV (*.csv)", "neighbours.csv")}
+             "coords": ("CSV (*.csv)", "projection.csv"), "neighbors": ("CSV (*.csv)", "neighbours.csv"),
+             "projector": (None, "projector"), "atlas": ("Parquet (*.parquet)", "projection.parquet")}
 
     def __init__(self, parent=None):
         super().__init__(parent)
         self.setText("Export")
-        self.setToolTip("Save the plot (PNG/SVG), the coordinates or the neighbour lists (CSV)")
+        self.setToolTip("Save the plot (PNG/SVG), the coordinates or the neighbour lists (CSV), or the layout "
+                        "for TensorBoard's Embedding Projector or Embedding Atlas")
         self.setPopupMode(QToolButton.InstantPopup)
         menu = QMenu(self)
         for kind, text in (("png", "Plot as PNG…"), ("svg", "Plot as SVG…"),
-                           ("coords", "Projected coordinates as CSV…"), ("neighbors", "Neighbour lists as CSV…")):
+                           ("coords", "Projected coordinates as CSV…"), ("neighbors", "Neighbour lists as CSV…"),
+                           (None, None), ("projector", "For TensorBoard's Embedding Projector (folder)…"),
+                           ("atlas", "For Embedding Atlas (parquet)…")):
+            if kind is None:
+                menu.addSeparator()
+                continue
             action = menu.addAction(text)
             action.setData(kind)
         menu.triggered.connect(self._on_menu_triggered)
@@ -306,6 +314,9 @@ class ExportButton(QToolButton):
     def _on_menu_triggered(self, action) -> None:
         kind = action.data()
         filters, name = self.FILES[kind]
-        path, _ = QFileDialog.getSaveFileName(self, "Export", name, filters)
+        if filters is None:
+            path = QFileDialog.getExistingDirectory(self, "Export into a folder")
+        else:
+            path, _ = QFileDialog.getSaveFileName(self, "Export", name, filters)
         if path:
             self.export_chosen.emit(kind, path)
