@@ -99,6 +99,17 @@ class PointSelection(QObject):
         self.show.show_search(self.status_html())
         return keep
 
+    def overlay_mask(self, ids) -> np.ndarray:
+        """(m,) bool: which highlighted ids (the text's tokens, neighbours, the selection) to draw
+        over the cloud: all while every point is shown, else those the filter shows, so that
+        the count and the title say what is on screen."""
+        ids = np.asarray(ids, np.int64).reshape(-1)
+        return np.ones(len(ids), bool) if self.filter.shows_all else np.isin(ids, self.shown_ids)
+
+    def shown_count(self) -> int | None:
+        """Points the filter shows, or None while it shows all of them."""
+        return None if self.filter.shows_all else len(self.shown_ids)
+
     def shown_hits(self) -> np.ndarray:
         """The hits drawn (ringed), ascending ids."""
         return self._drawn_hits

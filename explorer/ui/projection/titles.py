@@ -10,9 +10,11 @@ from explorer.core.projection.job import variance_shown
 __all__ = ["axis_texts"]
 
 
-def axis_texts(result, axes: tuple[int, int], stopped: bool = False) -> tuple[str, str, str]:
-    """(bottom label, left label, title) for ``result`` drawn on components ``axes``."""
+def axis_texts(result, axes: tuple[int, int], stopped: bool = False, shown: int | None = None) -> tuple[str, str, str]:
+    """(bottom label, left label, title) for ``result`` drawn on components ``axes``;
+    ``shown``: the points a filter shows (None: all of them)."""
     n = len(result.ids)
+    count = f"{n:,} tokens" if shown is None else f"{shown:,} of {n:,} tokens shown"
     if not result.linear:
         name = result.name
         if result.done:
@@ -23,10 +25,10 @@ def axis_texts(result, axes: tuple[int, int], stopped: bool = False) -> tuple[st
         else:
             state = f"iteration {result.iteration:,} of {result.n_iter:,}" if result.n_iter else "running"
         return (f"{name} 1 (no unit: only neighbourhoods count)", f"{name} 2",
-                f"{n:,} tokens · {name} layout · {state}")
+                f"{count} · {name} layout · {state}")
     x, y = axes
     ev = result.explained
     share = [float(ev[k]) if k < len(ev) else 0.0 for k in (x, y)]
     return (f"{result.axis_name(x)}  ({share[0]:.1%} of variance)",
             f"{result.axis_name(y)}  ({share[1]:.1%} of variance)",
-            f"{n:,} tokens · {variance_shown(ev, x, y):.1%} of the variance shown")
+            f"{count} · {variance_shown(ev, x, y):.1%} of the variance shown")

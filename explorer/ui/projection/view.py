@@ -159,9 +159,9 @@ class ProjectionView(ProjectionExports, QWidget):
                        progress=self.progress, status=self.busy_label, cancel=self.cancel_button),
             JobBinding(self._gate, jobs.projection, progress=self.run_strip.progress, status=self.run_strip.label,
                        cancel=self.run_strip.cancel_button),
-            JobBinding(self._gate, jobs.interest, on_reset=self._draw_marks, on_result=self._on_interest_result),
+            JobBinding(self._gate, jobs.interest, on_reset=self._draw_marks, on_result=self._draw_marks),
             JobBinding(self._gate, jobs.token_meta, on_result=self._on_colour_changed),
-            JobBinding(self._gate, jobs.neighbors, on_reset=self._draw_selection, on_result=self._on_neighbors_result),
+            JobBinding(self._gate, jobs.neighbors, on_reset=self._draw_selection, on_result=self._draw_selection),
             JobBinding(self._gate, jobs.analogy, on_reset=self._on_analogy_reset, on_result=self._on_analogy_result,
                        on_error=self.analogy_panel.show_error, progress=self.analogy_panel.progress,
                        status=self.analogy_panel.status, cancel=self.analogy_panel.cancel_button),
@@ -361,7 +361,7 @@ class ProjectionView(ProjectionExports, QWidget):
         keep = self.points.visible(res.ids, xy)
         self.plot.set_cloud(res.ids[keep], xy[keep], group[keep], colors, size)
         self.plot_pages.set_cloud(res, group, colors, size)
-        bottom, left, title = axis_texts(res, self.axes(), stopped)
+        bottom, left, title = axis_texts(res, self.axes(), stopped, self.points.shown_count())
         pi = self.plot.plot_item
         pi.setLabel("bottom", bottom)
         pi.setLabel("left", left)
@@ -375,12 +375,6 @@ class ProjectionView(ProjectionExports, QWidget):
 
     def _on_points_changed(self) -> None:
         self._gate.update(self._on_colour_changed)
-
-    def _on_interest_result(self, _value) -> None:
-        self._draw_marks()
-
-    def _on_neighbors_result(self, _value) -> None:
-        self._draw_selection()
 
     def _selected_neighbors(self) -> list[int]:
         """The first neighbours of the selected token, as the state published them (or none yet)."""
@@ -399,7 +393,7 @@ class ProjectionView(ProjectionExports, QWidget):
         self._draw_marks()
         self._draw_selection()
 
-    def _draw_marks(self) -> None:
+    def _draw_marks(self, *_args) -> None:
         """The tokens of interest and the analogy (arrows, and the point a − b + c)."""
         if not self._drawn():
             return
@@ -412,6 +406,7 @@ class ProjectionView(ProjectionExports, QWidget):
             groups = ((interest.neighbors, NEIGHBORS), (interest.extra, EXTRA), (interest.text, TEXT_TOKENS))
             for members, color in groups:
                 marks += [(i, color, Mark.INTEREST) for i in members]
+        marks = [m for m, keep in zip(marks, self.points.overlay_mask([m[0] for m in marks])) if keep]
         anchors = [m[0] for m in marks] + ([solved.a, solved.b, solved.c, solved.best.id] if solved is not None else [])
         xy = self._xy(anchors) if anchors else np.zeros((0, 2))
         marks_xy = xy[:len(marks)]
@@ -426,15 +421,15 @@ class ProjectionView(ProjectionExports, QWidget):
         self.plot_pages.set_marks([m[0] for m in marks], [m[1] for m in marks])
         self.plot.want_labels(self._label_specs)
 
-    def _draw_selection(self) -> None:
+    def _draw_selection(self, *_args) -> None:
         """The selected token and lines to its nearest rows (the state's neighbours): one small item."""
         sel = self._state.selected_id
-        if not self._drawn() or sel < 0:
+        if not self._drawn() or sel < 0 or not self.points.overlay_mask([sel])[0]:
             self._line_ids = []
             self.plot.set_selection(None, np.zeros((0, 2)))
             self.plot_pages.set_selection(-1, [])
             return
-        self._line_ids = self._selected_neighbors()
+        self._line_ids = [i for i in self._selected_neighbors() if self.points.overlay_mask([i])[0]]
         xy = self._xy([sel] + self._line_ids)
         self.plot.set_selection(sel, xy)
         self.plot_pages.set_selection(sel, self._line_ids)
@@ -459,7 +454,8 @@ class ProjectionView(ProjectionExports, QWidget):
         if interest is not None:
             wanted += [(i, NEIGHBORS, False) for i in interest.neighbors]
         seen: set[int] = set()
-        wanted = [w for w in wanted if not (w[0] in seen or seen.add(w[0]))]
+        shown = self.points.overlay_mask([w[0] for w in wanted])
+        wanted = [w for w, keep in zip(wanted, shown) if keep and not (w[0] in seen or seen.add(w[0]))]
         specs = []
         if wanted:
             xy = self._xy([w[0] for w in wanted])

@@ -1,0 +1,54 @@
+"""What the Projection view's Show filter leaves on screen (pytest-qt,
+offscreen): with a filter on, the highlighted tokens (the text's, their
+neighbours, the selection's lines) obey it too, so the count and the plot's
+title say how many points are drawn."""
+
+from __future__ import annotations
+
+import pytest
+
+from explorer.core.sources import open_table
+from explorer.ui.projection import ProjectionView
+from tests.support.ui_helpers import standalone_view
+
+TIMEOUT = 60_000
+
+
+@pytest.fixture
+def view(qtbot):
+    yield from standalone_view(qtbot, ProjectionView)
+
+
+def _drawn_ids(v) -> set[int]:
+    """Every token id with a point on the plot: the cloud, the marks, the selection."""
+    marks = v.plot.marks.data["data"].tolist() if len(v.plot.marks.data) else []
+    sel = v.plot.selection.data["data"].tolist() if len(v.plot.selection.data) else []
+    return set(v.plot._cloud_ids.tolist()) | set(marks) | set(sel)
+
+
+def test_isolate_draws_what_it_counts_and_the_title_says_it(qtbot, view):
+    v, state, _ = view
+    table = open_table("minilm")
+    state.set_table(table)
+    state.set_text("the king and the queen walked to the river bank")
+    qtbot.waitUntil(lambda: v.result is not None and state.jobs.interest.value is not None, timeout=TIMEOUT)
+    ids = v.result.ids
+    interest = state.jobs.interest.value
+    assert len(set(interest.all_ids())) > 12  # the text's tokens and their neighbours are marked
+    sel = table.tokenizer.id_of("king")
+    state.set_selected_token(sel)
+    qtbot.waitUntil(lambda: state.jobs.neighbors.value is not None and state.jobs.neighbors.value.token_id == sel,
+                    timeout=TIMEOUT)
+    v.points.show.isolate_button.click()
+    shown = set(v.points.shown_ids.tolist())
+    assert shown == ({sel} | set(state.jobs.neighbors.value.ids())) & set(ids.tolist())
+    drawn = _drawn_ids(v)
+    assert drawn == shown  # the text's other tokens and their neighbours are not drawn over an isolated set
+    assert f"Showing <b>{len(drawn):,}</b> of {len(ids):,}" in v.points.show.count_label.text()
+    assert f"{len(drawn):,} of {len(ids):,} tokens shown" in v.plot.plot_item.titleLabel.text
+    v.plot.place_now()
+    assert {t for t, _text in v.labelled()} <= shown
+    v.points.show.all_button.click()
+    assert f"{len(ids):,} tokens ·" in v.plot.plot_item.titleLabel.text and "shown ·" not in \
+        v.plot.plot_item.titleLabel.text
+    assert set(interest.all_ids()) <= _drawn_ids(v)  # every highlight is back
