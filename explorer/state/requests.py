@@ -8,7 +8,7 @@ Each writes to a :class:`~explorer.workers.Computation` the state owns.
 from __future__ import annotations
 
 from explorer.core.cost.context import contextual_job
-from explorer.core.geometry.analogy import ANALOGY_K, analogy_job
+from explorer.core.geometry.analogy import ANALOGY_K, AnalogyForm, analogy_job
 from explorer.core.health import iter_health
 from explorer.core.health.verify import iter_verify
 from explorer.core.lookup.ways import measure_lookup_job
@@ -78,14 +78,15 @@ class OnDemandRequests:
         if self._table is not None:
             self.measurement.request(measure_lookup_job, self._table, batch_sizes)
 
-    def request_analogy(self, a: int, b: int, c: int) -> None:
-        """Solve a − b + c on the table (the rows nearest to â − b̂ + ĉ), in a worker."""
+    def request_analogy(self, a: int, b: int, c: int, form: str = "unit") -> None:
+        """Solve the analogy on the table in a worker: the rows nearest to â − b̂ + ĉ
+        (``form`` ``unit``) or to a − b + c (``plain``), see :class:`AnalogyForm`."""
         table = self._table
         if table is None:
             self.analogy.clear()
             return
-        a, b, c = int(a), int(b), int(c)
-        self.analogy.request(analogy_job, table, a, b, c, ANALOGY_K, key=(id(table), a, b, c))
+        a, b, c, form = int(a), int(b), int(c), AnalogyForm(form)
+        self.analogy.request(analogy_job, table, a, b, c, ANALOGY_K, form, key=(id(table), a, b, c, form))
 
     def cancel_measurement(self) -> None:
         """Stop the lookup measurement (the user's Cancel); its result never lands."""

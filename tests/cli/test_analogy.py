@@ -28,12 +28,12 @@ def default():
     return open_table("default")
 
 
-def _expected(table, a, b, c, top):
-    """A - B + C over unit rows, by numpy in float64, inputs excluded."""
+def _expected(table, a, b, c, top, unit=True):
+    """A - B + C over unit rows (or the rows as stored), by numpy in float64, inputs excluded."""
     ids = [table.tokenizer.id_of(w) for w in (a, b, c)]
     x = table.matrix().astype(np.float64)
     u = x / np.linalg.norm(x, axis=1, keepdims=True)
-    target = u[ids[0]] - u[ids[1]] + u[ids[2]]
+    target = (u if unit else x)[ids[0]] - (u if unit else x)[ids[1]] + (u if unit else x)[ids[2]]
     cos = u @ target / np.linalg.norm(target)
     cos[ids] = -np.inf
     order = np.argsort(-cos)[:top]
@@ -55,6 +55,21 @@ def test_json_answers_are_the_nearest_rows(capsys, default, query, answer):
     np.testing.assert_allclose([x["cosine"] for x in answers], cos, atol=1e-5)
     assert all(default.piece(x["id"]) == x["piece"] for x in answers)
     assert not {x["piece"] for x in answers} & set(query)
+
+
+def test_form_plain_is_the_sum_of_the_rows_as_stored(capsys, default):
+    rc, out, err = call(capsys, "analogy", "--model", "default", "king", "man", "woman", "--top", "5",
+                        "--form", "plain", "--json")
+    assert rc == 0, err
+    data = json.loads(out)
+    assert (data["form"], data["formula"]) == ("plain", "a − b + c")
+    order, cos = _expected(default, "king", "man", "woman", 5, unit=False)
+    assert [x["id"] for x in data["answers"]] == order.tolist()
+    np.testing.assert_allclose([x["cosine"] for x in data["answers"]], cos, atol=1e-5)
+    rc, out, _ = call(capsys, "analogy", "king", "man", "woman", "--form", "plain")
+    assert rc == 0 and "a − b + c: the rows as stored" in out.splitlines()[0]
+    rc, out, _ = call(capsys, "analogy", "king", "man", "woman")
+    assert rc == 0 and "each row scaled to length 1" in out.splitlines()[0]
 
 
 def test_text_output_ranks_the_answers(capsys):

@@ -1,11 +1,13 @@
-"""The analogy panel: three tokens a, b, c, a Solve button, and the answers
-to a − b + c that the state's analogy job published."""
+"""The analogy panel: three tokens a, b, c, the target (unit rows â − b̂ + ĉ
+or the rows as stored, a − b + c), a Solve button, and the answers that the
+state's analogy job published."""
 
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QComboBox,
     QGridLayout,
     QHBoxLayout,
     QHeaderView,
@@ -20,7 +22,7 @@ from PySide6.QtWidgets import (
 )
 
 from explorer.core.errors import user_message
-from explorer.core.geometry.analogy import ANALOGY_K, AnalogyResult
+from explorer.core.geometry.analogy import ANALOGY_K, AnalogyForm, AnalogyResult
 from explorer.core.tokens.word_row import NotOneRow, word_row
 from explorer.core.tokens.words import resolve_word
 from explorer.ui.style import mono_font
@@ -37,13 +39,13 @@ class AnalogyPanel(QWidget):
 
     Signals
     -------
-    solve_requested(int, int, int)
-        The user asked to solve a − b + c (token ids).
+    solve_requested(int, int, int, str)
+        The user asked to solve the analogy (token ids a, b, c and the :class:`AnalogyForm`'s value).
     answer_clicked(int)
         The user clicked an answer (its token id).
     """
 
-    solve_requested = Signal(int, int, int)
+    solve_requested = Signal(int, int, int, str)
     answer_clicked = Signal(int)
 
     def __init__(self, parent=None):
@@ -53,26 +55,9 @@ class AnalogyPanel(QWidget):
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
         lay.setSpacing(4)
-        title = QLabel("<b>Analogy</b>  a − b + c")
-        title.setToolTip("Answers are the rows with the highest cosine to â − b̂ + ĉ (unit rows), "
-                         "the three inputs excluded; drawn as arrows on the projection")
-        lay.addWidget(title)
-        grid = QGridLayout()
-        grid.setHorizontalSpacing(4)
-        grid.setVerticalSpacing(4)
-        self.edits: list[QLineEdit] = []
-        for col, (name, hint) in enumerate(zip("abc", EXAMPLES[0])):
-            e = QLineEdit()
-            e.setPlaceholderText(f"{name}: {hint}")
-            e.setToolTip(f"Token {name} of a − b + c (a piece or #id)")
-            e.returnPressed.connect(self._on_solve_clicked)
-            grid.addWidget(e, 0, col)
-            self.edits.append(e)
-        self.solve_button = QPushButton("Solve")
-        self.solve_button.setToolTip(f"Find the {ANALOGY_K} tokens nearest to a − b + c by cosine")
-        self.solve_button.clicked.connect(self._on_solve_clicked)
-        grid.addWidget(self.solve_button, 1, 0, 1, 3)
-        lay.addLayout(grid)
+        self.title = QLabel()
+        lay.addWidget(self.title)
+        lay.addLayout(self._build_inputs())
         busy = QHBoxLayout()
         self.progress = QProgressBar()
         self.progress.setRange(0, 1000)
@@ -102,6 +87,48 @@ class AnalogyPanel(QWidget):
         self.table.setMinimumHeight(90)
         self.table.setMaximumHeight(170)
         lay.addWidget(self.table)
+
+    def _build_inputs(self) -> QGridLayout:
+        """The three boxes, the choice of target (unit rows or as stored) and Solve."""
+        grid = QGridLayout()
+        grid.setHorizontalSpacing(4)
+        grid.setVerticalSpacing(4)
+        self.edits: list[QLineEdit] = []
+        for col, (name, hint) in enumerate(zip("abc", EXAMPLES[0])):
+            e = QLineEdit()
+            e.setPlaceholderText(f"{name}: {hint}")
+            e.setToolTip(f"Token {name} of a − b + c (a piece or #id)")
+            e.returnPressed.connect(self._on_solve_clicked)
+            grid.addWidget(e, 0, col)
+            self.edits.append(e)
+        self.form_box = QComboBox()
+        for form, text in ((AnalogyForm.UNIT, "unit rows"), (AnalogyForm.PLAIN, "rows as stored")):
+            self.form_box.addItem(f"{form.formula}: {text}", form.value)
+        self.form_box.setToolTip("Unit rows: each row is scaled to length 1 before the sum, so a long row does not "
+                                 "outweigh the others (the usual form). Rows as stored: the plain sum of the rows.")
+        self.form_box.currentIndexChanged.connect(self._on_form_changed)
+        grid.addWidget(self.form_box, 1, 0, 1, 2)
+        self.solve_button = QPushButton("Solve")
+        self.solve_button.clicked.connect(self._on_solve_clicked)
+        grid.addWidget(self.solve_button, 1, 2)
+        self._on_form_changed()
+        return grid
+
+    @property
+    def form(self) -> AnalogyForm:
+        """The target chosen: unit rows (â − b̂ + ĉ) or the rows as stored (a − b + c)."""
+        return AnalogyForm(self.form_box.currentData())
+
+    def set_form(self, form: AnalogyForm | str) -> None:
+        """Choose the target (as the user would)."""
+        self.form_box.setCurrentIndex(self.form_box.findData(AnalogyForm(form).value))
+
+    def _on_form_changed(self, *_args) -> None:
+        form = self.form
+        self.title.setText(f"<b>Analogy</b>  {form.formula}")
+        self.title.setToolTip(f"Answers are the rows with the highest cosine to {form.words}; the three inputs "
+                              "are excluded. Drawn as arrows on the projection (between the rows as stored).")
+        self.solve_button.setToolTip(f"Find the {ANALOGY_K} tokens nearest to {form.formula} by cosine")
 
     # -- the table -----------------------------------------------------------------------
     def set_table(self, table) -> None:
@@ -134,7 +161,8 @@ class AnalogyPanel(QWidget):
         self._answers = result.ids()
         p = [table.shown_piece(i).text for i in (result.a, result.b, result.c)]
         best = table.shown_piece(result.best.id).text if result.best is not None else "?"
-        self.status.setText(f"{p[0]} − {p[1]} + {p[2]} ≈ {best}  ({result.rows_searched:,} rows searched)")
+        self.status.setText(f"{p[0]} − {p[1]} + {p[2]} ≈ {best}  ({result.form.words}; "
+                            f"{result.rows_searched:,} rows searched)")
         self.table.clearSelection()
         self.table.setRowCount(len(result.answers))
         for r, nb in enumerate(result.answers):
@@ -178,7 +206,7 @@ class AnalogyPanel(QWidget):
             except NotOneRow as exc:
                 self.status.setText(f"Token {name}: {user_message(exc)}")
                 return
-        self.solve_requested.emit(*ids)
+        self.solve_requested.emit(*ids, self.form.value)
 
     def _on_table_cell_clicked(self, row: int, _col: int) -> None:
         if 0 <= row < len(self._answers):

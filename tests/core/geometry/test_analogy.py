@@ -6,15 +6,15 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from explorer.core.geometry.analogy import analogy_job
+from explorer.core.geometry.analogy import AnalogyForm, analogy_job
 from explorer.core.sources import open_table
 from tests.support.jobs import drain as run
 
 
-def brute_force(rows: np.ndarray, a: int, b: int, c: int, k: int) -> tuple[list[int], np.ndarray]:
+def brute_force(rows: np.ndarray, a: int, b: int, c: int, k: int, unit: bool = True) -> tuple[list[int], np.ndarray]:
     e = rows.astype(np.float64)
     en = e / np.maximum(np.linalg.norm(e, axis=1, keepdims=True), 1e-12)
-    target = en[a] - en[b] + en[c]
+    target = en[a] - en[b] + en[c] if unit else e[a] - e[b] + e[c]
     cos = en @ target / np.linalg.norm(target)
     cos[[a, b, c]] = -np.inf
     top = np.argsort(-cos)[:k]
@@ -30,6 +30,22 @@ def test_king_minus_man_plus_woman_on_minilm():
     assert t.piece(res.best.id) == "queen"
     np.testing.assert_allclose([n.cosine for n in res.answers], cos, atol=1e-5)
     assert res.rows_searched == t.trained_rows and steps
+
+
+def test_the_plain_sum_is_a_minus_b_plus_c_of_the_rows_as_stored():
+    t = open_table("minilm")
+    ids = [t.tokenizer.id_of(w) for w in ("king", "man", "woman")]
+    _, unit = run(analogy_job(t, *ids))
+    _, plain = run(analogy_job(t, *ids, form=AnalogyForm.PLAIN))
+    want, cos = brute_force(t.matrix()[: t.trained_rows], *ids, k=5, unit=False)
+    assert plain.ids() == want and plain.form is AnalogyForm.PLAIN and unit.form is AnalogyForm.UNIT
+    np.testing.assert_allclose([n.cosine for n in plain.answers], cos, atol=1e-5)
+    # the two targets differ: queen's cosine is not the same number under both
+    queen = t.tokenizer.id_of("queen")
+    got = {r.form: next(n.cosine for n in r.answers if n.id == queen) for r in (unit, plain)}
+    assert abs(got[AnalogyForm.UNIT] - got[AnalogyForm.PLAIN]) > 0.005
+    assert plain.as_json("minilm", ["king", "man", "woman"], t.piece)["formula"] == "a − b + c"
+    assert unit.as_json("minilm", ["king", "man", "woman"], t.piece)["form"] == "unit"
 
 
 def test_a_table_too_big_to_hold_is_streamed_with_progress():

@@ -198,6 +198,26 @@ def test_analogy_on_the_bundled_model(qtbot, view):
     assert blocker.args == [want[0]]
 
 
+def test_analogy_panel_offers_the_plain_sum_and_says_which_it_computed(qtbot, view):
+    v, state, _ = view
+    table = load(qtbot, v, state, "default", "the cat")
+    panel = v.analogy_panel
+    assert "â − b̂ + ĉ" in panel.title.text()  # the default: unit rows, and the title says so
+    panel.set_form("plain")
+    assert "a − b + c" in panel.title.text() and "â" not in panel.title.text()
+    ids = [table.tokenizer.id_of(e.text()) for e in panel.edits]
+    panel.solve()
+    qtbot.waitUntil(lambda: state.analogy.value is not None, timeout=TIMEOUT)
+    e = table.matrix()[: table.trained_rows].astype(np.float64)
+    target = e[ids[0]] - e[ids[1]] + e[ids[2]]  # the rows as stored, no scaling
+    cos = e @ target / (np.linalg.norm(e, axis=1) * np.linalg.norm(target))
+    cos[ids] = -np.inf
+    want = np.argsort(-cos)[:5]
+    assert v.analogy_answers() == want.tolist() and state.analogy.value.form.value == "plain"
+    assert [panel.table.item(r, 2).text() for r in range(5)] == [f"{c:+.3f}" for c in cos[want]]
+    assert "rows as stored" in panel.status.text()
+
+
 def test_analogy_on_a_table_too_big_to_hold(qtbot, view):
     v, state, _ = view
     state.set_table(open_table("random:530000x128"))
