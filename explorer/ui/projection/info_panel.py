@@ -6,13 +6,15 @@ from __future__ import annotations
 import html
 
 import numpy as np
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from explorer.core.projection.job import ProjectionResult
 from explorer.core.projection.manifold import PLACE_NEIGHBORS, ManifoldResult
 from explorer.ui.style import ACCENT, EXTRA, NEIGHBORS, TEXT_TOKENS
 
-__all__ = ["ProjectionInfo", "HOVER_HINT"]
+__all__ = ["ProjectionInfo", "HOVER_HINT", "legend_entry"]
 
 HOVER_HINT = "Hover a point to see its piece and id; click it to select it"
 
@@ -26,8 +28,28 @@ def _wrapping_label(tip: str = "", name: str = "") -> QLabel:
     return lab
 
 
+def legend_entry(k: int, entry, off: bool, text_colour: str) -> str:
+    """One group of the legend as a link (``group:k``): its colour's dot, its label and count;
+    faded and struck through when its points are hidden."""
+    label = html.escape(entry[1]) + (f" <small>({entry[2]:,})</small>" if len(entry) > 2 else "")
+    colour = entry[0]
+    if off:
+        label, colour = f"<s>{label}</s>", "#9a9a9a"
+    return (f'<a href="group:{k}" style="color:{text_colour if not off else colour}; text-decoration:none">'
+            f'<span style="white-space:nowrap"><span style="color:{colour}; font-size:13pt">●</span>'
+            f"&nbsp;{label}</span></a>")
+
+
 class ProjectionInfo(QWidget):
-    """Text readouts; each setter replaces one, :meth:`clear` empties them all."""
+    """Text readouts; each setter replaces one, :meth:`clear` empties them all.
+
+    Signals
+    -------
+    group_clicked(int, bool)
+        A legend entry was clicked (its group) and whether Shift was held (show it alone).
+    """
+
+    group_clicked = Signal(int, bool)
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -39,7 +61,10 @@ class ProjectionInfo(QWidget):
         self.variance_label = _wrapping_label("Explained variance ratio: the variance along a component divided by "
                                               "the total variance of the fitted rows (sum over all d directions)")
         self.legend = _wrapping_label("Colours: the selected token, the text's tokens, their neighbours, added "
-                                      "tokens, and what the points are coloured by (Colour by)")
+                                      "tokens, and what the points are coloured by (Colour by). Click a group to "
+                                      "hide or show its points; Shift+click to show it alone (again: all).")
+        self.legend.setTextInteractionFlags(Qt.LinksAccessibleByMouse)
+        self.legend.linkActivated.connect(self._on_legend_link_activated)
         self.hover_label = _wrapping_label(name="ChipId")
         for lab in (self.fit_label, self.variance_label, self.legend, self.hover_label):
             lay.addWidget(lab)
@@ -81,20 +106,27 @@ class ProjectionInfo(QWidget):
         self.variance_label.setText(f"Stopped at iteration {result.iteration:,} of {result.n_iter:,}: the layout has "
                                     "not converged and was not scored. Choose the method again to start over.")
 
-    def show_legend(self, title: str, entries, note: str = "") -> None:
+    def show_legend(self, title: str, entries, note: str = "", hidden=(), alone: int = -1) -> None:
         """The highlights' colours, then ``title`` and its (colour, label[, count]) entries (what colours
-        the points), or ``note`` saying why there are none yet."""
+        the points; each a link that hides or shows its group, struck through when ``hidden``
+        or when another group is shown ``alone``), or ``note`` saying why there are none yet."""
         dot = '<span style="white-space:nowrap"><span style="color:{c}; font-size:13pt">●</span>&nbsp;{t}</span>'
         items = [dot.format(c=ACCENT, t="selected"), dot.format(c=TEXT_TOKENS, t="text"),
                  dot.format(c=NEIGHBORS, t="neighbours"), dot.format(c=EXTRA, t="added")]
         text = " &nbsp; ".join(items)
         if entries:
+            off = set(hidden) | ({k for k in range(len(entries)) if k != alone} if alone >= 0 else set())
             text += f"<br><b>{html.escape(title)}</b><br>" + " &nbsp; ".join(
-                dot.format(c=e[0], t=html.escape(e[1]) + (f" <small>({e[2]:,})</small>" if len(e) > 2 else ""))
-                for e in entries)
+                legend_entry(k, e, k in off, self.palette().windowText().color().name()) for k, e in enumerate(entries))
         elif note:
             text += f"<br><b>{html.escape(title)}</b>: {html.escape(note)}"
         self.legend.setText(text)
+
+    def _on_legend_link_activated(self, href: str) -> None:
+        """A group of the legend clicked: hide or show it (Shift: it alone)."""
+        if href.startswith("group:"):
+            shift = bool(QGuiApplication.keyboardModifiers() & Qt.ShiftModifier)
+            self.group_clicked.emit(int(href.split(":")[1]), shift)
 
     def show_hover(self, text: str) -> None:
         self.hover_label.setText(text)

@@ -73,7 +73,7 @@ class PointSelection(QObject):
     def group(self, key: str, ids: np.ndarray) -> TokenGroups:
         """The colouring's groups of the drawn ids (kept for the filter and the Show list)."""
         st = self._state
-        if key != self._key and self.filter.group >= 0:  # another colouring: its groups are others
+        if key != self._key and (self.filter.group >= 0 or self.filter.hidden):  # another colouring: other groups
             self.filter = SHOW_ALL
         self._key = key
         self.groups = token_groups(key, ids, vocab_size=st.table.vocab_size if st.table is not None else 0,
@@ -156,6 +156,15 @@ class PointSelection(QObject):
         if self.hits is not None:
             ids += self.hits.ids.tolist()
         self.filter = PointFilter(isolated=tuple(ids))
+        self._offer_choices()
+        self.changed.emit()
+
+    def click_group(self, group: int, alone: bool = False) -> None:
+        """A legend entry clicked: hide or show ``group``; ``alone`` (shift-click): show only it, or all again."""
+        n = len(self.groups.labels) if self.groups is not None else 0
+        if not 0 <= group < n:
+            return
+        self.filter = self.filter.alone(group) if alone else self.filter.toggled(group, n)
         self._offer_choices()
         self.changed.emit()
 

@@ -146,6 +146,7 @@ class ProjectionView(ProjectionExports, QWidget):
         bind_map_layers(self.plot, side, state)
         self.points = PointSelection(state, side.show, self.search, self.plot, self)
         self.points.changed.connect(self._on_points_changed)
+        self.info.group_clicked.connect(self.points.click_group)
         self.analogy_panel.solve_requested.connect(state.request_analogy)
         self.analogy_panel.answer_clicked.connect(self.token_selected)
         return side
@@ -356,7 +357,8 @@ class ProjectionView(ProjectionExports, QWidget):
         groups = self.points.group(self.colour.colour_by, res.ids)
         group, colors, legend = cloud_colours(groups, faint, 210 if n <= 10_000 else 150)
         self._legend = (self.colour.combo.currentText(), legend)  # for the exports
-        self.info.show_legend(self._legend[0], legend, groups.missing)
+        flt = self.points.filter
+        self.info.show_legend(self._legend[0], legend, groups.missing, flt.hidden, flt.group)
         xy = self._columns(res.coords)
         keep = self.points.visible(res.ids, xy)
         self.plot.set_cloud(res.ids[keep], xy[keep], group[keep], colors, size)

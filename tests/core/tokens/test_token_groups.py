@@ -71,3 +71,21 @@ def test_visible_mask_combines_group_hits_and_isolation():
     np.testing.assert_array_equal(ids[visible_mask(ids, iso, hits=hits)], [160, 170])
     both = PointFilter(hits_only=True, isolated=(160, 170))
     np.testing.assert_array_equal(ids[visible_mask(ids, both, groups, hits)], [160])
+
+
+def test_hidden_groups_toggle_and_a_group_alone():
+    from explorer.core.projection.point_filter import SHOW_ALL, visible_mask
+
+    ids = np.arange(0, 1000, 7)
+    groups = token_groups("id_range", ids, vocab_size=1000)  # ten bins of 100 ids
+    bins = ids // 100
+    off = SHOW_ALL.toggled(3, 10).toggled(5, 10)
+    assert off.hidden == (3, 5) and not off.shows_all
+    np.testing.assert_array_equal(ids[visible_mask(ids, off, groups)], ids[(bins != 3) & (bins != 5)])
+    assert off.toggled(3, 10).toggled(5, 10).shows_all  # clicked again: back
+    alone = off.alone(4)
+    assert (alone.group, alone.hidden) == (4, ())
+    np.testing.assert_array_equal(ids[visible_mask(ids, alone, groups)], ids[bins == 4])
+    two = alone.toggled(8, 10)  # one group alone, another clicked on: those two
+    np.testing.assert_array_equal(ids[visible_mask(ids, two, groups)], ids[(bins == 4) | (bins == 8)])
+    assert alone.alone(4).shows_all  # shift-click on the group shown alone: all again

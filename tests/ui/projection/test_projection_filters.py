@@ -52,3 +52,36 @@ def test_isolate_draws_what_it_counts_and_the_title_says_it(qtbot, view):
     assert f"{len(ids):,} tokens ·" in v.plot.plot_item.titleLabel.text and "shown ·" not in \
         v.plot.plot_item.titleLabel.text
     assert set(interest.all_ids()) <= _drawn_ids(v)  # every highlight is back
+
+
+def test_legend_entries_hide_show_and_isolate_their_group(qtbot, view):
+    from explorer.core.tokens.meta import KINDS
+
+    v, state, _ = view
+    state.set_table(open_table("minilm"))
+    qtbot.waitUntil(lambda: v.result is not None and state.jobs.token_meta.value is not None, timeout=TIMEOUT)
+    ids = v.result.ids
+    kinds = state.jobs.token_meta.value.kind[ids]
+    v.colour.choose("kind")
+    legend = v.info.legend
+    present = [k for k in range(len(KINDS)) if f'href="group:{k}"' in legend.text()]
+    assert present == list(range(len(v.points.groups.labels)))  # every entry is a link
+    word, cont = KINDS.index("word start"), KINDS.index("continuation")
+    legend.linkActivated.emit(f"group:{word}")  # a click: word starts hidden
+    assert set(v.points.shown_ids.tolist()) == set(ids[kinds != word].tolist())
+    assert set(v.plot._cloud_ids.tolist()) == set(ids[kinds != word].tolist())
+    assert "<s>word start" in legend.text()
+    assert f"Showing <b>{int((kinds != word).sum()):,}</b> of {len(ids):,}" in v.points.show.count_label.text()
+    legend.linkActivated.emit(f"group:{word}")  # again: back
+    assert len(v.points.shown_ids) == len(ids) and "<s>" not in legend.text()
+    v.info.group_clicked.emit(cont, True)  # shift-click: continuations alone
+    assert set(v.points.shown_ids.tolist()) == set(ids[kinds == cont].tolist())
+    assert "<s>word start" in legend.text() and "<s>continuation" not in legend.text()
+    legend.linkActivated.emit(f"group:{word}")  # a click while one group is alone adds another
+    assert set(v.points.shown_ids.tolist()) == set(ids[(kinds == cont) | (kinds == word)].tolist())
+    v.info.group_clicked.emit(cont, True)
+    v.info.group_clicked.emit(cont, True)  # shift-click on the group shown alone: every group again
+    assert len(v.points.shown_ids) == len(ids)
+    legend.linkActivated.emit(f"group:{word}")
+    v.colour.choose("length")  # another colouring: its groups are others, nothing stays hidden
+    assert len(v.points.shown_ids) == len(ids)
