@@ -353,6 +353,13 @@ class AppState(OnDemandRequests, QObject):
         if int(token_id) in self._extra:
             self._set_extra([i for i in self._extra if i != int(token_id)])
 
+    def set_extra_tokens(self, ids) -> None:
+        """Compare these tokens besides the text's, in place of the added ones (the first
+        MAX_EXTRA_TOKENS of those in range; a lasso group handed to the similarity matrix)."""
+        ids = [int(i) for i in dict.fromkeys(int(i) for i in ids) if self.in_range(int(i))][:MAX_EXTRA_TOKENS]
+        if ids != self._extra:
+            self._set_extra(ids)
+
     def clear_extra_tokens(self) -> None:
         """Remove every added token."""
         if self._extra:

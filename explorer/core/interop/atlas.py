@@ -20,7 +20,7 @@ from explorer.core.interop.rows import METADATA_COLUMNS, LayoutRows
 __all__ = ["write_atlas", "atlas_command", "COORDINATE_NAMES"]
 
 COORDINATE_NAMES = ("x", "y", "z")
-_TYPES = {"fitted": "bool", "shown": "bool", "class": "string", "kind": "string", "health": "string",
+_TYPES = {"fitted": "bool", "shown": "bool", "lasso": "bool", "class": "string", "kind": "string", "health": "string",
           "length": "int64", "norm": "float64"}
 
 

@@ -15,7 +15,7 @@ from explorer.core.tokens.meta import KINDS
 __all__ = ["LayoutRows", "layout_rows", "one_line", "METADATA_COLUMNS"]
 
 #: the metadata every export carries after id and piece, in this order
-METADATA_COLUMNS = ("fitted", "class", "kind", "length", "norm", "health", "shown")
+METADATA_COLUMNS = ("fitted", "class", "kind", "length", "norm", "health", "shown", "lasso")
 #: what a tab, a line break or a carriage return becomes in a one-line cell (as pieces are shown)
 _ONE_LINE = str.maketrans({"\t": "⇥", "\n": "↵", "\r": "␍"})
 
@@ -45,7 +45,7 @@ class LayoutRows:
         The name of each coordinate column (``PC1``…, ``tsne_1``…, a custom axis).
     metadata : dict of str to list
         :data:`METADATA_COLUMNS` -> one value per row, None where not known:
-        ``fitted`` and ``shown`` bool, ``class``, ``kind`` and ``health`` str,
+        ``fitted``, ``shown`` and ``lasso`` (inside the user's lasso) bool, ``class``, ``kind`` and ``health`` str,
         ``length`` int (characters), ``norm`` float (the row's L2 norm).
     """
 
@@ -89,14 +89,15 @@ def _metadata(ids: np.ndarray, meta, health) -> dict[str, list]:
 
 
 def layout_rows(result, table, extra_ids: Sequence[int] = (), classes=None, meta=None, health=None,
-                shown_ids=None) -> LayoutRows:
+                shown_ids=None, chosen_ids=None) -> LayoutRows:
     """The fitted tokens of ``result`` (a ProjectionResult or ManifoldResult),
     then ``extra_ids`` that were not fitted (projected with the same components;
     placed among their nearest rows in a t-SNE or UMAP layout), one row each.
 
     ``classes`` names each id's class (``name_of``), ``meta`` (a TokenMetadata)
     gives kind, length and norm, ``health`` (a HealthReport) the round-trip
-    category; ``shown_ids`` are the points the view's filter shows (all when None).
+    category; ``shown_ids`` are the points the view's filter shows (all when None);
+    ``chosen_ids`` the tokens inside the user's lasso (none when None).
     """
     extra = [int(i) for i in dict.fromkeys(extra_ids) if result.index_of(int(i)) < 0]
     ids = np.concatenate([result.ids, np.asarray(extra, np.int64)]).astype(np.int64)
@@ -105,7 +106,8 @@ def layout_rows(result, table, extra_ids: Sequence[int] = (), classes=None, meta
                 "class": [classes.name_of(i) if classes is not None else None for i in ids.tolist()],
                 **_metadata(ids, meta, health),
                 "shown": (np.isin(ids, np.asarray(shown_ids, np.int64)) if shown_ids is not None
-                          else np.ones(len(ids), bool)).tolist()}
+                          else np.ones(len(ids), bool)).tolist(),
+                "lasso": np.isin(ids, np.asarray(chosen_ids if chosen_ids is not None else [], np.int64)).tolist()}
     return LayoutRows(ids=ids, pieces=[one_line(table.shown_piece(i).text) for i in ids.tolist()],
                       stored=[table.piece(i) for i in ids.tolist()], coords=np.asarray(coords, np.float32),
                       axes=tuple(_axis(result, j) for j in range(result.n_components)),

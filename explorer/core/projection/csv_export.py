@@ -25,7 +25,7 @@ def _cell(value) -> str:
 
 
 def write_coordinates_csv(path, result: ProjectionResult, table, extra_ids: Sequence[int] = (), classes=None,
-                          meta=None, health=None, shown_ids=None) -> int:
+                          meta=None, health=None, shown_ids=None, chosen_ids=None) -> int:
     """Write the fitted tokens, then ``extra_ids`` that were not fitted (projected
     with the same components; placed among their nearest rows in a t-SNE or
     UMAP layout), one row each. Returns the rows written.
@@ -34,9 +34,10 @@ def write_coordinates_csv(path, result: ProjectionResult, table, extra_ids: Sequ
     id, piece (as stored), fitted (1/0), class, kind, length (characters) and norm (from
     ``meta``, a TokenMetadata), health (the round-trip category of ``health``,
     a HealthReport), shown (1 when among ``shown_ids``, the points the view's
-    filter shows; 1 for all when None). See :func:`explorer.core.interop.rows.layout_rows`.
+    filter shows; 1 for all when None), lasso (1 when among ``chosen_ids``). See
+    :func:`explorer.core.interop.rows.layout_rows`.
     """
-    rows = layout_rows(result, table, extra_ids, classes, meta, health, shown_ids)
+    rows = layout_rows(result, table, extra_ids, classes, meta, health, shown_ids, chosen_ids)
     columns = [rows.metadata[name] for name in METADATA_COLUMNS]
     with open(path, "w", newline="", encoding="utf-8") as f:
         w = csv.writer(f)

@@ -21,7 +21,7 @@ __all__ = ["GROUP_KEYS", "TokenGroups", "token_groups"]
 
 #: key, name in menus and legends
 GROUP_KEYS = (("classes", "Classes"), ("kind", "Token kind"), ("length", "Length"), ("norm", "Row norm"),
-              ("id_range", "Id range"), ("health", "Token health"), ("none", "Nothing"))
+              ("id_range", "Id range"), ("health", "Token health"), ("lasso", "Lasso group"), ("none", "Nothing"))
 _LENGTH_EDGES = [1, 2, 3, 4, 6, 9]
 _LENGTH_LABELS = ["0", "1", "2", "3", "4–5", "6–8", "≥ 9"]
 NORM_BINS = 6
@@ -88,13 +88,14 @@ def _norm(ids: np.ndarray, norm: np.ndarray) -> TokenGroups:
     return TokenGroups("norm", labels, codes.astype(np.int64), True)
 
 
-def token_groups(key: str, ids, *, vocab_size: int, meta=None, classes=None, health=None) -> TokenGroups:
+def token_groups(key: str, ids, *, vocab_size: int, meta=None, classes=None, health=None,
+                 chosen=None) -> TokenGroups:
     """Group the tokens ``ids`` by ``key``.
 
     Parameters
     ----------
     key : str
-        ``classes``, ``kind``, ``length``, ``norm``, ``id_range``, ``health`` or ``none``.
+        ``classes``, ``kind``, ``length``, ``norm``, ``id_range``, ``health``, ``lasso`` or ``none``.
     ids : array_like (n,) int
         Token ids, each below ``vocab_size``.
     vocab_size : int
@@ -105,6 +106,8 @@ def token_groups(key: str, ids, *, vocab_size: int, meta=None, classes=None, hea
         The bundled model's classes (None: the table has none).
     health : HealthReport or None
         The health check's report (None: it has not run).
+    chosen : array_like of int or None
+        The tokens the user drew a lasso around (the ``lasso`` group; None or empty: none yet).
     """
     ids = np.asarray(ids, np.int64)
     n = len(ids)
@@ -122,6 +125,10 @@ def token_groups(key: str, ids, *, vocab_size: int, meta=None, classes=None, hea
         inside = ids < len(health.categories)
         cats[inside] = health.categories[ids[inside]]
         return TokenGroups(key, tuple(CATEGORY_LABELS[c] for c in CATEGORIES), cats)
+    if key == "lasso":
+        if chosen is None or not len(chosen):
+            return _none(key, n, "Draw a lasso around points first (Lasso, then drag on the plot).")
+        return TokenGroups(key, ("in the lasso",), np.where(np.isin(ids, np.asarray(chosen, np.int64)), 0, -1))
     if key in ("kind", "length", "norm"):
         if meta is None:
             return _none(key, n, "The tokens' metadata is still being computed.")

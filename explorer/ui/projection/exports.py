@@ -54,7 +54,8 @@ class ProjectionExports:
         if res is None or state.table is None:
             return 0
         return write_coordinates_csv(path, res, state.table, self._extra_ids(), state.classes,
-                                     state.jobs.token_meta.value, state.jobs.health.value, self.points.shown_ids)
+                                     state.jobs.token_meta.value, state.jobs.health.value, self.points.shown_ids,
+                                     self.points.chosen_ids)
 
     def layout_rows(self) -> LayoutRows | None:
         """The rows the layout exports carry (as the CSV's), or None before a layout."""
@@ -62,7 +63,7 @@ class ProjectionExports:
         if res is None or state.table is None:
             return None
         return layout_rows(res, state.table, self._extra_ids(), state.classes, state.jobs.token_meta.value,
-                           state.jobs.health.value, self.points.shown_ids)
+                           state.jobs.health.value, self.points.shown_ids, self.points.chosen_ids)
 
     def shown_axes(self) -> tuple[int, ...]:
         """The coordinate columns on screen: x, y (the chosen components of a PCA), and z in 3D."""

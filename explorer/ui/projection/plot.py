@@ -176,6 +176,10 @@ class ProjectionPlot(pg.PlotWidget):
     def auto_range(self) -> None:
         self.plot_item.getViewBox().autoRange(padding=0.06)
 
+    def cloud_ids(self) -> np.ndarray:
+        """The token ids of the cloud's points, in the order of ``cloud.positions()``."""
+        return self._cloud_ids
+
     def token_at_cloud_index(self, index: int) -> int:
         return int(self._cloud_ids[index]) if 0 <= index < len(self._cloud_ids) else -1
 

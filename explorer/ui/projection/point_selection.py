@@ -55,6 +55,7 @@ class PointSelection(QObject):
         self._drawn_hits = np.zeros(0, np.int64)
         self._drawn_hit_xy = np.zeros((0, 2))
         self.shown_ids = np.zeros(0, np.int64)  # the drawn ids the filter keeps
+        self.chosen_ids = np.zeros(0, np.int64)  # the tokens inside the user's lasso, ascending
         state.jobs.token_search.finished.connect(self._on_search_finished)
         state.jobs.token_search.failed.connect(self._on_search_failed)
         self.ring = pg.ScatterPlotItem(pxMode=True, size=13, symbol="o", pen=pg.mkPen(SEARCH_HITS, width=2),
@@ -77,7 +78,8 @@ class PointSelection(QObject):
             self.filter = SHOW_ALL
         self._key = key
         self.groups = token_groups(key, ids, vocab_size=st.table.vocab_size if st.table is not None else 0,
-                                   meta=st.jobs.token_meta.value, classes=st.classes, health=st.jobs.health.value)
+                                   meta=st.jobs.token_meta.value, classes=st.classes, health=st.jobs.health.value,
+                                   chosen=self.chosen_ids)
         self._offer = self.groups.missing if key == "health" else ""
         self.show.show_health_offer(self._offer, st.jobs.health.running)
         self._offer_choices()
@@ -138,7 +140,7 @@ class PointSelection(QObject):
         """A new model: no hits, every point shown."""
         self.hits, self.search_error, self.filter, self.groups = None, "", SHOW_ALL, None
         self.ring.setData([])
-        self._drawn_hits = self.shown_ids = np.zeros(0, np.int64)
+        self._drawn_hits = self.shown_ids = self.chosen_ids = np.zeros(0, np.int64)
         self.search.show_error(False)
         self.show.show_search("")
         self._offer_choices()
@@ -157,6 +159,11 @@ class PointSelection(QObject):
             ids += self.hits.ids.tolist()
         self.filter = PointFilter(isolated=tuple(ids))
         self._offer_choices()
+        self.changed.emit()
+
+    def set_chosen(self, ids) -> None:
+        """The tokens inside the user's lasso (empty: none): the ``lasso`` colouring and the exports use them."""
+        self.chosen_ids = np.unique(np.asarray(ids, np.int64))
         self.changed.emit()
 
     def click_group(self, group: int, alone: bool = False) -> None:

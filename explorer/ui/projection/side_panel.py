@@ -9,6 +9,7 @@ from PySide6.QtWidgets import QHBoxLayout, QScrollArea, QVBoxLayout, QWidget
 from explorer.ui.projection.analogy_panel import AnalogyPanel
 from explorer.ui.projection.controls import ColourControls
 from explorer.ui.projection.info_panel import ProjectionInfo
+from explorer.ui.projection.lasso import LassoPanel
 from explorer.ui.projection.show_panel import ShowControls
 from explorer.ui.style import SPACING
 
@@ -16,7 +17,8 @@ __all__ = ["SidePanel"]
 
 
 class SidePanel(QScrollArea):
-    """``colour`` (ColourControls), ``show`` (ShowControls) and ``info`` (ProjectionInfo) over ``analogy``."""
+    """``colour`` (ColourControls), ``show`` (ShowControls), ``lasso`` (LassoPanel) and ``info``
+    (ProjectionInfo) over ``analogy``."""
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -27,12 +29,14 @@ class SidePanel(QScrollArea):
         self.colour = ColourControls()
         self.show = ShowControls()
         self.info = ProjectionInfo()
+        self.lasso = LassoPanel()
         self.analogy = AnalogyPanel()
         lay.addWidget(self.colour)
         self._map_options = QHBoxLayout()  # how the cloud is drawn (density map, cluster labels)
         self._map_options.setSpacing(SPACING)
         lay.addLayout(self._map_options)
         lay.addWidget(self.show)
+        lay.addWidget(self.lasso)
         lay.addWidget(self.info)
         lay.addWidget(self.analogy)
         lay.addStretch(1)

@@ -31,6 +31,7 @@ from explorer.ui.projection.fit_request import FitRequest
 from explorer.ui.projection.hit_search import HitSearch
 from explorer.ui.projection.hover import hover_text
 from explorer.ui.projection.label_layout import LabelSpec, faint_labels
+from explorer.ui.projection.lasso import LassoGroup
 from explorer.ui.projection.map_layers import bind_map_layers
 from explorer.ui.projection.pages import BusyPage, MessagePage
 from explorer.ui.projection.plot import Mark, ProjectionPlot
@@ -147,6 +148,7 @@ class ProjectionView(ProjectionExports, QWidget):
         self.points = PointSelection(state, side.show, self.search, self.plot, self)
         self.points.changed.connect(self._on_points_changed)
         self.info.group_clicked.connect(self.points.click_group)
+        self.lasso = LassoGroup(state, side.lasso, self.plot, self.points, self)
         self.analogy_panel.solve_requested.connect(state.request_analogy)
         self.analogy_panel.answer_clicked.connect(self.token_selected)
         return side

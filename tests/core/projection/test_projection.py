@@ -161,12 +161,12 @@ def test_coordinates_and_neighbours_csv(tmp_path):
     n = write_coordinates_csv(path, res, t, [outside, 3], classes)
     rows = list(csv.reader(open(path, encoding="utf-8")))
     assert n == len(res.ids) + 1 == len(rows) - 1
-    assert rows[0] == ["id", "piece", "fitted", "class", "kind", "length", "norm", "health", "shown"] + [
+    assert rows[0] == ["id", "piece", "fitted", "class", "kind", "length", "norm", "health", "shown", "lasso"] + [
         f"PC{k + 1}" for k in range(10)]
     last = rows[-1]
     assert int(last[0]) == outside and last[1] == t.piece(outside) and last[2] == "0"
-    assert last[3] == (classes.name_of(outside) or "") and last[4:9] == ["", "", "", "", "1"]  # no metadata given
-    np.testing.assert_allclose([float(v) for v in last[9:]], res.coords_of(t, [outside])[0], rtol=1e-5, atol=1e-6)
+    assert last[3] == (classes.name_of(outside) or "") and last[4:10] == ["", "", "", "", "1", "0"]  # no metadata
+    np.testing.assert_allclose([float(v) for v in last[10:]], res.coords_of(t, [outside])[0], rtol=1e-5, atol=1e-6)
     interest = pj.tokens_of_interest(t, [22, 30], [], k=3)
     selected = neighbors_of(t, 22, 10)
     path = tmp_path / "nb.csv"
