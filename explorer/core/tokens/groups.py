@@ -89,7 +89,7 @@ def _norm(ids: np.ndarray, norm: np.ndarray) -> TokenGroups:
 
 
 def token_groups(key: str, ids, *, vocab_size: int, meta=None, classes=None, health=None,
-                 chosen=None) -> TokenGroups:
+                 chosen=None, user=None) -> TokenGroups:
     """Group the tokens ``ids`` by ``key``.
 
     Parameters
@@ -108,6 +108,9 @@ def token_groups(key: str, ids, *, vocab_size: int, meta=None, classes=None, hea
         The health check's report (None: it has not run).
     chosen : array_like of int or None
         The tokens the user drew a lasso around (the ``lasso`` group; None or empty: none yet).
+    user : UserMetadata or None
+        The user's metadata file (:mod:`explorer.core.interop.metadata_file`): key ``user:<column>``
+        groups by that column.
     """
     ids = np.asarray(ids, np.int64)
     n = len(ids)
@@ -125,6 +128,12 @@ def token_groups(key: str, ids, *, vocab_size: int, meta=None, classes=None, hea
         inside = ids < len(health.categories)
         cats[inside] = health.categories[ids[inside]]
         return TokenGroups(key, tuple(CATEGORY_LABELS[c] for c in CATEGORIES), cats)
+    if key.startswith("user:"):
+        col = user.column(key[5:]) if user is not None else None
+        if col is None:
+            return _none(key, n, "Load a metadata file first (Metadata…).")
+        inside = ids < len(col.codes)
+        return TokenGroups(key, col.labels, np.where(inside, col.codes[np.where(inside, ids, 0)], -1), col.numeric)
     if key == "lasso":
         if chosen is None or not len(chosen):
             return _none(key, n, "Draw a lasso around points first (Lasso, then drag on the plot).")

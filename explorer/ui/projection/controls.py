@@ -272,6 +272,20 @@ class ColourControls(QWidget):
         with signals_blocked(self.combo):
             self.combo.setCurrentIndex(max(0, self.combo.findData(key)))
 
+    def set_user_columns(self, items: list[tuple[str, str]]) -> None:
+        """The columns of the user's metadata file, (key, text) each, after the built-in colourings
+        (in place of those of a file loaded before; without a signal)."""
+        with signals_blocked(self.combo):
+            current = self.colour_by
+            for k in range(self.combo.count() - 1, -1, -1):
+                if str(self.combo.itemData(k)).startswith("user:"):
+                    self.combo.removeItem(k)
+            for key, text in items:
+                self.combo.addItem(text, key)
+            self.combo.setCurrentIndex(max(0, self.combo.findData(current)))
+        if self.colour_by != current:
+            self.colour_changed.emit(self.colour_by)
+
     def _on_combo_changed(self, _i: int) -> None:
         self.colour_changed.emit(self.colour_by)
 

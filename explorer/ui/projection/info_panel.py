@@ -106,10 +106,11 @@ class ProjectionInfo(QWidget):
         self.variance_label.setText(f"Stopped at iteration {result.iteration:,} of {result.n_iter:,}: the layout has "
                                     "not converged and was not scored. Choose the method again to start over.")
 
-    def show_legend(self, title: str, entries, note: str = "", hidden=(), alone: int = -1) -> None:
+    def show_legend(self, title: str, entries, note: str = "", shown=None) -> None:
         """The highlights' colours, then ``title`` and its (colour, label[, count]) entries (what colours
-        the points; each a link that hides or shows its group, struck through when ``hidden``
-        or when another group is shown ``alone``), or ``note`` saying why there are none yet."""
+        the points; each a link that hides or shows its group, struck through when the filter ``shown``
+        (a PointFilter) hides it or shows another group alone), or ``note`` saying why there are none yet."""
+        hidden, alone = (shown.hidden, shown.group) if shown is not None else ((), -1)
         dot = '<span style="white-space:nowrap"><span style="color:{c}; font-size:13pt">●</span>&nbsp;{t}</span>'
         items = [dot.format(c=ACCENT, t="selected"), dot.format(c=TEXT_TOKENS, t="text"),
                  dot.format(c=NEIGHBORS, t="neighbours"), dot.format(c=EXTRA, t="added")]

@@ -43,8 +43,10 @@ class PointSelection(QObject):
 
     changed = Signal()
 
-    def __init__(self, state, show, search, plot, parent=None):
+    def __init__(self, state, show, search, plot, parent=None, legend=None):
         super().__init__(parent)
+        if legend is not None:  # the legend's entries hide, show or isolate their groups
+            legend.group_clicked.connect(self.click_group)
         self._state, self.show, self.search, self._plot = state, show, search, plot
         self.filter: PointFilter = SHOW_ALL
         self._key = ""
@@ -56,6 +58,7 @@ class PointSelection(QObject):
         self._drawn_hit_xy = np.zeros((0, 2))
         self.shown_ids = np.zeros(0, np.int64)  # the drawn ids the filter keeps
         self.chosen_ids = np.zeros(0, np.int64)  # the tokens inside the user's lasso, ascending
+        self.user = None  # the user's metadata file (UserMetadata), for colours, groups and column=value searches
         state.jobs.token_search.finished.connect(self._on_search_finished)
         state.jobs.token_search.failed.connect(self._on_search_failed)
         self.ring = pg.ScatterPlotItem(pxMode=True, size=13, symbol="o", pen=pg.mkPen(SEARCH_HITS, width=2),
@@ -79,7 +82,7 @@ class PointSelection(QObject):
         self._key = key
         self.groups = token_groups(key, ids, vocab_size=st.table.vocab_size if st.table is not None else 0,
                                    meta=st.jobs.token_meta.value, classes=st.classes, health=st.jobs.health.value,
-                                   chosen=self.chosen_ids)
+                                   chosen=self.chosen_ids, user=self.user)
         self._offer = self.groups.missing if key == "health" else ""
         self.show.show_health_offer(self._offer, st.jobs.health.running)
         self._offer_choices()
@@ -138,7 +141,7 @@ class PointSelection(QObject):
 
     def clear(self) -> None:
         """A new model: no hits, every point shown."""
-        self.hits, self.search_error, self.filter, self.groups = None, "", SHOW_ALL, None
+        self.hits, self.search_error, self.filter, self.groups, self.user = None, "", SHOW_ALL, None, None
         self.ring.setData([])
         self._drawn_hits = self.shown_ids = self.chosen_ids = np.zeros(0, np.int64)
         self.search.show_error(False)
@@ -192,6 +195,10 @@ class PointSelection(QObject):
 
     # -- the search -------------------------------------------------------------------------
     def _on_query_changed(self, query: str, regex: bool) -> None:
+        found = self.user.search(query) if self.user is not None and not regex else None
+        if found is not None:  # column=value in the user's metadata: answered here, vectorised
+            self._set_hits(SearchHits(query, regex, found[1]), "")
+            return
         if not self._state.request_token_search(query, regex):
             self._set_hits(None, "The pieces are still being read; the search runs once they are.")
         elif not query:

@@ -41,6 +41,7 @@ from explorer.ui.projection.side_panel import SidePanel
 from explorer.ui.projection.three_d import PlotPages
 from explorer.ui.projection.titles import axis_texts
 from explorer.ui.projection.toolbar import TwoRowBar
+from explorer.ui.projection.user_metadata import UserMetadataLoader
 from explorer.ui.style import ACCENT, EXTRA, NEIGHBORS, SPACING, TEXT_TOKENS
 
 __all__ = ["ProjectionView", "N_SELECTED_NEIGHBORS"]
@@ -145,10 +146,10 @@ class ProjectionView(ProjectionExports, QWidget):
         self.plot_pages.hovered.connect(self.info.show_hover)
         self.colour.colour_changed.connect(self._on_colour_changed)
         bind_map_layers(self.plot, side, state)
-        self.points = PointSelection(state, side.show, self.search, self.plot, self)
+        self.points = PointSelection(state, side.show, self.search, self.plot, self, legend=side.info)
         self.points.changed.connect(self._on_points_changed)
-        self.info.group_clicked.connect(self.points.click_group)
         self.lasso = LassoGroup(state, side.lasso, self.plot, self.points, self)
+        self.user_metadata = UserMetadataLoader(state, side, self.points, self)
         self.analogy_panel.solve_requested.connect(state.request_analogy)
         self.analogy_panel.answer_clicked.connect(self.token_selected)
         return side
@@ -359,8 +360,7 @@ class ProjectionView(ProjectionExports, QWidget):
         groups = self.points.group(self.colour.colour_by, res.ids)
         group, colors, legend = cloud_colours(groups, faint, 210 if n <= 10_000 else 150)
         self._legend = (self.colour.combo.currentText(), legend)  # for the exports
-        flt = self.points.filter
-        self.info.show_legend(self._legend[0], legend, groups.missing, flt.hidden, flt.group)
+        self.info.show_legend(self._legend[0], legend, groups.missing, self.points.filter)
         xy = self._columns(res.coords)
         keep = self.points.visible(res.ids, xy)
         self.plot.set_cloud(res.ids[keep], xy[keep], group[keep], colors, size)
