@@ -1,7 +1,7 @@
 """The lasso: drag a free-form path around points of the 2D projection and
 the tokens inside become a group: listed beside the plot, a colouring
 (Colour by → Lasso group), a column of every export, and the input of the
-Similarity view (Compare in Similarity). Which points are inside is
+Similarity view (→ Similarity). Which points are inside is
 :func:`explorer.core.projection.lasso.inside_polygon`."""
 
 from __future__ import annotations
@@ -75,7 +75,7 @@ class LassoItem(pg.GraphicsObject):
 
 
 class LassoPanel(QWidget):
-    """The Lasso toggle, the group's count and names, Compare in Similarity and Clear.
+    """The Lasso toggle, the group's count and names, → Similarity and Clear.
 
     Signals
     -------
@@ -97,7 +97,7 @@ class LassoPanel(QWidget):
         self.toggle = QPushButton("Lasso")
         self.toggle.setCheckable(True)
         self.toggle.setToolTip("On: drag around points of the plot to make them a group (dragging no longer pans)")
-        self.compare_button = QPushButton("Compare in Similarity")
+        self.compare_button = QPushButton("→ Similarity")
         self.compare_button.setToolTip("Show the group's tokens in the Similarity view, in place of the added "
                                        "tokens (at most 200)")
         self.compare_button.clicked.connect(self.compare_clicked)

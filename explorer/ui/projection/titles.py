@@ -14,7 +14,7 @@ def axis_texts(result, axes: tuple[int, int], stopped: bool = False, shown: int 
     """(bottom label, left label, title) for ``result`` drawn on components ``axes``;
     ``shown``: the points a filter shows (None: all of them)."""
     n = len(result.ids)
-    count = f"{n:,} tokens" if shown is None else f"{shown:,} of {n:,} tokens shown"
+    count = f"{n:,} tokens" if shown is None else f"{shown:,} of {n:,} tokens"
     if not result.linear:
         name = result.name
         if result.done:
@@ -31,4 +31,4 @@ def axis_texts(result, axes: tuple[int, int], stopped: bool = False, shown: int 
     share = [float(ev[k]) if k < len(ev) else 0.0 for k in (x, y)]
     return (f"{result.axis_name(x)}  ({share[0]:.1%} of variance)",
             f"{result.axis_name(y)}  ({share[1]:.1%} of variance)",
-            f"{count} · {variance_shown(ev, x, y):.1%} of the variance shown")
+            f"{count} · {variance_shown(ev, x, y):.1%} of the variance" + (" shown" if shown is None else ""))

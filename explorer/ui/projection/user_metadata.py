@@ -1,4 +1,4 @@
-"""The user's own metadata on the projection: Metadata… (beside Colour by)
+"""The user's own metadata on the projection: Metadata… (in the toolbar, beside Export)
 reads a CSV or TSV keyed by id or piece (:mod:`explorer.core.interop.metadata_file`);
 each of its columns is then a colouring (its groups fill the legend and the
 Show filter) and a search (``column=value`` in the search box)."""
@@ -15,10 +15,10 @@ __all__ = ["UserMetadataLoader"]
 
 
 class UserMetadataLoader(QObject):
-    """The Metadata… button in ``side``'s colour row; the file's columns go to ``side.colour`` and
-    ``points`` (PointSelection), its outcome to ``side.info``."""
+    """The Metadata… button at the end of ``toolbar`` (a TwoRowBar); the file's columns go to
+    ``side.colour`` and ``points`` (PointSelection), its outcome to ``side.info``."""
 
-    def __init__(self, state, side, points, parent=None):
+    def __init__(self, state, side, points, toolbar, parent=None):
         super().__init__(parent)
         self._state, self._colour, self._info, self._points = state, side.colour, side.info, points
         self.button = QPushButton("Metadata…")
@@ -26,7 +26,7 @@ class UserMetadataLoader(QObject):
                                "and yours (the Embedding Projector's metadata file is one). Each column can then "
                                "colour and filter the points; search it with column=value.")
         self.button.clicked.connect(self._on_button_clicked)
-        side.colour.layout().addWidget(self.button)
+        toolbar.add(self.button, wraps=True)
         state.model_changed.connect(self._on_state_model_changed)
 
     def load(self, path: str) -> bool:

@@ -149,7 +149,7 @@ class ProjectionView(ProjectionExports, QWidget):
         self.points = PointSelection(state, side.show, self.search, self.plot, self, legend=side.info)
         self.points.changed.connect(self._on_points_changed)
         self.lasso = LassoGroup(state, side.lasso, self.plot, self.points, self)
-        self.user_metadata = UserMetadataLoader(state, side, self.points, self)
+        self.user_metadata = UserMetadataLoader(state, side, self.points, self.toolbar, self)
         self.analogy_panel.solve_requested.connect(state.request_analogy)
         self.analogy_panel.answer_clicked.connect(self.token_selected)
         return side
