@@ -316,7 +316,8 @@ def test_fit_modes_and_exports(qtbot, view, tmp_path):
     assert rows[0][:4] == ["id", "piece", "fitted", "class"] and len(rows) == n + 1
     by_id = {int(r[0]): r for r in rows[1:]}
     assert fox in by_id and table.piece(fox) == by_id[fox][1]
-    np.testing.assert_allclose([float(c) for c in by_id[fox][9:11]], v.point_xy(fox), rtol=1e-5, atol=1e-6)
+    first = rows[0].index("PC1")  # the coordinates follow the metadata columns
+    np.testing.assert_allclose([float(c) for c in by_id[fox][first:first + 2]], v.point_xy(fox), rtol=1e-5, atol=1e-6)
     nb = tmp_path / "nb.csv"
     assert v.export_neighbors_csv(str(nb)) > 0
     listed = [int(r[3]) for r in list(csv.reader(open(nb, encoding="utf-8")))[1:] if int(r[0]) == fox]
