@@ -1,13 +1,17 @@
 """``python -m explorer project``: a projection of a table's rows, headless.
 
-    python -m explorer project --model SPEC --method pca|tsne|umap [--sample N] [--seed S] [--dims 2|3] [--json]
+    python -m explorer project --model SPEC --method pca|tsne|umap [--sample N] [--seed S] [--dims 2|3]
+                               [--recompute] [--json]
 
 PCA fits the whole vocabulary by default (a seeded sample of ``--sample``
 rows past 60,000 rows, or when asked); t-SNE and UMAP lay out a seeded
 sample (3,000 rows by default). ``--json`` prints ``model``, ``method``,
 ``seed``, ``ids``, ``coords`` and ``seconds``, plus ``explained`` (the
 share of variance of each component) for PCA and ``trustworthiness``
-(cosine, 5 neighbours) for t-SNE and UMAP. explorer/cli/parser.py registers it.
+(cosine, 5 neighbours) for t-SNE and UMAP, and ``cached``: true when the
+layout came from the layout cache (a t-SNE or UMAP of the same rows, by
+value, with the same settings, computed before; ``--recompute`` bypasses
+it). explorer/cli/parser.py registers it.
 """
 
 from __future__ import annotations
@@ -55,10 +59,12 @@ def add_project_parser(sub) -> None:
                         "3,000 for t-SNE and UMAP")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--dims", type=_dims, default=2, help="2 or 3")
+    p.add_argument("--recompute", action="store_true",
+                   help="t-SNE and UMAP: compute the layout even when the layout cache holds it")
     p.add_argument("--json", action="store_true")
 
 
-def project_data(spec: str, method: str, sample: int | None, seed: int, dims: int) -> dict:
+def project_data(spec: str, method: str, sample: int | None, seed: int, dims: int, recompute: bool = False) -> dict:
     """What ``project --json`` prints."""
     from explorer.core.jobs import run_to_end
     from explorer.core.sources import open_table
@@ -71,16 +77,17 @@ def project_data(spec: str, method: str, sample: int | None, seed: int, dims: in
         steps = projection_job(table, "auto" if sample is None else "sample", sample or DEFAULT_SAMPLE,
                                n_components=dims, seed=seed)
     else:
-        from explorer.core.projection.manifold import DEFAULT_LAYOUT_SAMPLE, manifold_job
+        from explorer.core.projection.manifold import DEFAULT_LAYOUT_SAMPLE, LayoutCache, manifold_job
 
-        steps = manifold_job(table, method, "sample", sample or DEFAULT_LAYOUT_SAMPLE, n_components=dims, seed=seed)
+        steps = manifold_job(table, method, "sample", sample or DEFAULT_LAYOUT_SAMPLE, n_components=dims, seed=seed,
+                             cache=LayoutCache.default(), recompute=recompute)
     res = run_to_end(steps)
     return {"model": spec, "method": method, "seed": seed, "seconds": round(time.perf_counter() - t0, 3),
             **res.as_json(dims)}
 
 
 def cmd_project(args) -> int:
-    data = project_data(args.model, args.method, args.sample, args.seed, args.dims)
+    data = project_data(args.model, args.method, args.sample, args.seed, args.dims, args.recompute)
     if args.json:
         print(json.dumps(data, allow_nan=False))
         return 0
@@ -91,7 +98,10 @@ def cmd_project(args) -> int:
         print("explained variance: " + ", ".join(f"PC{k + 1} {v:.1%}" for k, v in enumerate(data["explained"])))
     else:
         print(f"trustworthiness (cosine, 5 neighbours, {data['trustworthiness_rows']:,} rows): "
-              f"{data['trustworthiness']:.3f}")
+              f"{data['trustworthiness']:.3f}" + (" · from the layout cache (--recompute to compute it again)"
+                                                  if data["cached"] else ""))
+        if data.get("cache_note"):
+            print(data["cache_note"])
     print("first rows: " + "; ".join(f"id {i}: (" + ", ".join(f"{v:+.3f}" for v in c) + ")"
                                      for i, c in zip(data["ids"][:3], data["coords"][:3])))
     return 0
