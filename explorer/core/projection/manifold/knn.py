@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["GRAPH_NEIGHBORS", "NeighbourGraph", "knn_graph_job", "rows_digest", "cached_graph"]
+__all__ = ["GRAPH_NEIGHBORS", "NeighbourGraph", "knn_graph_job", "rows_digest", "cached_graph", "forget_graphs"]
 
 #: neighbours kept for every row: t-SNE's perplexity of 30 needs 90 (3 × perplexity), UMAP takes the first 15
 GRAPH_NEIGHBORS = 90
@@ -126,6 +126,12 @@ def cached_graph(digest: str, k: int = GRAPH_NEIGHBORS) -> NeighbourGraph | None
             return None
         _graphs.move_to_end(digest)
         return graph
+
+
+def forget_graphs() -> None:
+    """Drop the session's graphs (the benchmark's cold runs)."""
+    with _lock:
+        _graphs.clear()
 
 
 def _keep(digest: str, graph: NeighbourGraph) -> None:
