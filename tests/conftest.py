@@ -13,6 +13,9 @@ os.environ["EXPLORER_CONFIG_DIR"] = os.path.join(_tmp, "config", "embedding-expl
 # The GGUF tokenizer cache survives between sessions of the same user so
 # the 5 s first build is paid once; tests may point it elsewhere.
 os.environ.setdefault("EXPLORER_CACHE_DIR", os.path.join(tempfile.gettempdir(), "explorer-test-cache"))
+# Layouts are cached per session: a test that watches a t-SNE converge must
+# not be served the finished layout of an earlier run.
+os.environ["EXPLORER_LAYOUT_CACHE"] = os.path.join(_tmp, "layouts")
 
 
 import pytest  # noqa: E402

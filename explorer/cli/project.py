@@ -1,14 +1,17 @@
 """``python -m explorer project``: a projection of a table's rows, headless.
 
-    python -m explorer project --model SPEC --method pca|tsne|umap [--sample N] [--seed S] [--dims 2|3] [--json]
-        [--export-projector DIR] [--export-atlas FILE.parquet]
+    python -m explorer project --model SPEC --method pca|tsne|umap [--sample N] [--seed S] [--dims 2|3]
+        [--recompute] [--json] [--export-projector DIR] [--export-atlas FILE.parquet]
 
 PCA fits the whole vocabulary by default (a seeded sample of ``--sample``
 rows past 60,000 rows, or when asked); t-SNE and UMAP lay out a seeded
 sample (3,000 rows by default). ``--json`` prints ``model``, ``method``,
 ``seed``, ``ids``, ``coords`` and ``seconds``, plus ``explained`` (the
 share of variance of each component) for PCA and ``trustworthiness``
-(cosine, 5 neighbours) for t-SNE and UMAP. ``--export-projector DIR`` writes
+(cosine, 5 neighbours) for t-SNE and UMAP, and ``cached``: true when the
+layout came from the layout cache (a t-SNE or UMAP of the same rows, by
+value, with the same settings, computed before; ``--recompute`` bypasses
+it). ``--export-projector DIR`` writes
 the layout for TensorBoard's Embedding Projector (``tensorboard --logdir DIR``)
 with the rows' vectors; ``--export-atlas FILE.parquet`` a file Embedding Atlas
 opens (``embedding-atlas FILE.parquet --x x --y y --text piece``); both carry
@@ -61,6 +64,8 @@ def add_project_parser(sub) -> None:
                         "3,000 for t-SNE and UMAP")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--dims", type=_dims, default=2, help="2 or 3")
+    p.add_argument("--recompute", action="store_true",
+                   help="t-SNE and UMAP: compute the layout even when the layout cache holds it")
     p.add_argument("--json", action="store_true")
     p.add_argument("--export-projector", metavar="DIR", default=None,
                    help="write the layout, the rows and their metadata for TensorBoard's Embedding Projector")
@@ -68,7 +73,8 @@ def add_project_parser(sub) -> None:
                    help="write the layout and the tokens' metadata as parquet for Embedding Atlas")
 
 
-def project_data(spec: str, method: str, sample: int | None, seed: int, dims: int, exports=None) -> dict:
+def project_data(spec: str, method: str, sample: int | None, seed: int, dims: int, exports=None,
+                 recompute: bool = False) -> dict:
     """What ``project --json`` prints; ``exports`` (``{"projector": DIR, "atlas": FILE}``,
     either may be None) are written from the same layout, and their paths added."""
     from explorer.core.jobs import run_to_end
@@ -82,9 +88,10 @@ def project_data(spec: str, method: str, sample: int | None, seed: int, dims: in
         steps = projection_job(table, "auto" if sample is None else "sample", sample or DEFAULT_SAMPLE,
                                n_components=dims, seed=seed)
     else:
-        from explorer.core.projection.manifold import DEFAULT_LAYOUT_SAMPLE, manifold_job
+        from explorer.core.projection.manifold import DEFAULT_LAYOUT_SAMPLE, LayoutCache, manifold_job
 
-        steps = manifold_job(table, method, "sample", sample or DEFAULT_LAYOUT_SAMPLE, n_components=dims, seed=seed)
+        steps = manifold_job(table, method, "sample", sample or DEFAULT_LAYOUT_SAMPLE, n_components=dims, seed=seed,
+                             cache=LayoutCache.default(), recompute=recompute)
     res = run_to_end(steps)
     data = {"model": spec, "method": method, "seed": seed, "seconds": round(time.perf_counter() - t0, 3),
             **res.as_json(dims)}
@@ -124,7 +131,7 @@ def cmd_project(args) -> int:
     from explorer.core.interop.atlas import atlas_command
 
     exports = {"projector": args.export_projector, "atlas": args.export_atlas}
-    data = project_data(args.model, args.method, args.sample, args.seed, args.dims, exports)
+    data = project_data(args.model, args.method, args.sample, args.seed, args.dims, exports, args.recompute)
     if args.json:
         print(json.dumps(data, allow_nan=False))
         return 0
@@ -135,7 +142,10 @@ def cmd_project(args) -> int:
         print("explained variance: " + ", ".join(f"PC{k + 1} {v:.1%}" for k, v in enumerate(data["explained"])))
     else:
         print(f"trustworthiness (cosine, 5 neighbours, {data['trustworthiness_rows']:,} rows): "
-              f"{data['trustworthiness']:.3f}")
+              f"{data['trustworthiness']:.3f}" + (" · from the layout cache (--recompute to compute it again)"
+                                                  if data["cached"] else ""))
+        if data.get("cache_note"):
+            print(data["cache_note"])
     print("first rows: " + "; ".join(f"id {i}: (" + ", ".join(f"{v:+.3f}" for v in c) + ")"
                                      for i, c in zip(data["ids"][:3], data["coords"][:3])))
     for kind, path in data.get("exports", {}).items():

@@ -434,6 +434,11 @@ class AppState(OnDemandRequests, QObject):
         self._projection.set(mode or self.default_projection_mode(), sample_size, method, axes, dims)
         self._update_projection()
 
+    def recompute_projection(self) -> None:
+        """Compute the t-SNE/UMAP layout shown again, bypassing the layout cache."""
+        self._projection.recompute()
+        self._update_projection()
+
     @property
     def projection_params(self) -> tuple[str, int] | None:
         """(fit set, sample size) of the last projection asked for, or None."""

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from explorer.core.projection.custom_axes import named_axes_job
 from explorer.core.projection.job import projection_job
-from explorer.core.projection.manifold import manifold_job
+from explorer.core.projection.manifold import LayoutCache, manifold_job
 from explorer.core.projection.settings import FitSet, Method, ProjectionKey, ProjectionSettings
 from explorer.workers import Computation
 
@@ -29,6 +29,9 @@ class ProjectionRequest:
         self._method = Method.PCA  # kept across models: the user's choice
         self._axes: tuple[str, ...] = ()
         self._dims = 2
+        self._cache = LayoutCache.default()
+        self._run = 0  # bumped by recompute(): a new key, so the same settings run again
+        self._recompute = False
 
     @property
     def method(self) -> Method:
@@ -45,6 +48,12 @@ class ProjectionRequest:
     def set(self, mode: str, sample_size: int, method: str = "pca", axes=(), dims: int = 2) -> None:
         self.settings = ProjectionSettings(FitSet(mode), sample_size, Method(method), tuple(axes), dims)
         self._method, self._axes, self._dims = self.settings.method, self.settings.axes, int(dims)
+
+    def recompute(self) -> None:
+        """The next :meth:`update` computes the t-SNE/UMAP layout again instead of
+        reading it from the layout cache."""
+        self._run += 1
+        self._recompute = True
 
     def forget(self) -> None:
         """A new model: nothing was asked of it yet (the method stays the user's)."""
@@ -70,11 +79,13 @@ class ProjectionRequest:
             comp.clear()
             return
         ids = tuple(interest.all_ids()) if interest is not None and settings.fit is not FitSet.ALL else ()
-        key = ProjectionKey(id(table), settings, ids)
+        key = ProjectionKey(id(table), settings, ids, self._run)
         mode, sample = settings.fit.value, settings.sample_size
         if settings.method is Method.PCA:
             comp.request(projection_job, table, mode, sample, ids, key=key)
         elif settings.method is Method.AXES:
             comp.request(named_axes_job, table, settings.axes, mode, sample, ids, key=key)
         else:
-            comp.request(manifold_job, table, settings.method.value, mode, sample, ids, settings.dims, key=key)
+            comp.request(manifold_job, table, settings.method.value, mode, sample, ids, settings.dims, key=key,
+                         cache=self._cache, recompute=self._recompute)
+            self._recompute = False

@@ -44,7 +44,8 @@ def test_pca_equals_numpys_up_to_sign(capsys):
 
 def test_tsne_json_is_seeded(capsys):
     a = project_json(capsys, "--model", "default", "--method", "tsne", "--sample", "150", "--seed", "4")
-    b = project_json(capsys, "--model", "default", "--method", "tsne", "--sample", "150", "--seed", "4")
+    b = project_json(capsys, "--model", "default", "--method", "tsne", "--sample", "150", "--seed", "4", "--recompute")
+    assert not b["cached"]  # computed again: the seed, not the layout cache, makes them equal
     assert {"model", "method", "seed", "ids", "coords", "seconds", "trustworthiness"} <= set(a)
     assert (a["model"], a["method"], a["seed"]) == ("default", "tsne", 4) and "explained" not in a
     assert len(a["ids"]) == len(a["coords"]) == 150 and all(len(c) == 2 for c in a["coords"])
@@ -55,7 +56,8 @@ def test_tsne_json_is_seeded(capsys):
 
 def test_umap_keeps_neighbourhoods_is_seeded_and_has_three_dimensions(capsys):
     a = project_json(capsys, "--model", "minilm", "--method", "umap", "--sample", "800", "--seed", "1")
-    b = project_json(capsys, "--model", "minilm", "--method", "umap", "--sample", "800", "--seed", "1")
+    b = project_json(capsys, "--model", "minilm", "--method", "umap", "--sample", "800", "--seed", "1", "--recompute")
+    assert not b["cached"]
     assert len(a["coords"]) == 800 and a["trustworthiness"] >= 0.8
     np.testing.assert_allclose(a["coords"], b["coords"], atol=1e-3 * np.abs(a["coords"]).max())
     data = project_json(capsys, "--model", "default", "--method", "umap", "--sample", "80", "--dims", "3")
@@ -110,3 +112,28 @@ def test_an_export_that_cannot_be_written_is_one_error_line(capsys, tmp_path):
     rc, out, err = call(capsys, "project", "--model", "default", "--export-projector", str(tmp_path / "file"))
     lines = err.strip().splitlines()
     assert rc == 2 and out == "" and len(lines) == 1 and lines[0].startswith("error: Could not write")
+
+
+def test_the_second_layout_comes_from_the_cache_and_recompute_bypasses_it(capsys, tmp_path, monkeypatch):
+    monkeypatch.setenv("EXPLORER_LAYOUT_CACHE", str(tmp_path / "layouts"))
+    argv = ("--model", "default", "--method", "umap", "--sample", "120", "--seed", "2")
+    first = project_json(capsys, *argv)
+    again = project_json(capsys, *argv)
+    fresh = project_json(capsys, *argv, "--recompute")
+    assert (first["cached"], again["cached"], fresh["cached"]) == (False, True, False)
+    assert again["coords"] == first["coords"] and again["ids"] == first["ids"]
+    assert again["trustworthiness"] == first["trustworthiness"]
+    other_seed = project_json(capsys, *argv[:-1], "3")
+    assert not other_seed["cached"]
+    assert not project_json(capsys, "--model", "default", "--method", "pca")["cached"]
+    rc, out, _ = call(capsys, "project", *argv)
+    assert rc == 0 and "from the layout cache" in out
+
+
+def test_an_unwritable_cache_still_gives_the_layout_and_says_why(capsys, tmp_path, monkeypatch):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    monkeypatch.setenv("EXPLORER_LAYOUT_CACHE", str(blocker / "layouts"))
+    data = project_json(capsys, "--model", "default", "--method", "umap", "--sample", "60")
+    assert len(data["coords"]) == 60 and not data["cached"]
+    assert "not cached" in data["cache_note"]

@@ -117,9 +117,9 @@ class ProjectionResult:
 
     def as_json(self, dims: int) -> dict:
         """The layout for ``project --json``: ``ids``, ``coords`` on the first ``dims``
-        components, ``fit`` and ``explained``."""
+        components, ``fit``, ``explained`` and ``cached`` (false: a PCA is computed, never cached)."""
         return {"ids": [int(i) for i in self.ids], "coords": [[float(v) for v in row] for row in self.coords[:, :dims]],
-                "fit": self.description, "explained": [float(v) for v in self.explained[:dims]]}
+                "fit": self.description, "explained": [float(v) for v in self.explained[:dims]], "cached": False}
 
     def axis_name(self, k: int) -> str:
         """``PC1``… for a PCA, the direction's name for custom axes."""

@@ -72,3 +72,4 @@ class ProjectionKey:
     table: int  # id() of the table
     settings: ProjectionSettings
     interest: tuple[int, ...] = field(default=())
+    run: int = 0  # the user asked to compute it again (bypassing the layout cache)

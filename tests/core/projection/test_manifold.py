@@ -106,12 +106,14 @@ def test_layout_bench_report_states_the_targets():
     from explorer.core.bench import format_results, results_as_json
     from explorer.core.bench.layouts import LayoutBench
 
-    r = LayoutBench("minilm", 5000, 24.0, 1.2, 3.5, 0.94, 23.0, 2000, 9.0, 4.0, 0.82)
-    data = results_as_json({"layouts": r})["layouts"]
-    assert {"tsne_5000_s", "tsne_first_layout_s", "tsne_first_step_s", "tsne_trustworthiness", "umap_2000_s",
-            "umap_trustworthiness", "umap_compile_s"} <= set(data)
-    text = format_results({"layouts": r})
-    assert "t-SNE of 5,000 minilm rows" in text and "FAIL" not in text and "busy" not in text
-    slow = LayoutBench("minilm", 5000, 62.0, 5.4, 10.9, 0.94, 20.0, 2000, 29.0, 15.0, 0.82)
-    text = format_results({"layouts": slow})
-    assert text.count("FAIL") == 2 and "machine was busy" in text
+    fast = dict(spec="minilm", rows=30522, graph_s=6.0, umap_compile_s=9.0, pca_cold_s=1.2, pca_warm_s=1.0,
+                tsne_cold_s=28.0, tsne_warm_s=0.2, tsne_first_layout_s=1.5, tsne_trust5=0.91, tsne_trust15=0.87,
+                umap_cold_s=18.0, umap_warm_s=0.2, umap_trust5=0.815, umap_trust15=0.80, baseline_umap_s=40.0,
+                baseline_trust5=0.82, baseline_trust15=0.81, baseline_recall=0.88, cpu_s=100.0, wall_s=90.0)
+    data = results_as_json({"layouts": LayoutBench(**fast)})["layouts"]
+    assert {"umap_cold_s", "umap_warm_s", "baseline_umap_s", "tsne_trust15", "graph_s", "baseline_recall"} <= set(data)
+    text = format_results({"layouts": LayoutBench(**fast)})
+    assert "all 30,522 rows of minilm" in text and "2.22×" in text and "FAIL" not in text and "busy" not in text
+    slow = dict(fast, umap_cold_s=25.0, umap_trust5=0.80, tsne_cold_s=61.0, tsne_warm_s=3.0, cpu_s=40.0)
+    text = format_results({"layouts": LayoutBench(**slow)})
+    assert text.count("FAIL") == 4 and "machine was busy" in text

@@ -16,11 +16,13 @@ from collections.abc import Iterator, Sequence
 import numpy as np
 
 from explorer.core.errors import ExplorerError
-from explorer.core.jobs import run_to_end
+from explorer.core.jobs import run_to_end, scaled
 from explorer.core.projection.job import choose_fit_set, read_fit_rows
+from explorer.core.projection.manifold.knn import knn_graph_job, rows_digest
+from explorer.core.projection.manifold.layout_cache import CachedLayout, LayoutCache, layout_key
 from explorer.core.projection.manifold.quality import layout_trustworthiness
 from explorer.core.projection.manifold.result import METHOD_NAMES, ManifoldResult
-from explorer.core.projection.manifold.tsne import EARLY_ITER, tsne_steps
+from explorer.core.projection.manifold.tsne import EARLY_ITER, tsne_start, tsne_steps
 from explorer.core.projection.manifold.umap_layout import umap_layout, warm_up_umap
 
 __all__ = ["MANIFOLD_METHODS", "DEFAULT_LAYOUT_SAMPLE", "MIN_LAYOUT_ROWS", "MAX_LAYOUT_ROWS", "LayoutError",
@@ -49,7 +51,8 @@ def _unit(rows: np.ndarray) -> np.ndarray:
 
 def manifold_job(table, method: str, mode: str = "sample", sample_size: int = DEFAULT_LAYOUT_SAMPLE,
                  interest: Sequence[int] = (), n_components: int = 2, seed: int = 0,
-                 every: int = FRAME_EVERY, n_jobs: int = 1) -> Iterator:
+                 every: int = FRAME_EVERY, n_jobs: int = 1, cache: LayoutCache | None = None,
+                 recompute: bool = False) -> Iterator:
     """Lay out a fit set of ``table``'s rows by ``method`` (``tsne`` or ``umap``).
 
     Parameters
@@ -60,9 +63,13 @@ def manifold_job(table, method: str, mode: str = "sample", sample_size: int = DE
         :func:`explorer.core.projection.job.choose_fit_set`); ``auto`` means a sample.
     n_components : 2 or 3
     every : t-SNE iterations between intermediate frames.
+    cache : where finished layouts are kept (None: nowhere). A layout of the same
+        rows (by value), ids, method and settings found there is returned at once.
+    recompute : compute even when the cache holds the layout (and store the new one).
 
     Yields ``(fraction, message)`` and, for t-SNE, intermediate
-    :class:`ManifoldResult` frames; returns the final one.
+    :class:`ManifoldResult` frames; returns the final one. The rows' nearest
+    neighbours are found once per session (:mod:`~explorer.core.projection.manifold.knn`).
     Raises :class:`LayoutError` for an unknown method, a bad number of
     components, or a fit set with fewer than 5 or more than 50,000 rows.
     """
@@ -83,30 +90,43 @@ def manifold_job(table, method: str, mode: str = "sample", sample_size: int = DE
     rows = yield from read_fit_rows(table, fit, 0.01, 0.05)
     unit = _unit(rows)
     del rows
+    digest = rows_digest(unit)
+    key = layout_key(digest, fit.ids, method, {"dims": n_components, "seed": int(seed)})
 
-    def frame(coords, iteration, n_iter, done=False, trust=None, trust_rows=0):
+    def frame(coords, iteration, n_iter, done=False, trust=None, trust_rows=0, cached=False, note=""):
         return ManifoldResult(spec=getattr(table, "spec", ""), method=method, mode=fit.mode, ids=fit.ids,
                               coords=coords, unit_rows=unit, description=fit.description, seed=int(seed),
                               iteration=iteration, n_iter=n_iter, done=done, trustworthiness=trust,
-                              trust_rows=trust_rows, seconds=time.perf_counter() - t0)
+                              trust_rows=trust_rows, seconds=time.perf_counter() - t0, cached=cached,
+                              cache_note=note)
 
+    stored = cache.get(key, n, n_components) if cache is not None and not recompute else None
+    if stored is not None:
+        yield 1.0, f"{name} of these {n:,} rows, as computed before"
+        return frame(stored.coords, stored.iteration, stored.n_iter, done=True, trust=stored.trustworthiness,
+                     trust_rows=stored.trust_rows, cached=True)
     if method == "tsne":
-        yield 0.05, f"Finding the {n:,} rows' nearest neighbours (cosine)…"
+        start = tsne_start(unit, n_components, seed)
+        yield frame(start.astype(np.float32), 0, 0)
+    graph = yield from scaled(knn_graph_job(unit, digest=digest), 0.05, 0.3 if method == "tsne" else 0.15)
+    if method == "tsne":
         coords, it, total = None, 0, 0
-        for it, total, coords in tsne_steps(unit, n_components, seed, every, n_jobs):
+        for it, total, coords in tsne_steps(unit, start, seed, every, n_jobs, graph=graph):
             yield frame(coords, it, total)
             phase = " · early exaggeration: neighbours gather first" if it <= EARLY_ITER else ""
-            yield 0.05 + 0.85 * it / total, f"t-SNE iteration {it:,} of {total:,}{phase}"
+            yield 0.3 + 0.6 * it / total, f"t-SNE iteration {it:,} of {total:,}{phase}"
     else:
-        yield 0.05, "Preparing UMAP (compiled on first use)…"
+        yield 0.15, "Preparing UMAP (compiled on first use)…"
         warm_up_umap()
         yield 0.2, f"UMAP of {n:,} rows (cosine)…"
-        coords = umap_layout(unit, n_components, seed)
+        coords = umap_layout(unit, n_components, seed, graph=graph)
         it = total = 0
     yield 0.92, "Measuring the layout's trustworthiness…"
     trust, trust_rows = layout_trustworthiness(unit, coords, seed)
     yield 1.0, "Done"
-    return frame(coords, it, total, done=True, trust=trust, trust_rows=trust_rows)
+    seconds = time.perf_counter() - t0
+    note = "" if cache is None else cache.put(key, CachedLayout(coords, trust, trust_rows, it, total, seconds))
+    return frame(coords, it, total, done=True, trust=trust, trust_rows=trust_rows, note=note)
 
 
 def run_manifold(table, method: str, **kwargs) -> ManifoldResult:

@@ -19,13 +19,13 @@ TRUST_MAX_ROWS = 5000
 
 
 def layout_trustworthiness(rows: np.ndarray, coords: np.ndarray, seed: int = 0,
-                           max_rows: int = TRUST_MAX_ROWS) -> tuple[float, int]:
+                           max_rows: int = TRUST_MAX_ROWS, n_neighbors: int = TRUST_NEIGHBORS) -> tuple[float, int]:
     """Trustworthiness of ``coords`` (n, k) as a layout of ``rows`` (n, d),
-    cosine distance, 5 neighbours. Returns (score 0..1, rows scored)."""
+    cosine distance, ``n_neighbors`` neighbours (5). Returns (score 0..1, rows scored)."""
     from sklearn.manifold import trustworthiness
 
     n = len(rows)
-    k = min(TRUST_NEIGHBORS, (n - 1) // 2)  # sklearn needs n_neighbors < n / 2
+    k = min(n_neighbors, (n - 1) // 2)  # sklearn needs n_neighbors < n / 2
     if k < 1:
         return float("nan"), n
     if n > max_rows:

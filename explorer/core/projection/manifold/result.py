@@ -55,6 +55,10 @@ class ManifoldResult:
         Rows the trustworthiness was measured on (a seeded subsample of big layouts).
     seconds : float
         Time from the start of the job to this frame.
+    cached : bool
+        True: the finished layout was read from the layout cache, not computed.
+    cache_note : str
+        Why a computed layout could not be cached ("" when it was, or no cache was asked).
     """
 
     spec: str
@@ -71,6 +75,8 @@ class ManifoldResult:
     trustworthiness: float | None = None
     trust_rows: int = 0
     seconds: float = 0.0
+    cached: bool = False
+    cache_note: str = ""
 
     #: a layout, not a map of the rows: its axes have no names (see ProjectionResult.linear)
     linear = False
@@ -78,10 +84,12 @@ class ManifoldResult:
 
     def as_json(self, dims: int) -> dict:
         """The layout for ``project --json``: ``ids``, ``coords`` (``dims`` columns), ``fit``
-        and its ``trustworthiness`` (on ``trustworthiness_rows`` rows)."""
+        and its ``trustworthiness`` (on ``trustworthiness_rows`` rows); ``cached`` (read from the
+        layout cache) and, when it could not be cached, ``cache_note``."""
         return {"ids": [int(i) for i in self.ids], "coords": [[float(v) for v in row] for row in self.coords[:, :dims]],
                 "fit": self.description, "trustworthiness": self.trustworthiness,
-                "trustworthiness_rows": self.trust_rows}
+                "trustworthiness_rows": self.trust_rows, "cached": self.cached,
+                **({"cache_note": self.cache_note} if self.cache_note else {})}
 
     @property
     def name(self) -> str:

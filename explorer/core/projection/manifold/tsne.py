@@ -22,7 +22,7 @@ import numpy as np
 
 from explorer.core.geometry.vectors import pca_project
 
-__all__ = ["EARLY_ITER", "N_ITER", "PERPLEXITY", "tsne_steps"]
+__all__ = ["EARLY_ITER", "N_ITER", "PERPLEXITY", "tsne_start", "tsne_steps"]
 
 EARLY_ITER = 250
 N_ITER = 500
@@ -31,30 +31,45 @@ PERPLEXITY = 30.0
 EXACT_BELOW = 10_000
 
 
-def tsne_steps(unit_rows: np.ndarray, n_components: int = 2, seed: int = 0, every: int = 25,
-               n_jobs: int = 1) -> Iterator[tuple[int, int, np.ndarray]]:
-    """Lay out ``unit_rows`` (n, d) float32 by t-SNE with cosine affinities.
-
-    Yields ``(iteration, total, coords)`` with coords (n, k) float32: first
-    the PCA start (iteration 0), then after every ``every`` iterations.
-    The same seed gives the same layout.
-    """
-    # the start first, drawn while openTSNE is imported and the neighbours are found: the exact
-    # PCA of the rows scaled as openTSNE scales its own "pca" start (std 1e-4 along the first axis)
+def tsne_start(unit_rows: np.ndarray, n_components: int = 2, seed: int = 0) -> np.ndarray:
+    """The layout t-SNE starts from, (n, k) float64: the exact PCA of the rows,
+    scaled as openTSNE scales its own "pca" start (std 1e-4 along the first axis).
+    Drawn at once, while the neighbours are found."""
     start = pca_project(unit_rows, n_components=n_components, seed=seed).coords.astype(np.float64)
     start /= max(float(np.std(start[:, 0])), 1e-12) * 10_000
-    total = EARLY_ITER + N_ITER
-    yield 0, total, start.astype(np.float32)
+    return start
 
+
+def tsne_steps(unit_rows: np.ndarray, start: np.ndarray, seed: int = 0, every: int = 25,
+               n_jobs: int = 1, graph=None) -> Iterator[tuple[int, int, np.ndarray]]:
+    """Lay out ``unit_rows`` (n, d) float32 by t-SNE with cosine affinities,
+    from ``start`` (n, k) (see :func:`tsne_start`).
+
+    Yields ``(iteration, total, coords)`` with coords (n, k) float32 after
+    every ``every`` iterations. The same seed gives the same layout. ``graph`` (a
+    :class:`~explorer.core.projection.manifold.knn.NeighbourGraph` of these rows
+    with at least 3 × perplexity neighbours) spares openTSNE its own search.
+    """
+    total = EARLY_ITER + N_ITER
+    n_components = start.shape[1]
     from openTSNE import TSNE
 
-    rows = np.ascontiguousarray(unit_rows, dtype=np.float64)
-    n = len(rows)
-    tsne = TSNE(n_components=n_components, perplexity=float(min(PERPLEXITY, max(1.0, (n - 1) / 3.0))),
+    n = len(unit_rows)
+    perplexity = float(min(PERPLEXITY, max(1.0, (n - 1) / 3.0)))
+    tsne = TSNE(n_components=n_components, perplexity=perplexity,
                 early_exaggeration_iter=EARLY_ITER, n_iter=N_ITER, metric="cosine",
                 neighbors="exact" if n < EXACT_BELOW else "annoy", negative_gradient_method="auto",
                 n_jobs=n_jobs, random_state=seed, verbose=False)
-    emb = tsne.prepare_initial(rows, initialization=start)
+    want = min(n - 1, int(3 * perplexity))
+    if graph is not None and len(graph) == n and graph.k - 1 >= want:
+        from openTSNE.affinity import PerplexityBasedNN
+        from openTSNE.nearest_neighbors import PrecomputedNeighbors
+
+        affinities = PerplexityBasedNN(knn_index=PrecomputedNeighbors(*graph.for_tsne(want)), perplexity=perplexity,
+                                       n_jobs=n_jobs, random_state=seed)
+        emb = tsne.prepare_initial(affinities=affinities, initialization=start)
+    else:
+        emb = tsne.prepare_initial(np.ascontiguousarray(unit_rows, dtype=np.float64), initialization=start)
     done = 0
     for n_iter, exaggeration, momentum in ((EARLY_ITER, tsne.early_exaggeration, tsne.initial_momentum),
                                            (N_ITER, tsne.exaggeration, tsne.final_momentum)):

@@ -41,11 +41,13 @@ def umap_warm_job() -> Iterator[tuple[float, str]]:
 
 
 def umap_layout(unit_rows: np.ndarray, n_components: int = 2, seed: int = 0,
-                n_epochs: int | None = None) -> np.ndarray:
+                n_epochs: int | None = None, graph=None) -> np.ndarray:
     """UMAP of ``unit_rows`` (n, d) with cosine distance -> (n, k) float32.
 
     ``n_neighbors`` is 15 (fewer for tiny sets); the spectral start and the
-    optimisation are seeded.
+    optimisation are seeded. ``graph`` (a
+    :class:`~explorer.core.projection.manifold.knn.NeighbourGraph` of these rows)
+    spares umap-learn its own neighbour search.
     """
     import warnings
 
@@ -54,7 +56,13 @@ def umap_layout(unit_rows: np.ndarray, n_components: int = 2, seed: int = 0,
         import umap
 
     n = len(unit_rows)
-    reducer = umap.UMAP(n_components=n_components, n_neighbors=max(2, min(N_NEIGHBORS, n - 1)), min_dist=MIN_DIST,
+    n_neighbors = max(2, min(N_NEIGHBORS, n - 1))
+    knn = (None, None, None)
+    if graph is not None and len(graph) == n and graph.k >= n_neighbors:
+        knn = (*graph.for_umap(n_neighbors), None)
+    reducer = umap.UMAP(n_components=n_components, n_neighbors=n_neighbors, min_dist=MIN_DIST,
                         metric="cosine", random_state=seed, n_jobs=1, n_epochs=n_epochs,
-                        init="spectral" if n > n_components + 1 else "random", verbose=False)
-    return np.asarray(reducer.fit_transform(np.asarray(unit_rows, np.float32)), np.float32)
+                        init="spectral" if n > n_components + 1 else "random", verbose=False, precomputed_knn=knn)
+    with warnings.catch_warnings():  # given neighbours leave no search index: the app never calls transform
+        warnings.filterwarnings("ignore", message=r"precomputed_knn\[2\]", category=UserWarning)
+        return np.asarray(reducer.fit_transform(np.asarray(unit_rows, np.float32)), np.float32)

@@ -1,0 +1,84 @@
+"""The shared neighbour graph (explorer/core/projection/manifold/knn.py):
+exact cosine neighbours against scikit-learn's brute-force search, the row
+itself first even among duplicates, and one search per session for the same
+rows whatever layout asks for it."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from explorer.core.jobs import run_to_end
+from explorer.core.projection.manifold import knn as knn_mod
+from explorer.core.projection.manifold import manifold_job
+from explorer.core.projection.manifold.knn import cached_graph, knn_graph_job, rows_digest
+
+
+def unit(rows):
+    rows = np.asarray(rows, np.float32)
+    n = np.linalg.norm(rows, axis=1, keepdims=True)
+    return rows / np.where(n > 0, n, 1)
+
+
+def test_graph_is_sklearns_exact_cosine_neighbours():
+    from sklearn.neighbors import NearestNeighbors
+
+    x = unit(np.random.default_rng(0).standard_normal((700, 24)))
+    g = run_to_end(knn_graph_job(x, k=20))
+    assert g.indices.shape == (700, 21) and g.exact
+    assert (g.indices[:, 0] == np.arange(700)).all() and np.allclose(g.distances[:, 0], 0, atol=1e-6)
+    dist, idx = NearestNeighbors(n_neighbors=21, metric="cosine", algorithm="brute").fit(x).kneighbors(x)
+    np.testing.assert_allclose(g.distances, dist, atol=1e-5)  # the same distances in the same order
+    # the same neighbours wherever the 20th and 21st are not tied within float error
+    full = 1 - x @ x.T
+    np.fill_diagonal(full, -1)
+    nxt = np.sort(full, axis=1)[:, 21]
+    clear = nxt - dist[:, -1] > 1e-4
+    assert clear.mean() > 0.9
+    for i in np.flatnonzero(clear):
+        assert set(g.indices[i]) == set(idx[i])
+
+
+def test_the_row_itself_comes_first_among_duplicates_and_zero_rows():
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal((50, 8)).astype(np.float32)
+    x[10] = x[11] = x[12] = x[3]
+    x[20] = 0
+    g = run_to_end(knn_graph_job(unit(x), k=5))
+    assert (g.indices[:, 0] == np.arange(50)).all()
+    for i in (3, 10, 11, 12):
+        assert set(g.indices[i, :4]) == {3, 10, 11, 12}
+        assert np.allclose(g.distances[i, :4], 0, atol=1e-6)
+    assert g.distances[20, 0] == 1.0  # a zero row is at cosine distance 1 from everything, itself included
+    assert np.isfinite(g.distances).all()
+
+
+def test_tsne_and_umap_of_the_same_rows_search_once(minilm_table):
+    minilm = minilm_table
+    x = unit(minilm.rows(np.arange(1000, 1400)))
+    digest = rows_digest(x)
+    knn_mod._graphs.pop(digest, None)
+    messages = lambda job: [m for m in _messages(job) if "nearest neighbours" in m]  # noqa: E731
+    assert messages(manifold_job(minilm, "umap", mode="chosen", interest=list(range(1000, 1400))))
+    graph = cached_graph(digest)
+    assert graph is not None and len(graph) == 400 and graph.k == 91
+    assert not messages(manifold_job(minilm, "tsne", mode="chosen", interest=list(range(1000, 1400)), every=200))
+    assert cached_graph(digest) is graph
+
+
+def test_one_changed_value_changes_the_digest():
+    x = unit(np.random.default_rng(2).standard_normal((30, 6)))
+    y = x.copy()
+    y[17, 4] = np.nextafter(y[17, 4], np.float32(2))
+    assert rows_digest(x) == rows_digest(x.copy()) != rows_digest(y)
+    assert rows_digest(x) != rows_digest(x.reshape(60, 3))
+
+
+def _messages(job):
+    out = []
+    while True:
+        try:
+            item = next(job)
+        except StopIteration:
+            return out
+        if isinstance(item, tuple):
+            out.append(item[1])
