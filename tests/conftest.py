@@ -13,9 +13,6 @@ os.environ["EXPLORER_CONFIG_DIR"] = os.path.join(_tmp, "config", "embedding-expl
 # The GGUF tokenizer cache survives between sessions of the same user so
 # the 5 s first build is paid once; tests may point it elsewhere.
 os.environ.setdefault("EXPLORER_CACHE_DIR", os.path.join(tempfile.gettempdir(), "explorer-test-cache"))
-# Layouts are cached per session: a test that watches a t-SNE converge must
-# not be served the finished layout of an earlier run.
-os.environ["EXPLORER_LAYOUT_CACHE"] = os.path.join(_tmp, "layouts")
 
 
 import pytest  # noqa: E402
@@ -30,6 +27,13 @@ def pytest_xdist_auto_num_workers(config):
     temporary folders, and shared caches are written atomically.
     """
     return max(1, min(4, os.cpu_count() or 1))
+
+
+@pytest.fixture(autouse=True)
+def _layout_cache_of_its_own(tmp_path_factory, monkeypatch):
+    """Each test starts with an empty layout cache: one that watches a t-SNE
+    converge must not be served the finished layout of an earlier test."""
+    monkeypatch.setenv("EXPLORER_LAYOUT_CACHE", str(tmp_path_factory.mktemp("layouts")))
 
 
 @pytest.fixture(autouse=True)

@@ -47,9 +47,12 @@ class ProjectionInfo(QWidget):
     -------
     group_clicked(int, bool)
         A legend entry was clicked (its group) and whether Shift was held (show it alone).
+    recompute_requested()
+        "Compute again" was clicked under a layout read from the layout cache.
     """
 
     group_clicked = Signal(int, bool)
+    recompute_requested = Signal()
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -65,6 +68,8 @@ class ProjectionInfo(QWidget):
                                       "hide or show its points; Shift+click to show it alone (again: all).")
         self.legend.setTextInteractionFlags(Qt.LinksAccessibleByMouse)
         self.legend.linkActivated.connect(self._on_legend_link_activated)
+        self.fit_label.setTextInteractionFlags(Qt.LinksAccessibleByMouse)
+        self.fit_label.linkActivated.connect(self._on_fit_link_activated)
         self.hover_label = _wrapping_label(name="ChipId")
         for lab in (self.fit_label, self.variance_label, self.legend, self.hover_label):
             lay.addWidget(lab)
@@ -90,6 +95,11 @@ class ProjectionInfo(QWidget):
 
     def _show_layout(self, result: ManifoldResult) -> None:
         when = f"{result.seconds:.1f} s" if result.done else f"iteration {result.iteration:,} of {result.n_iter:,}"
+        if result.cached:
+            when = ('Computed before, read from the layout cache (same rows, settings and seed). '
+                    '<a href="recompute">Compute again</a>')
+        elif result.cache_note:
+            when += ". " + html.escape(result.cache_note)
         self.fit_label.setText(
             f"<b>{result.name}</b> of the {html.escape(result.description)}, cosine distance, seed {result.seed}. "
             f"{when}. Other tokens are placed among their {PLACE_NEIGHBORS} nearest laid-out rows.")
@@ -122,6 +132,9 @@ class ProjectionInfo(QWidget):
         elif note:
             text += f"<br><b>{html.escape(title)}</b>: {html.escape(note)}"
         self.legend.setText(text)
+
+    def _on_fit_link_activated(self, _href: str) -> None:
+        self.recompute_requested.emit()
 
     def _on_legend_link_activated(self, href: str) -> None:
         """A group of the legend clicked: hide or show it (Shift: it alone)."""

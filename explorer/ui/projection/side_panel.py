@@ -18,9 +18,9 @@ __all__ = ["SidePanel"]
 
 class SidePanel(QScrollArea):
     """``colour`` (ColourControls), ``show`` (ShowControls), ``lasso`` (LassoPanel) and ``info``
-    (ProjectionInfo) over ``analogy``."""
+    (ProjectionInfo) over ``analogy``; with ``state``, the readouts' intents go to it."""
 
-    def __init__(self, parent=None):
+    def __init__(self, state=None, parent=None):
         super().__init__(parent)
         side = QWidget()
         lay = QVBoxLayout(side)
@@ -29,6 +29,8 @@ class SidePanel(QScrollArea):
         self.colour = ColourControls()
         self.show = ShowControls()
         self.info = ProjectionInfo()
+        if state is not None:  # "Compute again" under a layout read from the layout cache
+            self.info.recompute_requested.connect(state.recompute_projection)
         self.lasso = LassoPanel()
         self.analogy = AnalogyPanel()
         lay.addWidget(self.colour)

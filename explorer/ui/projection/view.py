@@ -141,7 +141,7 @@ class ProjectionView(ProjectionExports, QWidget):
 
     def _build_side(self, state: AppState) -> QWidget:
         """The fit's facts, colours, the map's layers, the Show filter and the analogy panel."""
-        side = SidePanel()
+        side = SidePanel(state)
         self.info, self.analogy_panel, self.colour = side.info, side.analogy, side.colour
         self.plot_pages.hovered.connect(self.info.show_hover)
         self.colour.colour_changed.connect(self._on_colour_changed)

@@ -135,3 +135,26 @@ def test_custom_axes_project_the_vocabulary_on_named_directions(qtbot, view):
     qtbot.waitUntil(lambda: "no token 'qzxqzx'" in v.empty.text(), timeout=TIMEOUT)
     v.axes_entry.set_texts("king → queen", "woman")
     qtbot.waitUntil(lambda: v.result is not None and v.result.axis_names == ("king → queen", "woman"), timeout=TIMEOUT)
+
+
+def test_a_layout_asked_for_again_comes_from_the_cache_and_can_be_computed_again(qtbot, view):
+    v, state, _ = view
+    _pca_drawn(qtbot, v, state, "default")
+    v.set_method("umap")
+    qtbot.waitUntil(lambda: isinstance(v.result, ManifoldResult) and v.result.done, timeout=TIMEOUT)
+    first = v.result
+    assert not first.cached and "layout cache" not in v.info.fit_label.text()
+    v.set_method("pca")
+    qtbot.waitUntil(lambda: isinstance(v.result, ProjectionResult), timeout=TIMEOUT)
+    v.set_method("umap")
+    qtbot.waitUntil(lambda: isinstance(v.result, ManifoldResult) and v.result.done, timeout=TIMEOUT)
+    again = v.result
+    assert again.cached and again is not first
+    np.testing.assert_array_equal(v.plot.cloud.positions(), first.coords)
+    assert "read from the layout cache" in v.info.fit_label.text()
+    assert f"{first.trustworthiness:.3f}" in v.info.variance_label.text()
+    v.info.fit_label.linkActivated.emit("recompute")  # the user clicks "Compute again"
+    qtbot.waitUntil(lambda: isinstance(v.result, ManifoldResult) and v.result.done and v.result is not again,
+                    timeout=TIMEOUT)
+    assert not v.result.cached and "layout cache" not in v.info.fit_label.text()
+    np.testing.assert_allclose(v.result.coords, first.coords, atol=1e-4 * np.abs(first.coords).max())
