@@ -191,6 +191,10 @@ class ProjectionPlot(pg.PlotWidget):
         export_graphics(self.plot_item, path)
 
     # -- settling --------------------------------------------------------------------------
+    def settle_soon(self) -> None:
+        """Place the labels again once the view has been still for a moment (``settled`` follows)."""
+        self._settle()
+
     def place_now(self) -> None:
         """Place the labels and arrow heads for the view as it is (tests; the debounce calls it)."""
         specs: list[LabelSpec] = self._labels_wanted() if self._labels_wanted is not None else []

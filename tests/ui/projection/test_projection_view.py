@@ -36,9 +36,10 @@ def load(qtbot, view, state, spec, text=None):
 
 
 def settle(qtbot, v):
-    """Wait for the debounced label placement after the last change."""
-    with qtbot.waitSignal(v.plot.settled, timeout=5_000):
-        pass
+    """Wait for a label placement after the last change (asked for here, so one
+    always comes, however late the machine runs the debounced one)."""
+    with qtbot.waitSignal(v.plot.settled, timeout=TIMEOUT):
+        v.plot.settle_soon()
 
 
 def _aligned(got: np.ndarray, ref: np.ndarray) -> np.ndarray:
