@@ -1,0 +1,169 @@
+"""Following a recorded run while it is written: ``python -m explorer --watch LOGDIR``.
+
+:class:`RecordingFollower` polls the log directory (a QTimer; each tick
+reads at most a megabyte of new whole lines, parsed on the GUI thread:
+a few milliseconds), turns the steps into the TrainingHistory the Training
+tab's charts draw, and computes the drift and PCA of each new snapshot in a
+worker. Imports QtCore and core only.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import QObject, QTimer, Signal
+
+from explorer.core.errors import user_message
+from explorer.core.recording.format import RecordingError
+from explorer.core.recording.metrics import (
+    lesson_config,
+    never_moved,
+    planned_steps,
+    recorded_history,
+    snapshot_frame_job,
+    step_metrics,
+)
+from explorer.core.recording.reader import StepLogFollower, read_header, snapshots
+from explorer.core.training.frames import TableFrame
+from explorer.workers import JobRunner
+
+__all__ = ["RecordingFollower", "POLL_MS"]
+
+#: how often the directory is read
+POLL_MS = 500
+#: the speed readout looks at this many last steps
+RATE_STEPS = 64
+
+
+class RecordingFollower(QObject):
+    """A recorded run, read as it grows. The charts read it like a training session
+    (``history``, ``speed``, ``silhouette_init``).
+
+    Signals
+    -------
+    restarted()
+        The history was (re)built: new axes (first steps, a new snapshot, the run outgrew the x axis).
+    stepped(int)
+        New whole steps arrived (the last step).
+    snapshot_added(int, str)
+        A newer snapshot was written (its step and path).
+    problem(str)
+        The directory cannot be read (yet), in a sentence; '' once it can.
+    """
+
+    restarted = Signal()
+    stepped = Signal(int)
+    snapshot_added = Signal(int, str)
+    problem = Signal(str)
+
+    speed = 1.0  # the charts draw every frame in full (a recorded run is never "flat out" in this window)
+    silhouette_init = None  # a recorded run has no word classes
+
+    def __init__(self, logdir: str | Path, parent: QObject | None = None, poll_ms: int = POLL_MS):
+        super().__init__(parent)
+        self.logdir = Path(logdir)
+        self.header = None
+        self.history = None
+        self.records = []
+        self.latest_snapshot: tuple[int, Path] | None = None
+        self.frame: TableFrame | None = None
+        self.message = ""
+        self._reader: StepLogFollower | None = None
+        self._planned = 0
+        self._frames = JobRunner(self)
+        self._frames.produced.connect(self._on_frames_produced)
+        self.timer = QTimer(self)
+        self.timer.setInterval(poll_ms)
+        self.timer.timeout.connect(self.poll)
+
+    def start(self) -> None:
+        """Read what is there now, then follow the directory."""
+        self.poll()
+        self.timer.start()
+
+    def stop(self) -> None:
+        self.timer.stop()
+        self._frames.cancel(emit=False)
+
+    # -- read -----------------------------------------------------------------------------
+    @property
+    def cfg(self):
+        """The settings the lesson speaks of (None before the header is read)."""
+        return lesson_config(self.header, self.last_step) if self.header is not None else None
+
+    @property
+    def last_step(self) -> int:
+        return self.records[-1].step if self.records else 0
+
+    @property
+    def planned_steps(self) -> int:
+        return self._planned
+
+    @property
+    def partial_bytes(self) -> int:
+        return self._reader.partial_bytes if self._reader is not None else 0
+
+    def steps_per_second(self) -> float | None:
+        """The training loop's speed over its last recorded steps (from their times), or None."""
+        recent = [r for r in self.records[-RATE_STEPS:] if r.seconds is not None]
+        if len(recent) < 2 or recent[-1].seconds <= recent[0].seconds:
+            return None
+        return (recent[-1].step - recent[0].step) / (recent[-1].seconds - recent[0].seconds)
+
+    def never_moved(self):
+        """Ids of the rows no recorded step changed (empty before the first step)."""
+        return never_moved(self.history) if self.history is not None and self.history.n else []
+
+    # -- the directory ----------------------------------------------------------------------
+    def poll(self) -> None:
+        """Read the new whole steps and look for a newer snapshot."""
+        if self._reader is None:
+            try:
+                self.header = read_header(self.logdir)
+            except RecordingError as exc:
+                self._set_problem(user_message(exc))
+                return
+            self._reader = StepLogFollower(self.logdir, self.header)
+            self._set_problem("")
+        try:
+            new = self._reader.read_new()
+        except OSError as exc:
+            self._set_problem(f"cannot read {self._reader.path}: {exc.strerror or exc}")
+            return
+        found = snapshots(self.logdir)
+        newer = bool(found) and found[-1] != self.latest_snapshot
+        if newer:
+            self.latest_snapshot = found[-1]
+            self._frames.start(snapshot_frame_job, found[0][1], found[-1][1], found[-1][0])
+        if new:
+            self.records += new
+            if self.history is None or newer or new[-1].step > self._planned:
+                self._rebuild()
+            else:
+                self.history.extend(step_metrics(r, self.header.vocab_size) for r in new)
+            self.stepped.emit(self.last_step)
+        elif newer and self.history is not None:
+            self._rebuild()
+        if newer:
+            step, path = self.latest_snapshot
+            self.snapshot_added.emit(step, str(path))
+
+    def _rebuild(self) -> None:
+        """The history from every step so far (rows re-ordered by their counts)."""
+        self._planned = planned_steps(self.header, self.last_step)
+        self.history = recorded_history(self.header, self.records)
+        if self.frame is not None:
+            self.history.set_frame(self.frame)
+        self.restarted.emit()
+
+    def _on_frames_produced(self, value) -> None:
+        """A snapshot's drift and PCA."""
+        if isinstance(value, TableFrame):
+            self.frame = value
+            if self.history is not None and value.drift.shape[0] == self.history.vocab_size:
+                self.history.set_frame(value)
+
+    def _set_problem(self, text: str) -> None:
+        if text != self.message:
+            self.message = text
+            self.problem.emit(text)
