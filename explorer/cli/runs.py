@@ -41,7 +41,7 @@ def cmd_runs(args) -> int:
         for s in run.steps[-SHOWN_STEPS:]:
             rows.append((f"{s.step:,}", f"{s.loss:.4f}" if s.loss is not None else "-",
                          f"{s.rows_with_gradient.size:,}", f"{s.rows_changed.size:,}", f"{s.rows_decay_only.size:,}",
-                         f"{s.grad_norm:.4g}", f"{s.update_norm:.4g}"))
+                         f"{s.grad_norm:.4g}" if s.grad_norm is not None else "-", f"{s.update_norm:.4g}"))
         if len(run.steps) > SHOWN_STEPS:
             print(f"the last {SHOWN_STEPS} steps (--json prints all):")
         print_table(rows, right=range(7))

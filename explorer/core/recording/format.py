@@ -140,10 +140,12 @@ class StepRecord:
         Rows of the untied output matrix with a non-zero gradient (None: tied, or no output matrix).
     rows_changed, rows_decay_only : ndarray (n,) int64
         Rows whose values changed since the last recorded step, and those of them without a gradient.
-    grad_norm, update_norm : float
-        Frobenius norms of the input table's gradient and of its change, ``‖E_t − E_{t−1}‖``.
-    output_grad_norm, output_update_norm : float or None
-        The same for the untied output matrix.
+    grad_norm : float or None
+        Frobenius norm of the input table's gradient (None: cleared before ``step()``).
+    update_norm : float
+        Frobenius norm of the table's change, ``‖E_t − E_{t−1}‖``.
+    output_grad_norm : float or None
+        The untied output matrix's gradient norm.
     """
 
     step: int
@@ -154,10 +156,9 @@ class StepRecord:
     output_rows_with_gradient: np.ndarray | None = field(repr=False)
     rows_changed: np.ndarray = field(repr=False)
     rows_decay_only: np.ndarray = field(repr=False)
-    grad_norm: float = 0.0
+    grad_norm: float | None = None
     update_norm: float = 0.0
     output_grad_norm: float | None = None
-    output_update_norm: float | None = None
     seconds: float | None = None
 
     @classmethod
@@ -174,9 +175,8 @@ class StepRecord:
             rows_with_gradient=grad, input_rows_with_gradient=inp,
             output_rows_with_gradient=decode_rows(out, v) if out is not None else None,
             rows_changed=decode_rows(data["rows_changed"], v), rows_decay_only=decode_rows(data["rows_decay_only"], v),
-            grad_norm=_number(data.get("grad_norm")) or 0.0, update_norm=_number(data.get("update_norm")) or 0.0,
-            output_grad_norm=_number(data.get("output_grad_norm")),
-            output_update_norm=_number(data.get("output_update_norm")), seconds=_number(data.get("seconds")))
+            grad_norm=_number(data.get("grad_norm")), update_norm=_number(data.get("update_norm")) or 0.0,
+            output_grad_norm=_number(data.get("output_grad_norm")), seconds=_number(data.get("seconds")))
 
     def as_json(self) -> dict:
         """What ``runs --json`` prints for the step (row ids as lists, the rest as counts)."""
@@ -187,8 +187,7 @@ class StepRecord:
             "output_rows_with_gradient": out.tolist() if out is not None else None,
             "rows_changed": int(self.rows_changed.size), "rows_decay_only": int(self.rows_decay_only.size),
             "batch_distinct_ids": self.batch_distinct_ids, "grad_norm": self.grad_norm,
-            "update_norm": self.update_norm, "output_grad_norm": self.output_grad_norm,
-            "output_update_norm": self.output_update_norm, "seconds": self.seconds,
+            "update_norm": self.update_norm, "output_grad_norm": self.output_grad_norm, "seconds": self.seconds,
         }
 
 

@@ -72,15 +72,17 @@ def _inner_optimizer(opt):
 
 
 class _Table:
-    """One recorded weight: its gradient rows (from a tensor hook) and its copy from the last record."""
+    """One recorded weight: its gradient rows (from a tensor hook) and, when ``diff``, a copy
+    of it from the last record to find the rows that changed."""
 
-    def __init__(self, weight, recorder: EmbeddingRecorder):
+    def __init__(self, weight, recorder: EmbeddingRecorder, diff: bool = True):
         import torch
 
         self.weight = weight
-        self.prev = weight.detach().clone()
+        self.prev = weight.detach().clone() if diff else None
+        self._delta = torch.empty_like(self.prev) if diff else None
         self.mask = torch.zeros(weight.shape[0], dtype=torch.bool, device=weight.device)
-        self.hook_sq = 0.0  # squared gradient norms the hook saw (when .grad is gone by step())
+        self.hook_norms: list[float] = []  # ‖gradient‖ of each backward pass of the step
         self._recorder = recorder
         self.handle = weight.register_hook(self._on_grad)
 
@@ -92,33 +94,73 @@ class _Table:
                 g = grad.coalesce()
                 rows = g.indices()[0]
                 vals = g.values().reshape(rows.shape[0], -1)
-                self.mask[rows[vals.ne(0).any(dim=1)]] = True
-                self.hook_sq += float(vals.float().pow(2).sum())
+                self.mask[rows[_nonzero_rows(vals)]] = True
+                norm = float(_norm(vals))
             else:
-                self.mask |= grad.ne(0).any(dim=1)
-                self.hook_sq += float(grad.float().pow(2).sum())
+                rows, norm = _rows_and_norm(grad)
+                self.mask |= rows
+        self.hook_norms.append(norm)
         return None
 
-    def grad_norm(self) -> float:
+    def grad_norm(self) -> float | None:
+        """‖∇W‖ of the step: the hook's when one backward pass made it, else from ``.grad``
+        (None: several passes, and the gradient already cleared)."""
+        if len(self.hook_norms) == 1:
+            return self.hook_norms[0]
         g = self.weight.grad
         if g is None:
-            return math.sqrt(self.hook_sq)
+            return None
         with _no_grad():
-            return float((g.coalesce().values() if g.is_sparse else g).float().norm())
+            return float(_norm(g.coalesce().values() if g.is_sparse else g))
 
     def diff(self):
-        """(changed rows mask, ‖W − W_prev‖); the copy then follows W."""
+        """(changed rows mask, ‖W − W_prev‖); the copy then follows W. Passes over
+        V x d: the subtraction (into a kept buffer), the row norms, the copy."""
+        import torch
+
         with _no_grad():
             w = self.weight.detach()
-            delta = w - self.prev
-            changed = delta.ne(0).any(dim=1)
-            norm = float(delta.float().norm())
+            delta = torch.sub(w, self.prev, out=self._delta)
+            changed, norm = _rows_and_norm(delta)
             self.prev.copy_(w)
         return changed, norm
 
     def reset(self) -> None:
         self.mask.zero_()
-        self.hook_sq = 0.0
+        self.hook_norms.clear()
+
+
+def _nonzero_rows(x):
+    """Rows of ``x`` (n, d) holding a value other than 0 (NaN counts), shape (n,) bool.
+
+    Two reductions, no n x d temporary: on the CPU torch's ``ne(0).any(1)`` and
+    ``count_nonzero`` are some 20 times slower than ``amax``/``amin`` for this."""
+    return x.amax(dim=1).ne(0) | x.amin(dim=1).ne(0)
+
+
+def _rows_and_norm(x):
+    """(rows of ``x`` (n, d) holding a non-zero value, shape (n,) bool; ‖x‖ Frobenius), exactly.
+
+    One pass (the row norms) when most rows are non-zero; a row whose norm
+    underflowed to 0 (every value below about 4e-23) is checked again value
+    by value, all rows at once (two more passes) when many rows are zero."""
+    import torch
+
+    rn = torch.linalg.vector_norm(x, dim=1, dtype=torch.float32)
+    norm = float(torch.linalg.vector_norm(rn))
+    rows = rn.ne(0)  # NaN and inf rows count as non-zero
+    zero = (~rows).nonzero().reshape(-1)
+    if zero.numel() * 8 > x.shape[0]:
+        rows = _nonzero_rows(x)
+    elif zero.numel():
+        rows[zero] = _nonzero_rows(x.index_select(0, zero))
+    return rows, norm
+
+
+def _norm(x):
+    import torch
+
+    return torch.linalg.vector_norm(x, dtype=torch.float32)
 
 
 def _no_grad():
@@ -208,7 +250,8 @@ class EmbeddingRecorder:
         write_atomically(self.logdir / SNAPSHOT_DIR / "config.json", lambda p: p.write_text(snap_config, "utf-8"))
         self._file = open(steps_path, "w", encoding="utf-8")  # noqa: SIM115 - open for the run's length
         self._input = _Table(weight, self)
-        self._output = _Table(out.weight, self) if out is not None else None
+        # the output matrix: its gradient rows only (a second V x d diff would double the cost)
+        self._output = _Table(out.weight, self, diff=False) if out is not None else None
         self._handles = [self._input.handle] + ([self._output.handle] if self._output is not None else [])
         self._handles.append(inp.register_forward_pre_hook(self._on_lookup))
         if model is not None:
@@ -291,10 +334,8 @@ class EmbeddingRecorder:
         if self.header.tied:
             rec["input_rows_with_gradient"] = encode_rows(_ids(seen) if seen is not None else [], v)
         if t_out is not None:
-            out_changed, out_norm = t_out.diff()
             rec.update(output_rows_with_gradient=encode_rows(_ids(t_out.mask), t_out.mask.shape[0]),
-                       output_rows_changed=int(out_changed.sum()), output_grad_norm=t_out.grad_norm(),
-                       output_update_norm=out_norm)
+                       output_grad_norm=t_out.grad_norm())
             t_out.reset()
         t_in.reset()
         if seen is not None:
@@ -317,7 +358,7 @@ class EmbeddingRecorder:
         with _no_grad():
             if buf.is_sparse:
                 buf = buf.to_dense()
-            return buf.ne(0).any(dim=1)
+            return _nonzero_rows(buf)
 
     def _write(self, rec: dict) -> None:
         # one write of the whole line, newline last: a reader (or a crash) never sees half a step as whole

@@ -185,3 +185,18 @@ def test_a_second_run_in_the_same_directory_is_refused(tmp_path):
 def test_what_cannot_be_recorded():
     with pytest.raises(RecordingError, match="nn.Embedding"):
         EmbeddingRecorder(torch.nn.Linear(3, 3), "unused")
+
+
+@pytest.mark.parametrize("dense", [False, True])
+def test_rows_with_a_value_are_found_exactly_even_when_their_norm_underflows(dense):
+    from explorer.core.recording.recorder import _rows_and_norm
+
+    x = torch.ones(16, 4) if dense else torch.zeros(16, 4)
+    x[2] = 0.0
+    x[3] = 0.0
+    x[3, 1] = 1e-30  # its square underflows: the row norm says 0, the row is not zero
+    x[5, 0] = 2.0
+    rows, norm = _rows_and_norm(x)
+    expected = {i for i in range(16) if bool(x[i].ne(0).any())}
+    assert set(np.nonzero(rows.numpy())[0].tolist()) == expected and 3 in expected
+    assert norm == pytest.approx(float(torch.linalg.vector_norm(x.double())), rel=1e-6)
