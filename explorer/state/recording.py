@@ -16,12 +16,11 @@ from PySide6.QtCore import QObject, QTimer, Signal
 from explorer.core.errors import user_message
 from explorer.core.recording.format import RecordingError
 from explorer.core.recording.metrics import (
+    RecordedSteps,
     lesson_config,
     never_moved,
     planned_steps,
-    recorded_history,
     snapshot_frame_job,
-    step_metrics,
 )
 from explorer.core.recording.reader import StepLogFollower, read_header, snapshots
 from explorer.core.training.frames import TableFrame
@@ -64,7 +63,7 @@ class RecordingFollower(QObject):
         self.logdir = Path(logdir)
         self.header = None
         self.history = None
-        self.records = []
+        self.steps: RecordedSteps | None = None
         self.latest_snapshot: tuple[int, Path] | None = None
         self.frame: TableFrame | None = None
         self.message = ""
@@ -93,7 +92,7 @@ class RecordingFollower(QObject):
 
     @property
     def last_step(self) -> int:
-        return self.records[-1].step if self.records else 0
+        return self.steps.last_step if self.steps is not None else 0
 
     @property
     def planned_steps(self) -> int:
@@ -105,10 +104,7 @@ class RecordingFollower(QObject):
 
     def steps_per_second(self) -> float | None:
         """The training loop's speed over its last recorded steps (from their times), or None."""
-        recent = [r for r in self.records[-RATE_STEPS:] if r.seconds is not None]
-        if len(recent) < 2 or recent[-1].seconds <= recent[0].seconds:
-            return None
-        return (recent[-1].step - recent[0].step) / (recent[-1].seconds - recent[0].seconds)
+        return self.steps.steps_per_second(RATE_STEPS) if self.steps is not None else None
 
     def never_moved(self):
         """Ids of the rows no recorded step changed (empty before the first step)."""
@@ -124,6 +120,7 @@ class RecordingFollower(QObject):
                 self._set_problem(user_message(exc))
                 return
             self._reader = StepLogFollower(self.logdir, self.header)
+            self.steps = RecordedSteps(self.header)
             self._set_problem("")
         try:
             new = self._reader.read_new()
@@ -136,11 +133,11 @@ class RecordingFollower(QObject):
             self.latest_snapshot = found[-1]
             self._frames.start(snapshot_frame_job, found[0][1], found[-1][1], found[-1][0])
         if new:
-            self.records += new
+            metrics = self.steps.add(new)
             if self.history is None or newer or new[-1].step > self._planned:
                 self._rebuild()
             else:
-                self.history.extend(step_metrics(r, self.header.vocab_size) for r in new)
+                self.history.extend(metrics)
             self.stepped.emit(self.last_step)
         elif newer and self.history is not None:
             self._rebuild()
@@ -149,9 +146,10 @@ class RecordingFollower(QObject):
             self.snapshot_added.emit(step, str(path))
 
     def _rebuild(self) -> None:
-        """The history from every step so far (rows re-ordered by their counts)."""
+        """The history from every step so far (rows re-ordered by their counts): once per
+        snapshot, so the cost of the re-ordering stays a small share of the run's."""
         self._planned = planned_steps(self.header, self.last_step)
-        self.history = recorded_history(self.header, self.records)
+        self.history = self.steps.history()
         if self.frame is not None:
             self.history.set_frame(self.frame)
         self.restarted.emit()

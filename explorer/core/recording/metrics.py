@@ -17,7 +17,7 @@ from explorer.core.training.config import TrainConfig
 from explorer.core.training.model import StepMetrics
 
 __all__ = ["step_metrics", "lesson_config", "recorded_history", "never_moved", "planned_steps", "read_snapshot",
-           "snapshot_frame_job"]
+           "snapshot_frame_job", "RecordedSteps"]
 
 #: the optimiser's class name (lower case) -> the lesson's optimiser key
 _OPTIMIZERS = {"sgd": "sgd", "adam": "adam", "adamw": "adamw", "sparseadam": "sparse_adam"}
@@ -51,16 +51,77 @@ def lesson_config(header: RunHeader, last_step: int) -> TrainConfig:
                        sparse=header.sparse)
 
 
+class RecordedSteps:
+    """The steps of a run read so far, kept in bounded memory for the charts.
+
+    Every step's figures are kept (a few numbers each); the row ids only of
+    the last ``raster_steps`` steps (the raster shows no more), and for the
+    rest the per-row counts: how many steps looked each row up, gave it a
+    gradient, changed it. A dense run (AdamW changes all V rows every step)
+    so costs V x raster_steps ids, not V x steps.
+    """
+
+    def __init__(self, header: RunHeader, raster_steps: int = 400):
+        from collections import deque
+
+        self.header = header
+        self.raster_steps = raster_steps
+        v = header.vocab_size
+        self.looked_up = np.zeros(v, np.int64)
+        self.grad_count = np.zeros(v, np.int64)
+        self.change_count = np.zeros(v, np.int64)
+        self._light: list[StepMetrics] = []
+        self._recent: deque = deque(maxlen=raster_steps)
+        self.seconds: list[tuple[int, float]] = []  # (step, seconds) of the steps that have a time
+
+    def __len__(self) -> int:
+        return len(self._light)
+
+    @property
+    def last_step(self) -> int:
+        return self._light[-1].step if self._light else 0
+
+    def add(self, records: list[StepRecord]) -> list[StepMetrics]:
+        """Take new steps (in order); returns their full metrics, ids included."""
+        v = self.header.vocab_size
+        out = []
+        for rec in records:
+            m = step_metrics(rec, v)
+            out.append(m)
+            self.looked_up[rec.input_rows_with_gradient] += 1
+            self.grad_count[m.grad_ids] += 1
+            self.change_count[m.changed_ids] += 1
+            self._light.append(StepMetrics(m.step, m.loss, v, m.batch_distinct_ids, m.grad_rows, m.input_grad_rows,
+                                           m.changed_rows, m.decay_only_rows))
+            self._recent.append(m)
+            if rec.seconds is not None:
+                self.seconds.append((rec.step, rec.seconds))
+        return out
+
+    def history(self) -> TrainingHistory:
+        """A TrainingHistory of every step so far, rows ordered by how many steps looked
+        them up (a recorded run has no corpus to count), most first."""
+        h = TrainingHistory(self.looked_up.copy(), raster_steps=self.raster_steps)
+        older = len(self._light) - len(self._recent)
+        h.extend(self._light[:older])
+        h.extend(self._recent)
+        h.grad_count[:] = self.grad_count  # the older steps came without their ids
+        h.change_count[:] = self.change_count
+        return h
+
+    def steps_per_second(self, window: int = 64) -> float | None:
+        """The loop's speed over its last ``window`` timed steps, or None."""
+        recent = self.seconds[-window:]
+        if len(recent) < 2 or recent[-1][1] <= recent[0][1]:
+            return None
+        return (recent[-1][0] - recent[0][0]) / (recent[-1][1] - recent[0][1])
+
+
 def recorded_history(header: RunHeader, steps: list[StepRecord], raster_steps: int = 400) -> TrainingHistory:
-    """A TrainingHistory of ``steps``: rows ordered by how many recorded steps
-    looked them up (a recorded run has no corpus to count), most first."""
-    v = header.vocab_size
-    counts = np.zeros(v, np.int64)
-    for rec in steps:
-        counts[rec.input_rows_with_gradient] += 1
-    h = TrainingHistory(counts, raster_steps=raster_steps)
-    h.extend(step_metrics(rec, v) for rec in steps)
-    return h
+    """A TrainingHistory of ``steps`` (see RecordedSteps.history)."""
+    kept = RecordedSteps(header, raster_steps)
+    kept.add(steps)
+    return kept.history()
 
 
 def never_moved(h: TrainingHistory) -> np.ndarray:
