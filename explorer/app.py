@@ -196,6 +196,7 @@ class Explorer(QObject):
 
             view = RecordedRunView(self.recording, piece=self._recorded_piece)
             view.snapshot_open_requested.connect(self.open_spec)
+            self.state.model_changed.connect(view.names_changed)
             return view
         from explorer.ui.training import TrainingView
 

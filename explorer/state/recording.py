@@ -1,10 +1,10 @@
 """Following a recorded run while it is written: ``python -m explorer --watch LOGDIR``.
 
-:class:`RecordingFollower` polls the log directory (a QTimer; each tick
-reads at most a megabyte of new whole lines, parsed on the GUI thread:
-a few milliseconds), turns the steps into the TrainingHistory the Training
-tab's charts draw, and computes the drift and PCA of each new snapshot in a
-worker. Imports QtCore and core only.
+:class:`RecordingFollower` polls the log directory (a QTimer): a worker
+reads and parses the new whole lines and lists the snapshots; on the GUI
+thread the steps are added to the TrainingHistory the Training tab's charts
+draw (vectorised, per step). The drift and PCA of each new snapshot are
+computed in a worker too. Imports QtCore and core only.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from explorer.core.recording.metrics import (
     planned_steps,
     snapshot_frame_job,
 )
-from explorer.core.recording.reader import StepLogFollower, read_header, snapshots
+from explorer.core.recording.reader import StepLogFollower, StepsRead, read_header, read_steps_job
 from explorer.core.training.frames import TableFrame
 from explorer.workers import JobRunner
 
@@ -69,8 +69,12 @@ class RecordingFollower(QObject):
         self.message = ""
         self._reader: StepLogFollower | None = None
         self._planned = 0
+        self._partial = 0
         self._frames = JobRunner(self)
         self._frames.produced.connect(self._on_frames_produced)
+        self._reads = JobRunner(self)
+        self._reads.produced.connect(self._on_reads_produced)
+        self._reads.failed.connect(self._on_reads_failed)
         self.timer = QTimer(self)
         self.timer.setInterval(poll_ms)
         self.timer.timeout.connect(self.poll)
@@ -83,6 +87,7 @@ class RecordingFollower(QObject):
     def stop(self) -> None:
         self.timer.stop()
         self._frames.cancel(emit=False)
+        self._reads.cancel(emit=False)
 
     # -- read -----------------------------------------------------------------------------
     @property
@@ -100,7 +105,8 @@ class RecordingFollower(QObject):
 
     @property
     def partial_bytes(self) -> int:
-        return self._reader.partial_bytes if self._reader is not None else 0
+        """Bytes after the last whole step (a step being written, or cut by a crash)."""
+        return self._partial
 
     def steps_per_second(self) -> float | None:
         """The training loop's speed over its last recorded steps (from their times), or None."""
@@ -112,38 +118,43 @@ class RecordingFollower(QObject):
 
     # -- the directory ----------------------------------------------------------------------
     def poll(self) -> None:
-        """Read the new whole steps and look for a newer snapshot."""
+        """Look for new whole steps and a newer snapshot (in a worker; one look at a time)."""
         if self._reader is None:
             try:
-                self.header = read_header(self.logdir)
+                self.header = read_header(self.logdir)  # a small file, read once
             except RecordingError as exc:
                 self._set_problem(user_message(exc))
                 return
             self._reader = StepLogFollower(self.logdir, self.header)
             self.steps = RecordedSteps(self.header)
             self._set_problem("")
-        try:
-            new = self._reader.read_new()
-        except OSError as exc:
-            self._set_problem(f"cannot read {self._reader.path}: {exc.strerror or exc}")
-            return
-        found = snapshots(self.logdir)
-        newer = bool(found) and found[-1] != self.latest_snapshot
-        if newer:
-            self.latest_snapshot = found[-1]
-            self._frames.start(snapshot_frame_job, found[0][1], found[-1][1], found[-1][0])
-        if new:
-            metrics = self.steps.add(new)
-            if self.history is None or newer or new[-1].step > self._planned:
+        if not self._reads.running:
+            self._reads.start(read_steps_job, self._reader, self.logdir)
+
+    def _on_reads_produced(self, found: StepsRead) -> None:
+        """New steps (the charts' history grows), or the snapshots."""
+        self._partial = found.partial_bytes
+        self._set_problem("")
+        if found.steps:
+            metrics = self.steps.add(found.steps)
+            if self.history is None or found.steps[-1].step > self._planned:
                 self._rebuild()
             else:
                 self.history.extend(metrics)
             self.stepped.emit(self.last_step)
-        elif newer and self.history is not None:
-            self._rebuild()
-        if newer:
-            step, path = self.latest_snapshot
-            self.snapshot_added.emit(step, str(path))
+            return
+        if not found.snapshots or found.snapshots[-1] == self.latest_snapshot:
+            return
+        self.latest_snapshot = found.snapshots[-1]
+        step, path = self.latest_snapshot
+        self._frames.start(snapshot_frame_job, found.snapshots[0][1], path, step)
+        if self.history is not None:
+            self._rebuild()  # rows re-ordered by their counts so far
+        self.snapshot_added.emit(step, str(path))
+
+    def _on_reads_failed(self, exc: BaseException) -> None:
+        """The directory could not be read (this time)."""
+        self._set_problem(user_message(exc))
 
     def _rebuild(self) -> None:
         """The history from every step so far (rows re-ordered by their counts): once per

@@ -22,7 +22,8 @@ from explorer.core.recording.format import (
     StepRecord,
 )
 
-__all__ = ["StepLogFollower", "RecordedRun", "read_header", "read_run", "snapshots", "latest_snapshot"]
+__all__ = ["StepLogFollower", "RecordedRun", "StepsRead", "read_header", "read_run", "read_steps_job", "snapshots",
+           "latest_snapshot"]
 
 _SNAPSHOT = re.compile(r"^step-(\d+)\.safetensors$")
 #: a follower reads at most this much per call (a tick of the window's timer stays short)
@@ -164,3 +165,26 @@ def latest_snapshot(logdir: str | Path) -> tuple[int, Path] | None:
     """(step, path) of the newest snapshot, or None."""
     found = snapshots(logdir)
     return found[-1] if found else None
+
+
+@dataclass(frozen=True)
+class StepsRead:
+    """What one look at a growing log directory found: new whole steps and the snapshots."""
+
+    steps: list[StepRecord]
+    snapshots: list[tuple[int, Path]]
+    partial_bytes: int
+
+
+def read_steps_job(follower: StepLogFollower, logdir: str | Path, max_chunks: int = 8):
+    """Generator job: the steps added since the follower's last read, a chunk at a time
+    (at most ``max_chunks`` chunks per call: a long existing run arrives in parts),
+    then the snapshots. Yields :class:`StepsRead` objects."""
+    for _ in range(max_chunks):
+        before = follower.offset
+        new = follower.read_new()
+        if new:
+            yield StepsRead(new, [], follower.partial_bytes)
+        if follower.offset == before:
+            break
+    yield StepsRead([], snapshots(logdir), follower.partial_bytes)

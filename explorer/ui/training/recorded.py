@@ -118,6 +118,11 @@ class RecordedRunView(QWidget):
         if self._follower.latest_snapshot is not None:
             self.snapshot_open_requested.emit(str(self._follower.latest_snapshot[1]))
 
+    def names_changed(self, _table=None) -> None:
+        """The open table changed: the never-moved rows are named by its pieces (when it is the run's)."""
+        if self._follower.history is not None and self._follower.history.n:
+            self._show_never_moved()
+
     # -- drawing --------------------------------------------------------------------------
     def run_caption(self) -> str:
         """One line about the recorded run: its name, table, optimiser, steps."""
@@ -185,7 +190,7 @@ class RecordedRunView(QWidget):
     def _name(self, i: int) -> str:
         if self._piece is not None:
             try:
-                return html.escape(f"{i} {self._piece(i)!r}")
+                return html.escape(f"{i} {self._piece(i)!r}", quote=False)
             except (IndexError, KeyError, ValueError):
                 pass
         return str(i)

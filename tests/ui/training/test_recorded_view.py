@@ -50,8 +50,9 @@ def watched(explorer, qtbot, tmp_path):
     loop.steps(12)
     explorer.watch(str(tmp_path / "run"))
     explorer.recording.timer.setInterval(50)
+    qtbot.waitUntil(lambda: explorer.recording.latest_snapshot is not None, timeout=TIMEOUT)
     latest = explorer.recording.latest_snapshot
-    assert latest is not None and latest[0] == 10
+    assert latest[0] == 10
     load(qtbot, explorer, str(latest[1]))
     explorer.window.show_view("training")
     view = explorer.training_view
@@ -76,6 +77,8 @@ def test_the_charts_get_the_recorded_steps(watched, qtbot):
     never = set(range(V)) - loop.seen
     assert set(ex.recording.never_moved().tolist()) == never
     assert f"{len(never)} of {V} rows" in view.never_moved.text()
+    first = min(never)
+    assert f"{first} {ex.state.table.piece(first)!r}" in view.never_moved.text()  # named by the open snapshot
     # the lesson speaks of this run: untied SGD, the last step's figures
     assert "Untied + SGD, step 12" in view.lesson.text()
     assert "step     12 / 40" in view.readout.status.text()
