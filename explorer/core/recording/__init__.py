@@ -58,8 +58,9 @@ the diff (a subtraction into a kept buffer, the row norms, the copy), and,
 when rows changed without a gradient, one over the optimiser's momentum.
 An untied output matrix's gradient rows are found the same way; it is not
 diffed. Two copies of the table (the last recorded one and the buffer)
-stay in memory. ``bench --record`` measures the share of a step: about
-1 % on small GPT-2 and Llama models whose table is a quarter of the
-parameters, about 10 % when the table is nearly the whole model.
+stay in memory. ``bench --record`` measures the share of a step: 1 to
+7 % (noisy figures from a shared machine) on small GPT-2 and Llama models
+whose table is a quarter of the parameters, about 10 % when the table is
+nearly the whole model.
 ``every=k`` spreads it: the hooks of the steps in between only test a flag.
 """
