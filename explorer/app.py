@@ -71,6 +71,7 @@ class Explorer(QObject):
         self._load_text = ""  # the text when the running load started
         # the last text typed for each kind of tokenizer (ids, a toy's words, real text)
         self._texts: dict[str, str] = self._saved_texts()
+        self.recording = None  # a RecordingFollower with --watch LOGDIR (see watch())
         self._build_views()
 
         w = self.window
@@ -175,7 +176,28 @@ class Explorer(QObject):
         view.token_added.connect(self.state.add_extra_token)
         return view
 
+    def watch(self, logdir: str) -> None:
+        """Follow the run recorded in ``logdir`` in the Training tab (call before the tab is first shown)."""
+        from explorer.state.recording import RecordingFollower
+
+        self.recording = RecordingFollower(logdir, self)
+        self.recording.start()
+
+    def _recorded_piece(self, token_id: int) -> str:
+        table = self.state.table
+        if table is None or self.recording is None or self.recording.header is None \
+                or table.vocab_size != self.recording.header.vocab_size:
+            raise KeyError(token_id)  # the open table is not the recorded one: ids alone
+        return table.piece(token_id)
+
     def _build_training(self):
+        if self.recording is not None:
+            from explorer.ui.training.recorded import RecordedRunView
+
+            view = RecordedRunView(self.recording, piece=self._recorded_piece)
+            view.snapshot_open_requested.connect(self.open_spec)
+            self.state.model_changed.connect(view.names_changed)
+            return view
         from explorer.ui.training import TrainingView
 
         view = TrainingView(self.state)
@@ -358,6 +380,8 @@ class Explorer(QObject):
         if not self._closed:
             self._closed = True
             self.save_settings()
+            if self.recording is not None:
+                self.recording.stop()
             for runner in self.findChildren(JobRunner):  # the state's computations included
                 runner.cancel(emit=False)
         return await_all_workers(wait_ms)

@@ -15,11 +15,21 @@ from explorer.app import CLOSE_WAIT_MS, Explorer, make_app
 __all__ = ["run"]
 
 
-def run(model=None, text=None, token=None, view=None, screenshot=None, size=None, train_steps=0, tour=None) -> int:
-    """Launch the GUI. With ``screenshot`` save the window once loaded and exit."""
+def run(model=None, text=None, token=None, view=None, screenshot=None, size=None, train_steps=0, tour=None,
+        watch=None) -> int:
+    """Launch the GUI. With ``screenshot`` save the window once loaded and exit; with
+    ``watch`` (a log directory of explorer.record) the Training tab follows that run
+    and the latest snapshot is the table unless ``model`` is given."""
     app = make_app()
     ex = Explorer()
     win = ex.window
+    if watch:
+        from explorer.core.recording.reader import latest_snapshot
+
+        ex.watch(watch)
+        view = view or "training"
+        latest = latest_snapshot(watch)
+        model = model or (str(latest[1]) if latest else None)
     if view is not None and view.partition(":")[0] not in win.view_names():
         print(f"error: the {view} view is not available (available: {', '.join(win.view_names())})",
               file=sys.stderr)

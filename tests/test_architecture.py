@@ -88,6 +88,23 @@ def test_core_imports_nothing_else_of_explorer():
             assert not name.startswith(".."), (f, name)
 
 
+#: public modules at the top of the package for users' own code: facades over core alone
+PUBLIC_FACADES = ("explorer.record",)
+
+
+def test_public_facades_import_only_core_and_load_nothing_at_import():
+    """``explorer.record`` (used inside a user's training loop) imports core only, lazily:
+    importing it loads no torch, transformers or Qt."""
+    for name in PUBLIC_FACADES:
+        for imported in _imports(MODULES[name]):
+            assert imported.startswith("explorer.core") or imported in ("__future__", "typing"), (name, imported)
+    code = ("import sys, explorer.record\n"
+            "print(','.join(m for m in ('torch', 'transformers', 'PySide6', 'numpy') if m in sys.modules))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, cwd=PKG.parent)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == ""
+
+
 def test_ui_does_not_import_app_or_workers():
     for f in (PKG / "ui").rglob("*.py"):  # the views' packages too
         for name in _imports(f):

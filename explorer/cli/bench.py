@@ -1,5 +1,6 @@
-"""``python -m explorer bench [--open SPEC] [--big] [--layouts] [--lookup SPEC] [--gui] [--training] [--json]``:
-measure speed (explorer/core/bench, explorer/benchmarks); with no option, the default set and the window's."""
+"""``python -m explorer bench [--open SPEC] [--big] [--layouts] [--lookup SPEC] [--gui] [--training] [--record]
+[--json]``: measure speed (explorer/core/bench, explorer/benchmarks); with no option, the default set and the
+window's."""
 
 from __future__ import annotations
 
@@ -24,6 +25,8 @@ def add_bench_parser(sub) -> None:
     b.add_argument("--gui", action="store_true", help="selection latency, start-up and model opening in the window")
     b.add_argument("--training", action="store_true",
                    help="training steps per second headless and with the view's live charts")
+    b.add_argument("--record", action="store_true",
+                   help="the recorder's (explorer.record) share of a training step on small GPT-2 and Llama models")
     b.add_argument("--json", action="store_true")
 
 
@@ -53,6 +56,10 @@ def cmd_bench(args) -> int:
         from explorer.benchmarks.training import bench_training
 
         results["training"] = bench_training()
+    if args.record:
+        from explorer.core.bench.record import bench_record
+
+        results["record"] = bench_record()
     if not results:
         results = bench.bench_default()
         from explorer.benchmarks.gui import bench_gui
@@ -63,6 +70,11 @@ def cmd_bench(args) -> int:
         return 0
     gui = results.pop("gui", None)
     training = results.pop("training", None)
+    record = results.pop("record", None)
+    if record is not None:
+        from explorer.core.bench.record import format_record
+
+        print(format_record(record))
     if training is not None:
         from explorer.benchmarks.training import format_training
 

@@ -10,6 +10,8 @@
     python -m explorer build-default [--out DIR]
     python -m explorer analogy --model SPEC A B C [--top N] [--json]
     python -m explorer grad --model SPEC --text TEXT [--seed S] [--json]
+    python -m explorer runs LOGDIR [--json]
+    python -m explorer --watch LOGDIR
 
 Each command lives in its own module of explorer/cli (the window's in
 gui.py); parser.py builds the parser, and :func:`main` runs the command.
@@ -62,6 +64,10 @@ def main(argv: list[str] | None = None) -> int:
             from explorer.cli.grad import cmd_grad
 
             return cmd_grad(args, CliError)
+        if args.command == "runs":
+            from explorer.cli.runs import cmd_runs
+
+            return cmd_runs(args)
         return cmd_gui(args)
     except CliError as exc:
         print(f"error: {one_line(str(exc))}", file=sys.stderr)

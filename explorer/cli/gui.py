@@ -21,6 +21,9 @@ def add_gui_arguments(p, text_help: str) -> None:
     p.add_argument("--size", default=None, metavar="WxH", help="window size, e.g. 1280x800")
     p.add_argument("--train-steps", type=int, default=0, help="with --view training: steps to run first")
     p.add_argument("--tour", type=int, default=None, metavar="N", help="open the guided tour at step N")
+    p.add_argument("--watch", default=None, metavar="LOGDIR",
+                   help="follow a training run recorded with explorer.record in the Training tab (live charts, "
+                        "the latest snapshot as the table)")
 
 
 def cmd_gui(args) -> int:
@@ -39,7 +42,12 @@ def cmd_gui(args) -> int:
 
     if args.tour is not None and not 1 <= args.tour <= len(STEPS):
         raise CliError(f"--tour takes a step from 1 to {len(STEPS)}")
+    if args.watch is not None:
+        from explorer.core.recording.reader import read_header
+
+        read_header(args.watch)  # a missing or empty directory: one error line, before any window
     from explorer.launch import run
 
     return run(model=args.model, text=args.text, token=args.token, view=args.view,
-               screenshot=args.screenshot, size=size, train_steps=args.train_steps, tour=args.tour)
+               screenshot=args.screenshot, size=size, train_steps=args.train_steps, tour=args.tour,
+               watch=args.watch)

@@ -48,6 +48,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_analogy_parser(sub)
     add_grad_parser(sub, DASH_HELP)
+    from explorer.cli.runs import add_runs_parser
+
+    add_runs_parser(sub)
     return p
 
 

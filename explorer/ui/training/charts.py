@@ -21,7 +21,7 @@ from explorer.core.training.charts import RASTER_CHANGED, RASTER_GRAD, TrainingH
 from explorer.core.training.session import LOSS_WINDOW, RASTER_STEPS, TrainingSession
 from explorer.ui.style import CHANGED_ROWS, DECAY_ROWS, GRADIENT_ROWS, NEUTRAL, SPACING, blend, plot_colors
 from explorer.ui.training.plots import Chart, PaintLog
-from explorer.ui.training.row_charts import DriftChart, PcaChart, UpdatesChart
+from explorer.ui.training.row_charts import FREQUENCY_AXIS, DriftChart, PcaChart, UpdatesChart
 
 __all__ = ["TrainingCharts", "ChartsArea", "LossChart", "SparsityChart", "RasterChart", "MAX_POINTS", "SLOW_SECONDS"]
 
@@ -231,15 +231,26 @@ class TrainingCharts(pg.GraphicsLayoutWidget):
         a new range rebuilds an axis, milliseconds of the GUI thread."""
         run = session.run
         self.run = run
-        steps, v = run.cfg.steps, run.corpus.vocab_size
-        counts = run.corpus.counts()
+        self.start_axes(run.cfg.steps, run.corpus.counts(), run.cfg.tied, run.classes, run.frame)
+
+    def start_axes(self, steps: int, counts: np.ndarray, tied: bool, classes=None, frame=None,
+                   counted: str = FREQUENCY_AXIS) -> None:
+        """Set every axis for a run of ``steps`` steps over rows counted by ``counts`` (V,)
+        (a recorded run has no TrainingRun: the watch view calls this itself, and says
+        what ``counted`` on the per-row charts' x axis)."""
+        v = int(counts.shape[0])
+        for chart in (self.updates, self.drift):
+            if chart.plot.getAxis("bottom").labelText != counted:
+                chart.plot.setLabel("bottom", counted)
         self.loss.start(steps, v)
-        self.sparsity.start(steps, run.cfg.tied)
+        self.sparsity.start(steps, tied)
         self.raster.start(v)
         self.updates.start(counts, steps)
         self.drift.start(counts)
-        self.pca.set_classes(run.classes, v)
-        self.pca.start(run.frame)
+        if classes is not None or self.pca.classes_for != v:
+            self.pca.set_classes(classes, v)
+        if frame is not None:
+            self.pca.start(frame)
 
     def clear_run(self) -> None:
         """Empty every chart (named so: GraphicsLayoutWidget.clear would remove the plots)."""

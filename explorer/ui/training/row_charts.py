@@ -143,6 +143,8 @@ class PcaChart(Chart):
         self._sizes: np.ndarray | None = None
         self.coords: np.ndarray | None = None
         self._drawn_step = -1
+        #: V of the class-free brushes last made (-1: none, or made for classes)
+        self.classes_for = -1
 
     def set_classes(self, classes, vocab_size: int) -> None:
         """The run's ClassIndex (or None): a brush per row, a label per class (made once per run)."""
@@ -160,6 +162,7 @@ class PcaChart(Chart):
             if k < 0:
                 sizes[i] = 5
         self._brushes, self._sizes = brushes, sizes
+        self.classes_for = vocab_size if classes is None else -1
         if names != self._names:
             for label in self.labels:
                 self.plot.removeItem(label)

@@ -15,13 +15,11 @@ from collections import deque
 from pathlib import Path
 
 import numpy as np
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import QTimer, Signal
 from PySide6.QtWidgets import (
     QFileDialog,
     QFormLayout,
-    QHBoxLayout,
     QLabel,
-    QScrollArea,
     QVBoxLayout,
     QWidget,
 )
@@ -34,7 +32,6 @@ from explorer.state.app_state import AppState
 from explorer.ui.common.binding import ShownGate
 from explorer.ui.common.export import export_graphics
 from explorer.ui.style import SPACING
-from explorer.ui.training.charts import ChartsArea, TrainingCharts
 from explorer.ui.training.controls import (
     CORPUS_MODEL,
     CORPUS_SYNTHETIC,
@@ -43,7 +40,7 @@ from explorer.ui.training.controls import (
     RunReadout,
     SettingsControls,
 )
-from explorer.ui.training.lesson import LessonCaption
+from explorer.ui.training.layout import lay_out_training
 from explorer.ui.training.messages import EMPTY_TEXT, run_caption, run_message, sentence
 
 __all__ = ["TrainingView", "FRAME_HZ", "FRAME_DUTY"]
@@ -85,27 +82,8 @@ class TrainingView(QWidget):
         self._costs_ms: deque[float] = deque(maxlen=10)  # recent frame costs: CPU time of update + paint
         self._readout_at = -1.0
 
-        lay = QHBoxLayout(self)
-        lay.setContentsMargins(0, 0, 0, 0)
-        lay.setSpacing(0)
-        lay.addWidget(self._build_controls())
-        right = QVBoxLayout()
-        right.setContentsMargins(0, 0, 0, 0)
-        right.setSpacing(0)
-        # one line above the charts, always there (showing or hiding it would
-        # resize the charts and rebuild every axis): what to do, or what runs
-        self.caption = QLabel(EMPTY_TEXT)
-        self.caption.setObjectName("ChipId")  # the quiet caption style
-        self.caption.setContentsMargins(SPACING, SPACING // 2, SPACING, 0)
-        self.caption.setWordWrap(True)
-        self.caption.setToolTip("What the charts show")
-        self.charts = TrainingCharts()
-        right.addWidget(self.caption)
-        right.addWidget(ChartsArea(self.charts), 1)
-        # the lesson, from the live figures, under the charts
-        self.lesson = LessonCaption()
-        right.addWidget(self.lesson)
-        lay.addLayout(right, 1)
+        self.caption, self.charts, self.lesson = lay_out_training(self, self._build_controls(), EMPTY_TEXT,
+                                                                  "What the charts show")
 
         self.frame_timer = QTimer(self)
         self.frame_timer.setInterval(int(1000 / FRAME_HZ))
@@ -161,13 +139,7 @@ class TrainingView(QWidget):
         b.add_export("Time series as CSV…", self._on_export_csv_triggered)
         b.add_export("Rows as CSV…", self._on_export_rows_triggered)
 
-        scroll = QScrollArea()
-        scroll.setWidget(panel)
-        scroll.setWidgetResizable(True)
-        scroll.setFrameShape(QScrollArea.NoFrame)
-        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
-        scroll.setFixedWidth(272)
-        return scroll
+        return panel
 
     # -- read ---------------------------------------------------------------------------
     @property
