@@ -13,12 +13,13 @@ import json  # noqa: E402
 import logging  # noqa: E402
 
 from PySide6.QtCore import QByteArray, QObject, QSettings, QTimer, Signal  # noqa: E402
+from PySide6.QtGui import QIcon  # noqa: E402
 from PySide6.QtWidgets import QApplication, QFileDialog  # noqa: E402
 from superqt.utils import QMessageHandler  # noqa: E402
 
 from explorer.core.errors import user_message  # noqa: E402
 from explorer.core.runtime import favour_the_gui_thread, return_big_blocks_at_once  # noqa: E402
-from explorer.core.sources import recent  # noqa: E402
+from explorer.core.sources import recent, resources_dir  # noqa: E402
 from explorer.core.sources.loading import LoadedModel, load_model, prepare_table  # noqa: E402
 from explorer.core.sources.memory import held_in_memory  # noqa: E402
 from explorer.core.tokens import pieces
@@ -439,6 +440,8 @@ def make_app(argv=None) -> QApplication:
     app = QApplication.instance() or QApplication(argv or sys.argv[:1])
     app.setOrganizationName(ORG)
     app.setApplicationName(APP)
+    app.setDesktopFileName("embedding-explorer")  # the entry --install-desktop writes (Wayland matches on it)
+    app.setWindowIcon(QIcon(str(resources_dir() / "icon.svg")))
     app.setStyle("Fusion")
     apply_theme(app)
     app.setStyleSheet(STYLESHEET)

@@ -24,7 +24,8 @@ def test_wheel_contains_resources_and_entry_point(tmp_path):
     names = set(zipfile.ZipFile(wheel).namelist())
     for needed in ("explorer/resources/default/model.safetensors", "explorer/resources/default/tokenizer.json",
                    "explorer/resources/default/config.json", "explorer/resources/default/classes.json",
-                   "explorer/resources/toy/robot.json", "explorer/cli/__init__.py", "explorer/core/sources/__init__.py",
+                   "explorer/resources/toy/robot.json", "explorer/resources/icon.svg", "explorer/cli/__init__.py",
+                   "explorer/core/sources/__init__.py",
                    "explorer/core/sources/table.py", "explorer/core/tokens/inspection.py"):
         assert needed in names, needed
     # every package of the source tree ships (a view split into a package ships whole)
