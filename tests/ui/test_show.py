@@ -133,7 +133,7 @@ def test_a_tokenizer_bigger_than_the_table_shows_what_it_can(qtbot, show):
 def test_a_tensor_with_nan_opens_with_its_note(qtbot, show):
     t = torch.randn(50, 6)
     t[7, 2] = float("nan")
-    with pytest.warns(viewer.ShowNote, match="1 values are NaN or infinite"):
+    with pytest.warns(viewer.ShowNote, match="1 value is NaN or infinite, in row 7: it has no neighbours"):
         ex = show(t)
     ex.state.set_selected_token(7)
     insp = ex.window.inspector

@@ -249,8 +249,11 @@ def _finite_note(tensor) -> str | None:
                 first = start + int(hit.nonzero()[0, 0])
     if not values:
         return None
-    return (f"{values:,} values are NaN or infinite, in {rows:,} rows (the first is row {first:,}): those rows have "
-            "no neighbours, and one-hot @ E turns whole columns NaN where the gather stays finite.")
+    are = f"{values:,} values are" if values > 1 else "1 value is"
+    where = (f"in {rows:,} rows (the first is row {first:,}): those rows have" if rows > 1
+             else f"in row {first:,}: it has")
+    return (f"{are} NaN or infinite, {where} no neighbours, and one-hot @ E turns whole columns NaN where the "
+            "gather stays finite.")
 
 
 def _number() -> int:
