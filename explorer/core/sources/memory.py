@@ -302,14 +302,21 @@ def _module_names(model) -> dict[int, str]:
 def _from_model(model, tokenizer) -> EmbeddingTable:
     """The input embedding of a model in memory, its output matrix and tying."""
     cls = type(model).__name__
-    emb = model.get_input_embeddings()
+    try:
+        emb = model.get_input_embeddings()
+    except (NotImplementedError, AttributeError) as exc:  # transformers' default for models without one
+        raise SourceError(f"{cls}.get_input_embeddings() gives no table ({type(exc).__name__}: {exc}); pass the "
+                          "embedding weight itself") from None
     weight = getattr(emb, "weight", None)
     if weight is None:
         raise SourceError(f"{cls}.get_input_embeddings() gives {type(emb).__name__}, which has no weight to show")
     names = _module_names(model)
     embed_name = f"{names.get(id(emb)) or 'input embeddings'}.weight"
     tensor, notes = prepared(weight, f"{cls}'s {embed_name}")
-    out_module = model.get_output_embeddings() if callable(getattr(model, "get_output_embeddings", None)) else None
+    try:
+        out_module = model.get_output_embeddings() if callable(getattr(model, "get_output_embeddings", None)) else None
+    except (NotImplementedError, AttributeError):
+        out_module = None  # no output layer the model can name: shown as none
     out_weight = getattr(out_module, "weight", None)
     output_name = f"{names.get(id(out_module)) or 'output layer'}.weight"
     facts = module_output(weight, out_weight, embed_name, output_name)

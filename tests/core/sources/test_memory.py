@@ -199,3 +199,15 @@ def test_a_gpu_tensor_is_copied_with_a_note():
     # no GPU here: the copy is one line (tensor.to("cpu")); the sentence is what a user reads
     note = device_note(torch.device("cuda", 0), 1000 * 64 * 4)
     assert note.startswith("The tensor was on cuda:0; the explorer copied it to the CPU (0.3 MB)")
+
+
+class _NoEmbedding(torch.nn.Module):
+    """A model that names no input embedding, as transformers' base class does by default."""
+
+    def get_input_embeddings(self):
+        raise NotImplementedError("no input embedding")
+
+
+def test_a_model_without_an_input_embedding_says_so():
+    with pytest.raises(SourceError, match=r"_NoEmbedding.get_input_embeddings\(\) gives no table"):
+        open_object(_NoEmbedding())
