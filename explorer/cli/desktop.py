@@ -90,14 +90,14 @@ def install_desktop_entry(data_home: Path | None = None) -> DesktopEntry:
     text = "\n".join([
         "[Desktop Entry]",
         "Type=Application",
-        "Version=1.5",
+        "Version=1.4",
         "Name=Token Embedding Explorer",
         "GenericName=Embedding matrix explorer",
         "Comment=See and understand token embedding matrices",
         f"Exec={line}",
         f"Icon={icon}",
         "Terminal=false",
-        "Categories=Education;Science;Development;",
+        "Categories=Science;ArtificialIntelligence;DataVisualization;",
         "Keywords=embedding;token;transformer;tokenizer;matrix;",
         "",
     ])

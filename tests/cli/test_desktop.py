@@ -6,6 +6,7 @@ from __future__ import annotations
 import configparser
 import os
 import shlex
+import shutil
 import subprocess
 import sys
 from importlib.metadata import version
@@ -37,6 +38,10 @@ def test_install_desktop_writes_an_entry_that_runs_this_installation(tmp_path):
         assert entry.get(key), key
     assert entry["Type"] == "Application" and entry["Terminal"] == "false"
     assert entry["Categories"].endswith(";")
+    validator = shutil.which("desktop-file-validate")  # desktop-file-utils, where installed
+    if validator:
+        checked = subprocess.run([validator, str(desktop)], capture_output=True, text=True, timeout=60)
+        assert checked.returncode == 0 and not checked.stdout.strip(), checked.stdout + checked.stderr
     # Exec names the installed command of this environment (or this interpreter with -m explorer)
     argv = shlex.split(entry["Exec"])
     command = Path(sys.executable).parent / "embedding-explorer"
