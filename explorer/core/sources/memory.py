@@ -36,7 +36,8 @@ from explorer.core.sources.specs import open_table
 from explorer.core.sources.table import EmbeddingTable
 from explorer.core.tokens.tokenize import HFTokenizer, IdTokenizer, NameTokenizer, TokenizeError, Tokenizer
 
-__all__ = ["MEMORY_KINDS", "TensorRows", "open_object", "held_in_memory", "as_tokenizer", "device_note"]
+__all__ = ["MEMORY_KINDS", "TensorRows", "open_object", "held_in_memory", "as_tokenizer", "prepared",
+           "device_note"]
 
 #: kinds of the tables made here: a bare tensor (no model around it) and a model in memory
 MEMORY_KINDS = ("tensor", "model")
@@ -164,10 +165,10 @@ def _check_shape(shape: tuple[int, ...], what: str) -> None:
         raise SourceError(f"{what} has shape {tuple(shape)}: an empty table has no rows to show")
 
 
-def device_note(device, nbytes: int) -> str:
-    """The sentence for a tensor copied from ``device`` (cuda:0, mps ...) to the CPU."""
-    return (f"The tensor was on {device}; the explorer copied it to the CPU ({nbytes / 1e6:,.1f} MB), "
-            "so its address and later changes on the device are not shown.")
+def device_note(what: str, device, nbytes: int) -> str:
+    """The sentence for a tensor (``what``) copied from ``device`` (cuda:0, mps ...) to the CPU."""
+    return _sentence(f"{what} was on {device}; the explorer copied it to the CPU ({nbytes / 1e6:,.1f} MB), "
+                     "so its address and later changes on the device are not shown.")
 
 
 def prepared(tensor, what: str):
@@ -196,7 +197,7 @@ def prepared(tensor, what: str):
         raise SourceError(f"{what} is on the meta device: it has a shape but no values (a model built without its "
                           "weights); load the weights, then show it")
     if t.device.type != "cpu":
-        notes.append(device_note(t.device, t.numel() * t.element_size()))
+        notes.append(device_note(what, t.device, t.numel() * t.element_size()))  # one copy, then as any CPU tensor
         t = t.to("cpu")
     dtype = str(t.dtype).removeprefix("torch.")
     if dtype not in _KEPT:

@@ -197,8 +197,8 @@ def test_a_tokenizer_bigger_than_the_table_is_said_and_the_rest_is_shown():
 
 def test_a_gpu_tensor_is_copied_with_a_note():
     # no GPU here: the copy is one line (tensor.to("cpu")); the sentence is what a user reads
-    note = device_note(torch.device("cuda", 0), 1000 * 64 * 4)
-    assert note.startswith("The tensor was on cuda:0; the explorer copied it to the CPU (0.3 MB)")
+    note = device_note("the nn.Embedding's weight", torch.device("cuda", 0), 1000 * 64 * 4)
+    assert note.startswith("The nn.Embedding's weight was on cuda:0; the explorer copied it to the CPU (0.3 MB)")
 
 
 class _NoEmbedding(torch.nn.Module):
