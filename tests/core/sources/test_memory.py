@@ -125,6 +125,21 @@ def test_a_model_loaded_from_a_folder_brings_the_folders_tokenizer(tmp_path):
     _rows_equal(table, torch.from_numpy(built.embedding))
 
 
+def test_a_model_named_after_a_cached_repo_brings_the_caches_tokenizer(tmp_path, monkeypatch):
+    hub = tmp_path / "hub"
+    snap = hub / "models--tiny--gpt" / "snapshots" / ("c" * 40)
+    tok = mf.train_bpe(150)
+    mf.build_model(snap, "gpt2", tied=True, tokenizer=tok)
+    monkeypatch.setenv("HF_HUB_CACHE", str(hub))
+    model = mf.tiny_model("gpt2", tok.get_vocab_size(), seed=7)
+    model.config._name_or_path = "tiny/gpt"  # what from_pretrained("tiny/gpt") records
+    table = open_object(model)
+    assert table.name == "GPT2LMHeadModel (tiny/gpt)"
+    assert [t.id for t in table.tokenizer.encode(mf.SAMPLE_TEXT)] == tok.encode(mf.SAMPLE_TEXT).ids
+    model.config._name_or_path = "not/cached"
+    assert isinstance(open_object(model).tokenizer, IdTokenizer)
+
+
 def test_a_spec_string_opens_like_the_command_line_and_can_take_another_tokenizer():
     table = open_object("toy:robot")
     ref = open_table("toy:robot")
