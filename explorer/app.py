@@ -13,13 +13,15 @@ import json  # noqa: E402
 import logging  # noqa: E402
 
 from PySide6.QtCore import QByteArray, QObject, QSettings, QTimer, Signal  # noqa: E402
+from PySide6.QtGui import QIcon  # noqa: E402
 from PySide6.QtWidgets import QApplication, QFileDialog  # noqa: E402
 from superqt.utils import QMessageHandler  # noqa: E402
 
 from explorer.core.errors import user_message  # noqa: E402
 from explorer.core.runtime import favour_the_gui_thread, return_big_blocks_at_once  # noqa: E402
-from explorer.core.sources import recent
-from explorer.core.sources.loading import LoadedModel, load_model  # noqa: E402
+from explorer.core.sources import recent, resources_dir  # noqa: E402
+from explorer.core.sources.loading import LoadedModel, load_model, prepare_table  # noqa: E402
+from explorer.core.sources.memory import held_in_memory  # noqa: E402
 from explorer.core.tokens import pieces
 from explorer.core.tokens.text import tokenizer_family  # noqa: E402
 from explorer.state.app_state import AppState  # noqa: E402
@@ -69,6 +71,7 @@ class Explorer(QObject):
         self._warmed = False
         self._pending_token: int | None = None
         self._load_text = ""  # the text when the running load started
+        self._held = None  # the last table shown from Python code (explorer.show): its spec opens it again
         # the last text typed for each kind of tokenizer (ids, a toy's words, real text)
         self._texts: dict[str, str] = self._saved_texts()
         self.recording = None  # a RecordingFollower with --watch LOGDIR (see watch())
@@ -238,20 +241,47 @@ class Explorer(QObject):
     def last_error(self) -> str:
         return self._last_error
 
+    @property
+    def closed(self) -> bool:
+        """Whether the window was closed (the explorer has shut down)."""
+        return self._closed
+
     def open_spec(self, spec: str, keep_text: bool = False) -> None:
         """Load ``spec`` in the background; the current model stays until it succeeds.
 
         The new model gets the text last typed for its kind of tokenizer, or
         with ``keep_text`` the text on screen (unless it cannot read it).
+        The spec of the last table shown from Python opens that table again.
         """
         spec = (spec or "").strip()
         if not spec or self._closed:
             return
+        if self._held is not None and spec == self._held.spec:
+            self.open_table(self._held, self.state.text if keep_text else None)
+            return
+        self._start_load(load_model, spec, spec, self.state.text, keep_text)
+
+    def open_table(self, table, text: str | None = None) -> None:
+        """Load a table already open (one made from Python objects by
+        ``explorer.show``) the way :meth:`open_spec` loads a spec: in the
+        background, the current model staying until it succeeds.
+
+        ``text`` becomes the text; None gives the text last typed for the
+        table's kind of tokenizer.
+        """
+        if self._closed:
+            return
+        if held_in_memory(table):
+            self._held = table  # only the last one: an older tensor is not kept alive
+        keep = text is not None
+        self._start_load(prepare_table, table, table.name, text if keep else self.state.text, keep)
+
+    def _start_load(self, job, source, label: str, text: str, keep_text: bool) -> None:
         self._last_error = ""
-        self.window.set_progress(0.0, f"Opening {spec}…")
+        self.window.set_progress(0.0, f"Opening {label}…")
         self._remember_text()
         self._load_text = self.state.text
-        self.loader.start(load_model, spec, self.state.text, {} if keep_text else dict(self._texts))
+        self.loader.start(job, source, text, {} if keep_text else dict(self._texts))
 
     def cancel_load(self) -> None:
         if self.loader.running:
@@ -268,16 +298,20 @@ class Explorer(QObject):
         if self._pending_token is not None:
             self.state.select_position(self._pending_token)
             self._pending_token = None
-        if table.kind not in ("toy",) and table.spec != "default":
-            recent.add(table.spec)
-        self.settings.setValue("model", table.spec)
-        self._refresh_recent()
+        if not held_in_memory(table):  # a tensor of this process cannot be opened in the next one
+            if table.kind not in ("toy",) and table.spec != "default":
+                recent.add(table.spec)
+            self.settings.setValue("model", table.spec)
+            self._refresh_recent()
         if not self._warmed:
             self._warmed = True
             warm = self._runner()
             warm.succeeded.connect(self._on_warm_up_succeeded)
             warm.start(warm_up_job)
-        self.window.statusBar().showMessage(f"Opened in {loaded.seconds:.2f} s", 4000)
+        if held_in_memory(table) and table.notes:  # what show() did with the object, in words
+            self.window.statusBar().showMessage(f"Opened in {loaded.seconds:.2f} s. " + " ".join(table.notes), 20000)
+        else:
+            self.window.statusBar().showMessage(f"Opened in {loaded.seconds:.2f} s", 4000)
         self.load_finished.emit(True)
 
     def _on_warm_up_succeeded(self, _result) -> None:
@@ -365,7 +399,7 @@ class Explorer(QObject):
         self._remember_text()
         self.settings.setValue("texts", json.dumps(self._texts))
         self.settings.setValue("view", self.window.tabs.tabText(self.window.tabs.currentIndex()).lower())
-        if self.state.table is not None:
+        if self.state.table is not None and not held_in_memory(self.state.table):
             self.settings.setValue("model", self.state.table.spec)
         self.settings.sync()
 
@@ -430,6 +464,8 @@ def make_app(argv=None) -> QApplication:
     app = QApplication.instance() or QApplication(argv or sys.argv[:1])
     app.setOrganizationName(ORG)
     app.setApplicationName(APP)
+    app.setDesktopFileName("embedding-explorer")  # the entry --install-desktop writes (Wayland matches on it)
+    app.setWindowIcon(QIcon(str(resources_dir() / "icon.svg")))
     app.setStyle("Fusion")
     apply_theme(app)
     app.setStyleSheet(STYLESHEET)

@@ -1,6 +1,7 @@
 """Command line: launch the GUI, or run a headless command.
 
     python -m explorer [--model SPEC] [--text TEXT] [--token N] [--view NAME] [--screenshot FILE.png]
+    python -m explorer --install-desktop | --version
     python -m explorer models [--json]
     python -m explorer inspect --model SPEC --text TEXT [--json] [--input-layer]
     python -m explorer health --model SPEC [--top N] [--json]
@@ -68,6 +69,10 @@ def main(argv: list[str] | None = None) -> int:
             from explorer.cli.runs import cmd_runs
 
             return cmd_runs(args)
+        if args.install_desktop:
+            from explorer.cli.desktop import cmd_install_desktop
+
+            return cmd_install_desktop(args)
         return cmd_gui(args)
     except CliError as exc:
         print(f"error: {one_line(str(exc))}", file=sys.stderr)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 
 from explorer.cli.bench import add_bench_parser
+from explorer.cli.desktop import add_desktop_arguments
 from explorer.cli.errors import CliError
 from explorer.cli.gui import add_gui_arguments
 from explorer.cli.health import add_health_parser
@@ -31,9 +32,20 @@ class _Parser(argparse.ArgumentParser):
         raise CliError(message)
 
 
+class _Version(str):
+    """argparse's version string, read from the package metadata only when --version is asked for."""
+
+    def __mod__(self, values):  # argparse formats it with %(prog)s
+        import explorer
+
+        return f"{values.get('prog', 'embedding-explorer')} {explorer.__version__}"
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="embedding-explorer", description="See and understand token embedding matrices.")
     add_gui_arguments(p, DASH_HELP)
+    add_desktop_arguments(p)
+    p.add_argument("--version", action="version", version=_Version("%(prog)s"))
     sub = p.add_subparsers(dest="command", parser_class=_Parser)
     add_models_parser(sub)
     add_inspect_parser(sub, DASH_HELP)

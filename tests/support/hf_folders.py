@@ -70,6 +70,16 @@ def _model_class(arch: str, headless: bool = False):
     return {"gpt2": tf.GPT2LMHeadModel, "bert": tf.BertForMaskedLM, "llama": tf.LlamaForCausalLM}[arch]
 
 
+def tiny_model(arch: str, vocab: int, dtype: str = "float32", tied: bool = True, hidden: int = 32,
+               headless: bool = False, seed: int = 0):
+    """A tiny random transformers model of ``arch`` in memory (seeded, eval mode)."""
+    import torch
+
+    torch.manual_seed(seed)
+    model = _model_class(arch, headless)(_config(arch, vocab, hidden, tied))
+    return model.to(getattr(torch, dtype)).eval()
+
+
 def build_model(
     folder: Path,
     arch: str,
@@ -95,10 +105,7 @@ def build_model(
     tok = tokenizer if tokenizer is not None else train_bpe()
     if vocab is None:
         vocab = tok.get_vocab_size() + extra_rows
-    torch.manual_seed(seed)
-    cfg = _config(arch, vocab, hidden, tied)
-    model = _model_class(arch, headless)(cfg)
-    model = model.to(getattr(torch, dtype)).eval()
+    model = tiny_model(arch, vocab, dtype=dtype, tied=tied, hidden=hidden, headless=headless, seed=seed)
     native = model.get_input_embeddings().weight.detach().clone()
     emb = native.float().numpy().copy()
     n_params = sum(p.numel() for p in model.parameters())

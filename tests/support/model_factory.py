@@ -23,7 +23,7 @@ from tests.support.gguf_files import (
     patch_gguf_tensor_type,
     write_gguf,
 )
-from tests.support.hf_folders import ARCHS, ZOO_KEYS, BuiltModel, build_model, zoo_id
+from tests.support.hf_folders import ARCHS, ZOO_KEYS, BuiltModel, build_model, tiny_model, zoo_id
 from tests.support.tokenizer_files import (
     BACKTRACKING_SPLIT,
     SAMPLE_TEXT,
@@ -42,7 +42,7 @@ __all__ = [
     "SENTENCES", "SAMPLE_TEXT", "SPECIAL", "train_bpe", "train_wordlevel", "save_tokenizer", "wordlevel_json",
     "BACKTRACKING_SPLIT", "folder_with_tokenizer",
     # transformers model folders
-    "ARCHS", "ZOO_KEYS", "zoo_id", "BuiltModel", "build_model",
+    "ARCHS", "ZOO_KEYS", "zoo_id", "BuiltModel", "build_model", "tiny_model",
     # GGUF files
     "GGUF_KEYS", "BuiltGGUF", "build_gguf", "gguf_vocab", "patch_gguf_tensor_type", "write_gguf",
     # bad inputs

@@ -9,6 +9,7 @@ The package is split along its seams:
 ``checkpoint``      Hugging Face folders and safetensors files
 ``safetensors_header``  the safetensors header, checked against its file
 ``gguf_source``     GGUF files and their cached tokenizer
+``memory``          objects of this process: tensors, arrays, models (``explorer.show``)
 ``hfcache``         the local Hugging Face cache
 ``catalog``         listing what can be opened, from headers only
 ``common``          the error type, resource paths, JSON reading

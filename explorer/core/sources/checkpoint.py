@@ -12,14 +12,23 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from explorer.core.sources.common import DEFAULT_EXAMPLE, SourceError, read_json, shown, table_shape
+from explorer.core.sources.common import (
+    DEFAULT_EXAMPLE,
+    SourceError,
+    ids_example,
+    read_json,
+    shown,
+    table_shape,
+    vocabulary_notes,
+)
 from explorer.core.sources.output import OUTPUT_NAMES, OutputFacts, checkpoint_output
 from explorer.core.sources.readers import SafetensorsRows
 from explorer.core.sources.safetensors_header import TensorEntry, read_safetensors_header
 from explorer.core.sources.table import EmbeddingTable
 from explorer.core.tokens.tokenize import HFTokenizer, IdTokenizer, TokenizeError, Tokenizer
 
-__all__ = ["Checkpoint", "CheckpointFacts", "folder_facts", "file_facts", "open_folder", "open_safetensors_file"]
+__all__ = ["Checkpoint", "CheckpointFacts", "folder_facts", "file_facts", "open_folder", "open_safetensors_file",
+           "folder_tokenizer"]
 
 _EMBED_NAMES = (
     "model.embed_tokens.weight",
@@ -226,7 +235,7 @@ def open_folder(folder: Path, spec: str, kind: str, name: str | None = None) -> 
 
         return open_gguf(facts, spec, kind=kind, name=name)
     ex = facts.config.get("explorer_example_text")
-    return _table_from_facts(facts, _folder_tokenizer(folder), spec, kind, name=name,
+    return _table_from_facts(facts, folder_tokenizer(folder), spec, kind, name=name,
                              example_text=ex if isinstance(ex, str) else None,
                              classes_path=folder / "classes.json")
 
@@ -235,7 +244,7 @@ def open_safetensors_file(path: Path, spec: str, kind: str = "safetensors", name
     """Open the embedding of one ``.safetensors`` file; the tokenizer.json
     beside it is used when there is one."""
     facts = file_facts(path)
-    tok = _folder_tokenizer(path.parent) if (path.parent / "tokenizer.json").is_file() else None
+    tok = folder_tokenizer(path.parent) if (path.parent / "tokenizer.json").is_file() else None
     return _table_from_facts(facts, tok, spec, kind, name=name)
 
 
@@ -287,19 +296,10 @@ def _table_from_facts(facts: CheckpointFacts, tokenizer: Tokenizer | None, spec:
     if tokenizer is None:
         tokenizer = IdTokenizer(v)
         notes.append("No tokenizer was found beside the weights; type token ids.")
-        example = " ".join(str(i) for i in (42, 7, 42) if i < v)
+        example = ids_example(v)
     else:
         example = DEFAULT_EXAMPLE
-        if tokenizer.vocab_size > v:
-            notes.append(
-                f"The tokenizer knows {tokenizer.vocab_size:,} ids but the table has only {v:,} rows: "
-                "ids past the table are flagged."
-            )
-        elif tokenizer.vocab_size < v:
-            notes.append(
-                f"Rows {tokenizer.vocab_size:,} to {v - 1:,} are padding rows no text reaches; "
-                "they are kept out of neighbours and PCA."
-            )
+        notes += vocabulary_notes(tokenizer.vocab_size, v)
     out = facts.output
     if out.problem:
         notes.append(f"Output side: {out.problem}.")
@@ -335,7 +335,15 @@ def _table_from_facts(facts: CheckpointFacts, tokenizer: Tokenizer | None, spec:
     return t
 
 
-def _folder_tokenizer(folder: Path) -> Tokenizer | None:
+def folder_tokenizer(folder: Path) -> Tokenizer | None:
+    """The tokenizer saved in a model folder (tokenizer.json, or the files
+    transformers builds a fast one from), None when there is none.
+
+    Raises
+    ------
+    SourceError
+        For a tokenizer.json the tokenizers library refuses.
+    """
     tj = folder / "tokenizer.json"
     if tj.is_file():
         try:

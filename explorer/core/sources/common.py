@@ -27,6 +27,8 @@ __all__ = [
     "read_json",
     "table_shape",
     "shown",
+    "vocabulary_notes",
+    "ids_example",
 ]
 
 TOY_NAMES = ("cat-sat", "gradient", "robot", "five-rows")
@@ -58,13 +60,22 @@ class SourceError(ExplorerError):
 
 
 def resources_dir() -> Path:
-    """The resources folder, installed (explorer.resources) or in a checkout."""
+    """The resources folder: the one of the checkout this code is in, or the
+    installed one (explorer.resources).
+
+    The checkout's own comes first: an editable install maps
+    ``explorer.resources`` to the folder it was installed from, which is not
+    this code's when another working tree of the repository is run.
+    """
+    checkout = Path(__file__).resolve().parents[3] / "resources"
+    if (checkout / "toy").is_dir() and (checkout / "default").is_dir():
+        return checkout
     spec = importlib.util.find_spec("explorer.resources")
     if spec is not None and spec.submodule_search_locations:
         p = Path(list(spec.submodule_search_locations)[0])
         if (p / "toy").is_dir():
             return p
-    return Path(__file__).resolve().parents[3] / "resources"
+    return checkout
 
 
 def package_path(key: str) -> Path | None:
@@ -130,3 +141,21 @@ def table_shape(shape: tuple[int, ...], tensor: str, spec: str) -> tuple[int, in
             "rows to show; choose a model with a real embedding"
         )
     return v, d
+
+
+def vocabulary_notes(tokenizer_size: int, rows: int) -> list[str]:
+    """What a user must know when a tokenizer and its table differ in size:
+    ids past the table are flagged; rows past the tokenizer are padding rows
+    (kept out of neighbours and PCA). [] when they agree."""
+    if tokenizer_size > rows:
+        return [f"The tokenizer knows {tokenizer_size:,} ids but the table has only {rows:,} rows: "
+                "ids past the table are flagged."]
+    if tokenizer_size < rows:
+        return [f"Rows {tokenizer_size:,} to {rows - 1:,} are padding rows no text reaches; "
+                "they are kept out of neighbours and PCA."]
+    return []
+
+
+def ids_example(rows: int) -> str:
+    """A text of token ids for a table without a tokenizer ("42 7 42", ids past the table left out)."""
+    return " ".join(str(i) for i in (42, 7, 42) if i < rows)

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from explorer.core.sources import ggufio
-from explorer.core.sources.common import DEFAULT_EXAMPLE, SourceError, table_shape
+from explorer.core.sources.common import DEFAULT_EXAMPLE, SourceError, ids_example, table_shape
 from explorer.core.sources.output import GGUF_OUTPUT, OutputFacts, gguf_output
 from explorer.core.sources.readers import GGUFRows
 from explorer.core.sources.table import EmbeddingTable
@@ -144,7 +144,7 @@ def open_gguf(path: Path, spec: str, kind: str = "gguf", name: str | None = None
     v = facts.vocab_size
     if tokenizer is None:
         tokenizer = IdTokenizer(v)
-    example = " ".join(str(i) for i in (42, 7, 42) if i < v) if isinstance(tokenizer, IdTokenizer) else DEFAULT_EXAMPLE
+    example = ids_example(v) if isinstance(tokenizer, IdTokenizer) else DEFAULT_EXAMPLE
     out = facts.output
     if out.problem:
         notes.append(f"Output side: {out.problem}.")

@@ -17,7 +17,7 @@ from explorer.core.runtime import limit_torch_threads
 from explorer.core.sources import EmbeddingTable, open_table
 from explorer.core.tokens.text import TokenizedText, tokenize_text, tokenizer_family
 
-__all__ = ["ClassIndex", "LoadedModel", "load_model"]
+__all__ = ["ClassIndex", "LoadedModel", "load_model", "prepare_table"]
 
 
 @dataclass(frozen=True)
@@ -103,6 +103,18 @@ def load_model(spec: str, text: str = "", texts: Mapping[str, str] | None = None
     t0 = time.perf_counter()
     yield 0.02, f"Opening {spec}…"
     table = open_table(spec)
+    return (yield from prepare_table(table, text, texts, started=t0))
+
+
+def prepare_table(table: EmbeddingTable, text: str = "", texts: Mapping[str, str] | None = None,
+                  started: float | None = None) -> Iterator[tuple[float, str]]:
+    """Prepare everything the window shows about a table already open: the
+    second half of :func:`load_model`, and all of opening a table made in
+    this process (``explorer.show``). A generator for a worker, like
+    :func:`load_model` (same parameters; ``started`` is when the opening
+    began, for :attr:`LoadedModel.seconds`); returns a :class:`LoadedModel`.
+    """
+    t0 = time.perf_counter() if started is None else started
     limit_torch_threads(import_torch=False)
     yield 0.3, f"Reading {table.vocab_size:,} × {table.dim:,} table…"
     if table.fits_in_memory:

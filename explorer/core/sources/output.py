@@ -10,6 +10,8 @@ Tying is decided from the files, the same way for every source:
 * a checkpoint without an output tensor ties when its architecture has a
   language-model head and its config does not say ``tie_word_embeddings:
   false``; an encoder (MiniLM) has no output matrix at all.
+* a model in memory (``explorer.show(model)``) ties when its output layer
+  holds E itself: the same tensor, or a view of the same memory.
 
 :func:`tying_word` says the result in the words the status bar, the cost
 card, the picker, the inspector and the command line all use.
@@ -22,8 +24,8 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["OUTPUT_NAMES", "GGUF_OUTPUT", "OutputFacts", "checkpoint_output", "gguf_output", "tying_word",
-           "same_rows_sampled"]
+__all__ = ["OUTPUT_NAMES", "GGUF_OUTPUT", "STANDALONE_KINDS", "OutputFacts", "checkpoint_output", "gguf_output",
+           "module_output", "tying_word", "same_rows_sampled"]
 
 #: names of the output matrix in safetensors checkpoints, most common first
 OUTPUT_NAMES = (
@@ -38,8 +40,8 @@ GGUF_OUTPUT = "output.weight"
 _HEAD_ARCHS = ("CausalLM", "LMHead", "MaskedLM", "ForConditionalGeneration", "ToyLM")
 #: rows compared byte for byte to tell a stored copy of E from a second matrix
 _SAMPLED_ROWS = 16
-#: kinds of table that have no model around them
-_STANDALONE_KINDS = ("random", "toy")
+#: kinds of table that have no model around them (a bare tensor: explorer.show(tensor))
+STANDALONE_KINDS = ("random", "toy", "tensor")
 
 
 @dataclass(frozen=True)
@@ -148,6 +150,40 @@ def gguf_output(header, embed_shape: tuple[int, ...]) -> OutputFacts:
     return OutputFacts(False, GGUF_OUTPUT, "output.weight is a second matrix")
 
 
+def module_output(embed, output, embed_name: str, output_name: str) -> OutputFacts:
+    """Tying and the output matrix of a model in memory (a torch module).
+
+    Parameters
+    ----------
+    embed : torch.Tensor (V, d)
+        The input embedding's weight.
+    output : torch.Tensor or None
+        The output layer's weight (``get_output_embeddings().weight``), None
+        when the model has no output layer (an encoder, a headless model).
+    embed_name, output_name : str
+        Their names in the model, for the sentence.
+
+    Tied means the output layer holds E itself: the same tensor object, or a
+    tensor of the same shape and strides starting at the same address (the
+    same memory). Equal values in a separate tensor are a second matrix:
+    training would move them apart.
+    """
+    if output is None:
+        return OutputFacts(None, None, "the model has no output layer (get_output_embeddings() is None)")
+    if tuple(output.shape) != tuple(embed.shape):
+        return OutputFacts(None, None, f"{output_name} has shape {tuple(output.shape)}, not the input's "
+                                       f"{tuple(embed.shape)}",
+                           problem=f"the output layer {output_name} has shape {tuple(output.shape)} where the input "
+                                   f"table is {tuple(embed.shape)}; the output side is not shown")
+    same_memory = (output.device == embed.device and output.device.type != "meta" and output.dtype == embed.dtype
+                   and output.stride() == embed.stride() and output.data_ptr() == embed.data_ptr())
+    if output is embed or same_memory:
+        return OutputFacts(True, None, f"{output_name} is the same tensor as {embed_name} (tied: "
+                                       f"one matrix, data_ptr 0x{embed.data_ptr():X})")
+    return OutputFacts(False, output_name, f"{output_name} is a second matrix with values of its own "
+                                           f"(its own memory, data_ptr 0x{output.data_ptr():X})")
+
+
 def tying_word(tied: bool | None, kind: str) -> str:
     """Weight tying in a word or two, the same everywhere.
 
@@ -159,4 +195,4 @@ def tying_word(tied: bool | None, kind: str) -> str:
         return "tied"
     if tied is False:
         return "not tied"
-    return "tying unknown" if kind in _STANDALONE_KINDS else "no output layer"
+    return "tying unknown" if kind in STANDALONE_KINDS else "no output layer"

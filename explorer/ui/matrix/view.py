@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
 
 from explorer.core.matrix.axis_labels import label_step
 from explorer.core.matrix.overview import CODE_STEPS, NAN_CODE, MatrixOverview, RowBand, row_band
+from explorer.core.sources.output import STANDALONE_KINDS
 from explorer.state.app_state import AppState
 from explorer.state.both_ends import INPUT, OUTPUT
 from explorer.ui.common.binding import JobBinding, ShownGate, job_status
@@ -230,7 +231,7 @@ class MatrixView(QWidget):
         elif table.tied is True:
             note = "tied: the output matrix is E itself"
         elif not table.has_output:
-            note = "no output matrix in this model" if table.kind not in ("random", "toy") else ""
+            note = "no output matrix in this model" if table.kind not in STANDALONE_KINDS else ""
         else:
             note = "not tied: a second V × d matrix"
         self.side_note.setText(note)
