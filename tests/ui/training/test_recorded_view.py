@@ -14,7 +14,7 @@ from explorer.ui.training.recorded import RecordedRunView
 from tests.support.ui_helpers import load
 
 V, D = 40, 6
-TIMEOUT = 20_000
+TIMEOUT = 60_000
 
 
 class Loop:
@@ -91,7 +91,7 @@ def test_steps_written_while_the_window_is_open_show_up(watched, qtbot):
     loop.steps(9)
     qtbot.waitUntil(lambda: view.charts.loss.raw.getData()[0].size == 21, timeout=TIMEOUT)
     np.testing.assert_allclose(view.charts.loss.raw.getData()[1], loop.losses, rtol=1e-5)
-    assert "step 20" in view.open_button.text()  # the newer snapshot is offered
+    qtbot.waitUntil(lambda: "step 20" in view.open_button.text(), timeout=TIMEOUT)  # the newer snapshot is offered
     # a step cut mid-write: the charts keep the whole steps, the panel says why
     with open(loop.rec.logdir / "steps.jsonl", "a") as f:
         f.write('{"step": 22, "loss"')
