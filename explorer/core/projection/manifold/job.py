@@ -51,7 +51,7 @@ def _unit(rows: np.ndarray) -> np.ndarray:
 
 def manifold_job(table, method: str, mode: str = "sample", sample_size: int = DEFAULT_LAYOUT_SAMPLE,
                  interest: Sequence[int] = (), n_components: int = 2, seed: int = 0,
-                 every: int = FRAME_EVERY, n_jobs: int = 1, cache: LayoutCache | None = None,
+                 every: int = FRAME_EVERY, n_jobs: int | None = None, cache: LayoutCache | None = None,
                  recompute: bool = False) -> Iterator:
     """Lay out a fit set of ``table``'s rows by ``method`` (``tsne`` or ``umap``).
 
