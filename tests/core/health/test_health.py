@@ -237,3 +237,16 @@ def test_verification_statuses_follow_magikarp_thresholds():
 
     assert [status_of(p) for p in (0.0005, 0.005, 0.02, 0.9)] == [
         "verified", "weakly verified", "rejected", "rejected"]
+
+
+def test_a_table_without_a_tokenizer_has_no_round_trip_to_report():
+    """Issue 25, item 5: "Tokenizer round trip: ok 128,256" for a random table."""
+    from explorer.core.health import health_report
+    from explorer.core.health.text import category_line, format_report
+
+    table = open_table("random:500x8")
+    report = health_report(table)
+    assert not report.round_trip_checked and report.as_json(5, str)["round_trip_checked"] is False
+    assert "no tokenizer" in category_line(report) and "500 ok" not in format_report(report, 5, table)
+    checked = health_report(open_table("default"))
+    assert checked.round_trip_checked and "ok" in category_line(checked)

@@ -110,6 +110,10 @@ def test_model_switch_clears_then_shows_the_new_model(qtbot, view):
     qtbot.waitUntil(lambda: v.report is not None, timeout=CHECK_TIMEOUT)
     assert v.report.flagged_count == 0 and "Nothing here beyond chance" in v.summary.caption.text()
     assert len(v.vocab_plot.rings.getData()[0]) == 0
+    # issue 25, item 5: a table without a tokenizer has no round trip to call "ok"
+    counts = v.summary.counts.text()
+    assert "Tokenizer round trip: not checked: this table has no tokenizer" in counts
+    assert "ok&nbsp;3,000" not in counts and not v.report.round_trip_checked
 
 
 def test_cancel_then_check_again(qtbot, view):
