@@ -150,6 +150,10 @@ class WhyPage(QWidget):
         self.words_edit.setText(", ".join(words))
         self._synchronize()
 
+    def words(self) -> list[str]:
+        """The words typed (what :meth:`set_words` takes)."""
+        return [w for w in self.words_edit.text().replace(",", " ").split() if w]
+
     def _on_words_edit_editing_finished(self) -> None:
         """New words for the three panels."""
         self._synchronize()
@@ -160,7 +164,7 @@ class WhyPage(QWidget):
         if table is None:
             self._clear("Open a model to compare ids, one-hot vectors and learned vectors.")
             return
-        words = [w for w in self.words_edit.text().replace(",", " ").split() if w]
+        words = self.words()
         try:
             why = why_vectors(table, words, self._state.tokens)
         except Exception as exc:  # a broken row or tokenizer must not take the view down

@@ -445,6 +445,10 @@ class LookupView(QWidget):
         """Bring page ``name`` ("forward" or "backward") to the front."""
         self.show_backward(name == "backward")
 
+    def current_page(self) -> str:
+        """The name :meth:`show_page` takes for the page in front."""
+        return "backward" if self.showing_backward else "forward"
+
     def _on_direction_button_clicked(self) -> None:
         self.show_backward(not self.showing_backward)
 

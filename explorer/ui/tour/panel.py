@@ -16,7 +16,7 @@ _MARGIN = 12
 
 
 class TourPanel(QFrame):
-    """A card floating over the window's content, in the corner farthest from the ringed widget.
+    """A card floating over the window's content, always in its bottom right corner.
 
     Signals
     -------
@@ -35,7 +35,6 @@ class TourPanel(QFrame):
         self.setStyleSheet(f"#TourPanel {{ border: 2px solid {ACCENT}; border-radius: 6px; "
                            "background: palette(window); }")
         self._window = window
-        self._avoid = QRect()
         self.heading = QLabel()  # one line (a wrapped rich-text label reserves room for more)
         self.heading.setTextFormat(Qt.RichText)
         self.body = QLabel()
@@ -80,11 +79,6 @@ class TourPanel(QFrame):
         self.body.setText(text)
         self._place()
 
-    def avoid(self, rect: QRect) -> None:
-        """Stay clear of ``rect`` (window coordinates) where a corner allows it."""
-        self._avoid = QRect(rect)
-        self._place()
-
     def _content_rect(self) -> QRect:
         central = getattr(self._window, "centralWidget", lambda: None)()
         if central is None:
@@ -92,21 +86,13 @@ class TourPanel(QFrame):
         return QRect(central.mapTo(self._window, QPoint(0, 0)), central.size())
 
     def _place(self) -> None:
-        """The corner of the content whose card covers least of the ringed widget (the
-        inspector's side first: the text and the tabs are on the left)."""
+        """The bottom right corner of the content, for every step: the buttons
+        stay where the hand expects them (the card grows upwards with its words),
+        so repeated clicks on Next never land in the view below."""
         self.setFixedWidth(max(PANEL_MIN_WIDTH, min(PANEL_WIDTH, self._window.width() // 3)))
         self.adjustSize()
         area = self._content_rect().adjusted(_MARGIN, _MARGIN, -_MARGIN, -_MARGIN)
-        w, h = self.width(), self.height()
-        corners = [QPoint(area.right() - w, area.bottom() - h), QPoint(area.right() - w, area.top()),
-                   QPoint(area.left(), area.bottom() - h), QPoint(area.left(), area.top())]
-
-        def covered(p: QPoint) -> int:
-            inter = QRect(p.x(), p.y(), w, h).intersected(self._avoid)
-            return inter.width() * inter.height() if not inter.isEmpty() else 0
-
-        best = min(corners, key=covered)  # ties: the first, bottom right
-        self.move(best)
+        self.move(QPoint(area.right() - self.width(), area.bottom() - self.height()))
         self.raise_()
 
     def eventFilter(self, obj, event) -> bool:
