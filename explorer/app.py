@@ -282,6 +282,7 @@ class Explorer(QObject):
             self.picker = ModelPicker(self.window)
             self.picker.spec_chosen.connect(self.open_spec)
             self.picker.finished.connect(self._on_picker_finished)
+        self.picker.set_current(self.state.table.spec if self.state.table is not None else None)
         self.listing.start(_list_sources_job, recent.load())
         self.picker.open()
 
