@@ -72,14 +72,13 @@ class ModelPicker(QDialog):
         self.tree.setHeaderLabels(COLUMNS)
         for c, tip in enumerate(HEADER_TIPS):
             self.tree.headerItem().setToolTip(c, tip)
-        self.tree.setRootIsDecorated(True)
         self.tree.setUniformRowHeights(True)
         self.tree.header().setStretchLastSection(False)
         self.tree.header().setSectionResizeMode(0, QHeaderView.Stretch)
         for c in range(1, len(COLUMNS)):
             self.tree.header().setSectionResizeMode(c, QHeaderView.ResizeToContents)
         self.tree.itemDoubleClicked.connect(self._on_tree_item_double_clicked)
-        self.tree.setToolTip("Double-click a model to open it")
+        self.tree.setToolTip("Double-click a model to open it (the one in bold is open)")
         lay.addWidget(self.tree, 1)
 
         rnd = QGroupBox("Random table, N(0, 0.02²) like GPT-2's initialisation")
@@ -118,7 +117,7 @@ class ModelPicker(QDialog):
         buttons.rejected.connect(self.reject)
         lay.addWidget(buttons)
         self._items: dict[str, QTreeWidgetItem] = {}
-        self._current: str | None = None
+        self._current: str | None = None  # the model open in the window
 
     def set_current(self, spec: str | None) -> None:
         """The model open in the window: highlighted, and choosing it again only closes the picker."""
