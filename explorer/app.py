@@ -28,6 +28,7 @@ from explorer.ui.main_window import MainWindow  # noqa: E402
 from explorer.ui.model_picker import ModelPicker  # noqa: E402
 from explorer.ui.style import STYLESHEET, apply_theme, can_draw, configure_pyqtgraph, prepare_glyph_check  # noqa: E402
 from explorer.ui.tour import TourController  # noqa: E402
+from explorer.ui.tour.hint import FirstRunHint  # noqa: E402
 from explorer.workers import JobRunner, await_all_workers, warm_up_job  # noqa: E402
 
 ORG, APP = "embedding-explorer", "Token Embedding Explorer"
@@ -59,8 +60,11 @@ class Explorer(QObject):
     def __init__(self, settings: QSettings | None = None, parent=None):
         super().__init__(parent)
         self.settings = settings or QSettings(QSettings.IniFormat, QSettings.UserScope, ORG, "explorer")
+        theme = str(self.settings.value("theme", "system"))
+        apply_theme(QApplication.instance(), theme)  # before any plot takes its colours from the palette
         self.state = AppState(self)
         self.window = MainWindow(self.state)
+        self.window.set_theme_choice(theme)
         self.loader = JobRunner(self)
         self.listing = JobRunner(self)
         self.picker: ModelPicker | None = None
@@ -86,6 +90,10 @@ class Explorer(QObject):
         w.closing.connect(self._on_window_closing)
         self.tour = TourController(self)  # the guided tour: Help → Tour, --tour N
         w.tour_requested.connect(self.tour.start)
+        self.hint = FirstRunHint(w, len(self.tour.steps))  # once, after the first model is in
+        self.hint.tour_requested.connect(self.tour.start)
+        self.tour.step_ready.connect(self.hint.hide)
+        w.theme_chosen.connect(self._on_window_theme_chosen)
 
         self.loader.progressed.connect(self._on_loader_progressed)
         self.loader.succeeded.connect(self._on_loader_succeeded)
@@ -256,7 +264,18 @@ class Explorer(QObject):
             warm.succeeded.connect(self._on_warm_up_succeeded)
             warm.start(warm_up_job)
         self.window.statusBar().showMessage(f"Opened in {loaded.seconds:.2f} s", 4000)
+        if not self.settings.value("hinted", False, type=bool) and not self.tour.active:
+            self.settings.setValue("hinted", True)
+            self.hint.pop_up()
         self.load_finished.emit(True)
+
+    def _on_window_theme_chosen(self, choice: str) -> None:
+        """View → Theme: saved, and the palette changes now; plots take it when next drawn anew."""
+        self.settings.setValue("theme", choice)
+        theme = apply_theme(QApplication.instance(), choice)
+        note = "" if theme == choice or choice == "system" else " (EXPLORER_THEME overrides it)"
+        self.window.statusBar().showMessage(f"Theme: {choice}{note}. Plots already drawn take it at the next "
+                                            "start.", 8000)
 
     def _on_warm_up_succeeded(self, _result) -> None:
         self.warmed_up.emit()
