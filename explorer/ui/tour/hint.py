@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, QPoint, Signal
-from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtCore import QPoint, Signal
+from PySide6.QtWidgets import QLabel, QPushButton, QVBoxLayout, QWidget
 
-from explorer.ui.style import ACCENT, SPACING
+from explorer.ui.style import SPACING
+from explorer.ui.tour.card import FloatingCard
 
 __all__ = ["FirstRunHint"]
 
@@ -13,7 +14,7 @@ __all__ = ["FirstRunHint"]
 _MARGIN = 12
 
 
-class FirstRunHint(QFrame):
+class FirstRunHint(FloatingCard):
     """"New here?" in the top right corner of the content, with the tour one click away.
 
     Signals
@@ -24,12 +25,7 @@ class FirstRunHint(QFrame):
     tour_requested = Signal()
 
     def __init__(self, window: QWidget, steps: int):
-        super().__init__(window)
-        self.setObjectName("FirstRunHint")
-        self.setAutoFillBackground(True)
-        self.setStyleSheet(f"#FirstRunHint {{ border: 2px solid {ACCENT}; border-radius: 6px; "
-                           "background: palette(window); }")
-        self._window = window
+        super().__init__(window, "FirstRunHint")
         text = QLabel(f"<b>New here?</b> <b>Help → Tour</b> walks through the ideas in {steps} steps, each "
                       "on a real table, and gives your model and text back when you close it.")
         text.setWordWrap(True)
@@ -37,18 +33,12 @@ class FirstRunHint(QFrame):
         self.take_button.setToolTip("Start the guided tour now (Help → Tour, at any time)")
         self.close_button = QPushButton("Not now")
         self.close_button.setToolTip("Hide this hint; it does not come back (the tour stays in the Help menu)")
-        buttons = QHBoxLayout()
-        buttons.addStretch(1)
-        buttons.addWidget(self.close_button)
-        buttons.addWidget(self.take_button)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(SPACING * 1.5, SPACING, SPACING * 1.5, SPACING)
         lay.addWidget(text)
-        lay.addLayout(buttons)
+        lay.addLayout(self.button_row([], [self.close_button, self.take_button]))
         self.take_button.clicked.connect(self._on_take_button_clicked)
         self.close_button.clicked.connect(self.hide)
-        window.installEventFilter(self)
-        self.hide()
 
     def pop_up(self) -> None:
         """Show the card (top right, over the content)."""
@@ -66,8 +56,3 @@ class FirstRunHint(QFrame):
         top = central.mapTo(self._window, QPoint(0, 0)).y() if central is not None else 0
         self.move(QPoint(self._window.width() - self.width() - _MARGIN, top + _MARGIN))
         self.raise_()
-
-    def eventFilter(self, obj, event) -> bool:
-        if obj is self._window and event.type() == QEvent.Resize and self.isVisible():
-            self._place()
-        return False
