@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from explorer.core.cost.why import DEFAULT_WORDS
 from explorer.core.jobs import run_to_end
 from explorer.core.lookup.backward import lookup_backward, upstream_gradient
 from explorer.core.training.config import TrainConfig
@@ -28,7 +29,7 @@ TOUR_TRAINING_STEPS = 300
 #: analogies tried in order on the projection step (the first whose four words are rows)
 ANALOGIES = (("king", "man", "woman", "queen"), ("prince", "boy", "girl", "princess"))
 #: triples tried for "why vectors": two related words and an unrelated one
-WHY_TRIPLES = (("cat", "dog", "airplane"), ("cat", "dog", "plane"), ("cat", "dog", "car"), ("king", "queen", "bank"))
+WHY_TRIPLES = (DEFAULT_WORDS, ("cat", "dog", "car"), ("king", "queen", "bank"))
 
 
 @dataclass(frozen=True)

@@ -58,7 +58,7 @@ class WhyPage(QWidget):
         self.words_edit.setToolTip(f"Words to compare, separated by commas or spaces (2 to {MAX_WHY_TOKENS} that the "
                                    "vocabulary holds as single tokens); "
                                    "otherwise the first tokens of the text are used")
-        self.words_edit.setPlaceholderText("e.g. cat, dog, airplane")
+        self.words_edit.setPlaceholderText(f"e.g. {', '.join(DEFAULT_WORDS)}")
         self.words_edit.editingFinished.connect(self._on_words_edit_editing_finished)
         lab.setToolTip(self.words_edit.toolTip())
         row.addWidget(lab)

@@ -10,6 +10,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QApplication
 
+from explorer.core.cost.why import DEFAULT_WORDS
 from explorer.core.sources import open_table, package_path
 from explorer.ui.cost import CostView
 from explorer.ui.style import blend, contrast_ratio, dark_palette
@@ -185,7 +186,7 @@ def test_why_vectors_on_minilm(view, minilm):
     v.show_page("why")
     page = v.why_page
     why = page.why
-    assert why.labels == ("cat", "dog", "airplane")
+    assert why.labels == DEFAULT_WORDS
     ids = [minilm.tokenizer.id_of(w) for w in why.labels]
     assert page.id_table.item(0, 1).data(Qt.UserRole) == abs(ids[0] - ids[1])
     assert page.onehot_table.item(0, 2).data(Qt.UserRole) == pytest.approx(np.sqrt(2))
