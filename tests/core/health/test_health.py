@@ -194,7 +194,7 @@ def test_verification_says_why_a_model_cannot_be_asked():
     assert kwargs == {"gguf_file": "SmolLM2-135M-Instruct.Q4_1.gguf"}
 
 
-def test_a_causal_model_is_asked_to_repeat_its_tokens(tmp_path):
+def test_a_causal_model_is_asked_to_repeat_its_tokens(tmp_path, capfd):
     """Magikarp's verification, recomputed here plainly: the prompt text,
     every placeholder id swapped for the token, three greedy steps (the whole
     sequence run again at each, no cache), the token's highest probability
@@ -210,7 +210,10 @@ def test_a_causal_model_is_asked_to_repeat_its_tokens(tmp_path):
     table = open_table(str(built.folder))
     ids = [7, 40, 77, 100]
     steps = []
+    capfd.readouterr()
     res = run_to_end(iter_verify(table, ids), steps.append)
+    err = capfd.readouterr().err  # issue 25, item 17: no progress bars on the terminal
+    assert "Loading weights" not in err and "it/s" not in err and "%|" not in err
     assert steps and [v.id for v in res.results] == ids and res.prompts == len(PROMPTS)
     model = AutoModelForCausalLM.from_pretrained(str(built.folder)).eval()
     tok = table.tokenizer.backend
