@@ -336,7 +336,9 @@ class MainWindow(QMainWindow):
         return box
 
     def set_progress(self, fraction: float | None, message: str = "") -> None:
-        """Show (fraction in 0..1) or hide (None) the loading progress."""
+        """Show (fraction in 0..1) or hide (None) the loading progress (in the empty matrix, too,
+        while there is no model yet: the status bar is easy to miss)."""
+        self.matrix_view.show_loading(None if fraction is None else f"{message} {fraction:.0%}")
         if fraction is None:
             self.progress.hide()
             self.cancel_button.hide()

@@ -63,3 +63,21 @@ def test_the_theme_is_chosen_in_the_view_menu_and_saved(qtbot, settings, monkeyp
     finally:
         monkeypatch.delenv("EXPLORER_THEME", raising=False)
         apply_theme(app, "light")
+
+
+def test_the_first_load_says_what_it_does_where_the_matrix_will_be(qtbot, settings):
+    """Issue 25, item 11: at start-up a big table loaded for seconds behind "Open a model…"."""
+    ex = _explorer(qtbot, settings.fileName())
+    seen, empty = [], ex.window.matrix_view.empty
+
+    def progressed(_fraction: float, message: str) -> None:
+        seen.append((message, empty.text()))
+
+    ex.loader.progressed.connect(progressed)
+    with qtbot.waitSignal(ex.load_finished, timeout=60_000):
+        ex.start(model="random:60000x64")
+    ex.loader.progressed.disconnect(progressed)
+    assert seen and all(text.startswith(message) and "Cancel" in text for message, text in seen)
+    assert any("Drawing random" in message for message, _ in seen)
+    assert ex.state.table is not None and "Open a model" not in ex.window.matrix_view.empty.text()
+    ex.shutdown()
