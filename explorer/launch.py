@@ -27,7 +27,7 @@ def run(model=None, text=None, token=None, view=None, screenshot=None, size=None
     if size:
         win.resize(*size)
     else:
-        win.resize(1440, 900)
+        win.fit_to_screen()  # 1440 x 900, or less on a smaller screen
         ex.restore_settings()
     win.show_view(view or ("matrix" if size else win.tabs.tabText(win.tabs.currentIndex()).lower()))
     if size:

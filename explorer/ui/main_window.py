@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QAction, QActionGroup, QKeySequence
+from PySide6.QtGui import QAction, QActionGroup, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (
     QComboBox,
     QFrame,
@@ -43,6 +43,21 @@ SHORTCUTS = [
     ("F1", "This list"),
     ("Ctrl+Q", "Quit"),
 ]
+
+#: the first window's size on a big screen; smaller screens get most of their available area
+FIRST_SIZE = (1440, 900)
+#: share of the available area the first window takes on a smaller screen
+_SCREEN_SHARE = 0.92
+
+
+def first_window_size(available_width: int, available_height: int, frame: tuple[int, int] = (0, 0)) -> tuple[int, int]:
+    """The first window's content size on a screen whose available area (without
+    panels and docks) is given: FIRST_SIZE, or less so that the whole window,
+    its ``frame`` (title bar and borders) and status bar included, stays on screen."""
+    w = min(FIRST_SIZE[0], int(available_width * _SCREEN_SHARE) - frame[0])
+    h = min(FIRST_SIZE[1], int(available_height * _SCREEN_SHARE) - frame[1])
+    return max(640, w), max(480, h)
+
 
 #: tabs reachable by Ctrl+1 … Ctrl+9, in tab order
 TAB_KEYS = 9
@@ -317,6 +332,20 @@ class MainWindow(QMainWindow):
         rows = "".join(f"<tr><td><b>{k}</b>&nbsp;&nbsp;</td><td>{v}</td></tr>" for k, v in self.shortcut_rows())
         box = QMessageBox(QMessageBox.Information, "Keyboard shortcuts", f"<table>{rows}</table>", parent=self)
         box.open()
+
+    def fit_to_screen(self) -> None:
+        """Size the first window to the screen it opens on (:func:`first_window_size`), centred."""
+        screen = self.screen() or QGuiApplication.primaryScreen()
+        if screen is None:
+            self.resize(*FIRST_SIZE)
+            return
+        area = screen.availableGeometry()
+        frame = self.frameGeometry().size() - self.geometry().size() if self.isVisible() else None
+        extra = (frame.width(), frame.height()) if frame is not None else (16, 40)  # a typical title bar
+        self.resize(*first_window_size(area.width(), area.height(), extra))
+        geo = self.frameGeometry()
+        geo.moveCenter(area.center())
+        self.move(geo.topLeft())
 
     def set_theme_choice(self, name: str) -> None:
         """Tick ``name`` (system, light, dark) in View → Theme."""
