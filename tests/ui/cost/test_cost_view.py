@@ -393,3 +393,25 @@ def test_the_context_page_shows_each_models_own_demonstration_and_keeps_the_user
     page.sentence_edits[1].setText("coins in the bank")
     state.set_table(minilm)
     assert shown()[1:] == ("the bank by the river", "coins in the bank")
+
+
+def test_names_of_neighbouring_ids_do_not_cover_each_other(qtbot, view):
+    """Issue 25, item 16: "cat" (49) and "dog" (50) were written on top of each other."""
+    v, state, _ = view
+    state.set_table(open_table("default"))
+    v.show_page("why")
+    page = v.why_page
+    qtbot.waitUntil(lambda: page.why is not None)
+    ids = list(page.why.ids)
+    assert abs(ids[0] - ids[1]) == 1  # cat and dog are neighbours in the bundled vocabulary
+    labels = [t for t in page._numberline_labels if t.isVisible()]
+    assert [t.toPlainText() for t in labels] == list(DEFAULT_WORDS)
+    for t in labels:
+        t.updateTransform(force=True)  # what painting them does first
+    cat, dog, plane = labels
+    # one above its point, the other below: their rows of text do not meet
+    assert cat.anchor.y() > 1 and dog.anchor.y() < 0 and plane.anchor.y() > 1
+    a, b = cat.sceneBoundingRect(), dog.sceneBoundingRect()
+    assert a.bottom() <= b.top() + 1
+    points = page.numberline_points.data
+    assert all(-0.6 < y < 1.0 for y in points["y"])
