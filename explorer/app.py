@@ -91,6 +91,7 @@ class Explorer(QObject):
         self.tour = TourController(self)  # the guided tour: Help → Tour, --tour N
         w.tour_requested.connect(self.tour.start)
         self.hint = FirstRunHint(w, len(self.tour.steps))  # once, after the first model is in
+        self.first_run_hint = True  # off for screenshots
         self.hint.tour_requested.connect(self.tour.start)
         self.tour.step_ready.connect(self.hint.hide)
         w.theme_chosen.connect(self._on_window_theme_chosen)
@@ -264,8 +265,9 @@ class Explorer(QObject):
             warm.succeeded.connect(self._on_warm_up_succeeded)
             warm.start(warm_up_job)
         self.window.statusBar().showMessage(f"Opened in {loaded.seconds:.2f} s", 4000)
-        if not self.settings.value("hinted", False, type=bool) and not self.tour.active:
+        if self.first_run_hint and not self.settings.value("hinted", False, type=bool) and not self.tour.active:
             self.settings.setValue("hinted", True)
+            self.settings.sync()
             self.hint.pop_up()
         self.load_finished.emit(True)
 

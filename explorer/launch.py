@@ -19,6 +19,7 @@ def run(model=None, text=None, token=None, view=None, screenshot=None, size=None
     """Launch the GUI. With ``screenshot`` save the window once loaded and exit."""
     app = make_app()
     ex = Explorer()
+    ex.first_run_hint = not screenshot
     win = ex.window
     if view is not None and view.partition(":")[0] not in win.view_names():
         print(f"error: the {view} view is not available (available: {', '.join(win.view_names())})",
