@@ -67,3 +67,26 @@ def test_the_first_window_fits_the_screen_it_opens_on(qtbot, explorer):
         area.width(), area.height(), (win.frameGeometry().width() - win.width(),
                                       win.frameGeometry().height() - win.height()))
     assert win.width() <= FIRST_SIZE[0] and win.height() <= FIRST_SIZE[1]
+
+
+@pytest.mark.parametrize("spec", ["minilm", "smollm2"])
+def test_the_lookup_controls_are_whole_at_1024x700(qtbot, explorer, spec):
+    """Issue 25, item 15: "Backward ▸" was clipped to "Backwa", and "as stored (Q8_0)" to "as stored (Q8_(",
+    at 1024 x 700 (the lookup page scrolls sideways rather than clip them)."""
+    from explorer.core.sources import package_path
+
+    if package_path(spec) is None:
+        pytest.skip(f"{spec} is not installed")
+    win = explorer.window
+    win.resize(1024, 700)
+    win.show()
+    qtbot.waitExposed(win)
+    load(qtbot, explorer, spec)
+    win.show_view("lookup")
+    view = explorer.lookup_view
+    qtbot.wait(1)
+    button, combo = view.direction_button, view.stored_as.combo
+    assert button.text() == "Backward ▸" and button.width() >= button.sizeHint().width()
+    assert combo.currentText().startswith("as stored (") and combo.width() >= combo.sizeHint().width()
+    view.show_page("backward")
+    assert button.width() >= button.sizeHint().width()

@@ -4,7 +4,7 @@ type the pointer path lays the table out in."""
 from __future__ import annotations
 
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QPushButton, QWidget
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QPushButton, QSizePolicy, QWidget
 from superqt.utils import signals_blocked
 
 from explorer.core.lookup.ways import DTYPE_CHOICES
@@ -90,6 +90,8 @@ class StoredAsChoice(QWidget):
         lay = _row(self)
         lay.addWidget(QLabel("Stored as"))
         self.combo = QComboBox()
+        self.combo.setSizeAdjustPolicy(QComboBox.AdjustToContents)  # "as stored (Q8_0)" whole, never clipped
+        self.combo.setSizePolicy(QSizePolicy.Fixed, QSizePolicy.Fixed)
         self.combo.setToolTip(
             "Element type of the table: changes bytes per value, the row stride d × itemsize, "
             "the offset of the row and the bytes read")
