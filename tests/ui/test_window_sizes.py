@@ -88,5 +88,7 @@ def test_the_lookup_controls_are_whole_at_1024x700(qtbot, explorer, spec):
     button, combo = view.direction_button, view.stored_as.combo
     assert button.text() == "Backward ▸" and button.width() >= button.sizeHint().width()
     assert combo.currentText().startswith("as stored (") and combo.width() >= combo.sizeHint().width()
+    # and in sight: the row fits the tab, no scrolling sideways to reach the button
+    assert button.mapTo(win, button.rect().topRight()).x() <= win.splitter.widget(0).width()
     view.show_page("backward")
     assert button.width() >= button.sizeHint().width()
