@@ -23,6 +23,7 @@ from explorer.core.sources.loading import LoadedModel, load_model  # noqa: E402
 from explorer.core.tokens import pieces
 from explorer.core.tokens.text import tokenizer_family  # noqa: E402
 from explorer.state.app_state import AppState  # noqa: E402
+from explorer.ui.bookmarks import BookmarkController  # noqa: E402
 from explorer.ui.common.tooltips import install_tooltip_wrapping  # noqa: E402
 from explorer.ui.main_window import MainWindow  # noqa: E402
 from explorer.ui.model_picker import ModelPicker  # noqa: E402
@@ -95,6 +96,7 @@ class Explorer(QObject):
         self.hint.tour_requested.connect(self.tour.start)
         self.tour.step_ready.connect(self.hint.hide)
         w.theme_chosen.connect(self._on_window_theme_chosen)
+        self.bookmarks = BookmarkController(self)  # Bookmarks: save, restore, export, import
 
         self.loader.progressed.connect(self._on_loader_progressed)
         self.loader.succeeded.connect(self._on_loader_succeeded)
