@@ -88,6 +88,8 @@ STAGE_NOTES = (
     "row + position (+ segment) embeddings, normalised",
     "after attention over the sentence and the feed-forward block",
 )
+#: the embedding layer's output of a model that adds nothing to the row (no position table, no norm)
+ROW_ONLY_NOTE = "the row itself: nothing is added here (positions, if any, act inside attention)"
 TOY_STAGES = ("table row", "after layer 1 (tanh)")
 
 
@@ -138,7 +140,11 @@ def _transformer_first_layer(folder, sequences, picks) -> ContextResult:
             out[STAGES[0]].append(weight[ids[0, pos]].float().numpy().copy())
             out[STAGES[1]].append(hs[0][0, pos].float().numpy().copy())
             out[STAGES[2]].append(hs[1][0, pos].float().numpy().copy())
-    return ContextResult(STAGES, {k: np.stack(v).astype(np.float32) for k, v in out.items()}, STAGE_NOTES,
+    vectors = {k: np.stack(v).astype(np.float32) for k, v in out.items()}
+    notes = STAGE_NOTES
+    if np.array_equal(vectors[STAGES[0]], vectors[STAGES[1]]):  # e.g. SmolLM2: nothing added to the row
+        notes = (STAGE_NOTES[0], ROW_ONLY_NOTE, STAGE_NOTES[2])
+    return ContextResult(STAGES, vectors, notes,
                          layer="one transformer layer",
                          mixing="Attention mixed in the neighbouring words")
 

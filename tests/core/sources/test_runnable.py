@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from explorer.core.cost import context
+from explorer.core.cost.first_layer import ROW_ONLY_NOTE
 from explorer.core.health.verify import VerifyUnavailable, model_source
 from explorer.core.sources import open_table, package_path
 from explorer.core.sources.runnable import runnable_model
@@ -75,6 +76,9 @@ def test_smollm2_first_layer_runs_quietly(capfd):
     np.testing.assert_allclose(rows[0], table.row(same.occurrences[0].id), atol=1e-6)
     assert np.array_equal(rows[0], rows[1])
     assert res.cosine(res.stages[-1]) < 0.999
+    # Llama adds nothing to the row before its first layer (rotary positions act inside attention)
+    np.testing.assert_array_equal(res.vectors[res.stages[1]], rows)
+    assert res.notes[1] == ROW_ONLY_NOTE
 
 
 def test_a_single_weights_file_and_a_folder_without_safetensors_say_why(tmp_path):
