@@ -4,35 +4,31 @@ the workers, and wires them. The only module that knows everyone."""
 from __future__ import annotations
 
 import os
-import sys
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 import json  # noqa: E402
-import logging  # noqa: E402
 
 from PySide6.QtCore import QByteArray, QObject, QSettings, QTimer, Signal  # noqa: E402
-from PySide6.QtGui import QIcon  # noqa: E402
 from PySide6.QtWidgets import QApplication, QFileDialog  # noqa: E402
-from superqt.utils import QMessageHandler  # noqa: E402
 
 from explorer.core.errors import user_message  # noqa: E402
-from explorer.core.runtime import favour_the_gui_thread, return_big_blocks_at_once  # noqa: E402
-from explorer.core.sources import recent, resources_dir  # noqa: E402
+from explorer.core.sources import recent  # noqa: E402
 from explorer.core.sources.loading import LoadedModel, load_model, prepare_table  # noqa: E402
 from explorer.core.sources.memory import held_in_memory  # noqa: E402
-from explorer.core.tokens import pieces
 from explorer.core.tokens.text import tokenizer_family  # noqa: E402
 from explorer.state.app_state import AppState  # noqa: E402
-from explorer.ui.common.tooltips import install_tooltip_wrapping  # noqa: E402
+from explorer.ui.application import APP, ORG, make_app  # noqa: E402
+from explorer.ui.bookmarks import BookmarkController  # noqa: E402
 from explorer.ui.main_window import MainWindow  # noqa: E402
 from explorer.ui.model_picker import ModelPicker  # noqa: E402
-from explorer.ui.style import STYLESHEET, apply_theme, can_draw, configure_pyqtgraph, prepare_glyph_check  # noqa: E402
+from explorer.ui.style import apply_theme  # noqa: E402
 from explorer.ui.tour import TourController  # noqa: E402
+from explorer.ui.tour.hint import FirstRunHint  # noqa: E402
 from explorer.workers import JobRunner, await_all_workers, warm_up_job  # noqa: E402
 
-ORG, APP = "embedding-explorer", "Token Embedding Explorer"
+__all__ = ["Explorer", "make_app", "CLOSE_WAIT_MS", "ORG", "APP"]
 #: how long closing the window waits for background jobs to reach a yield
 CLOSE_WAIT_MS = 500
 
@@ -61,8 +57,11 @@ class Explorer(QObject):
     def __init__(self, settings: QSettings | None = None, parent=None):
         super().__init__(parent)
         self.settings = settings or QSettings(QSettings.IniFormat, QSettings.UserScope, ORG, "explorer")
+        theme = str(self.settings.value("theme", "system"))
+        apply_theme(QApplication.instance(), theme)  # before any plot takes its colours from the palette
         self.state = AppState(self)
         self.window = MainWindow(self.state)
+        self.window.set_theme_choice(theme)
         self.loader = JobRunner(self)
         self.listing = JobRunner(self)
         self.picker: ModelPicker | None = None
@@ -90,6 +89,12 @@ class Explorer(QObject):
         w.closing.connect(self._on_window_closing)
         self.tour = TourController(self)  # the guided tour: Help → Tour, --tour N
         w.tour_requested.connect(self.tour.start)
+        self.hint = FirstRunHint(w, len(self.tour.steps))  # once, after the first model is in
+        self.first_run_hint = True  # off for screenshots
+        self.hint.tour_requested.connect(self.tour.start)
+        self.tour.step_ready.connect(self.hint.hide)
+        w.theme_chosen.connect(self._on_window_theme_chosen)
+        self.bookmarks = BookmarkController(self)  # Bookmarks: save, restore, export, import
 
         self.loader.progressed.connect(self._on_loader_progressed)
         self.loader.succeeded.connect(self._on_loader_succeeded)
@@ -312,7 +317,19 @@ class Explorer(QObject):
             self.window.statusBar().showMessage(f"Opened in {loaded.seconds:.2f} s. " + " ".join(table.notes), 20000)
         else:
             self.window.statusBar().showMessage(f"Opened in {loaded.seconds:.2f} s", 4000)
+        if self.first_run_hint and not self.settings.value("hinted", False, type=bool) and not self.tour.active:
+            self.settings.setValue("hinted", True)
+            self.settings.sync()
+            self.hint.pop_up()
         self.load_finished.emit(True)
+
+    def _on_window_theme_chosen(self, choice: str) -> None:
+        """View → Theme: saved, and the palette changes now; plots take it when next drawn anew."""
+        self.settings.setValue("theme", choice)
+        theme = apply_theme(QApplication.instance(), choice)
+        note = "" if theme == choice or choice == "system" else " (EXPLORER_THEME overrides it)"
+        self.window.statusBar().showMessage(f"Theme: {choice}{note}. Plots already drawn take it at the next "
+                                            "start.", 8000)
 
     def _on_warm_up_succeeded(self, _result) -> None:
         self.warmed_up.emit()
@@ -338,6 +355,7 @@ class Explorer(QObject):
             self.picker = ModelPicker(self.window)
             self.picker.spec_chosen.connect(self.open_spec)
             self.picker.finished.connect(self._on_picker_finished)
+        self.picker.set_current(self.state.table.spec if self.state.table is not None else None)
         self.listing.start(_list_sources_job, recent.load())
         self.picker.open()
 
@@ -427,54 +445,3 @@ class Explorer(QObject):
         self.state.set_text(text if text is not None else (saved_text if model is None else ""))
         self._pending_token = token
         self.open_spec(str(spec), keep_text=text is not None)
-
-
-_QT_NOISE = ("This plugin does not support propagateSizeHints",)
-_message_handler: _QtMessages | None = None
-
-
-class _QtNoiseFilter(logging.Filter):
-    """Drop known platform-plugin noise from Qt's messages."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        return not record.getMessage().startswith(_QT_NOISE)
-
-
-class _QtMessages(QMessageHandler):
-    """superqt's handler, routing Qt's messages to a logger, without keeping
-    every record for the life of the app."""
-
-    def __call__(self, *args) -> None:
-        super().__call__(*args)
-        self.records.clear()
-
-
-def _route_qt_messages() -> None:
-    """Qt's own messages go through Python logging (to stderr), minus noise."""
-    global _message_handler
-    logger = logging.getLogger("explorer.qt")
-    logger.addFilter(_QtNoiseFilter())
-    _message_handler = _QtMessages(logger)
-    _message_handler.install()
-
-
-def make_app(argv=None) -> QApplication:
-    if QApplication.instance() is None and "pytest" not in sys.modules and _message_handler is None:
-        _route_qt_messages()
-    app = QApplication.instance() or QApplication(argv or sys.argv[:1])
-    app.setOrganizationName(ORG)
-    app.setApplicationName(APP)
-    app.setDesktopFileName("embedding-explorer")  # the entry --install-desktop writes (Wayland matches on it)
-    app.setWindowIcon(QIcon(str(resources_dir() / "icon.svg")))
-    app.setStyle("Fusion")
-    apply_theme(app)
-    app.setStyleSheet(STYLESHEET)
-    install_tooltip_wrapping(app)  # long tooltips wrap at a readable width, whoever shows them
-    configure_pyqtgraph()
-    return_big_blocks_at_once()  # a dropped model's memory goes back to the system
-    favour_the_gui_thread()  # workers running Python hand the GIL back within 1 ms
-    if pieces.glyph_check() is None:
-        # pieces with characters no installed font has show their code point, not a box
-        prepare_glyph_check()
-        pieces.set_glyph_check(can_draw)
-    return app

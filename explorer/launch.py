@@ -22,6 +22,7 @@ def run(model=None, text=None, token=None, view=None, screenshot=None, size=None
     and the latest snapshot is the table unless ``model`` is given."""
     app = make_app()
     ex = Explorer()
+    ex.first_run_hint = not screenshot
     win = ex.window
     if watch:
         from explorer.core.recording.reader import latest_snapshot
@@ -37,7 +38,7 @@ def run(model=None, text=None, token=None, view=None, screenshot=None, size=None
     if size:
         win.resize(*size)
     else:
-        win.resize(1440, 900)
+        win.fit_to_screen()  # 1440 x 900, or less on a smaller screen
         ex.restore_settings()
     win.show_view(view or ("matrix" if size else win.tabs.tabText(win.tabs.currentIndex()).lower()))
     if size:

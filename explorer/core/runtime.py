@@ -78,3 +78,25 @@ def favour_the_gui_thread() -> None:
     lose little: their heavy work runs in numpy and torch without the GIL.
     """
     sys.setswitchinterval(GIL_SWITCH_INTERVAL_S)
+
+
+def quiet_transformers() -> None:
+    """No progress bars or info logs from transformers on the terminal (the
+    window and the CLI say what is happening themselves).
+
+    ``disable_progress_bar`` silences transformers' own bars; its GGUF
+    converter draws a plain ``tqdm.auto`` bar ("Converting and de-quantizing
+    GGUF tensors…") that this switch does not reach, so that module's bar is
+    pointed at transformers' switchable one. Imports transformers: call it
+    only where a model is about to be loaded.
+    """
+    from transformers.utils import logging as hf_logging
+
+    hf_logging.set_verbosity_error()
+    hf_logging.disable_progress_bar()
+    try:
+        from transformers import modeling_gguf_pytorch_utils as gguf_utils
+    except ImportError:  # a transformers without GGUF support: nothing to silence
+        return
+    if hasattr(gguf_utils, "tqdm"):
+        gguf_utils.tqdm = hf_logging.tqdm

@@ -32,6 +32,7 @@ from explorer.core.sources.loading import ClassIndex, LoadedModel
 from explorer.core.tokens.meta import iter_token_metadata
 from explorer.core.tokens.text import INLINE_CHARS, TokenizedText, tokenize_text
 from explorer.core.tokens.tokenize import Token
+from explorer.core.tokens.words import position_of_word, selected_word
 from explorer.state.both_ends import BothEnds
 from explorer.state.projection_request import ProjectionRequest
 from explorer.state.requests import OnDemandRequests
@@ -127,6 +128,7 @@ class AppState(OnDemandRequests, QObject):
         self._selected_position = -1
         self._extra: list[int] = []
         self._pending_position = -1  # the position to keep once a long text is tokenized
+        self._carried: tuple[str, int] | None = None  # the selected word, across a model switch
         self._tokenizing = Computation(self)
         self._tokenizing.finished.connect(self._on_tokenizing_finished)
         self._tokenizing.running_changed.connect(self.tokenizing_changed)
@@ -233,7 +235,9 @@ class AppState(OnDemandRequests, QObject):
         """
         if loaded.table is self._table:
             return
-        position = self._selected_position
+        # the selection goes across by word ("king" stays king), never by position
+        self._carried = selected_word(self._tokenized.tokens, self._tokenized.text, self._selected_position)
+        position = -1
         self._table = loaded.table
         self._overview = loaded.overview
         self._classes = loaded.classes
@@ -304,6 +308,10 @@ class AppState(OnDemandRequests, QObject):
 
     def _install_tokens(self, tokenized: TokenizedText, position: int) -> None:
         self._tokenized = tokenized
+        carried, self._carried, clear = self._carried, None, False
+        if carried is not None and tokenized.text == self._text and self._table is not None:
+            position = position_of_word(self._table.tokenizer, tokenized.tokens, *carried)
+            clear = position < 0  # the word is not one token of this model: nothing selected
         self.tokens_changed.emit(tokenized)
         if self._table is not None:
             self.input_layer.request(text_inputs_job, self._table, tokenized.tokens,
@@ -311,7 +319,9 @@ class AppState(OnDemandRequests, QObject):
         self._update_interest()
         self._update_similarity()
         self._update_backward()
-        if tokenized.tokens:
+        if clear:
+            self._select(-1, -1, force=True)
+        elif tokenized.tokens:
             pos = position if 0 <= position < len(tokenized.tokens) else tokenized.first_selectable()
             self._select(pos, tokenized.tokens[pos].id, force=True)
         elif self._selected_position != -1 or (self._selected_id != -1 and self._selected_id not in self._extra):

@@ -106,6 +106,28 @@ class TrainingRunner(QObject):
         self.session.reset()
         self.phase_changed.emit(self.session.phase)
 
+    def set_aside(self) -> TrainingSession:
+        """Keep the current session (a run going on ends at its last step, its
+        charts and model kept) and go on with an empty one; :meth:`bring_back`
+        returns it (the tour trains its own runs in between)."""
+        self._jobs.cancel(emit=False)
+        kept = self.session
+        kept.abandon()
+        self.session = TrainingSession(kept.clock)
+        self._uses_model = False
+        self.phase_changed.emit(self.session.phase)
+        return kept
+
+    def bring_back(self, kept: TrainingSession) -> None:
+        """Make ``kept`` (from :meth:`set_aside`) the session again, its run and charts with it."""
+        self._jobs.cancel(emit=False)
+        self.session.reset()
+        self.session = kept
+        self._uses_model = False
+        if kept.run is not None:
+            self.run_started.emit(kept.run)
+        self.phase_changed.emit(kept.phase)
+
     def set_speed(self, steps_per_second: float) -> None:
         self.session.set_speed(steps_per_second)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtGui import QAction, QActionGroup, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (
     QComboBox,
     QFrame,
@@ -29,6 +29,7 @@ from explorer.state.app_state import AppState
 from explorer.ui.common.status_line import TableStatus
 from explorer.ui.inspector.view import RowInspector
 from explorer.ui.matrix.view import MatrixView
+from explorer.ui.style import THEMES
 from explorer.ui.text.token_strip import TokenStrip
 
 SHORTCUTS = [
@@ -37,12 +38,31 @@ SHORTCUTS = [
     ("Ctrl+L", "Edit the text"),
     ("← / →", "Previous / next token (when the tokens have focus)"),
     ("Alt+← / Alt+→", "Previous / next token (anywhere)"),
-    ("Ctrl+1 … Ctrl+6", "Show a view"),
     ("Ctrl+Shift+C", "Copy the selected row as CSV"),
     ("Esc", "Cancel loading"),
     ("F1", "This list"),
     ("Ctrl+Q", "Quit"),
 ]
+
+#: the first window's size on a big screen; smaller screens get most of their available area
+FIRST_SIZE = (1440, 900)
+#: share of the available area the first window takes on a smaller screen
+_SCREEN_SHARE = 0.92
+
+
+def first_window_size(available_width: int, available_height: int, frame: tuple[int, int] = (0, 0)) -> tuple[int, int]:
+    """The first window's content size on a screen whose available area (without
+    panels and docks) is given: FIRST_SIZE, or less so that the whole window,
+    its ``frame`` (title bar and borders) and status bar included, stays on screen."""
+    w = min(FIRST_SIZE[0], int(available_width * _SCREEN_SHARE) - frame[0])
+    h = min(FIRST_SIZE[1], int(available_height * _SCREEN_SHARE) - frame[1])
+    return max(640, w), max(480, h)
+
+
+#: tabs reachable by Ctrl+1 … Ctrl+9, in tab order
+TAB_KEYS = 9
+#: where the view shortcuts go in the list F1 shows (after the token keys)
+_TAB_ROWS_AT = 5
 
 ABOUT = (
     "<h3>Token Embedding Explorer</h3>"
@@ -100,6 +120,7 @@ class MainWindow(QMainWindow):
     cancel_requested = Signal()
     closing = Signal()
     tour_requested = Signal()
+    theme_chosen = Signal(str)
 
     def __init__(self, state: AppState, parent=None):
         super().__init__(parent)
@@ -114,7 +135,6 @@ class MainWindow(QMainWindow):
         self.tabs = QTabWidget()
         self.tabs.setDocumentMode(True)
         self.tabs.addTab(self.matrix_view, "Matrix")
-        self.tabs.setTabToolTip(0, "The embedding matrix E as a heatmap (Ctrl+1)")
 
         split = QSplitter(Qt.Horizontal)
         split.addWidget(self.tabs)
@@ -140,6 +160,7 @@ class MainWindow(QMainWindow):
 
         self._build_status_bar()
         self._build_menus()
+        self._tab_shown(0, "The embedding matrix E as a heatmap")
         state.model_changed.connect(self._on_state_model_changed)
 
     def _build_toolbar(self) -> None:
@@ -185,9 +206,26 @@ class MainWindow(QMainWindow):
         """A tab whose view ``build()`` makes the first time the tab is shown
         (or :meth:`LazyPage.view` is asked for): start-up builds only what is on screen."""
         page = LazyPage(build)
-        i = self.tabs.addTab(page, title)
-        self.tabs.setTabToolTip(i, tooltip)
+        self._tab_shown(self.tabs.addTab(page, title), tooltip)
         return page
+
+    def _tab_shown(self, i: int, tooltip: str) -> None:
+        """Tab ``i``'s tooltip, and its Ctrl+<i+1> in the View menu: the one list of tabs
+        gives both the keys and the list F1 shows (:meth:`shortcut_rows`)."""
+        if i >= TAB_KEYS:
+            self.tabs.setTabToolTip(i, tooltip)
+            return
+        key = f"Ctrl+{i + 1}"
+        self.tabs.setTabToolTip(i, f"{tooltip} ({key})")
+        act = QAction(f"&{i + 1} {self.tabs.tabText(i)}", self, shortcut=QKeySequence(key))
+        act.triggered.connect(lambda _=False, k=i: self.tabs.setCurrentIndex(k))
+        self.views_menu.addAction(act)
+
+    def shortcut_rows(self) -> list[tuple[str, str]]:
+        """(keys, what they do) for F1: the fixed keys and one Ctrl+N per tab."""
+        tabs = [(f"Ctrl+{i + 1}", f"Show the {self.tabs.tabText(i)} view")
+                for i in range(min(self.tabs.count(), TAB_KEYS))]
+        return SHORTCUTS[:_TAB_ROWS_AT] + tabs + SHORTCUTS[_TAB_ROWS_AT:]
 
     def show_view(self, name: str) -> bool:
         """Bring view ``name`` to the front; ``"cost:famous"`` also brings the
@@ -249,11 +287,18 @@ class MainWindow(QMainWindow):
         for a in (focus, prev_t, next_t, cancel):
             self.view_menu.addAction(a)
         self.view_menu.addSeparator()
-        for n in range(1, 7):
-            act = QAction(self, shortcut=QKeySequence(f"Ctrl+{n}"),
-                          triggered=lambda _=False, k=n - 1: (self.tabs.setCurrentIndex(k)
-                                                              if k < self.tabs.count() else None))
-            self.addAction(act)
+        self.views_menu = self.view_menu.addMenu("&Show view")
+        self.theme_menu = self.view_menu.addMenu("T&heme")
+        self.theme_actions = {}
+        group = QActionGroup(self)
+        for name in THEMES:
+            act = QAction(name.capitalize(), self, checkable=True)
+            act.setToolTip({"system": "Follow the system's light or dark scheme"}.get(name, f"Always {name}"))
+            act.triggered.connect(lambda _=False, n=name: self.theme_chosen.emit(n))
+            group.addAction(act)
+            self.theme_menu.addAction(act)
+            self.theme_actions[name] = act
+        self.theme_actions["system"].setChecked(True)
 
         help_menu = mb.addMenu("&Help")
         self.tour_action = QAction("&Tour", self, toolTip="A guided tour of the lessons, step by step, on real tables")
@@ -284,9 +329,28 @@ class MainWindow(QMainWindow):
         self.token_strip.edit.selectAll()
 
     def show_shortcuts(self) -> None:
-        rows = "".join(f"<tr><td><b>{k}</b>&nbsp;&nbsp;</td><td>{v}</td></tr>" for k, v in SHORTCUTS)
+        rows = "".join(f"<tr><td><b>{k}</b>&nbsp;&nbsp;</td><td>{v}</td></tr>" for k, v in self.shortcut_rows())
         box = QMessageBox(QMessageBox.Information, "Keyboard shortcuts", f"<table>{rows}</table>", parent=self)
         box.open()
+
+    def fit_to_screen(self) -> None:
+        """Size the first window to the screen it opens on (:func:`first_window_size`), centred."""
+        screen = self.screen() or QGuiApplication.primaryScreen()
+        if screen is None:
+            self.resize(*FIRST_SIZE)
+            return
+        area = screen.availableGeometry()
+        frame = self.frameGeometry().size() - self.geometry().size() if self.isVisible() else None
+        extra = (frame.width(), frame.height()) if frame is not None else (16, 40)  # a typical title bar
+        self.resize(*first_window_size(area.width(), area.height(), extra))
+        geo = self.frameGeometry()
+        geo.moveCenter(area.center())
+        self.move(geo.topLeft())
+
+    def set_theme_choice(self, name: str) -> None:
+        """Tick ``name`` (system, light, dark) in View → Theme."""
+        if name in self.theme_actions:
+            self.theme_actions[name].setChecked(True)
 
     def show_about(self) -> None:
         box = QMessageBox(QMessageBox.Information, "About", ABOUT, parent=self)
@@ -301,7 +365,9 @@ class MainWindow(QMainWindow):
         return box
 
     def set_progress(self, fraction: float | None, message: str = "") -> None:
-        """Show (fraction in 0..1) or hide (None) the loading progress."""
+        """Show (fraction in 0..1) or hide (None) the loading progress (in the empty matrix, too,
+        while there is no model yet: the status bar is easy to miss)."""
+        self.matrix_view.show_loading(None if fraction is None else f"{message} {fraction:.0%}")
         if fraction is None:
             self.progress.hide()
             self.cancel_button.hide()

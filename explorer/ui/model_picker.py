@@ -72,14 +72,13 @@ class ModelPicker(QDialog):
         self.tree.setHeaderLabels(COLUMNS)
         for c, tip in enumerate(HEADER_TIPS):
             self.tree.headerItem().setToolTip(c, tip)
-        self.tree.setRootIsDecorated(True)
         self.tree.setUniformRowHeights(True)
         self.tree.header().setStretchLastSection(False)
         self.tree.header().setSectionResizeMode(0, QHeaderView.Stretch)
         for c in range(1, len(COLUMNS)):
             self.tree.header().setSectionResizeMode(c, QHeaderView.ResizeToContents)
         self.tree.itemDoubleClicked.connect(self._on_tree_item_double_clicked)
-        self.tree.setToolTip("Double-click a model to open it")
+        self.tree.setToolTip("Double-click a model to open it (the one in bold is open)")
         lay.addWidget(self.tree, 1)
 
         rnd = QGroupBox("Random table, N(0, 0.02²) like GPT-2's initialisation")
@@ -118,6 +117,23 @@ class ModelPicker(QDialog):
         buttons.rejected.connect(self.reject)
         lay.addWidget(buttons)
         self._items: dict[str, QTreeWidgetItem] = {}
+        self._current: str | None = None  # the model open in the window
+
+    def set_current(self, spec: str | None) -> None:
+        """The model open in the window: highlighted, and choosing it again only closes the picker."""
+        self._current = spec
+        self._highlight()
+
+    def _highlight(self) -> None:
+        for spec, it in self._items.items():
+            f = it.font(0)
+            f.setBold(spec == self._current)
+            it.setFont(0, f)
+            it.setText(0, it.data(0, Qt.UserRole + 1) + ("  (open)" if spec == self._current else ""))
+        item = self._items.get(self._current or "") or self._items.get("default")
+        if item is not None:
+            self.tree.setCurrentItem(item)
+            self.tree.scrollToItem(item)
 
     def set_sources(self, sources: list[SourceInfo]) -> None:
         """Fill the list (the app finds the sources off the GUI thread)."""
@@ -138,6 +154,7 @@ class ModelPicker(QDialog):
                 groups[info.origin] = g
             it = QTreeWidgetItem(g, self._cells(info))
             it.setData(0, Qt.UserRole, info.spec)
+            it.setData(0, Qt.UserRole + 1, it.text(0))  # the name, without the "(open)" mark
             it.setToolTip(0, f"{info.spec}" + (f"\n{info.path}" if info.path else "")
                           + (f"\n{info.error}" if info.error else ""))
             for c in range(1, len(COLUMNS)):
@@ -150,9 +167,7 @@ class ModelPicker(QDialog):
         self.tree.expandAll()
         self.status.setText(f"{len(self._items)} models found. Double-click one, open a folder or file, "
                             "or drop one on the main window.")
-        first = self._items.get("default")
-        if first:
-            self.tree.setCurrentItem(first)
+        self._highlight()
 
     @staticmethod
     def _cells(info: SourceInfo) -> list[str]:
@@ -173,7 +188,9 @@ class ModelPicker(QDialog):
         return list(self._items)
 
     def choose(self, spec: str) -> None:
-        self.spec_chosen.emit(spec)
+        """Open ``spec``; the model already open is not loaded again (its selection stays)."""
+        if spec != self._current:
+            self.spec_chosen.emit(spec)
         self.accept()
 
     def _on_tree_item_double_clicked(self, item: QTreeWidgetItem, _col: int) -> None:

@@ -73,13 +73,22 @@ def configure_pyqtgraph() -> None:
 
 
 def is_dark() -> bool:
+    """Whether the window palette in use is dark (the theme chosen, or the system's)."""
+    app = QGuiApplication.instance()
+    if app is None:
+        return False
+    return app.palette().color(QPalette.Window).lightness() < 128
+
+
+def system_is_dark() -> bool:
+    """Whether the system asks for a dark scheme."""
     app = QGuiApplication.instance()
     if app is None:
         return False
     try:
         return app.styleHints().colorScheme() == Qt.ColorScheme.Dark
     except AttributeError:  # Qt < 6.5
-        return app.palette().color(QPalette.Window).lightness() < 128
+        return is_dark()
 
 
 def plot_colors() -> tuple[str, str]:
@@ -229,13 +238,30 @@ def dark_palette() -> QPalette:
     return pal
 
 
-def apply_theme(app) -> None:
-    """Follow the system's light/dark scheme; EXPLORER_THEME=light|dark overrides it."""
+#: the choices of View → Theme
+THEMES = ("system", "light", "dark")
+
+
+def theme_in_use(choice: str = "system") -> str:
+    """"light" or "dark": EXPLORER_THEME=light|dark, else ``choice`` (View → Theme), else the system's."""
     import os
 
-    theme = os.environ.get("EXPLORER_THEME", "").lower()
-    if theme == "dark" or (theme != "light" and is_dark()):
+    env = os.environ.get("EXPLORER_THEME", "").lower()
+    if env in ("light", "dark"):
+        return env
+    if choice in ("light", "dark"):
+        return choice
+    return "dark" if system_is_dark() else "light"
+
+
+def apply_theme(app, choice: str = "system") -> str:
+    """Set the palette of :func:`theme_in_use`; returns it ("light" or "dark")."""
+    theme = theme_in_use(choice)
+    if theme == "dark":
         app.setPalette(dark_palette())
+    elif is_dark():  # back from dark: the style's own light palette
+        app.setPalette(app.style().standardPalette())
+    return theme
 
 
 class FitLayout(QVBoxLayout):

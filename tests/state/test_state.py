@@ -190,3 +190,35 @@ def test_the_lookup_check_is_not_run_on_a_table_too_big_to_hold(qtbot, state):
     state.set_text("5")
     _want_all(state)
     assert state.selected_id == 5 and state.lookup_check.value is None and not state.lookup_check.running
+
+
+def test_a_selection_goes_to_another_model_by_word_not_by_position(state):
+    """Issue 25, item 8: MiniLM's "king" (after [CLS], position 1) became SmolLM2's
+    "␣queen" (position 1, no [CLS]). It follows the word through the word
+    resolver, or is cleared when the word is not one token there."""
+    from explorer.core.sources import package_path
+    from explorer.core.tokens.words import candidate_ids
+
+    if package_path("minilm") is None or package_path("smollm2") is None:
+        pytest.skip("MiniLM and SmolLM2 are not installed")
+    text = "the king and the queen"
+    minilm, smol = open_table("minilm"), open_table("smollm2")
+    state.set_table(minilm)
+    state.set_text(text)
+    king = next(t for t in state.tokens if t.text_in(text) == "king")
+    state.select_position(king.position)
+    assert king.position == 2 and minilm.piece(state.selected_id) == "king"
+    state.set_table(smol)
+    picked = state.tokens[state.selected_position]
+    assert picked.text_in(text).strip() == "king" and picked.id in set(candidate_ids(smol.tokenizer, "king"))
+    assert state.selected_position != king.position  # SmolLM2 writes no [CLS]: the position moved
+    # and back again
+    state.set_table(minilm)
+    assert minilm.piece(state.selected_id) == "king" and state.selected_position == 2
+    # a word the other model splits into several pieces: nothing selected, rather than a wrong token
+    state.set_text("the mozart")
+    whole = next(t for t in state.tokens if t.text_in("the mozart") == "mozart")
+    state.select_position(whole.position)
+    assert len([t for t in smol.tokenizer.encode("the mozart") if not t.special]) > 2  # SmolLM2 splits it
+    state.set_table(smol)
+    assert state.selected_position == -1 and state.selected_id == -1

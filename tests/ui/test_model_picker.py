@@ -47,3 +47,32 @@ def test_status_bar_names_the_embedding_parameters_and_the_models_total(qtbot, e
     share = table.params / table.model_params
     assert f"{table.vocab_size * table.dim:,} embedding parameters" in text
     assert f"({share:.1%} of the model's {table.model_params:,} in total)" in text
+
+
+def test_the_picker_marks_the_open_model_and_does_not_reload_it(qtbot, explorer):
+    """Issue 25, item 8: the bundled model was always highlighted, and a double-click
+    on the open model reloaded it and lost the selection."""
+    from PySide6.QtCore import Qt
+
+    from tests.support.ui_helpers import load
+
+    load(qtbot, explorer, "toy:robot")
+    explorer.state.select_position(1)
+    chosen = []
+    explorer.show_picker()
+    picker = explorer.picker
+    picker.spec_chosen.connect(chosen.append)
+    qtbot.waitUntil(lambda: "toy:robot" in picker.specs(), timeout=30_000)
+    item = picker.tree.currentItem()
+    assert item.data(0, Qt.UserRole) == "toy:robot" and item.font(0).bold() and "(open)" in item.text(0)
+    assert not picker._items["default"].font(0).bold()
+    picker.tree.itemDoubleClicked.emit(item, 0)  # what a double-click emits
+    assert chosen == [] and not picker.isVisible() and not explorer.loader.running
+    assert explorer.state.table.spec == "toy:robot" and explorer.state.selected_position == 1
+    # another model is still opened
+    explorer.show_picker()
+    qtbot.waitUntil(lambda: "toy:cat-sat" in picker.specs(), timeout=30_000)
+    with qtbot.waitSignal(explorer.load_finished, timeout=30_000):
+        picker.tree.itemDoubleClicked.emit(picker._items["toy:cat-sat"], 0)
+    assert chosen == ["toy:cat-sat"] and explorer.state.table.spec == "toy:cat-sat"
+    picker.spec_chosen.disconnect(chosen.append)

@@ -49,3 +49,46 @@ def test_the_projection_toolbar_takes_two_rows_rather_than_a_scroll_bar(qtbot, e
     assert view.export_button.mapTo(win, view.export_button.rect().topRight()).x() < win.splitter.widget(0).width()
     win.resize(1800, 900)
     qtbot.waitUntil(lambda: not view.toolbar.two_rows)  # one row when there is room
+
+
+def test_the_first_window_fits_the_screen_it_opens_on(qtbot, explorer):
+    """Issue 25, item 14: the first window was 1440 × 900 whatever the screen, so on a
+    1440 × 900 screen its status bar (progress, Cancel) was off screen."""
+    from explorer.ui.main_window import FIRST_SIZE, first_window_size
+
+    assert first_window_size(2560, 1400) == FIRST_SIZE  # a big screen: the usual size
+    w, h = first_window_size(1440, 870, frame=(2, 30))  # a 1440 x 900 screen with a top panel
+    assert w + 2 <= 1440 and h + 30 <= 870 and (w, h) != FIRST_SIZE
+    assert first_window_size(1024, 740, frame=(2, 30))[1] + 30 <= 740
+    win = explorer.window
+    win.fit_to_screen()
+    area = win.screen().availableGeometry()
+    assert area.contains(win.frameGeometry()) or (win.width(), win.height()) == first_window_size(
+        area.width(), area.height(), (win.frameGeometry().width() - win.width(),
+                                      win.frameGeometry().height() - win.height()))
+    assert win.width() <= FIRST_SIZE[0] and win.height() <= FIRST_SIZE[1]
+
+
+@pytest.mark.parametrize("spec", ["minilm", "smollm2"])
+def test_the_lookup_controls_are_whole_at_1024x700(qtbot, explorer, spec):
+    """Issue 25, item 15: "Backward ▸" was clipped to "Backwa", and "as stored (Q8_0)" to "as stored (Q8_(",
+    at 1024 x 700 (the lookup page scrolls sideways rather than clip them)."""
+    from explorer.core.sources import package_path
+
+    if package_path(spec) is None:
+        pytest.skip(f"{spec} is not installed")
+    win = explorer.window
+    win.resize(1024, 700)
+    win.show()
+    qtbot.waitExposed(win)
+    load(qtbot, explorer, spec)
+    win.show_view("lookup")
+    view = explorer.lookup_view
+    qtbot.wait(1)
+    button, combo = view.direction_button, view.stored_as.combo
+    assert button.text() == "Backward ▸" and button.width() >= button.sizeHint().width()
+    assert combo.currentText().startswith("as stored (") and combo.width() >= combo.sizeHint().width()
+    # and in sight: the row fits the tab, no scrolling sideways to reach the button
+    assert button.mapTo(win, button.rect().topRight()).x() <= win.splitter.widget(0).width()
+    view.show_page("backward")
+    assert button.width() >= button.sizeHint().width()

@@ -4,7 +4,8 @@
   same row: the lookup is context-free and order-free (FACTS.md, "The object").
 * :func:`context_support`, :func:`context_plan`: whether the model behind the
   table can run here (a transformers architecture with safetensors weights,
-  e.g. MiniLM, or the explorer's own toy model, e.g. the bundled one) and
+  e.g. MiniLM, a GGUF file, e.g. SmolLM2, or the explorer's own toy model,
+  e.g. the bundled one) and
   what to run; the run itself, whose first layer does depend on the
   neighbours, is :func:`~.first_layer.contextual_job`.
 * :func:`choose_demonstration`: a word and two sentences that show it for a
@@ -15,8 +16,6 @@ Cheap: tokenizing and file-system checks, no model is loaded here. No Qt here.
 
 from __future__ import annotations
 
-import importlib.util
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,8 +23,8 @@ from pathlib import Path
 import numpy as np
 
 from explorer.core.cost.first_layer import ContextError, ContextResult, contextual_job, first_layer_states
+from explorer.core.sources.runnable import runnable_model
 from explorer.core.tokens.words import clean_piece
-from explorer.core.training.model import TOY_MODEL_TYPE
 
 __all__ = [
     "DEFAULT_SENTENCES",
@@ -164,16 +163,6 @@ def same_row(table, sentences: Sequence[str], word: str = DEFAULT_WORD) -> SameR
 # --------------------------------------------------------------------------
 
 
-def _transformers_knows(model_type: str) -> bool:
-    """Whether the installed transformers ships this architecture (a file
-    system check: importing transformers costs seconds)."""
-    spec = importlib.util.find_spec("transformers")
-    if spec is None or not spec.submodule_search_locations:
-        return False
-    base = Path(list(spec.submodule_search_locations)[0]) / "models"
-    return (base / model_type.replace("-", "_")).is_dir()
-
-
 def repeated_word(table, text: str) -> str | None:
     """The first whole-word token that occurs at least twice in ``text`` (a
     fallback word for tables without "bank")."""
@@ -198,35 +187,13 @@ def context_support(table) -> tuple[Path | None, str]:
     Returns
     -------
     (folder, reason)
-        ``folder`` to pass to :func:`first_layer_states`, or None with a
-        sentence saying why not.
+        ``folder`` (a model folder or a GGUF file) to pass to
+        :func:`first_layer_states`, or None with a sentence saying why not:
+        the one check of :func:`~explorer.core.sources.runnable.runnable_model`,
+        which Health's verification asks too.
     """
-    if table is None:
-        return None, "Open a model."
-    path = getattr(table, "path", None)
-    kind = getattr(table, "kind", "")
-    if kind in ("toy", "random") or path is None:
-        return None, ("This table has no model behind it (a toy or random table), so there is no first layer to "
-                      "run. Open the bundled model (default) or MiniLM (minilm) to see one.")
-    path = Path(path)
-    if path.suffix.lower() == ".gguf" or (path.is_dir() and not any(path.glob("*.safetensors"))):
-        return None, ("This model is a quantised GGUF file; the explorer reads only its embedding table, "
-                      "so its layers cannot be run here. Open the bundled model (default) or MiniLM (minilm) "
-                      "to see contextual vectors.")
-    if not path.is_dir():
-        return None, ("Only a single weights file was opened, without the model's configuration; "
-                      "open its folder instead.")
-    cfg = path / "config.json"
-    try:
-        model_type = json.loads(cfg.read_text()).get("model_type", "")
-    except (OSError, ValueError, AttributeError):
-        return None, "The folder has no readable config.json, so the model cannot be built."
-    if model_type == TOY_MODEL_TYPE:
-        return path, ""  # the explorer's own model: run by the project's code, no transformers
-    if not model_type or not _transformers_knows(str(model_type)):
-        return None, (f"transformers does not know the architecture “{model_type or '?'}” of this model, "
-                      "so its layers cannot be run here (the embedding table itself is fine).")
-    return path, ""
+    found = runnable_model(table)
+    return found.path, found.reason
 
 
 @dataclass(frozen=True)

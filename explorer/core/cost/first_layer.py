@@ -3,7 +3,8 @@ vectors of chosen positions before and after it (see :mod:`.context`, which
 decides what to run).
 
 Two kinds of model run here: a transformers architecture with safetensors
-weights (e.g. MiniLM), through transformers with one layer kept; and the
+weights (e.g. MiniLM) or a GGUF file (e.g. SmolLM2, dequantised by
+transformers), through transformers with one layer kept; and the
 explorer's own toy model (the bundled one, or one saved by the Training
 view), through its module in :mod:`.training`, with torch alone. torch and
 transformers are imported only inside the functions that run them. No Qt here.
@@ -21,6 +22,7 @@ import numpy as np
 
 from explorer.core.errors import ExplorerError
 from explorer.core.geometry.vectors import cosine
+from explorer.core.sources.runnable import load_arguments
 from explorer.core.training.model import TOY_MODEL_TYPE
 
 __all__ = [
@@ -86,6 +88,8 @@ STAGE_NOTES = (
     "row + position (+ segment) embeddings, normalised",
     "after attention over the sentence and the feed-forward block",
 )
+#: the embedding layer's output of a model that adds nothing to the row (no position table, no norm)
+ROW_ONLY_NOTE = "the row itself: nothing is added here (positions, if any, act inside attention)"
 TOY_STAGES = ("table row", "after layer 1 (tanh)")
 
 
@@ -103,15 +107,17 @@ def _load_first_layer(folder: str):
     """The transformers model with only its first transformer layer, eval mode, cached."""
     import torch  # noqa: F401
     from transformers import AutoModel
-    from transformers.utils import logging as hf_logging
 
-    hf_logging.set_verbosity_error()
-    hf_logging.disable_progress_bar()
-    kwargs = dict(local_files_only=True, use_safetensors=True)
+    from explorer.core.runtime import quiet_transformers
+
+    quiet_transformers()
+    where, extra = load_arguments(folder)
+    # a GGUF file is dequantised by transformers; a folder is read from safetensors only
+    kwargs = dict(local_files_only=True, trust_remote_code=False, **(extra or {"use_safetensors": True}))
     try:
-        model = AutoModel.from_pretrained(folder, num_hidden_layers=1, **kwargs)
+        model = AutoModel.from_pretrained(where, num_hidden_layers=1, **kwargs)
     except (TypeError, ValueError):
-        model = AutoModel.from_pretrained(folder, **kwargs)
+        model = AutoModel.from_pretrained(where, **kwargs)
     model.eval()
     return model
 
@@ -134,7 +140,11 @@ def _transformer_first_layer(folder, sequences, picks) -> ContextResult:
             out[STAGES[0]].append(weight[ids[0, pos]].float().numpy().copy())
             out[STAGES[1]].append(hs[0][0, pos].float().numpy().copy())
             out[STAGES[2]].append(hs[1][0, pos].float().numpy().copy())
-    return ContextResult(STAGES, {k: np.stack(v).astype(np.float32) for k, v in out.items()}, STAGE_NOTES,
+    vectors = {k: np.stack(v).astype(np.float32) for k, v in out.items()}
+    notes = STAGE_NOTES
+    if np.array_equal(vectors[STAGES[0]], vectors[STAGES[1]]):  # e.g. SmolLM2: nothing added to the row
+        notes = (STAGE_NOTES[0], ROW_ONLY_NOTE, STAGE_NOTES[2])
+    return ContextResult(STAGES, vectors, notes,
                          layer="one transformer layer",
                          mixing="Attention mixed in the neighbouring words")
 
@@ -194,7 +204,8 @@ def first_layer_states(folder, sequences: Sequence[Sequence[int]], picks: Sequen
     ----------
     folder : path
         A Hugging Face model folder with safetensors weights (never
-        ``trust_remote_code``), or a toy model saved by the explorer.
+        ``trust_remote_code``), a GGUF file, or a toy model saved by the
+        explorer (what :func:`~explorer.core.sources.runnable.runnable_model` found).
     sequences : list of list of int
         Token ids of each sentence, as the tokenizer gives them (specials
         included), each run on its own.

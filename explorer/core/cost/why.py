@@ -22,7 +22,9 @@ __all__ = [
     "cosine_matrix",
 ]
 
-DEFAULT_WORDS = ("cat", "dog", "airplane")
+#: two related words and an unrelated one, each one row of the bundled model, MiniLM and SmolLM2
+#: ("airplane" is not a word of the bundled model: the page opened on an error)
+DEFAULT_WORDS = ("cat", "dog", "plane")
 #: most tokens the "why vectors" panels show
 MAX_WHY_TOKENS = 6
 

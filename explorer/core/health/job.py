@@ -48,6 +48,7 @@ from explorer.core.health.roundtrip import iter_token_categories
 from explorer.core.health.tables import byte_tokens, contained_in, unreachable_tokens
 from explorer.core.jobs import run_to_end, scaled
 from explorer.core.runtime import limit_torch_threads
+from explorer.core.tokens.tokenize import IdTokenizer
 
 __all__ = ["iter_health", "health_report", "CANDIDATE_SHARE", "CONTAINED_FOR"]
 
@@ -174,6 +175,7 @@ def iter_health(table) -> Iterator[tuple[float, str]]:
         expected_by_chance=CHANCE, corpus_counts=counts, histogram=ScoreHistogram.of(scores, ref_ids),
         notes=tuple(notes), side=side, tied=table.tied, output_norms=norms_s if two else None,
         candidates=cut, byte_tokens=tuple(bytes_), unreachable=tuple(unreachable), contained=contained,
+        round_trip_checked=not isinstance(table.tokenizer, IdTokenizer),
     )
 
 

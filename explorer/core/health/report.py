@@ -237,6 +237,9 @@ class HealthReport:
         Tokens no text encodes to, with what their text encodes to.
     contained : Mapping[int, tuple of int]
         For the leading candidates, longer tokens (of higher id) that contain them.
+    round_trip_checked : bool
+        False when the table has no tokenizer (ids are typed as numbers): there
+        was no round trip to check, and ``categories`` only says which ids have rows.
     """
 
     spec: str
@@ -269,6 +272,7 @@ class HealthReport:
     byte_tokens: tuple[ByteToken, ...] = ()
     unreachable: tuple[UnreachableToken, ...] = ()
     contained: Mapping[int, tuple[int, ...]] = field(default_factory=dict)
+    round_trip_checked: bool = True
 
     def __post_init__(self):
         for name in ("pc1", "norms", "norm_z", "scores", "flags", "duplicate_of", "categories", "order",
@@ -359,6 +363,7 @@ class HealthReport:
             "reference": {"kind": self.reference.kind, "count": self.reference.count,
                           "description": self.reference.description},
             "categories": self.category_counts(),
+            "round_trip_checked": self.round_trip_checked,
             "rows": self.flag_counts(),
             "thresholds": {
                 "z": self.z_threshold,

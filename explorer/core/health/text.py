@@ -43,8 +43,14 @@ def verdict(report: HealthReport) -> str:
     return f"{n:,} of {v:,} rows look under-trained ({bar}, or all zero); {chance}."
 
 
+#: what the round trip says of a table without a tokenizer
+NO_TOKENIZER = "not checked: this table has no tokenizer (ids are typed as numbers), so there is no round trip"
+
+
 def category_line(report: HealthReport) -> str:
-    """Ids per round-trip category, in words."""
+    """Ids per round-trip category, in words; or that there was no tokenizer to check."""
+    if not report.round_trip_checked:
+        return NO_TOKENIZER
     counts = report.category_counts()
     return ", ".join(f"{c:,} {CATEGORY_LABELS[name]}" for name, c in counts.items() if c or name == "ok")
 

@@ -24,7 +24,6 @@ request, in a worker. No Qt here.
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -33,6 +32,7 @@ from pathlib import Path
 import numpy as np
 
 from explorer.core.errors import ExplorerError
+from explorer.core.sources.runnable import runnable_model
 from explorer.core.tokens.tokenize import HFTokenizer
 
 __all__ = ["THRESHOLD", "STRONG", "STEPS", "PROMPTS", "Verification", "VerificationResult", "VerifyUnavailable",
@@ -166,23 +166,14 @@ def model_source(table) -> tuple[str, dict]:
     """
     if not isinstance(table.tokenizer, HFTokenizer):
         raise VerifyUnavailable(f"{table.name} has no tokenizer of its own to write a prompt with")
-    path = Path(table.path) if table.path is not None else None
-    if path is None:
-        raise VerifyUnavailable(f"{table.name} is a table without a model around it: nothing to run")
-    if path.suffix.lower() == ".gguf":
-        return str(path.parent), {"gguf_file": path.name}
-    folder = path if path.is_dir() else path.parent
-    try:
-        config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        raise VerifyUnavailable(f"{table.name}: no readable config.json beside the weights, so the model "
-                                "cannot be built") from None
-    archs = [a for a in config.get("architectures") or [] if isinstance(a, str)]
-    if not any(a.endswith(("ForCausalLM", "LMHeadModel")) for a in archs):
-        kind = ", ".join(archs) or str(config.get("model_type", "unknown"))
+    found = runnable_model(table)  # the one check Cost › Context-free asks too
+    if not found.ok:
+        raise VerifyUnavailable(f"{table.name}: {found.reason}")
+    if not found.causal:
+        kind = ", ".join(found.architectures) or found.model_type or "unknown"
         raise VerifyUnavailable(f"{table.name} is not a transformers causal language model ({kind}): there is "
                                 "no next token to ask for; the indicators stand on their own")
-    return str(folder), {}
+    return found.pretrained_args()
 
 
 def placeholder_id(tok, candidates: Sequence[int] | None = None) -> int:
@@ -256,12 +247,15 @@ def load_causal_model(table, leave_a_core: bool = True):
     folder, kwargs = model_source(table)
     import torch
 
+    from explorer.core.runtime import quiet_transformers
+
     if leave_a_core:
         from explorer.core.runtime import limit_torch_threads
 
         limit_torch_threads()
     from transformers import AutoModelForCausalLM
 
+    quiet_transformers()  # no progress bars on the terminal: the window and the CLI report progress
     try:
         model = AutoModelForCausalLM.from_pretrained(folder, local_files_only=True, trust_remote_code=False,
                                                      dtype=torch.float32, **kwargs)

@@ -8,7 +8,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["MatrixOverview", "matrix_overview", "iter_matrix_overview", "RowBand", "row_band", "color_limit"]
+__all__ = ["MatrixOverview", "matrix_overview", "iter_matrix_overview", "overview_row_step", "RowBand", "row_band",
+           "color_limit"]
 
 #: the overview never has more rows/columns than this
 MAX_OVERVIEW_ROWS = 2048
@@ -75,11 +76,16 @@ def color_limit(values: np.ndarray, percentile: float = 99.5) -> float:
     return lim if lim > 0 else float(finite.max() or 1.0)
 
 
+def overview_row_step(vocab_size: int) -> int:
+    """Every how many rows the overview samples one (at most MAX_OVERVIEW_ROWS rows in all)."""
+    return max(1, -(-int(vocab_size) // MAX_OVERVIEW_ROWS))
+
+
 def iter_matrix_overview(table, chunk: int = 128):
     """Generator form of :func:`matrix_overview`: yields the fraction of rows
     read (so a worker can stop between chunks) and returns the overview."""
     v, d = table.vocab_size, table.dim
-    row_step = max(1, -(-v // MAX_OVERVIEW_ROWS))
+    row_step = overview_row_step(v)
     col_step = max(1, -(-d // MAX_OVERVIEW_COLS))
     ids = np.arange(0, v, row_step, dtype=np.int64)
     parts = []

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from explorer.core.matrix.overview import MatrixOverview, iter_matrix_overview
+from explorer.core.matrix.overview import MatrixOverview, iter_matrix_overview, overview_row_step
 from explorer.core.runtime import limit_torch_threads
 from explorer.core.sources import EmbeddingTable, open_table
 from explorer.core.tokens.text import TokenizedText, tokenize_text, tokenizer_family
@@ -116,7 +116,8 @@ def prepare_table(table: EmbeddingTable, text: str = "", texts: Mapping[str, str
     """
     t0 = time.perf_counter() if started is None else started
     limit_torch_threads(import_torch=False)
-    yield 0.3, f"Reading {table.vocab_size:,} × {table.dim:,} table…"
+    yield 0.3, (f"Drawing a random {table.vocab_size:,} × {table.dim:,} table…" if table.kind == "random"
+                else f"Reading {table.vocab_size:,} × {table.dim:,} table…")
     if table.fits_in_memory:
         blocks = max(1, table.vocab_size // 16384 + 1)
         for k, _block in enumerate(table.iter_blocks()):
@@ -131,7 +132,10 @@ def prepare_table(table: EmbeddingTable, text: str = "", texts: Mapping[str, str
     tokenized = tokenize_text(table.tokenizer, chosen, table.vocab_size)
     if (not tokenized.readable or not chosen) and table.example_text:
         tokenized = tokenize_text(table.tokenizer, table.example_text, table.vocab_size)
-    yield 0.8, "Drawing the overview…"
+    # say what the time goes to: a random table's rows are drawn now, a file's read now
+    sampled = len(range(0, table.vocab_size, overview_row_step(table.vocab_size)))
+    what = ("Drawing random N(0, σ²) rows" if table.kind == "random" else "Reading rows") + " for the overview"
+    yield 0.8, f"{what}…"
     gen = iter_matrix_overview(table)
     while True:
         try:
@@ -139,6 +143,6 @@ def prepare_table(table: EmbeddingTable, text: str = "", texts: Mapping[str, str
         except StopIteration as stop:
             overview = stop.value
             break
-        yield 0.8 + 0.19 * fraction, "Drawing the overview…"
+        yield 0.8 + 0.19 * fraction, f"{what}: {int(round(fraction * sampled)):,} of {sampled:,}…"
     yield 1.0, "Done"
     return LoadedModel(table, overview, classes, tokenized, time.perf_counter() - t0)

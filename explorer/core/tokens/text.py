@@ -40,7 +40,11 @@ class TokenizedText:
     counts : mapping int -> int
         How often each row is read (tokens with a problem are not counted).
     n_words : int
-        Words of the text (pieces of one word count once; special tokens none).
+        Words of the tokenized text as a reader counts them: runs of
+        characters between white space. Not the tokenizer's own word ids,
+        which miss a word it maps to an unknown token (a table without
+        "café" has no word there) and split what it sees as several (BERT
+        makes a word of each CJK character).
     rows_read : int
         Distinct ids that are rows of the table (0 <= id < V): the rows a
         lookup of this text reads.
@@ -191,7 +195,7 @@ def tokenize_text(tokenizer: Tokenizer, text: str, vocab_size: int, limit: int =
     for t in tokens:
         if t.problem is None:
             counts[t.id] = counts.get(t.id, 0) + 1
-    n_words = len({t.word for t in tokens if t.word is not None})
+    n_words = len(text[:limit].split()) if error is None else 0
     family = getattr(tokenizer, "family", PieceFamily.PLAIN)
     special = frozenset(t.id for t in tokens if t.special and t.problem is None)
     return TokenizedText(text, tokens, int(vocab_size), int(limit), error, counts, n_words, len(counts),

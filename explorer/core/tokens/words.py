@@ -11,7 +11,7 @@ from collections.abc import Iterator
 
 from explorer.core.tokens.pieces import raw_piece_of
 
-__all__ = ["clean_piece", "candidate_ids", "resolve_word", "find_token_ids"]
+__all__ = ["clean_piece", "candidate_ids", "resolve_word", "find_token_ids", "selected_word", "position_of_word"]
 
 #: marks a piece may carry before the word it spells: byte-level BPE's word start,
 #: SentencePiece's word start, WordPiece's continuation, a plain leading space
@@ -116,3 +116,33 @@ def find_token_ids(table, query: str, limit: int = 20, prefix: bool = True) -> l
             if p.lower().lstrip("ġ▁#").startswith(starts):
                 add(i)
     return out[:limit]
+
+
+def selected_word(tokens, text: str, position: int) -> tuple[str, int] | None:
+    """The word the token at ``position`` of a text spells, and where it starts:
+    what a selection carries to another model (None for no token or a special one).
+
+    Parameters
+    ----------
+    tokens : sequence of Token
+    text : str
+        The text they were made from.
+    position : int
+    """
+    if not 0 <= position < len(tokens) or tokens[position].special:
+        return None
+    tok = tokens[position]
+    word = tok.text_in(text).strip() or clean_piece(tok.piece)
+    return (word, tok.start) if word else None
+
+
+def position_of_word(tokenizer, tokens, word: str, start: int = 0) -> int:
+    """The position among ``tokens`` (another model's, same text) of the token
+    :func:`candidate_ids` reads ``word`` as, nearest to character ``start``;
+    the best candidate that occurs wins. -1 when the word names none of them
+    (split into several pieces, or unknown to this vocabulary)."""
+    for tid in dict.fromkeys(candidate_ids(tokenizer, word)):
+        hits = [t for t in tokens if t.id == tid and t.ok and not t.special]
+        if hits:
+            return min(hits, key=lambda t: abs(t.start - start)).position
+    return -1

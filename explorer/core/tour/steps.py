@@ -11,23 +11,25 @@ except the first-layer run of the last step (a worker runs
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
 
+from explorer.core.cost.why import DEFAULT_WORDS
 from explorer.core.jobs import run_to_end
+from explorer.core.lookup.backward import lookup_backward, upstream_gradient
 from explorer.core.training.config import TrainConfig
 
 __all__ = ["Claim", "TourStep", "STEPS", "claim_for", "claim_job", "analogy_words", "why_words",
-           "upstream_gradient", "lookup_gradient", "TOUR_TRAINING_STEPS"]
+           "TOUR_TRAINING_STEPS"]
 
 #: steps of the tour's training runs (a second or two)
 TOUR_TRAINING_STEPS = 300
 #: analogies tried in order on the projection step (the first whose four words are rows)
 ANALOGIES = (("king", "man", "woman", "queen"), ("prince", "boy", "girl", "princess"))
 #: triples tried for "why vectors": two related words and an unrelated one
-WHY_TRIPLES = (("cat", "dog", "airplane"), ("cat", "dog", "plane"), ("cat", "dog", "car"), ("king", "queen", "bank"))
+WHY_TRIPLES = (DEFAULT_WORDS, ("cat", "dog", "car"), ("king", "queen", "bank"))
 
 
 @dataclass(frozen=True)
@@ -232,33 +234,24 @@ def _projection(table, tokenized) -> Claim:
     return Claim(first + second, tuple(facts))
 
 
-def upstream_gradient(n_positions: int, dim: int, seed: int = 0) -> np.ndarray:
-    """A seeded upstream gradient G, one vector per position, shape (n, d) float64."""
-    return np.random.default_rng(seed).standard_normal((n_positions, dim)).round(2)
-
-
-def lookup_gradient(ids: Sequence[int], upstream: np.ndarray, vocab_size: int) -> np.ndarray:
-    """dL/dE = one_hot(ids)ᵀ G, the scatter-add of the upstream rows into their ids: (V, d) float64."""
-    grad = np.zeros((vocab_size, upstream.shape[1]))
-    np.add.at(grad, np.asarray(ids, np.int64), upstream)
-    return grad
-
-
 def _backward(table, tokenized) -> Claim:
+    """The step the Lookup view's Backward page shows: the same seeded G and
+    the same scatter-add as ``grad --json``. Every sum is taken on the
+    unrounded values; only the sentence rounds what it prints."""
     ids = _ids(tokenized)
     g = upstream_gradient(len(ids), table.dim)
-    grad = lookup_gradient(ids, g, table.vocab_size)
-    hit = sorted({int(i) for i in ids})
-    nonzero = [int(i) for i in np.nonzero(np.any(grad != 0, axis=1))[0]]
-    counts = {i: ids.count(i) for i in hit}
-    rep = max(hit, key=lambda i: counts[i])
-    parts = [g[k] for k, i in enumerate(ids) if i == rep]
+    back = lookup_backward(ids, g, table.vocab_size)
+    grad = back.dense()
+    nonzero = [int(i) for i in back.rows]
+    counts = {int(i): len(p) for i, p in zip(back.rows, back.positions)}
+    rep = max(nonzero, key=lambda i: counts[i])
+    parts = [g[k].astype(np.float64) for k, i in enumerate(ids) if i == rep]
     text = (f"A loss on the batch [{', '.join(map(str, ids))}] sends back one upstream vector per position, and "
             f"dL/dE = one_hot(x)ᵀ G adds each into its row: only rows {' and '.join(map(str, nonzero))} get a "
             f"gradient, {len(nonzero)} of {table.vocab_size}, every other row exactly 0.")
     if counts[rep] > 1:
         text += (f" Row {rep} appears {counts[rep]} times, so its gradient is the sum "
-                 f"{' + '.join(_vec(p) for p in parts)} = {_vec(grad[rep])}.")
+                 f"{' + '.join(_vec(p, 3) for p in parts)} = {_vec(grad[rep], 3)}.")
     return Claim(text, (("ids", tuple(ids)), ("rows_with_gradient", tuple(nonzero)), ("repeated", rep),
                         ("grad", grad), ("upstream", g)))
 

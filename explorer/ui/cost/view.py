@@ -50,6 +50,11 @@ class CostView(QWidget):
         """Bring page ``name`` (card, compare, why, context) to the front."""
         self.pages.setCurrentWidget(getattr(self, f"{name}_page"))
 
+    def current_page(self) -> str:
+        """The name :meth:`show_page` takes for the page in front."""
+        return next(key.removesuffix("_page") for key, _, _ in PAGES
+                    if getattr(self, key) is self.pages.currentWidget())
+
     def comparison_csv(self) -> str:
         return self.compare_page.comparison_csv()
 

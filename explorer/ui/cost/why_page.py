@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QColor
+from PySide6.QtGui import QColor, QFontMetrics
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QVBoxLayout, QWidget
 
 from explorer.core.cost.why import DEFAULT_WORDS, MAX_WHY_TOKENS, WhyVectors, why_vectors
@@ -58,7 +58,7 @@ class WhyPage(QWidget):
         self.words_edit.setToolTip(f"Words to compare, separated by commas or spaces (2 to {MAX_WHY_TOKENS} that the "
                                    "vocabulary holds as single tokens); "
                                    "otherwise the first tokens of the text are used")
-        self.words_edit.setPlaceholderText("e.g. cat, dog, airplane")
+        self.words_edit.setPlaceholderText(f"e.g. {', '.join(DEFAULT_WORDS)}")
         self.words_edit.editingFinished.connect(self._on_words_edit_editing_finished)
         lab.setToolTip(self.words_edit.toolTip())
         row.addWidget(lab)
@@ -150,6 +150,10 @@ class WhyPage(QWidget):
         self.words_edit.setText(", ".join(words))
         self._synchronize()
 
+    def words(self) -> list[str]:
+        """The words typed (what :meth:`set_words` takes)."""
+        return [w for w in self.words_edit.text().replace(",", " ").split() if w]
+
     def _on_words_edit_editing_finished(self) -> None:
         """New words for the three panels."""
         self._synchronize()
@@ -160,7 +164,7 @@ class WhyPage(QWidget):
         if table is None:
             self._clear("Open a model to compare ids, one-hot vectors and learned vectors.")
             return
-        words = [w for w in self.words_edit.text().replace(",", " ").split() if w]
+        words = self.words()
         try:
             why = why_vectors(table, words, self._state.tokens)
         except Exception as exc:  # a broken row or tokenizer must not take the view down
@@ -225,17 +229,24 @@ class WhyPage(QWidget):
     def _draw_numberline(self, why: WhyVectors) -> None:
         ids = why.ids.astype(float)
         self.numberline_points.setData(x=ids, y=np.zeros(why.n), data=list(why.ids))
-        for k, ti in enumerate(self._numberline_labels):
-            if k < why.n:
-                ti.setText(why.labels[k])
-                ti.setPos(ids[k], 0.0)
-                ti.show()
-            else:
-                ti.hide()
         if why.n:
             span = max(1.0, ids.max() - ids.min())
             self.numberline.setXRange(ids.min() - 0.15 * span, ids.max() + 0.15 * span, padding=0)
-            self.numberline.setYRange(-0.5, 1.0, padding=0)
+            self.numberline.setYRange(-0.6, 1.0, padding=0)
+        # names of neighbouring ids (cat 49, dog 50) alternate above and below their points
+        per_px = 1.3 * max(1.0, ids.max() - ids.min() if why.n else 1.0) / max(100, self.numberline.width() - 20)
+        ends = [-np.inf, -np.inf]  # right end of the last name above, below
+        for k in (np.argsort(ids, kind="stable") if why.n else []):
+            ti = self._numberline_labels[k]
+            ti.setText(why.labels[k])
+            half = (QFontMetrics(ti.textItem.font()).horizontalAdvance(why.labels[k]) / 2 + 4) * per_px
+            row = 0 if ids[k] - half > ends[0] or ends[1] >= ids[k] - half else 1
+            ends[row] = ids[k] + half
+            ti.setAnchor((0.5, 1.2) if row == 0 else (0.5, -0.2))
+            ti.setPos(ids[k], 0.0)
+            ti.show()
+        for ti in self._numberline_labels[why.n:]:
+            ti.hide()
 
     def _draw_onehot(self, why: WhyVectors, labels: list[str]) -> None:
         fill_matrix(self.onehot_table, labels, why.onehot_distance, lambda x: f"{x:.3f}")

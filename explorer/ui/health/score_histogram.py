@@ -52,6 +52,8 @@ class ScoreHistogram(QWidget):
             self.reference.setData([], [])
             self.bar.hide()
             self.title.set("")
+            self.plot.getAxis("left").setTicks(None)  # the last model's counts must not stay on the axis
+            self.plot.setRange(xRange=(0, 1), yRange=(0, 1), padding=0)
             return
         # log scale: an empty bin is drawn at 0.5 (below one row), not at minus infinity
         self.all_rows.setData(hist.edges, np.maximum(hist.counts, 0.5))

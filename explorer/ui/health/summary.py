@@ -10,7 +10,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from explorer.core.health import CATEGORY_LABELS, HealthReport
-from explorer.core.health.text import apart_lines, candidates_line, lesson, side_line, verdict
+from explorer.core.health.text import apart_lines, candidates_line, category_line, lesson, side_line, verdict
 from explorer.ui.style import HEALTH_CATEGORY_COLORS, SPACING
 
 __all__ = ["SummaryPanel"]
@@ -56,7 +56,8 @@ class SummaryPanel(QWidget):
         self.caption.setText(f"<b>{html.escape(verdict(report))}</b> {html.escape(lesson(report, table))}")
         cats = " ".join(
             f"<span style='color:{HEALTH_CATEGORY_COLORS[name]}'>●</span>&nbsp;{CATEGORY_LABELS[name]}&nbsp;{n:,}"
-            for name, n in report.category_counts().items() if n or name == "ok")
+            for name, n in report.category_counts().items() if n or name == "ok") \
+            if report.round_trip_checked else html.escape(category_line(report))
         rows = report.flag_counts()
         conditions = " · ".join(f"{rows[k]:,} {w}" for k, w in _ROW_WORDS.items())
         self.counts.setText(

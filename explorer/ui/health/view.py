@@ -134,7 +134,8 @@ class HealthView(QWidget):
 
     def _clear(self) -> None:
         self._report = None
-        self.vocab_plot.set_report(None)
+        table = self._state.table
+        self.vocab_plot.set_report(None, vocab_size=table.vocab_size if table is not None else 0)
         self.histogram.set_report(None)
         self.table.set_report(None)
         self.export_button.setEnabled(False)

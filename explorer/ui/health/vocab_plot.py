@@ -43,6 +43,7 @@ class VocabPlot(QWidget):
         super().__init__(parent)
         self._report: HealthReport | None = None
         self._piece_of = None
+        self._waiting_rows = 0  # rows of the table being checked, while there is no report
         self._selected = -1
         bg, fg = plot_colors()
         lay = QVBoxLayout(self)
@@ -92,9 +93,10 @@ class VocabPlot(QWidget):
             return np.zeros(0)
         return r.scores if self.y_key == "score" else r.norms
 
-    def set_report(self, report: HealthReport | None, piece_of=None) -> None:
-        """Draw ``report``; the y axis shows whichever indicator flagged more rows."""
-        self._report, self._piece_of = report, piece_of
+    def set_report(self, report: HealthReport | None, piece_of=None, vocab_size: int = 0) -> None:
+        """Draw ``report``; the y axis shows whichever indicator flagged more rows. No report:
+        empty axes over the next table's ``vocab_size`` rows (never the last model's range)."""
+        self._report, self._piece_of, self._waiting_rows = report, piece_of, int(vocab_size)
         self.readout.setText("")
         if report is not None:
             counts = report.flag_counts()
@@ -117,7 +119,8 @@ class VocabPlot(QWidget):
             self.rings.setData([], [])
             self.marker.setData([], [])
             self.bar.hide()
-            self.title.set("")
+            self.title.set(f"Checking {self._waiting_rows:,} rows…" if self._waiting_rows else "")
+            self.plot.vb.setRange(xRange=(-0.5, max(1, self._waiting_rows) - 0.5), yRange=(0, 1), padding=0.02)
             return
         y = self.y_values()
         ids = np.arange(r.vocab_size, dtype=np.float64)

@@ -13,7 +13,7 @@ from collections.abc import Callable
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QRectF, Qt, QTimer, Signal
-from PySide6.QtGui import QColor
+from PySide6.QtGui import QColor, QFontMetricsF
 from PySide6.QtWidgets import QGraphicsRectItem, QHBoxLayout, QPushButton, QVBoxLayout, QWidget
 
 from explorer.core.lookup import animation as anim
@@ -34,6 +34,8 @@ MAX_LABELS = 14
 #: bins of the strip of all V rows
 STRIP_BINS = 800
 TICK_MS = 33
+#: the row-label axes: at least this wide (pixels), and at most this wide before labels are shortened
+LABEL_AXIS_MIN, LABEL_AXIS_MAX = 96, 190
 EMPTY_BACKWARD = "Type some text: its tokens are what the gradient flows back to"
 
 
@@ -183,7 +185,18 @@ class BackwardPanel(QWidget):
         rows.setRowStretchFactor(1, 1)
         rows.setRowStretchFactor(2, 3)
         for p in (self.g_plot, self.grad_plot, self.sum_plot):
-            p.getAxis("left").setWidth(96)
+            p.getAxis("left").setWidth(LABEL_AXIS_MIN)
+
+    def _fit_label_axes(self) -> None:
+        """One width for the three row-label axes (their images line up), as wide as
+        the labels want ("␣queen 15,731 ×2" whole) within bounds; wider ones are shortened."""
+        metrics = QFontMetricsF(self.font())
+        plots = (self.g_plot, self.grad_plot, self.sum_plot)
+        want = max(p.getAxis("left").natural_width(metrics) for p in plots)
+        width = int(min(max(want, LABEL_AXIS_MIN), LABEL_AXIS_MAX))
+        if width != int(self.g_plot.getAxis("left").width()):  # a new width lays the plots out again
+            for p in plots:
+                p.getAxis("left").setWidth(width)
 
     # -- reading -------------------------------------------------------------------------------
     @property
@@ -263,6 +276,7 @@ class BackwardPanel(QWidget):
         self.grad_plot.getAxis("left").set_labels(
             [(r + 0.5, f"{row_pieces[r]} ", f"{int(back.rows[r]):,} ×{counts[r]}")
              for r in range(0, back.rows.size, step)])
+        self._fit_label_axes()
         self.g_title.set("G: upstream gradient, one row per position")
         self.grad_title.set(f"dL/dE: the {back.rows.size} rows the text looked up")
         for plot in (self.g_plot, self.grad_plot, self.sum_plot):  # a wide table: say which columns are drawn
@@ -432,6 +446,7 @@ class BackwardPanel(QWidget):
         labels = [(k + 0.5, "", f"{'+' if t in added else ' '} G_{t} (t={t})") for k, t in enumerate(where)]
         labels.append((len(where) + 0.5, "", f"= dL/dE[{int(back.rows[r]):,}]"))
         self.sum_plot.getAxis("left").set_labels(labels)
+        self._fit_label_axes()
         self.sum_line.setRect(QRectF(0, len(where), cols, 1))
         self.sum_line.show()
         n = len(back.positions[r])

@@ -4,7 +4,7 @@ type the pointer path lays the table out in."""
 from __future__ import annotations
 
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QPushButton, QWidget
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QPushButton, QSizePolicy, QWidget
 from superqt.utils import signals_blocked
 
 from explorer.core.lookup.ways import DTYPE_CHOICES
@@ -87,11 +87,12 @@ class StoredAsChoice(QWidget):
 
     def __init__(self, parent=None):
         super().__init__(parent)
-        lay = _row(self)
-        lay.addWidget(QLabel("Stored as"))
+        lay = _row(self)  # no "Stored as" label: the choices say it ("as stored (Q8_0)", "as float16")
         self.combo = QComboBox()
+        self.combo.setSizeAdjustPolicy(QComboBox.AdjustToContents)  # "as stored (Q8_0)" whole, never clipped
+        self.combo.setSizePolicy(QSizePolicy.Fixed, QSizePolicy.Fixed)
         self.combo.setToolTip(
-            "Element type of the table: changes bytes per value, the row stride d × itemsize, "
+            "Stored as: the element type of the table, which changes bytes per value, the row stride d × itemsize, "
             "the offset of the row and the bytes read")
         self.combo.currentIndexChanged.connect(self._on_combo_changed)
         lay.addWidget(self.combo)
@@ -109,7 +110,7 @@ class StoredAsChoice(QWidget):
                     if name == "stored":
                         self.combo.addItem(f"as stored ({stored})", "stored")
                     elif name != stored:
-                        self.combo.addItem(name, name)
+                        self.combo.addItem(f"as {name}", name)
                 self.combo.setCurrentIndex(0)
         self.setEnabled(stored is not None)
 

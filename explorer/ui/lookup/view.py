@@ -116,7 +116,7 @@ class LookupView(QWidget):
     def _build_top(self, clock) -> QHBoxLayout:
         """Playback, the stored dtype, the backward step's bar and the direction button."""
         top = QHBoxLayout()
-        top.setSpacing(SPACING * 2)
+        top.setSpacing(SPACING)
         self.controls = PlaybackControls()
         self.stored_as = StoredAsChoice()
         top.addWidget(self.controls)
@@ -445,6 +445,10 @@ class LookupView(QWidget):
         """Bring page ``name`` ("forward" or "backward") to the front."""
         self.show_backward(name == "backward")
 
+    def current_page(self) -> str:
+        """The name :meth:`show_page` takes for the page in front."""
+        return "backward" if self.showing_backward else "forward"
+
     def _on_direction_button_clicked(self) -> None:
         self.show_backward(not self.showing_backward)
 
@@ -452,6 +456,7 @@ class LookupView(QWidget):
         """"Backward ▸" (stressed once the forward walk is done), or "◂ Forward"."""
         b = self.direction_button
         b.setText("◂ Forward" if self.showing_backward else ("Next: backward ▸" if cue else "Backward ▸"))
+        b.setMinimumWidth(b.sizeHint().width())  # the row squeezes the others, never this text ("Backwa")
         b.setProperty("cue", bool(cue) and not self.showing_backward)
         b.style().unpolish(b)
         b.style().polish(b)

@@ -267,6 +267,13 @@ class MatrixView(QWidget):
     def _on_state_extra_tokens_changed(self, _ids: list) -> None:
         self._gate.update(self._draw_extra)
 
+    def show_loading(self, message: str | None) -> None:
+        """While the first model loads (no table yet): what the load is doing, and how to stop it."""
+        if self._state.table is not None:
+            return
+        self.empty.setText(f"{message}\nEsc or Cancel in the status bar stops it." if message
+                           else "Open a model to see its embedding matrix (Ctrl+O)")
+
     def _show_empty(self) -> None:
         self._overview = None
         self._band = None

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import html
+
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from explorer.core.input_layer import PositionsReport
 from explorer.ui.positions.plot_frame import add_plot
-from explorer.ui.style import CLASS_COLORS, SPACING, plot_colors, translucent
+from explorer.ui.style import CLASS_COLORS, SPACING, plot_colors
 
 __all__ = ["RotaryPanel"]
 
@@ -31,7 +33,11 @@ class RotaryPanel(QWidget):
         self.plot.setLabel("bottom", "position")
         self.plot.setLabel("left", "cos(angle turned)")
         self.plot.showGrid(x=True, y=True, alpha=0.12)
-        self.legend = self.plot.addLegend(offset=(-10, -10), labelTextColor=fg, brush=translucent(bg, 220))
+        # the key under the plot, not over it: the curves fill the whole plot, a legend inside covers them
+        self.key = QLabel("")
+        self.key.setWordWrap(True)
+        self.key.setToolTip("Each pair's colour, and how many tokens it takes to turn a full circle")
+        lay.addWidget(self.key)
         self.curves: list[pg.PlotDataItem] = []
 
     def _curve(self, k: int) -> pg.PlotDataItem:
@@ -42,22 +48,26 @@ class RotaryPanel(QWidget):
         return self.curves[k]
 
     def set_report(self, report: PositionsReport | None) -> None:
-        self.legend.clear()
         rot = None if report is None else report.layer.rotary
         if rot is None or report.rotary_angles is None:
             for c in self.curves:
                 c.setData([], [])
             self.caption.setText("")
+            self.key.setText("")
             return
         pos = report.rotary_positions
         angles = report.rotary_angles
+        entries = []
         for k, pair in enumerate(report.rotary_pairs):
             c = self._curve(k)
             c.setData(pos, np.cos(angles[:, k]))
             rate = angles[-1, k] / pos[-1] if pos[-1] > 0 else 0.0  # radians per token
             period = 2 * np.pi / rate if rate > 0 else np.inf
-            self.legend.addItem(c, f"pair {pair}: a turn every {period:,.0f} tokens" if np.isfinite(period)
-                                else f"pair {pair}")
+            text = f"pair {pair}: a turn every {period:,.0f} tokens" if np.isfinite(period) else f"pair {pair}"
+            color = CLASS_COLORS[k % len(CLASS_COLORS)]
+            entries.append(f"<span style='white-space:nowrap'><span style='color:{color}'>━━</span>&nbsp;"
+                           f"{html.escape(text)}</span>")
+        self.key.setText(" &nbsp; ".join(entries))
         for c in self.curves[len(report.rotary_pairs):]:
             c.setData([], [])
         self.plot.setTitle(f"How far {len(report.rotary_pairs)} of the {rot.pairs} pairs of a head turn, "

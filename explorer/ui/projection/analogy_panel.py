@@ -187,6 +187,10 @@ class AnalogyPanel(QWidget):
         for edit, word in zip(self.edits, (a, b, c)):
             edit.setText(word)
 
+    def words(self) -> tuple[str, str, str]:
+        """a, b and c as typed (what :meth:`set_words` takes)."""
+        return tuple(e.text() for e in self.edits)
+
     def solve(self) -> None:
         """Solve the analogy typed (as the Solve button does)."""
         self._on_solve_clicked()

@@ -82,6 +82,13 @@ class ProjectionInfo(QWidget):
         self.hover_label.setText(HOVER_HINT)
         self.show_legend("", [])
 
+    def show_pending(self, text: str) -> str:
+        """A new fit or layout is on its way: the last one's time, variance and
+        trustworthiness go (returns ``text``, said in their place)."""
+        self.fit_label.setText(html.escape(text))
+        self.variance_label.setText("")
+        return text
+
     def show_fit(self, result: ProjectionResult | ManifoldResult) -> None:
         if not result.linear:
             self._show_layout(result)

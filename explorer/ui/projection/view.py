@@ -289,8 +289,8 @@ class ProjectionView(ProjectionExports, QWidget):
             return
         waiting = self.fit.mode == "chosen" and self._state.jobs.interest.value is None
         name = METHOD_NAMES.get(self._state.projection_method, "projection")
-        self.busy_label.setText("Finding the tokens of interest…" if waiting
-                                else f"Computing the {name} of {table.name}…")
+        self.busy_label.setText(self.info.show_pending("Finding the tokens of interest…" if waiting  # no stale
+                                                       else f"Computing the {name} of {table.name}…"))
         self._stack.setCurrentWidget(self._busy_page)
 
     def _on_projection_result(self, result: ProjectionResult | ManifoldResult) -> None:

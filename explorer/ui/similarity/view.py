@@ -42,6 +42,10 @@ class SimilarityView(QWidget):
         """Bring page ``name`` (regimes, random) to the front."""
         self.pages.setCurrentWidget(getattr(self, f"{name}_page"))
 
+    def current_page(self) -> str:
+        """The name :meth:`show_page` takes for the page in front."""
+        return "random" if self.pages.currentWidget() is self.random_page else "regimes"
+
     def export_plot(self, path: str, what: str = "matrix") -> None:
         """Save the matrices (``matrix``) or the histograms (``random``) as PNG or SVG."""
         page = self.random_page if what == "random" else self.regimes_page

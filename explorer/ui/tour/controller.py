@@ -24,6 +24,8 @@ __all__ = ["TourController"]
 
 #: TrainConfig fields the training view's controls hold
 _TRAINING_FIELDS = ("steps", "dim", "batch_size", "lr", "optimizer", "weight_decay", "tied", "sparse", "seed")
+#: views whose page a step may change (each has show_page and current_page)
+_PAGED_VIEWS = ("lookup", "cost", "similarity")
 
 
 class TourController(QObject):
@@ -127,10 +129,16 @@ class TourController(QObject):
 
     # -- the user's own things ----------------------------------------------------------------
     def _save_user(self) -> None:
+        """Everything a step may change: model, text, token, tab, each view's page, the words
+        of Why vectors and of the analogy; the training run and settings when a step trains."""
         table, window = self._state.table, self._window
         view = window.tabs.tabText(window.tabs.currentIndex()).lower()
+        cost = self._view("cost")
         self._saved = {"spec": table.spec if table is not None else None, "text": self._state.text,
-                       "position": self._state.selected_position, "view": view, "training": None}
+                       "position": self._state.selected_position, "view": view, "training": None, "run": None,
+                       "pages": {name: self._view(name).current_page() for name in _PAGED_VIEWS},
+                       "why": cost.why_page.words(), "analogy": self._view("projection").analogy_panel.words(),
+                       "solved": bool(self._view("projection").analogy_panel.answers())}
         self._trained = False
 
     def _restore_user(self) -> None:
@@ -139,13 +147,22 @@ class TourController(QObject):
             return
         if self._trained:
             training = self._app.view("training")
-            training.reset()
             if saved["training"] is not None:
                 training.set_config(**saved["training"])
+            training.bring_run_back(saved["run"])
+        for name, page in saved["pages"].items():
+            self._view(name).show_page(page)
+        self._view("cost").why_page.set_words(saved["why"])
+        analogy = self._view("projection").analogy_panel
+        analogy.set_words(*saved["analogy"])
+        analogy.clear_answers()  # the tour's answers, not the user's
         self._state.set_text(saved["text"])
         self._window.show_view(saved["view"])
         table = self._state.table
-        if saved["spec"] is not None and (table is None or table.spec != saved["spec"]):
+        reload = saved["spec"] is not None and (table is None or table.spec != saved["spec"])
+        if saved["solved"] and not reload:
+            analogy.solve()  # the user's own words, solved again on their own model
+        if reload:
             self._restore_position = saved["position"]
             self._app.open_spec(saved["spec"], keep_text=True)
         elif saved["position"] >= 0:
@@ -189,7 +206,6 @@ class TourController(QObject):
             self._state.select_position(step.token)
         target = resolve_target(step.target, self._window, self._view)
         self.highlight.set_target(target)
-        self.panel.avoid(self.highlight.target_rect())
         self._prepare_view(step, view)
         if step.training is not None:
             self._train(step, view)
@@ -215,8 +231,10 @@ class TourController(QObject):
         if not self._trained and self._saved is not None:
             cfg = view.config()
             self._saved["training"] = {k: getattr(cfg, k) for k in _TRAINING_FIELDS}
+            self._saved["run"] = view.set_run_aside()  # the user's run, its charts and model, kept for Close
+        else:
+            view.reset()
         self._trained = True
-        view.reset()
         settings = {k: v for k, v in asdict(step.training).items() if k in _TRAINING_FIELDS}
         view.set_config(**settings)
         self.panel.set_text(f"Training {step.training.steps:,} steps…")
@@ -233,7 +251,6 @@ class TourController(QObject):
             return
         self.claim = claim
         self.panel.set_text(claim.text)
-        self.panel.avoid(self.highlight.target_rect())
         self.step_ready.emit(self.index + 1)
 
     def _on_claim_failed(self, exc: BaseException) -> None:

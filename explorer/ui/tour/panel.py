@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, QPoint, QRect, Qt, Signal
-from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtCore import QPoint, QRect, Qt, Signal
+from PySide6.QtWidgets import QFrame, QLabel, QPushButton, QVBoxLayout, QWidget
 
-from explorer.ui.style import ACCENT, SPACING
+from explorer.ui.style import SPACING
+from explorer.ui.tour.card import FloatingCard
 
 __all__ = ["TourPanel", "PANEL_WIDTH"]
 
@@ -15,8 +16,8 @@ PANEL_WIDTH, PANEL_MIN_WIDTH = 420, 320
 _MARGIN = 12
 
 
-class TourPanel(QFrame):
-    """A card floating over the window's content, in the corner farthest from the ringed widget.
+class TourPanel(FloatingCard):
+    """A card floating over the window's content, always in its bottom right corner.
 
     Signals
     -------
@@ -28,14 +29,8 @@ class TourPanel(QFrame):
     close_clicked = Signal()
 
     def __init__(self, window: QWidget):
-        super().__init__(window)
-        self.setObjectName("TourPanel")
+        super().__init__(window, "TourPanel")
         self.setFrameShape(QFrame.StyledPanel)
-        self.setAutoFillBackground(True)
-        self.setStyleSheet(f"#TourPanel {{ border: 2px solid {ACCENT}; border-radius: 6px; "
-                           "background: palette(window); }")
-        self._window = window
-        self._avoid = QRect()
         self.heading = QLabel()  # one line (a wrapped rich-text label reserves room for more)
         self.heading.setTextFormat(Qt.RichText)
         self.body = QLabel()
@@ -49,12 +44,7 @@ class TourPanel(QFrame):
         self.next_button.setDefault(True)
         self.close_button = QPushButton("Close")
         self.close_button.setToolTip("Leave the tour: your own model, text and view come back")
-        buttons = QHBoxLayout()
-        buttons.setSpacing(SPACING // 2)
-        buttons.addWidget(self.back_button)
-        buttons.addStretch(1)
-        buttons.addWidget(self.close_button)
-        buttons.addWidget(self.next_button)
+        buttons = self.button_row([self.back_button], [self.close_button, self.next_button])
         lay = QVBoxLayout(self)
         lay.setContentsMargins(SPACING * 1.5, SPACING, SPACING * 1.5, SPACING)
         lay.setSpacing(SPACING)
@@ -64,8 +54,6 @@ class TourPanel(QFrame):
         self.back_button.clicked.connect(self.back_clicked)
         self.next_button.clicked.connect(self.next_clicked)
         self.close_button.clicked.connect(self.close_clicked)
-        window.installEventFilter(self)
-        self.hide()
 
     def show_step(self, number: int, total: int, title: str, text: str) -> None:
         """Step ``number`` (from 1) of ``total``, its title and its words."""
@@ -80,11 +68,6 @@ class TourPanel(QFrame):
         self.body.setText(text)
         self._place()
 
-    def avoid(self, rect: QRect) -> None:
-        """Stay clear of ``rect`` (window coordinates) where a corner allows it."""
-        self._avoid = QRect(rect)
-        self._place()
-
     def _content_rect(self) -> QRect:
         central = getattr(self._window, "centralWidget", lambda: None)()
         if central is None:
@@ -92,24 +75,11 @@ class TourPanel(QFrame):
         return QRect(central.mapTo(self._window, QPoint(0, 0)), central.size())
 
     def _place(self) -> None:
-        """The corner of the content whose card covers least of the ringed widget (the
-        inspector's side first: the text and the tabs are on the left)."""
+        """The bottom right corner of the content, for every step: the buttons
+        stay where the hand expects them (the card grows upwards with its words),
+        so repeated clicks on Next never land in the view below."""
         self.setFixedWidth(max(PANEL_MIN_WIDTH, min(PANEL_WIDTH, self._window.width() // 3)))
         self.adjustSize()
         area = self._content_rect().adjusted(_MARGIN, _MARGIN, -_MARGIN, -_MARGIN)
-        w, h = self.width(), self.height()
-        corners = [QPoint(area.right() - w, area.bottom() - h), QPoint(area.right() - w, area.top()),
-                   QPoint(area.left(), area.bottom() - h), QPoint(area.left(), area.top())]
-
-        def covered(p: QPoint) -> int:
-            inter = QRect(p.x(), p.y(), w, h).intersected(self._avoid)
-            return inter.width() * inter.height() if not inter.isEmpty() else 0
-
-        best = min(corners, key=covered)  # ties: the first, bottom right
-        self.move(best)
+        self.move(QPoint(area.right() - self.width(), area.bottom() - self.height()))
         self.raise_()
-
-    def eventFilter(self, obj, event) -> bool:
-        if obj is self._window and event.type() == QEvent.Resize and self.isVisible():
-            self._place()
-        return False

@@ -252,10 +252,13 @@ class TrainingCharts(pg.GraphicsLayoutWidget):
         if frame is not None:
             self.pca.start(frame)
 
-    def clear_run(self) -> None:
-        """Empty every chart (named so: GraphicsLayoutWidget.clear would remove the plots)."""
+    def clear_run(self, tied: bool = False) -> None:
+        """Empty every chart (named so: GraphicsLayoutWidget.clear would remove the plots);
+        the sparsity legend names the curves of the settings' next run (``tied``), not the last run's."""
         for chart in self.charts:
             chart.clear()
+        self.run = None
+        self.sparsity.set_title(self.sparsity.title_for(tied))
         self._slow_next = -1
         self._slow_at = -math.inf
         self._drawn_version = -1

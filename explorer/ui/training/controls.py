@@ -119,9 +119,10 @@ class SettingsControls(QObject):
     def __init__(self, form: QFormLayout, parent=None):
         super().__init__(parent)
         self.tied_combo = QComboBox()
-        self.tied_combo.addItems(["Untied (own output matrix)", "Tied (output = E)"])
+        self.tied_combo.addItems(["Untied", "Tied (output = E)"])  # short: the whole text shows at 1024 px
         self.tied_combo.setToolTip(
-            "Tied: the output projection reuses E (the same tensor), so the softmax over all V logits "
+            "Untied: the output projection is a matrix of its own. Tied: the output projection reuses E "
+            "(the same tensor), so the softmax over all V logits "
             "gives every row a gradient each step (dense). Untied: only the rows of the batch's ids get one.")
         self.sparse_check = QCheckBox("Sparse gradients")
         self.sparse_check.setToolTip("nn.Embedding(sparse=True): the table's gradient holds only the rows "

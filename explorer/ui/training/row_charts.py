@@ -97,6 +97,10 @@ class DriftChart(Chart):
         self.set_range(lx, (0, top))
 
 
+#: opacity (of 255) of a class name's background: the points under it show through
+LABEL_FILL_ALPHA = 110
+
+
 class ClassLabel(QGraphicsRectItem):
     """A class name in a frame of the class's colour, the same size at any zoom.
 
@@ -119,9 +123,9 @@ class ClassLabel(QGraphicsRectItem):
         self.text.setPos(-r.width() / 2, -r.height() / 2)
         self.setRect(-r.width() / 2 - 3, -r.height() / 2 - 1, r.width() + 6, r.height() + 2)
         fill = QColor(bg)
-        fill.setAlpha(200)
+        fill.setAlpha(LABEL_FILL_ALPHA)  # the points under a name stay visible through it
         self.setBrush(fill)
-        self.setPen(QPen(QColor(color), 1.5))
+        self.setPen(QPen(QColor(color), 1))
 
 
 class PcaChart(Chart):
@@ -177,7 +181,9 @@ class PcaChart(Chart):
 
     def _place_labels(self, centres: np.ndarray) -> None:
         """Each class name at its class's centre or, where it would cover a name
-        placed before it, the nearest free place around it inside the plot."""
+        placed before it, the nearest free place around it inside the plot; a
+        name with no free place is left out (its colour still says the class),
+        never piled on the others."""
         vb = self.plot.getViewBox()
         bounds = vb.sceneBoundingRect()
         placed: list[QRectF] = []
@@ -189,17 +195,19 @@ class PcaChart(Chart):
             size = label.rect()
             at = vb.mapViewToScene(QPointF(float(centre[0]), float(centre[1])))
             home = QRectF(at.x() - size.width() / 2, at.y() - size.height() / 2, size.width(), size.height())
-            rect = home
+            rect = None
             step_x, step_y = size.width() / 2 + 1, size.height() + 1
             for dx, dy in _LABEL_SHIFTS:
                 candidate = home.translated(dx * step_x, dy * step_y)
-                if (dx or dy) and not bounds.contains(candidate):
+                if not bounds.contains(candidate):
                     continue
                 if not any(candidate.intersects(other) for other in placed):
                     rect = candidate
                     break
-            placed.append(rect)
-            label.setPos(vb.mapSceneToView(rect.center()))
+            label.setVisible(rect is not None)
+            if rect is not None:
+                placed.append(rect)
+                label.setPos(vb.mapSceneToView(rect.center()))
 
     def start(self, frame: TableFrame) -> None:
         """The range of the table before training (it then grows only when a point would leave it)."""

@@ -203,8 +203,10 @@ class TrainingView(QWidget):
         self._update_buttons()
 
     def _on_controls_changed(self) -> None:
-        """Any setting changed: check the combination."""
+        """Any setting changed: check the combination (and, with no run, name the next run's curves)."""
         self._validate()
+        if self.session.phase is Phase.IDLE:
+            self.charts.clear_run(self.settings.config().tied)
 
     def _on_state_model_changed(self, _table) -> None:
         """The model's tokenizer may have come or gone."""
@@ -257,6 +259,15 @@ class TrainingView(QWidget):
         """Stop and clear everything."""
         self._training.reset()
 
+    def set_run_aside(self):
+        """Keep the user's run (ended at its last step, with its charts) out of the way
+        and show an empty view; returns what :meth:`bring_run_back` takes."""
+        return self._training.set_aside()
+
+    def bring_run_back(self, kept) -> None:
+        """The run :meth:`set_run_aside` kept is the view's run again."""
+        self._training.bring_back(kept)
+
     def run_steps_then(self, n: int, callback=None) -> None:
         """Train (a new run if none is going) until step ``n``, redraw, then call
         ``callback()`` and emit steps_reached(step). Also when the run ends early."""
@@ -293,7 +304,7 @@ class TrainingView(QWidget):
         """Start, pause, hold, end or reset: buttons, message, a last full frame."""
         self._follow_phase(phase)
         if phase is Phase.IDLE:
-            self.charts.clear_run()
+            self.charts.clear_run(self.settings.config().tied)
             self.caption.setText(EMPTY_TEXT)
             self.lesson.show_lesson(None, None)
         self._gate.update(self._draw, True)

@@ -62,3 +62,19 @@ def test_one_hot_panel_never_builds_a_vocabulary_wide_array():
     dist = np.linalg.norm(oh[:, None] - oh[None], axis=-1)
     np.testing.assert_allclose(w.onehot_distance, dist)
     np.testing.assert_allclose(w.onehot_cosine, oh @ oh.T)
+
+
+@pytest.mark.parametrize("spec", ["default", "minilm", "smollm2"])
+def test_the_default_words_are_rows_of_the_default_model(spec):
+    """Issue 25, item 10: "airplane" is no row of the bundled model, so the page
+    opened on an error. Each default word resolves, through the one word resolver."""
+    from explorer.core.sources import package_path
+    from explorer.core.tokens.words import resolve_word
+
+    if spec != "default" and package_path(spec) is None:
+        pytest.skip(f"{spec} is not installed")
+    table = open_table(spec)
+    ids = [resolve_word(table.tokenizer, w, table.vocab_size) for w in why.DEFAULT_WORDS]
+    assert None not in ids and len(set(ids)) == len(ids)
+    w = why.why_vectors(table)
+    assert w.labels == why.DEFAULT_WORDS and not w.missing and not w.from_text

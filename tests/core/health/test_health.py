@@ -194,7 +194,7 @@ def test_verification_says_why_a_model_cannot_be_asked():
     assert kwargs == {"gguf_file": "SmolLM2-135M-Instruct.Q4_1.gguf"}
 
 
-def test_a_causal_model_is_asked_to_repeat_its_tokens(tmp_path):
+def test_a_causal_model_is_asked_to_repeat_its_tokens(tmp_path, capfd):
     """Magikarp's verification, recomputed here plainly: the prompt text,
     every placeholder id swapped for the token, three greedy steps (the whole
     sequence run again at each, no cache), the token's highest probability
@@ -210,7 +210,10 @@ def test_a_causal_model_is_asked_to_repeat_its_tokens(tmp_path):
     table = open_table(str(built.folder))
     ids = [7, 40, 77, 100]
     steps = []
+    capfd.readouterr()
     res = run_to_end(iter_verify(table, ids), steps.append)
+    err = capfd.readouterr().err  # issue 25, item 17: no progress bars on the terminal
+    assert "Loading weights" not in err and "it/s" not in err and "%|" not in err
     assert steps and [v.id for v in res.results] == ids and res.prompts == len(PROMPTS)
     model = AutoModelForCausalLM.from_pretrained(str(built.folder)).eval()
     tok = table.tokenizer.backend
@@ -237,3 +240,16 @@ def test_verification_statuses_follow_magikarp_thresholds():
 
     assert [status_of(p) for p in (0.0005, 0.005, 0.02, 0.9)] == [
         "verified", "weakly verified", "rejected", "rejected"]
+
+
+def test_a_table_without_a_tokenizer_has_no_round_trip_to_report():
+    """Issue 25, item 5: "Tokenizer round trip: ok 128,256" for a random table."""
+    from explorer.core.health import health_report
+    from explorer.core.health.text import category_line, format_report
+
+    table = open_table("random:500x8")
+    report = health_report(table)
+    assert not report.round_trip_checked and report.as_json(5, str)["round_trip_checked"] is False
+    assert "no tokenizer" in category_line(report) and "500 ok" not in format_report(report, 5, table)
+    checked = health_report(open_table("default"))
+    assert checked.round_trip_checked and "ok" in category_line(checked)

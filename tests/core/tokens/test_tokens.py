@@ -297,3 +297,20 @@ def test_shown_quotes_one_line():
     assert shown("x" * 100, 10) == "'xxxxxxxxxx…'"
     assert shown("\udcff") == "'\\udcff'"
     assert "\u2028" not in shown("a\u2028b")
+
+
+@pytest.mark.parametrize("spec", ["default", "minilm", "smollm2", "random:50x4"])
+def test_words_are_counted_as_a_reader_counts_them(spec):
+    """Issue 25, item 5: "5 tokens · 0 words" on the bundled model, which maps
+    every one of these words to <unk> (a special token, in no word)."""
+    from explorer.core.sources import open_table, package_path
+    from explorer.core.tokens.text import tokenize_text
+
+    if spec in ("minilm", "smollm2") and package_path(spec) is None:
+        pytest.skip(f"{spec} is not installed")
+    table = open_table(spec)
+    text = "café 🤖 日本語 naïve 👍🏽" if not spec.startswith("random") else "3 1  3\n7"
+    tok = tokenize_text(table.tokenizer, text, table.vocab_size)
+    assert tok.tokens and tok.n_words == (5 if not spec.startswith("random") else 4)
+    tok = tokenize_text(table.tokenizer, "the cat sat on the mat", table.vocab_size, limit=11)
+    assert tok.n_words == 3  # only the tokenized part ("the cat sat") is counted

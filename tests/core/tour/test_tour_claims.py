@@ -4,11 +4,14 @@ numpy, torch and sklearn recompute each figure the step's words quote."""
 from __future__ import annotations
 
 import dataclasses
+import json
 
 import numpy as np
 import pytest
 import torch
 
+from explorer.cli import dispatch as cli
+from explorer.core.lookup.backward import upstream_gradient
 from explorer.core.sources import open_table
 from explorer.core.tokens.text import tokenize_text
 from explorer.core.tokens.words import resolve_word
@@ -18,8 +21,6 @@ from explorer.core.tour.steps import (
     TOUR_TRAINING_STEPS,
     analogy_words,
     claim_for,
-    lookup_gradient,
-    upstream_gradient,
 )
 from explorer.core.training.charts import TrainingHistory
 from explorer.core.training.corpus import synthetic_corpus
@@ -149,10 +150,27 @@ def test_step_backward_is_a_scatter_add_checked_with_torch(tables):
     e = torch.tensor(table.matrix(), dtype=torch.float64, requires_grad=True)
     (torch.nn.functional.embedding(torch.tensor(ids), e) * torch.tensor(g)).sum().backward()
     np.testing.assert_allclose(claim.fact("grad"), e.grad.numpy(), atol=1e-12)
-    np.testing.assert_allclose(lookup_gradient(ids, g, table.vocab_size), e.grad.numpy(), atol=1e-12)
     assert claim.fact("rows_with_gradient") == (1, 3) and claim.fact("repeated") == 3
-    np.testing.assert_allclose(claim.fact("grad")[3], g[0] + g[2])
+    np.testing.assert_allclose(claim.fact("grad")[3], g[0].astype(np.float64) + g[2])
     assert "only rows 1 and 3 get a gradient" in claim.text
+
+
+def test_step_backward_sums_unrounded_terms_as_grad_json_does(tables, capsys):
+    """Issue 25, item 2: the sum is taken before rounding, and it is the
+    gradient ``grad --json`` prints for the same batch (the heatmap's)."""
+    table, tok, claim = _claim(tables, "backward")
+    assert cli.main(["grad", "--model", table.spec, "--text", "3 1 3", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["ids"] == list(claim.fact("ids"))
+    np.testing.assert_allclose(claim.fact("upstream"), data["upstream"], atol=1e-7)
+    truth = np.asarray(data["grad"]["3"])
+    np.testing.assert_allclose(claim.fact("grad")[3], truth, atol=1e-7)
+    shown = claim.text.rsplit(" = ", 1)[1]
+    numbers = [float(x) for x in shown.strip(" .[]…").replace("…", "").split(",") if x.strip()]
+    assert numbers == [round(float(x), 3) for x in truth[:len(numbers)]]
+    up = np.asarray(data["upstream"])
+    rounded_sum = np.round(up[0], 2) + np.round(up[2], 2)  # what adding two printed terms would give
+    assert not np.allclose(np.round(rounded_sum[:4], 3), np.round(truth[:4], 3))
 
 
 @pytest.fixture(scope="module")

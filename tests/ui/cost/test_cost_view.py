@@ -10,6 +10,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QApplication
 
+from explorer.core.cost.why import DEFAULT_WORDS
 from explorer.core.sources import open_table, package_path
 from explorer.ui.cost import CostView
 from explorer.ui.style import blend, contrast_ratio, dark_palette
@@ -185,7 +186,7 @@ def test_why_vectors_on_minilm(view, minilm):
     v.show_page("why")
     page = v.why_page
     why = page.why
-    assert why.labels == ("cat", "dog", "airplane")
+    assert why.labels == DEFAULT_WORDS
     ids = [minilm.tokenizer.id_of(w) for w in why.labels]
     assert page.id_table.item(0, 1).data(Qt.UserRole) == abs(ids[0] - ids[1])
     assert page.onehot_table.item(0, 2).data(Qt.UserRole) == pytest.approx(np.sqrt(2))
@@ -392,3 +393,25 @@ def test_the_context_page_shows_each_models_own_demonstration_and_keeps_the_user
     page.sentence_edits[1].setText("coins in the bank")
     state.set_table(minilm)
     assert shown()[1:] == ("the bank by the river", "coins in the bank")
+
+
+def test_names_of_neighbouring_ids_do_not_cover_each_other(qtbot, view):
+    """Issue 25, item 16: "cat" (49) and "dog" (50) were written on top of each other."""
+    v, state, _ = view
+    state.set_table(open_table("default"))
+    v.show_page("why")
+    page = v.why_page
+    qtbot.waitUntil(lambda: page.why is not None)
+    ids = list(page.why.ids)
+    assert abs(ids[0] - ids[1]) == 1  # cat and dog are neighbours in the bundled vocabulary
+    labels = [t for t in page._numberline_labels if t.isVisible()]
+    assert [t.toPlainText() for t in labels] == list(DEFAULT_WORDS)
+    for t in labels:
+        t.updateTransform(force=True)  # what painting them does first
+    cat, dog, plane = labels
+    # one above its point, the other below: their rows of text do not meet
+    assert cat.anchor.y() > 1 and dog.anchor.y() < 0 and plane.anchor.y() > 1
+    a, b = cat.sceneBoundingRect(), dog.sceneBoundingRect()
+    assert a.bottom() <= b.top() + 1
+    points = page.numberline_points.data
+    assert all(-0.6 < y < 1.0 for y in points["y"])

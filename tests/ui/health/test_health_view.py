@@ -107,9 +107,16 @@ def test_model_switch_clears_then_shows_the_new_model(qtbot, view):
     state.set_table(open_table("random:3000x48"))
     assert v.report is None or v.report.vocab_size == 3000  # never the old model's report
     assert v.vocab_plot.readout.text() == ""
+    if v.report is None:  # issue 25, item 13: the axes span the new table while it is checked
+        (x0, x1), _ = v.vocab_plot.plot.vb.viewRange()
+        assert x0 < 0 and 2900 < x1 < 3100 and "3,000 rows" in v.vocab_plot.title.text
     qtbot.waitUntil(lambda: v.report is not None, timeout=CHECK_TIMEOUT)
     assert v.report.flagged_count == 0 and "Nothing here beyond chance" in v.summary.caption.text()
     assert len(v.vocab_plot.rings.getData()[0]) == 0
+    # issue 25, item 5: a table without a tokenizer has no round trip to call "ok"
+    counts = v.summary.counts.text()
+    assert "Tokenizer round trip: not checked: this table has no tokenizer" in counts
+    assert "ok&nbsp;3,000" not in counts and not v.report.round_trip_checked
 
 
 def test_cancel_then_check_again(qtbot, view):

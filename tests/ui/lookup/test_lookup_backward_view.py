@@ -167,3 +167,21 @@ def test_only_the_first_positions_go_back(qtbot, setup):
     assert view.backward.result.ids.size == BACKWARD_MAX_POSITIONS
     assert f"the first {BACKWARD_MAX_POSITIONS} of the text's {2 * BACKWARD_MAX_POSITIONS} tokens" \
         in view.backward.counts.text()
+
+
+def test_row_labels_are_drawn_whole(qtbot, setup):
+    """Issue 25, item 16: "␣q…15,731" on SmolLM2: the label axes now take the width their labels want."""
+    from explorer.core.sources import package_path
+
+    if package_path("smollm2") is None:
+        pytest.skip("SmolLM2 is not installed")
+    state, view = setup
+    table, panel = _open_backward(qtbot, state, view, "smollm2", "the king and the queen")
+    panel.seek_end()
+    panel.glw.grab()  # paint: the axes shorten what does not fit as they draw
+    drawn = panel.grad_plot.getAxis("left").drawn
+    queen = table.tokenizer.id_of("Ġqueen")
+    assert any(f"{queen:,}" in text for text in drawn)
+    assert drawn and not any("…" in text for text in drawn), drawn
+    widths = {int(p.getAxis("left").width()) for p in (panel.g_plot, panel.grad_plot, panel.sum_plot)}
+    assert len(widths) == 1  # the three images still line up

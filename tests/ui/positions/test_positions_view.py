@@ -106,6 +106,11 @@ def test_smollm2_is_rotary_and_draws_the_angles(qtbot, view, smollm2_table):
     for k, pair in enumerate(r.rotary_pairs):
         x, y = v.rotary.curves[k].getData()
         np.testing.assert_allclose(y, np.cos(x * 100_000.0 ** (-2 * pair / 64)), atol=1e-9)
+        period = 2 * np.pi / 100_000.0 ** (-2 * pair / 64)
+        assert f"pair {pair}: a turn every {period:,.0f} tokens" in v.rotary.key.text()
+    # issue 25, item 16: the key is under the plot, no legend over the curves
+    lay = v.rotary.layout()
+    assert v.rotary.plot.legend is None and lay.indexOf(v.rotary.key) > lay.indexOf(v.rotary.plot_widget) >= 0
     # the input vectors are the token rows; the repeated word gets the same one twice
     ids = [t.id for t in state.tokenized.tokens]
     np.testing.assert_array_equal(v.inputs.vectors.vectors, smollm2_table.rows(ids))

@@ -42,7 +42,10 @@ def test_tsne_moves_live_then_shows_its_trustworthiness(qtbot, view):
             drawn.append((frame.iteration, v.plot.cloud.positions().copy(), v.run_strip.isVisible()))
 
     state.projection.produced.connect(on_frame)
+    assert "Explained variance" in v.info.variance_label.text()
     v.set_method("tsne")
+    # issue 25, item 13: while the layout computes, the PCA's time and variance are gone from the side panel
+    assert "Explained variance" not in v.info.variance_label.text() and "Fitted on" not in v.info.fit_label.text()
     assert state.projection_method == "tsne" and v.fit_mode == "all"  # 214 rows: the whole vocabulary
     qtbot.waitUntil(lambda: isinstance(v.result, ManifoldResult) and v.result.done, timeout=TIMEOUT)
     state.projection.produced.disconnect(on_frame)  # it holds the view
@@ -56,8 +59,9 @@ def test_tsne_moves_live_then_shows_its_trustworthiness(qtbot, view):
     assert f"{res.trustworthiness:.3f}" in v.info.variance_label.text()
     assert f"trustworthiness {res.trustworthiness:.3f}" in v.plot.plot_item.titleLabel.text
     assert "t-SNE 1" in v.plot.plot_item.getAxis("bottom").labelText
-    # back to PCA: exact again, with its axes
+    # back to PCA: exact again, with its axes (the layout's trustworthiness gone at once)
     v.set_method("pca")
+    assert "Trustworthiness" not in v.info.variance_label.text()
     qtbot.waitUntil(lambda: isinstance(v.result, ProjectionResult), timeout=TIMEOUT)
     assert v.axes_controls.isVisible() and "PC1" in v.plot.plot_item.getAxis("bottom").labelText
 

@@ -89,3 +89,60 @@ def test_a_step_whose_view_is_elsewhere_waits_for_the_first_model(qtbot, explore
 def test_tour_out_of_range_is_an_error(capsys, n):
     assert main(["--tour", n]) == 2
     assert capsys.readouterr().err.startswith(f"error: --tour takes a step from 1 to {len(STEPS)}")
+
+
+def _snapshot(ex) -> dict:
+    """What the user sees and owns: model, text, token, tab, each view's page, the words
+    of Why vectors and the analogy, the training settings, run and legend."""
+    training, cost = ex.view("training"), ex.view("cost")
+    s, w = training.session, ex.window
+    analogy = ex.view("projection").analogy_panel
+    return {"spec": ex.state.table.spec, "text": ex.state.text, "position": ex.state.selected_position,
+            "tab": w.tabs.tabText(w.tabs.currentIndex()),
+            "pages": {n: ex.view(n).current_page() for n in ("lookup", "cost", "similarity")},
+            "why": cost.why_page.words(), "analogy": analogy.words(), "answers": analogy.answers(),
+            "config": training.config(), "phase": s.phase, "run": id(s.run),
+            "history": None if s.history is None else (s.history.n, s.history.last_step),
+            "legend": training.charts.sparsity.plot.titleLabel.text,
+            "charted": training.charts.run is s.run}
+
+
+def test_the_panel_stays_put_and_closing_gives_everything_back(qtbot, explorer):
+    """Issue 25, items 6 and 7: Next is at one place on every step; finishing the tour
+    leaves the user's run (charts and legend), pages and words as they were."""
+    ex = explorer
+    _load(qtbot, ex, "default", "the cat sat on the mat")
+    ex.state.select_position(2)
+    training = ex.view("training")
+    training.set_config(tied=False, steps=40, dim=8)
+    with qtbot.waitSignal(training.steps_reached, timeout=TIMEOUT):
+        training.run_steps_then(40)
+    qtbot.waitUntil(lambda: training.session.phase is Phase.FINISHED, timeout=TIMEOUT)
+    ex.view("cost").show_page("compare")
+    ex.view("cost").why_page.set_words(["cat", "dog"])
+    ex.view("projection").analogy_panel.set_words("cat", "dog", "bird")
+    ex.window.show_view("health")
+    before = _snapshot(ex)
+    assert before["history"][0] == 40 and "decay only" in before["legend"]
+
+    tour = ex.tour
+    places = [None] * len(STEPS)
+
+    def record(n: int) -> None:
+        places[n - 1] = tour.panel.next_button.mapToGlobal(tour.panel.next_button.rect().topLeft())
+
+    tour.step_ready.connect(record)
+    assert _wait_step(qtbot, ex, tour.start) == 1
+    for n in range(2, len(STEPS) + 1):
+        assert _wait_step(qtbot, ex, tour.panel.next_button.click) == n
+    assert tour.panel.next_button.text() == "Finish"
+    tour.step_ready.disconnect(record)
+    assert len(set(places)) == 1, places  # the same spot at every step
+    tour.panel.next_button.click()  # Finish: the bundled model is the last step's, nothing to reload
+    qtbot.waitUntil(lambda: ex.state.selected_position == 2, timeout=TIMEOUT)
+    assert not tour.active
+    after = _snapshot(ex)
+    assert after == before
+    ex.window.show_view("training")
+    qtbot.waitUntil(lambda: training.charts.loss.raw.getData()[0] is not None
+                    and len(training.charts.loss.raw.getData()[0]) > 0, timeout=TIMEOUT)

@@ -1,0 +1,72 @@
+"""The QApplication as the app wants it: names, icon, theme, style sheet,
+tooltips, pyqtgraph's options, Qt's messages routed through logging, and the
+glyph check for pieces no font can draw."""
+
+from __future__ import annotations
+
+import logging
+import sys
+
+from PySide6.QtGui import QIcon
+from PySide6.QtWidgets import QApplication
+from superqt.utils import QMessageHandler
+
+from explorer.core.runtime import favour_the_gui_thread, return_big_blocks_at_once
+from explorer.core.sources import resources_dir
+from explorer.core.tokens import pieces
+from explorer.ui.common.tooltips import install_tooltip_wrapping
+from explorer.ui.style import STYLESHEET, apply_theme, can_draw, configure_pyqtgraph, prepare_glyph_check
+
+__all__ = ["ORG", "APP", "make_app"]
+
+ORG, APP = "embedding-explorer", "Token Embedding Explorer"
+
+_QT_NOISE = ("This plugin does not support propagateSizeHints",)
+_message_handler: _QtMessages | None = None
+
+
+class _QtNoiseFilter(logging.Filter):
+    """Drop known platform-plugin noise from Qt's messages."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not record.getMessage().startswith(_QT_NOISE)
+
+
+class _QtMessages(QMessageHandler):
+    """superqt's handler, routing Qt's messages to a logger, without keeping
+    every record for the life of the app."""
+
+    def __call__(self, *args) -> None:
+        super().__call__(*args)
+        self.records.clear()
+
+
+def _route_qt_messages() -> None:
+    """Qt's own messages go through Python logging (to stderr), minus noise."""
+    global _message_handler
+    logger = logging.getLogger("explorer.qt")
+    logger.addFilter(_QtNoiseFilter())
+    _message_handler = _QtMessages(logger)
+    _message_handler.install()
+
+
+def make_app(argv=None) -> QApplication:
+    if QApplication.instance() is None and "pytest" not in sys.modules and _message_handler is None:
+        _route_qt_messages()
+    app = QApplication.instance() or QApplication(argv or sys.argv[:1])
+    app.setOrganizationName(ORG)
+    app.setApplicationName(APP)
+    app.setDesktopFileName("embedding-explorer")  # the entry --install-desktop writes (Wayland matches on it)
+    app.setWindowIcon(QIcon(str(resources_dir() / "icon.svg")))
+    app.setStyle("Fusion")
+    apply_theme(app)
+    app.setStyleSheet(STYLESHEET)
+    install_tooltip_wrapping(app)  # long tooltips wrap at a readable width, whoever shows them
+    configure_pyqtgraph()
+    return_big_blocks_at_once()  # a dropped model's memory goes back to the system
+    favour_the_gui_thread()  # workers running Python hand the GIL back within 1 ms
+    if pieces.glyph_check() is None:
+        # pieces with characters no installed font has show their code point, not a box
+        prepare_glyph_check()
+        pieces.set_glyph_check(can_draw)
+    return app

@@ -1,0 +1,83 @@
+"""Issue 25, item 9: a first-run hint to the tour (once), and a saved theme in View → Theme."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QSettings
+from PySide6.QtGui import QPalette
+from PySide6.QtWidgets import QApplication
+
+from explorer.app import Explorer, make_app
+from explorer.ui.style import apply_theme, is_dark
+from tests.support.ui_helpers import load
+
+
+def _explorer(qtbot, settings_file):
+    make_app()
+    ex = Explorer(settings=QSettings(settings_file, QSettings.IniFormat))
+    qtbot.addWidget(ex.window)
+    ex.window.resize(1024, 700)
+    ex.window.show()
+    return ex
+
+
+def test_the_first_start_points_to_the_tour_once(qtbot, settings):
+    ex = _explorer(qtbot, settings.fileName())
+    assert not ex.hint.isVisible()
+    load(qtbot, ex, "toy:robot")
+    assert ex.hint.isVisible() and "Help → Tour" in ex.hint.findChild(type(ex.window.model_label)).text()
+    assert ex.hint.geometry().right() <= ex.window.width()
+    with qtbot.waitSignal(ex.tour.step_ready, timeout=60_000):
+        ex.hint.take_button.click()
+    assert ex.tour.active and not ex.hint.isVisible()
+    with qtbot.waitSignal(ex.load_finished, timeout=60_000):
+        ex.tour.close()
+    assert not ex.hint.isVisible()
+    ex.shutdown()
+    ex.window.close()
+    again = _explorer(qtbot, settings.fileName())  # the next start: no hint
+    load(qtbot, again, "toy:robot")
+    assert not again.hint.isVisible()
+    again.shutdown()
+
+
+def test_the_theme_is_chosen_in_the_view_menu_and_saved(qtbot, settings, monkeypatch):
+    monkeypatch.delenv("EXPLORER_THEME", raising=False)
+    app = QApplication.instance() or make_app()
+    light = app.palette().color(QPalette.Window)
+    ex = _explorer(qtbot, settings.fileName())
+    try:
+        assert ex.window.theme_actions["system"].isChecked()
+        ex.window.theme_actions["dark"].trigger()
+        assert is_dark() and settings.fileName() and QSettings(settings.fileName(), QSettings.IniFormat).value(
+            "theme") == "dark"
+        ex.shutdown()
+        ex.window.close()
+        again = _explorer(qtbot, settings.fileName())  # restored at the next start, ticked in the menu
+        assert is_dark() and again.window.theme_actions["dark"].isChecked()
+        monkeypatch.setenv("EXPLORER_THEME", "light")  # the environment variable still wins
+        again.window.theme_actions["dark"].trigger()
+        assert not is_dark() and "EXPLORER_THEME" in again.window.statusBar().currentMessage()
+        again.window.theme_actions["light"].trigger()
+        assert app.palette().color(QPalette.Window) == light
+        again.shutdown()
+    finally:
+        monkeypatch.delenv("EXPLORER_THEME", raising=False)
+        apply_theme(app, "light")
+
+
+def test_the_first_load_says_what_it_does_where_the_matrix_will_be(qtbot, settings):
+    """Issue 25, item 11: at start-up a big table loaded for seconds behind "Open a model…"."""
+    ex = _explorer(qtbot, settings.fileName())
+    seen, empty = [], ex.window.matrix_view.empty
+
+    def progressed(_fraction: float, message: str) -> None:
+        seen.append((message, empty.text()))
+
+    ex.loader.progressed.connect(progressed)
+    with qtbot.waitSignal(ex.load_finished, timeout=60_000):
+        ex.start(model="random:60000x64")
+    ex.loader.progressed.disconnect(progressed)
+    assert seen and all(text.startswith(message) and "Cancel" in text for message, text in seen)
+    assert any("Drawing random" in message for message, _ in seen)
+    assert ex.state.table is not None and "Open a model" not in ex.window.matrix_view.empty.text()
+    ex.shutdown()
