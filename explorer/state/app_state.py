@@ -15,14 +15,11 @@ setters return early when nothing changed, so there are no feedback loops.
 
 from __future__ import annotations
 
-import itertools
-
 from PySide6.QtCore import QObject, Signal
 
 from explorer.core.geometry.neighbors import INLINE_VALUES, iter_neighbors_of
 from explorer.core.geometry.vectors import random_vector_check_job
 from explorer.core.input_layer import positions_job, text_inputs_job
-from explorer.core.lookup.backward import BACKWARD_MAX_POSITIONS, backward_job
 from explorer.core.lookup.ways import lookup_check_job, stored_base_job
 from explorer.core.matrix.overview import MatrixOverview, matrix_overview
 from explorer.core.projection.job import DEFAULT_SAMPLE, WHOLE_VOCAB_LIMIT, interest_job
@@ -486,24 +483,3 @@ class AppState(OnDemandRequests, QObject):
             comp.publish(similarity_matrices(table, ids, metric), key=key)
         else:
             comp.request(similarity_job, table, ids, metric, key=key)
-
-    # -- the lookup's backward step ---------------------------------------------------------
-    def request_backward(self, seed: int | None = None) -> None:
-        """The lookup's backward step on the text (its first BACKWARD_MAX_POSITIONS
-        tokens with a row) for a G seeded with ``seed`` (None: the last seed)."""
-        if seed is not None:
-            self._backward_seed = int(seed)
-        self._update_backward()
-
-    @property
-    def backward_seed(self) -> int:
-        return self._backward_seed
-
-    def _update_backward(self) -> None:
-        table = self._table
-        if table is None:
-            self.backward.clear()
-            return
-        ids = tuple(itertools.islice((t.id for t in self._tokenized.tokens if t.ok), BACKWARD_MAX_POSITIONS))
-        seed = self._backward_seed
-        self.backward.request(backward_job, ids, table.dim, table.vocab_size, seed, key=(id(table), ids, seed))

@@ -1,5 +1,5 @@
 """What the user asks for on demand (health, verification, measurement,
-analogies, the tour's claims, the first-layer run): requests that run one
+analogies, the lookup's backward step, the tour's claims, the first-layer run): requests that run one
 job on the loaded table in a worker, mixed into :class:`~explorer.state.app_state.AppState`.
 
 Each writes to a :class:`~explorer.workers.Computation` the state owns.
@@ -7,10 +7,13 @@ Each writes to a :class:`~explorer.workers.Computation` the state owns.
 
 from __future__ import annotations
 
+import itertools
+
 from explorer.core.cost.context import contextual_job
 from explorer.core.geometry.analogy import ANALOGY_K, AnalogyForm, analogy_job
 from explorer.core.health import iter_health
 from explorer.core.health.verify import iter_verify
+from explorer.core.lookup.backward import BACKWARD_MAX_POSITIONS, backward_job
 from explorer.core.lookup.ways import measure_lookup_job
 from explorer.core.projection.clusters import clusters_job
 from explorer.core.projection.density import density_job
@@ -106,3 +109,23 @@ class OnDemandRequests:
         seqs = tuple(tuple(int(i) for i in s) for s in sequences)
         picks = tuple(tuple(p) for p in picks)
         self.context.request(contextual_job, folder, seqs, picks, key=(str(folder), seqs, picks))
+
+    def request_backward(self, seed: int | None = None) -> None:
+        """The lookup's backward step on the text (its first BACKWARD_MAX_POSITIONS
+        tokens with a row) for a G seeded with ``seed`` (None: the last seed)."""
+        if seed is not None:
+            self._backward_seed = int(seed)
+        self._update_backward()
+
+    @property
+    def backward_seed(self) -> int:
+        return self._backward_seed
+
+    def _update_backward(self) -> None:
+        table = self._table
+        if table is None:
+            self.backward.clear()
+            return
+        ids = tuple(itertools.islice((t.id for t in self._tokenized.tokens if t.ok), BACKWARD_MAX_POSITIONS))
+        seed = self._backward_seed
+        self.backward.request(backward_job, ids, table.dim, table.vocab_size, seed, key=(id(table), ids, seed))
