@@ -1,4 +1,5 @@
-"""``python -m explorer bench [--open SPEC] [--big] [--layouts] [--lookup SPEC] [--gui] [--training] [--json]``:
+"""``python -m explorer bench [--open SPEC] [--big] [--layouts] [--lookup SPEC] [--gui] [--training]
+[--monkey N [--seed S]] [--json]``:
 measure speed (explorer/core/bench, explorer/benchmarks); with no option, the default set and the window's."""
 
 from __future__ import annotations
@@ -24,13 +25,32 @@ def add_bench_parser(sub) -> None:
     b.add_argument("--gui", action="store_true", help="selection latency, start-up and model opening in the window")
     b.add_argument("--training", action="store_true",
                    help="training steps per second headless and with the view's live charts")
+    b.add_argument("--monkey", type=_actions, default=None, metavar="N",
+                   help="a seeded random walk of N user actions through the window (a real one when a display is "
+                        "set, e.g. under xvfb-run): exceptions, Qt warnings, the longest stall and its action")
+    b.add_argument("--seed", type=int, default=0, help="seed of the --monkey walk")
     b.add_argument("--json", action="store_true")
+
+
+def _actions(text: str) -> int:
+    import argparse
+
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--monkey needs a whole number of actions, not {text!r}") from None
+    if not 1 <= n <= 1_000_000:
+        raise argparse.ArgumentTypeError("--monkey takes 1 to 1,000,000 actions")
+    return n
 
 
 def cmd_bench(args) -> int:
     from explorer.core import bench
 
     results = {}
+    for option, value in (("--open", args.open_spec), ("--lookup", args.lookup_spec)):
+        if value is not None and not value.strip():  # not "no option": the full default run would start
+            raise CliError(f"{option} needs a model, e.g. {option} default")
     if args.open_spec:
         try:
             results["open"] = bench.bench_open(args.open_spec)
@@ -53,6 +73,10 @@ def cmd_bench(args) -> int:
         from explorer.benchmarks.training import bench_training
 
         results["training"] = bench_training()
+    if args.monkey:
+        from explorer.benchmarks.monkey import bench_monkey
+
+        results["monkey"] = bench_monkey(args.monkey, seed=args.seed)
     if not results:
         results = bench.bench_default()
         from explorer.benchmarks.gui import bench_gui
@@ -62,6 +86,11 @@ def cmd_bench(args) -> int:
         print(json.dumps(bench.results_as_json(results), indent=1))
         return 0
     gui = results.pop("gui", None)
+    monkey = results.pop("monkey", None)
+    if monkey is not None:
+        from explorer.benchmarks.monkey import format_monkey
+
+        print(format_monkey(monkey))
     training = results.pop("training", None)
     if training is not None:
         from explorer.benchmarks.training import format_training

@@ -102,6 +102,7 @@ def _pool(kind: str, paths: dict[str, str]) -> list[str]:
         "save": [paths["out"], paths["in_missing_dir"], "/dev/null", paths["corrupt"], "/proc/nope", ""],
         "bad_out": ["/dev/null", paths["corrupt"], "/proc/nope", paths["dir"] + "/readme.txt/x", ""],
         "bad_open": BAD_MODELS + path_values,
+        "bad_size": BAD_SIZES,
     }[kind]
 
 
@@ -113,7 +114,8 @@ COMMANDS: dict[str, dict[str, str | None]] = {
     "health": {"--model": "model", "--top": "number", "--verify": "size", "--json": None},
     "project": {"--model": "model", "--method": "method", "--sample": "number", "--seed": "number",
                 "--dims": "number", "--json": None},
-    "bench": {"!--lookup": "model", "--open": "bad_open", "--json": None},
+    "bench": {"!--lookup": "model", "--open": "bad_open", "--monkey": "bad_size", "--seed": "number",
+              "--json": None},
     "train": {"!--steps": "size", "--tied": None, "--untied": None, "--sparse": None, "--optimizer": "optimizer",
               "--lr": "number", "--weight-decay": "number", "--dim": "size", "--batch-size": "size",
               "--seed": "number", "--corpus": "corpus", "--save": "save", "--json": None},
