@@ -76,6 +76,19 @@ def _rss_mb() -> float:
         return 0.0
 
 
+#: Qt warnings seen while a walk runs. A module-level handler: Qt keeps the installed handler for
+#: the life of the process, and a bound method there would keep the walk, and the window, alive
+_QT_SEEN: list[str] = []
+
+
+def _collect_qt_message(mode, context, message) -> None:
+    from PySide6.QtCore import QtMsgType
+
+    if mode in (QtMsgType.QtWarningMsg, QtMsgType.QtCriticalMsg, QtMsgType.QtFatalMsg) \
+            and not message.startswith(_QT_NOISE):
+        _QT_SEEN.append(message)
+
+
 class Monkey:
     """Walks ``ex`` (an :class:`explorer.app.Explorer` with its window shown)."""
 
@@ -113,14 +126,12 @@ class Monkey:
         if len(self.report.messages) < 20:
             self.report.messages.append("".join(traceback.format_exception(kind, value, tb))[-2000:])
 
-    def _qt_message(self, mode, context, message) -> None:
-        from PySide6.QtCore import QtMsgType
-
-        if mode in (QtMsgType.QtWarningMsg, QtMsgType.QtCriticalMsg, QtMsgType.QtFatalMsg) \
-                and not message.startswith(_QT_NOISE):
+    def _take_qt_messages(self) -> None:
+        for message in _QT_SEEN:
             self.report.qt_warnings += 1
             if len(self.report.messages) < 20:
                 self.report.messages.append(f"Qt: {message}")
+        _QT_SEEN.clear()
 
     def _settle(self, ms: int) -> None:
         end = time.perf_counter() + ms / 1000
@@ -137,7 +148,8 @@ class Monkey:
         timer.timeout.connect(self._tick)
         old_hook = sys.excepthook
         sys.excepthook = self._excepthook
-        old_handler = qInstallMessageHandler(self._qt_message)
+        _QT_SEEN.clear()
+        old_handler = qInstallMessageHandler(_collect_qt_message)
         t0 = time.perf_counter()
         rss0 = _rss_mb()
         try:
@@ -151,6 +163,7 @@ class Monkey:
                     self._excepthook(type(exc), exc, exc.__traceback__)
                     what = f"{name} (failed)"
                 self._settle(self.settle_ms)
+                self._take_qt_messages()
                 stall = self._longest * 1000
                 if stall > 100:
                     self.report.stalls_over_100ms += 1
@@ -159,6 +172,7 @@ class Monkey:
                 self.report.actions = k + 1
             self._wait_idle(idle_timeout_s)
             self._check_readouts()
+            self._take_qt_messages()
         finally:
             timer.stop()
             qInstallMessageHandler(old_handler)
@@ -352,7 +366,7 @@ class Monkey:
         return "open the picker"
 
 
-def bench_monkey(n: int, seed: int = 0, heavy: bool = True) -> MonkeyReport:
+def bench_monkey(n: int, seed: int = 0, heavy: bool = True, settle_ms: int = 30) -> MonkeyReport:
     """A walk of ``n`` actions in a fresh window, on the platform there is (a real
     window when a display is set, offscreen otherwise)."""
     from PySide6.QtCore import QSettings
@@ -371,7 +385,7 @@ def bench_monkey(n: int, seed: int = 0, heavy: bool = True) -> MonkeyReport:
         app.processEvents()
         time.sleep(0.01)
     try:
-        return Monkey(app, ex, seed=seed, heavy=heavy, settle_ms=30).run(n)
+        return Monkey(app, ex, seed=seed, heavy=heavy, settle_ms=settle_ms).run(n)
     finally:
         ex.shutdown()
         ex.window.close()
