@@ -89,6 +89,15 @@ def _collect_qt_message(mode, context, message) -> None:
         _QT_SEEN.append(message)
 
 
+#: exceptions that reached sys.excepthook while a walk runs, formatted. A module-level hook, for the
+#: same reason: modules imported during the walk (pyqtgraph's) keep the hook they found
+_EXCEPTIONS_SEEN: list[str] = []
+
+
+def _collect_exception(kind, value, tb) -> None:
+    _EXCEPTIONS_SEEN.append("".join(traceback.format_exception(kind, value, tb)))
+
+
 class Monkey:
     """Walks ``ex`` (an :class:`explorer.app.Explorer` with its window shown)."""
 
@@ -121,10 +130,15 @@ class Monkey:
         self._longest = max(self._longest, now - self._last_tick)
         self._last_tick = now
 
-    def _excepthook(self, kind, value, tb) -> None:
+    def _record_exception(self, text: str) -> None:
         self.report.exceptions += 1
         if len(self.report.messages) < 20:
-            self.report.messages.append("".join(traceback.format_exception(kind, value, tb))[-2000:])
+            self.report.messages.append(text[-2000:])
+
+    def _take_exceptions(self) -> None:
+        for text in _EXCEPTIONS_SEEN:
+            self._record_exception(text)
+        _EXCEPTIONS_SEEN.clear()
 
     def _take_qt_messages(self) -> None:
         for message in _QT_SEEN:
@@ -147,7 +161,8 @@ class Monkey:
         timer.setInterval(TICK_MS)
         timer.timeout.connect(self._tick)
         old_hook = sys.excepthook
-        sys.excepthook = self._excepthook
+        _EXCEPTIONS_SEEN.clear()
+        sys.excepthook = _collect_exception
         _QT_SEEN.clear()
         old_handler = qInstallMessageHandler(_collect_qt_message)
         t0 = time.perf_counter()
@@ -160,10 +175,11 @@ class Monkey:
                 try:
                     what = act()
                 except Exception as exc:  # a failure of the walk itself is a finding too
-                    self._excepthook(type(exc), exc, exc.__traceback__)
+                    _collect_exception(type(exc), exc, exc.__traceback__)
                     what = f"{name} (failed)"
                 self._settle(self.settle_ms)
                 self._take_qt_messages()
+                self._take_exceptions()
                 stall = self._longest * 1000
                 if stall > 100:
                     self.report.stalls_over_100ms += 1
@@ -173,6 +189,7 @@ class Monkey:
             self._wait_idle(idle_timeout_s)
             self._check_readouts()
             self._take_qt_messages()
+            self._take_exceptions()
         finally:
             timer.stop()
             qInstallMessageHandler(old_handler)
