@@ -164,8 +164,8 @@ class MeasurePanel(QWidget):
         m = self._measurement
         if m is None or not m.disturbed:
             return ""
-        return (f"<br><span style='color:{ERROR}'>The machine was busy: even after measuring again the calls "
-                "waited for a CPU, so these times are inflated. Measure again when it is quiet.</span>")
+        # short enough for the column; the tooltip carries the note that says why
+        return f"<br><span style='color:{ERROR}'>The machine was busy: times inflated. Measure again.</span>"
 
     @property
     def caption(self) -> str:
