@@ -1,6 +1,6 @@
 """``python -m explorer bench [--open SPEC] [--big] [--layouts] [--lookup SPEC] [--gui] [--training] [--record]
-[--json]``: measure speed (explorer/core/bench, explorer/benchmarks); with no option, the default set and the
-window's."""
+[--monkey N [--seed S]] [--json]``: measure speed (explorer/core/bench, explorer/benchmarks); with no option,
+the default set and the window's."""
 
 from __future__ import annotations
 
@@ -27,13 +27,32 @@ def add_bench_parser(sub) -> None:
                    help="training steps per second headless and with the view's live charts")
     b.add_argument("--record", action="store_true",
                    help="the recorder's (explorer.record) share of a training step on small GPT-2 and Llama models")
+    b.add_argument("--monkey", type=_actions, default=None, metavar="N",
+                   help="a seeded random walk of N user actions through the window (a real one when a display is "
+                        "set, e.g. under xvfb-run): exceptions, Qt warnings, the longest stall and its action")
+    b.add_argument("--seed", type=int, default=0, help="seed of the --monkey walk")
     b.add_argument("--json", action="store_true")
+
+
+def _actions(text: str) -> int:
+    import argparse
+
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--monkey needs a whole number of actions, not {text!r}") from None
+    if not 1 <= n <= 1_000_000:
+        raise argparse.ArgumentTypeError("--monkey takes 1 to 1,000,000 actions")
+    return n
 
 
 def cmd_bench(args) -> int:
     from explorer.core import bench
 
     results = {}
+    for option, value in (("--open", args.open_spec), ("--lookup", args.lookup_spec)):
+        if value is not None and not value.strip():  # not "no option": the full default run would start
+            raise CliError(f"{option} needs a model, e.g. {option} default")
     if args.open_spec:
         try:
             results["open"] = bench.bench_open(args.open_spec)
@@ -60,6 +79,10 @@ def cmd_bench(args) -> int:
         from explorer.core.bench.record import bench_record
 
         results["record"] = bench_record()
+    if args.monkey:
+        from explorer.benchmarks.monkey import bench_monkey
+
+        results["monkey"] = bench_monkey(args.monkey, seed=args.seed)
     if not results:
         results = bench.bench_default()
         from explorer.benchmarks.gui import bench_gui
@@ -69,6 +92,11 @@ def cmd_bench(args) -> int:
         print(json.dumps(bench.results_as_json(results), indent=1))
         return 0
     gui = results.pop("gui", None)
+    monkey = results.pop("monkey", None)
+    if monkey is not None:
+        from explorer.benchmarks.monkey import format_monkey
+
+        print(format_monkey(monkey))
     training = results.pop("training", None)
     record = results.pop("record", None)
     if record is not None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 
 from explorer.cli.errors import CliError
+from explorer.cli.paths import read_text_file, writable_folder
 
 __all__ = ["add_build_default_parser", "add_train_parser", "cmd_build_default", "cmd_train"]
 
@@ -40,6 +41,7 @@ def add_build_default_parser(sub) -> None:
 
 def cmd_train(args) -> int:
     from explorer.core.training.config import default_lr
+    from explorer.core.training.corpus import MAX_CORPUS_CHARS
     from explorer.core.training.model import (
         ConfigError,
         ToyLM,
@@ -60,12 +62,12 @@ def cmd_train(args) -> int:
         cfg.validate()
     except ConfigError as exc:
         raise CliError(str(exc)) from None
-    if args.corpus:
+    if args.save is not None:
+        writable_folder(args.save, "--save")  # before training, not after it
+    if args.corpus is not None:
+        text = read_text_file(args.corpus, "--corpus", 4 * MAX_CORPUS_CHARS)  # UTF-8: at most 4 bytes a character
         try:
-            with open(args.corpus, encoding="utf-8", errors="replace") as f:
-                corpus = text_corpus(f.read())
-        except OSError as exc:
-            raise CliError(f"cannot read {args.corpus}: {exc.strerror or exc}") from None
+            corpus = text_corpus(text)
         except ConfigError as exc:
             raise CliError(str(exc)) from None
     else:
@@ -99,7 +101,7 @@ def cmd_build_default(args) -> int:
     from explorer.core.sources import resources_dir
     from explorer.core.training.bundled import build_default
 
-    out = args.out or str(resources_dir() / "default")
+    out = writable_folder(args.out, "--out") if args.out is not None else str(resources_dir() / "default")
     build_default(out, progress=lambda f, loss: print(f"{f:4.0%}  loss {loss:.3f}", flush=True))
     print(f"wrote {out}")
     return 0

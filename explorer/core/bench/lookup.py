@@ -2,25 +2,33 @@
 timed on a loaded table (FACTS.md, "Cost of the two ways to look up").
 
 The results are :class:`LookupMeasurement` (one :class:`BatchTiming` per
-batch size). Every time is the best (minimum) of several runs, never a
-median: see :func:`~explorer.core.bench.timing.best_time`. No Qt here.
+batch size). Every time is the best (minimum) of several runs, the median
+beside it as the spread. A busy machine must not fake the lesson (a gather
+waiting 8 ms for torch's second thread made one-hot look only 11x slower):
+the three paths run at one torch thread, in interleaved rounds, and every
+call is checked against its own thread's CPU time; a batch whose best call
+still waited for the CPU is measured again, and flagged ``disturbed`` when
+it stays so. No Qt here.
 """
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-from explorer.core.bench.timing import best_time
+from explorer.core.bench.timing import iter_interleaved_times
 
-__all__ = ["BatchTiming", "LookupMeasurement", "iter_bench_lookup", "bench_lookup", "GATHER_REPEATS_FACTOR"]
+__all__ = ["BatchTiming", "LookupMeasurement", "iter_bench_lookup", "bench_lookup", "GATHER_REPEATS_FACTOR",
+           "MAX_ATTEMPTS", "one_torch_thread"]
 
 #: the gather costs microseconds: it gets this many times as many runs
 GATHER_REPEATS_FACTOR = 20
 COMPUTE_DTYPE = "float32"
-_PATHS = ("gather", "one-hot @ E", "nn.Linear on one-hot")
+#: a batch whose best calls waited for the CPU is measured up to this many times in all
+MAX_ATTEMPTS = 3
 
 
 @dataclass(frozen=True)
@@ -40,6 +48,14 @@ class BatchTiming:
         The three outputs are equal, value for value (``torch.equal``).
     onehot_flops : int
         2 * V * d * batch: a multiply and an add for every entry of E, per id.
+    gather_median_s, onehot_median_s, linear_median_s : float
+        Median time per call of the same runs (the spread beside the best).
+    disturbed : bool
+        Even after :data:`MAX_ATTEMPTS` measurements, a best call spent most
+        of its time waiting for a CPU (wall time well over its thread's CPU
+        time): the machine was busy and the figures may be inflated.
+    attempts : int
+        How many times the batch was measured (more than 1: it was disturbed).
     """
 
     batch: int
@@ -48,6 +64,11 @@ class BatchTiming:
     linear_s: float
     agree: bool
     onehot_flops: int
+    gather_median_s: float = 0.0
+    onehot_median_s: float = 0.0
+    linear_median_s: float = 0.0
+    disturbed: bool = False
+    attempts: int = 1
 
     @property
     def ratio(self) -> float:
@@ -79,7 +100,8 @@ class LookupMeasurement:
     compute_dtype : str
         What E was converted to for the timings (float32).
     threads : int
-        torch's intra-op threads during the measurement.
+        torch's intra-op threads during the measurement (1: a busy second
+        core cannot make a call wait for a helper thread).
     repeats, gather_repeats : int
         Timed runs per figure (the best is kept); the gather gets more.
     prepare_s : float
@@ -109,18 +131,68 @@ class LookupMeasurement:
         """The three paths gave equal outputs for every batch."""
         return all(b.agree for b in self.batches)
 
+    @property
+    def disturbed(self) -> bool:
+        """Some batch stayed disturbed by a busy machine (see :attr:`BatchTiming.disturbed`)."""
+        return any(b.disturbed for b in self.batches)
+
     def as_json(self) -> dict:
         """Plain data for ``bench --json`` (the keys the benchmark always had)."""
         out = dataclasses.asdict(self)
         out["batches"] = [b.as_json() for b in self.batches]
         out["notes"] = list(self.notes)
+        out["disturbed"] = self.disturbed
         return out
 
 
-def _step_message(k: int, batch_sizes: Sequence[int]) -> str:
-    """What the k-th timing (0-based, three per batch size) is about."""
-    b = batch_sizes[k // 3]
-    return f"Timing {_PATHS[k % 3]} for {b:,} token{'s' if b != 1 else ''}…"
+@contextlib.contextmanager
+def one_torch_thread():
+    """torch at one intra-op thread inside the block, its former count restored
+    after. (Only ``set_num_threads``: ``set_num_interop_threads`` may be
+    called once per process and is left alone.)"""
+    import torch
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
+
+
+def _batch_message(b: int, attempt: int) -> str:
+    tokens = f"{b:,} token{'s' if b != 1 else ''}"
+    again = f" again (attempt {attempt} of {MAX_ATTEMPTS}: the machine was busy)" if attempt > 1 else ""
+    return f"Timing gather, one-hot @ E and nn.Linear in turn for {tokens}{again}…"
+
+
+def _time_batch(e, linear, ids, repeats: int, attempt: int, lo: float, span: float) -> Iterator[tuple[float, str]]:
+    """The three paths on one batch, interleaved; yields progress from ``lo`` over
+    ``span`` (a second attempt stays at the end), returns name -> Timed."""
+    import torch.nn.functional as F
+
+    v = int(e.shape[0])
+    fns = {"gather": lambda: F.embedding(ids, e),
+           "onehot": lambda: F.one_hot(ids, v).float() @ e,
+           "linear": lambda: linear(F.one_hot(ids, v).float())}
+    rounds = iter_interleaved_times(fns, repeats, calls={"gather": GATHER_REPEATS_FACTOR})
+    message = _batch_message(int(ids.shape[0]), attempt)
+    try:
+        while True:
+            done = next(rounds)
+            yield lo + span * (done / repeats if attempt == 1 else 1.0), message
+    except StopIteration as stop:
+        return stop.value
+
+
+def _disturbed_note(timings: Sequence[BatchTiming]) -> tuple[str, ...]:
+    busy = [t for t in timings if t.disturbed]
+    if not busy:
+        return ()
+    which = ", ".join(f"{t.batch:,}" for t in busy)
+    return (f"The machine was busy while measuring (batch {which}): even the shortest calls waited for a CPU "
+            f"after {MAX_ATTEMPTS} attempts, so these times may be inflated and the ratio is not the lesson. "
+            "Measure again when the machine is quiet.",)
 
 
 def iter_bench_lookup(table, batch_sizes: Sequence[int] = (1, 64), repeats: int = 5,
@@ -130,11 +202,14 @@ def iter_bench_lookup(table, batch_sizes: Sequence[int] = (1, 64), repeats: int 
     A generator for a worker: yields ``(fraction, message)`` progress and
     returns a :class:`LookupMeasurement`. Stop it between yields to cancel.
 
-    E is ``table.torch_table()`` as float32 (V, d), at torch's current
-    thread count. Each figure is the best of ``repeats`` runs after one
-    warm-up (the gather, costing microseconds, gets
-    :data:`GATHER_REPEATS_FACTOR` times as many runs); ids are random
-    (seeded) in 0..V-1.
+    E is ``table.torch_table()`` as float32 (V, d). Torch runs at one
+    intra-op thread (restored after). Each figure is the best of
+    ``repeats`` interleaved rounds after one warm-up (the gather, costing
+    microseconds, gets :data:`GATHER_REPEATS_FACTOR` calls per round); ids
+    are random (seeded) in 0..V-1. A batch whose best call waited for the
+    CPU is measured again, up to :data:`MAX_ATTEMPTS` times; the best of
+    the attempts is kept, and flagged ``disturbed`` (with a note) if it
+    still waited.
 
     Parameters
     ----------
@@ -142,12 +217,11 @@ def iter_bench_lookup(table, batch_sizes: Sequence[int] = (1, 64), repeats: int 
     batch_sizes : sequence of int
         Ids per lookup (one 1-D batch each).
     repeats : int
-        Timed runs per figure.
+        Timed rounds per attempt.
     seed : int
         Seed of the random ids.
     """
     import torch
-    import torch.nn.functional as F
 
     repeats = max(1, int(repeats))
     batch_sizes = [int(b) for b in batch_sizes]
@@ -162,27 +236,32 @@ def iter_bench_lookup(table, batch_sizes: Sequence[int] = (1, 64), repeats: int 
         linear.weight = torch.nn.Parameter(e.T, requires_grad=False)
     gen = torch.Generator().manual_seed(seed)
     finite = bool(torch.isfinite(e).all())
-    n_steps = len(batch_sizes) * 3
     timings = []
-    with torch.no_grad():
+    with torch.no_grad(), one_torch_thread():
+        threads = torch.get_num_threads()
         for k, b in enumerate(batch_sizes):
             ids = torch.randint(0, v, (b,), generator=gen)
-            yield 0.1 + 0.9 * (3 * k) / n_steps, _step_message(3 * k, batch_sizes)
-            gather_s, g = best_time(lambda ids=ids: F.embedding(ids, e), repeats * GATHER_REPEATS_FACTOR)
-            yield 0.1 + 0.9 * (3 * k + 1) / n_steps, _step_message(3 * k + 1, batch_sizes)
-            onehot_s, o = best_time(lambda ids=ids: F.one_hot(ids, v).float() @ e, repeats)
-            yield 0.1 + 0.9 * (3 * k + 2) / n_steps, _step_message(3 * k + 2, batch_sizes)
-            linear_s, lin = best_time(lambda ids=ids: linear(F.one_hot(ids, v).float()), repeats)
+            best: dict | None = None
+            attempt = 0
+            while attempt < MAX_ATTEMPTS and (best is None or any(t.disturbed for t in best.values())):
+                attempt += 1
+                span = 0.9 / len(batch_sizes)
+                timed = yield from _time_batch(e, linear, ids, repeats, attempt, 0.1 + k * span, span)
+                best = timed if best is None else {n: best[n].merged(t) for n, t in timed.items()}
+            g, o, lin = (best[n].result for n in ("gather", "onehot", "linear"))
             agree = bool(torch.equal(g, o) and torch.equal(g, lin))
-            timings.append(BatchTiming(b, gather_s, onehot_s, linear_s, agree, 2 * v * d * b))
+            timings.append(BatchTiming(
+                b, best["gather"].best_s, best["onehot"].best_s, best["linear"].best_s, agree, 2 * v * d * b,
+                best["gather"].median_s, best["onehot"].median_s, best["linear"].median_s,
+                any(t.disturbed for t in best.values()), attempt))
     yield 1.0, "Done"
     notes = () if finite else (
         "The table holds inf or NaN: one-hot @ E turns those columns into NaN, so the paths disagree.",)
     return LookupMeasurement(
         spec=getattr(table, "spec", None), vocab_size=v, dim=d, stored_dtype=str(table.dtype),
-        compute_dtype=COMPUTE_DTYPE, threads=torch.get_num_threads(), repeats=repeats,
+        compute_dtype=COMPUTE_DTYPE, threads=threads, repeats=repeats,
         gather_repeats=repeats * GATHER_REPEATS_FACTOR, prepare_s=prepare_s, finite=finite,
-        batches=tuple(timings), notes=notes,
+        batches=tuple(timings), notes=notes + _disturbed_note(timings),
     )
 
 

@@ -104,7 +104,7 @@ def _transformers_target(spec: str) -> tuple[dict | None, str | None, Path | Non
 
 def _preread(path: Path | None) -> None:
     """Read the model's files once so both paths start with a warm page cache."""
-    if path is None:
+    if path is None or not (path.is_file() or path.is_dir()):  # a device or a missing path: nothing to warm
         return
     files = [path] if path.is_file() else [p for p in path.iterdir() if p.is_file()]
     for f in files:

@@ -68,15 +68,20 @@ def _format_lookup(m: LookupMeasurement) -> list[str]:
     lines = [
         f"Lookup on {m.spec or 'the table'}: {m.vocab_size:,} x {m.dim:,} "
         f"(stored {m.stored_dtype}, computed in {m.compute_dtype}), {m.threads} torch thread(s), "
-        f"best (shortest) of {m.repeats} runs ({m.gather_repeats} for the gather)",
+        f"best (shortest) of {m.repeats} interleaved runs ({m.gather_repeats} for the gather)",
         f"  {'batch':>7}{'gather':>14}{'one-hot @ E':>14}{'nn.Linear':>14}{'one-hot/gather':>18}"
-        f"{'one-hot FLOPs':>18}  equal",
+        f"{'one-hot FLOPs':>18}  equal  spread  machine",
     ]
     for b in m.batches:
+        spread = max((med / best if best > 0 else 1.0)
+                     for med, best in ((b.gather_median_s, b.gather_s), (b.onehot_median_s, b.onehot_s)))
         lines.append(
             f"  {b.batch:>7,}{_t(b.gather_s):>14}{_t(b.onehot_s):>14}{_t(b.linear_s):>14}"
-            f"{b.ratio:>17,.0f}x{b.onehot_flops:>18,}  {'yes' if b.agree else 'NO'}"
+            f"{b.ratio:>17,.0f}x{b.onehot_flops:>18,}  {'yes' if b.agree else 'NO ':<5}{spread:>6.1f}x  "
+            f"{'BUSY' if b.disturbed else 'quiet'}"
         )
+    lines.append("  spread: the typical run over the best one; machine: BUSY when even the best runs waited "
+                 "for a CPU after measuring again")
     lines += [f"  note: {n}" for n in m.notes]
     return lines
 

@@ -141,8 +141,8 @@ class MeasurePanel(QWidget):
             verdict = f"<span style='color:{ERROR}'>the outputs differ</span> (see the tooltip)."
         token = "token" if b1.batch == 1 else "tokens"
         self.status.setText(f"<b>one-hot @ E: {b1.ratio:,.0f}× the gather's time</b><br>"
-                            f"for {b1.batch:,} {token}; {verdict}")
-        self.status.setToolTip(f"{m.threads} torch thread(s); best (shortest) of {m.repeats} runs "
+                            f"for {b1.batch:,} {token}; {verdict}" + self.busy_text)
+        self.status.setToolTip(f"{m.threads} torch thread(s); best (shortest) of {m.repeats} interleaved runs "
                                f"({m.gather_repeats} for the gather), computed in {m.compute_dtype}"
                                + "".join(f"\n{n}" for n in m.notes))
         lines = ["batch    gather    one-hot   ratio equal"]
@@ -157,6 +157,15 @@ class MeasurePanel(QWidget):
         self._draw_chart(m)
         self.results.show()
         self.spacer.hide()
+
+    @property
+    def busy_text(self) -> str:
+        """The warning shown when the machine was too busy for the figures to be the lesson ("" otherwise)."""
+        m = self._measurement
+        if m is None or not m.disturbed:
+            return ""
+        # short enough for the column; the tooltip carries the note that says why
+        return f"<br><span style='color:{ERROR}'>The machine was busy: times inflated. Measure again.</span>"
 
     @property
     def caption(self) -> str:

@@ -38,7 +38,11 @@ def test_bench_lookup_on_a_small_random_table():
     assert {"spec", "vocab_size", "dim", "stored_dtype", "threads", "repeats", "gather_repeats", "finite",
             "batches", "notes"} <= set(data)
     assert set(data["batches"][0]) == {"batch", "gather_s", "onehot_s", "linear_s", "ratio", "linear_ratio",
-                                       "agree", "onehot_flops"}
+                                       "agree", "onehot_flops", "gather_median_s", "onehot_median_s",
+                                       "linear_median_s", "disturbed", "attempts"}
+    assert data["threads"] == 1 and data["disturbed"] == r.disturbed
+    for b in r.batches:  # the spread: the median run is never shorter than the best
+        assert b.gather_median_s >= b.gather_s and b.onehot_median_s >= b.onehot_s
     assert data["batches"][1]["ratio"] == pytest.approx(r.batches[1].ratio)
     text = bench.format_results({"lookup": r})
     assert "2,000 x 32" in text and "gather" in text and "best" in text and "median" not in text
@@ -69,7 +73,7 @@ def test_iter_bench_lookup_yields_progress_then_returns_the_measurement():
     fractions = [f for f, _m in progress]
     assert all(isinstance(m, str) and m for _f, m in progress)
     assert fractions == sorted(fractions) and fractions[0] == 0.0 and fractions[-1] == pytest.approx(1.0)
-    assert any("one-hot @ E for 3 tokens" in m for _f, m in progress)
+    assert any("one-hot @ E and nn.Linear in turn for 3 tokens" in m for _f, m in progress)
     assert isinstance(result, bench.LookupMeasurement) and result.batches[0].agree is True
     # cancelling between yields: closing the generator early is fine
     gen = bench.iter_bench_lookup(t, batch_sizes=(3,), repeats=1)
@@ -142,11 +146,12 @@ def test_the_bench_lookup_command_prints_a_table_and_json(capsys):
 
     assert cli.main(["bench", "--lookup", "random:300x16"]) == 0
     out = capsys.readouterr().out
-    assert "Lookup on random:300x16: 300 x 16" in out and "best (shortest) of 5 runs" in out
+    assert "Lookup on random:300x16: 300 x 16" in out and "best (shortest) of 5 interleaved runs" in out
     assert "median" not in out
     rows = [line.split() for line in out.splitlines() if line.strip().startswith(("1 ", "64 "))]
-    assert [r[0] for r in rows] == ["1", "64"] and all(r[-1] == "yes" for r in rows)
-    assert rows[1][-2] == f"{2 * 300 * 16 * 64:,}"  # one-hot FLOPs: 2·V·d per token
+    assert [r[0] for r in rows] == ["1", "64"] and all(r[-3] == "yes" for r in rows)
+    assert all(r[-1] in ("quiet", "BUSY") for r in rows)
+    assert rows[1][-4] == f"{2 * 300 * 16 * 64:,}"  # one-hot FLOPs: 2·V·d per token
     assert cli.main(["bench", "--lookup", "random:300x16", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)["lookup"]
     assert (data["vocab_size"], data["dim"], data["stored_dtype"]) == (300, 16, "float32")

@@ -1,0 +1,419 @@
+"""The monkey: a seeded random walk of user actions through the real window's
+public widgets (``python -m explorer bench --monkey N``; issue 23).
+
+Kept out of ``core`` because it drives the real window. Every action is
+something a user can do: click a chip, type or paste a strange text, switch
+tabs and pages, open models (a corrupt file and a folder that is not a model
+among them), press any visible button (training start, pause, stop, reset;
+t-SNE and its cancel; 3D, density, clusters; the tour's steps), set a combo
+box or a spin box to any of its values, resize the window between 1024x700
+and 1920x1080, press Escape or Enter wherever the focus is. The walk does
+not wait for background work, as a user does not.
+
+After every action it counts exceptions that reached ``sys.excepthook`` and
+Qt warnings, and measures the GUI stall (the longest gap between ticks of a
+5 ms timer) with the action that caused it. At the end, once the window is
+idle, every visible readout must agree with AppState (model, text, selected
+token); the RSS growth over the walk is reported.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import sys
+import tempfile
+import time
+import traceback
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+__all__ = ["MonkeyReport", "Monkey", "bench_monkey", "format_monkey", "FUZZ_TEXTS"]
+
+TICK_MS = 5
+#: strange texts a user pastes or types (emoji, CJK, combining marks, lone surrogates, controls)
+FUZZ_TEXTS = ["the cat sat on the mat", "🙂🙃 emoji 👩‍👩‍👧", "日本語のテキスト", "e\u0301\u0302 a\u0308",
+              "\udcff\udcfe lone", "\x00\x01 control", "  ", "", "1 2 3 42 50256", "unhappiness bank river",
+              "\u202eright to left", "ℌ𝔢𝔩𝔩𝔬", "x" * 2000, "-- --json", "<s> [CLS] <unk>"]
+#: a megabyte, pasted now and then
+BOOK = ("It was the best of times, it was the worst of times. " * 20_000)[:1_000_000]
+LIGHT_MODELS = ["default", "toy:robot", "toy:cat-sat", "random:300x16", "random:5000x64"]
+HEAVY_MODELS = ["random:50257x768", "minilm", "smollm2", "random:128256x4096"]
+#: buttons the walk never presses: they open modal file dialogs or leave the app
+_SKIP_TEXT = ("…", "...", "Quit", "Save", "Export")
+#: what a platform says about itself, not about the app (pytest's qt_log_ignore has the same)
+_QT_NOISE = ("This plugin does not support propagateSizeHints",)
+
+
+@dataclass
+class MonkeyReport:
+    """What a walk found. ``exceptions`` and ``qt_warnings`` keep the first few messages."""
+
+    actions: int = 0
+    exceptions: int = 0
+    qt_warnings: int = 0
+    max_stall_ms: float = 0.0
+    max_stall_action: str = ""
+    rss_growth_mb: float = 0.0
+    platform: str = ""
+    seed: int = 0
+    seconds: float = 0.0
+    readouts_agree: bool = True
+    disagreements: list[str] = field(default_factory=list)
+    messages: list[str] = field(default_factory=list)
+    stalls_over_100ms: int = 0
+
+    def as_json(self) -> dict:
+        return asdict(self)
+
+
+def _rss_mb() -> float:
+    try:
+        with open("/proc/self/statm") as fh:
+            return int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 1e6
+    except (OSError, ValueError):
+        return 0.0
+
+
+#: Qt warnings seen while a walk runs. A module-level handler: Qt keeps the installed handler for
+#: the life of the process, and a bound method there would keep the walk, and the window, alive
+_QT_SEEN: list[str] = []
+
+
+def _collect_qt_message(mode, context, message) -> None:
+    from PySide6.QtCore import QtMsgType
+
+    if mode in (QtMsgType.QtWarningMsg, QtMsgType.QtCriticalMsg, QtMsgType.QtFatalMsg) \
+            and not message.startswith(_QT_NOISE):
+        _QT_SEEN.append(message)
+
+
+#: exceptions that reached sys.excepthook while a walk runs, formatted. A module-level hook, for the
+#: same reason: modules imported during the walk (pyqtgraph's) keep the hook they found
+_EXCEPTIONS_SEEN: list[str] = []
+
+
+def _collect_exception(kind, value, tb) -> None:
+    _EXCEPTIONS_SEEN.append("".join(traceback.format_exception(kind, value, tb)))
+
+
+class Monkey:
+    """Walks ``ex`` (an :class:`explorer.app.Explorer` with its window shown)."""
+
+    def __init__(self, app, ex, seed: int = 0, heavy: bool = False, settle_ms: int = 20):
+        self.app, self.ex, self.rng = app, ex, random.Random(seed)
+        self.heavy, self.settle_ms = heavy, settle_ms
+        self.report = MonkeyReport(seed=seed, platform=app.platformName())
+        self._dir = Path(tempfile.mkdtemp(prefix="monkey-"))
+        (self._dir / "notamodel").mkdir()
+        (self._dir / "notamodel" / "readme.txt").write_text("not a model")
+        corrupt = self._dir / "corrupt" / "model.safetensors"
+        corrupt.parent.mkdir()
+        corrupt.write_bytes(b"\x40\x00\x00\x00\x00\x00\x00\x00{\"bad\": " + b"\xff" * 200)
+        self.models = LIGHT_MODELS + (HEAVY_MODELS if heavy else []) + [str(self._dir / "notamodel"),
+                                                                        str(corrupt.parent), str(corrupt)]
+        self._last_tick = 0.0
+        self._longest = 0.0
+        self.actions: list[tuple[str, Callable[[], str]]] = [
+            ("chip", self.click_chip), ("chip", self.click_chip), ("type", self.type_text),
+            ("paste", self.paste_text), ("tab", self.switch_tab), ("tab", self.switch_tab),
+            ("open", self.open_model), ("button", self.press_button), ("button", self.press_button),
+            ("button", self.press_button), ("combo", self.set_combo), ("spin", self.set_spin),
+            ("check", self.toggle_check), ("resize", self.resize), ("key", self.press_key),
+            ("tour", self.tour_step), ("picker", self.picker),
+        ]
+
+    # -- watching ------------------------------------------------------------------------------
+    def _tick(self) -> None:
+        now = time.perf_counter()
+        self._longest = max(self._longest, now - self._last_tick)
+        self._last_tick = now
+
+    def _record_exception(self, text: str) -> None:
+        self.report.exceptions += 1
+        if len(self.report.messages) < 20:
+            self.report.messages.append(text[-2000:])
+
+    def _take_exceptions(self) -> None:
+        for text in _EXCEPTIONS_SEEN:
+            self._record_exception(text)
+        _EXCEPTIONS_SEEN.clear()
+
+    def _take_qt_messages(self) -> None:
+        for message in _QT_SEEN:
+            self.report.qt_warnings += 1
+            if len(self.report.messages) < 20:
+                self.report.messages.append(f"Qt: {message}")
+        _QT_SEEN.clear()
+
+    def _settle(self, ms: int) -> None:
+        end = time.perf_counter() + ms / 1000
+        while time.perf_counter() < end:
+            self.app.processEvents()
+            time.sleep(0.001)
+
+    # -- the walk ---------------------------------------------------------------------------------
+    def run(self, n: int, idle_timeout_s: float = 120.0) -> MonkeyReport:
+        from PySide6.QtCore import QTimer, qInstallMessageHandler
+
+        timer = QTimer()
+        timer.setInterval(TICK_MS)
+        timer.timeout.connect(self._tick)
+        old_hook = sys.excepthook
+        _EXCEPTIONS_SEEN.clear()
+        sys.excepthook = _collect_exception
+        _QT_SEEN.clear()
+        old_handler = qInstallMessageHandler(_collect_qt_message)
+        t0 = time.perf_counter()
+        rss0 = _rss_mb()
+        try:
+            timer.start()
+            for k in range(n):
+                name, act = self.rng.choice(self.actions)
+                self._longest, self._last_tick = 0.0, time.perf_counter()
+                try:
+                    what = act()
+                except Exception as exc:  # a failure of the walk itself is a finding too
+                    _collect_exception(type(exc), exc, exc.__traceback__)
+                    what = f"{name} (failed)"
+                self._settle(self.settle_ms)
+                self._take_qt_messages()
+                self._take_exceptions()
+                stall = self._longest * 1000
+                if stall > 100:
+                    self.report.stalls_over_100ms += 1
+                if stall > self.report.max_stall_ms:
+                    self.report.max_stall_ms, self.report.max_stall_action = stall, f"#{k} {what}"
+                self.report.actions = k + 1
+            self._wait_idle(idle_timeout_s)
+            self._check_readouts()
+            self._take_qt_messages()
+            self._take_exceptions()
+        finally:
+            timer.stop()
+            qInstallMessageHandler(old_handler)
+            sys.excepthook = old_hook
+        self.report.rss_growth_mb = _rss_mb() - rss0
+        self.report.seconds = time.perf_counter() - t0
+        return self.report
+
+    def _wait_idle(self, timeout_s: float) -> None:
+        """Close what the walk left open, stop training, and let the background work end."""
+        from PySide6.QtWidgets import QApplication, QDialog
+
+        for w in QApplication.topLevelWidgets():
+            if isinstance(w, QDialog) and w.isVisible():
+                w.reject()
+        if self.ex.state.training.job_running:
+            self.ex.state.training.stop()
+        end = time.perf_counter() + timeout_s
+        while (self.ex.busy() or self.ex.state.tokenizing) and time.perf_counter() < end:
+            self._settle(50)
+        self._settle(200)
+
+    def _check_readouts(self) -> None:
+        ex, state, win = self.ex, self.ex.state, self.ex.window
+        bad = self.report.disagreements
+        if state.table is not None and win.model_button.text() != state.table.name:
+            bad.append(f"model button {win.model_button.text()!r} != {state.table.name!r}")
+        if win.token_strip.edit.text() != state.text:
+            bad.append(f"text box ({len(win.token_strip.edit.text())} chars) != state text ({len(state.text)})")
+        chips = win.token_strip.chips
+        if len(chips.tokens()) != len(state.tokens):
+            bad.append(f"{len(chips.tokens())} chips != {len(state.tokens)} tokens")
+        inspector = ex.window.inspector
+        if state.selected_id >= 0 and inspector.isVisible():
+            shown = inspector.facts["id"].text()
+            if shown != f"{state.selected_id:,}":
+                bad.append(f"inspector shows id {shown!r}, selected {state.selected_id:,}")
+        self.report.readouts_agree = not bad
+
+    # -- actions: each returns what it did ------------------------------------------------------------
+    def _visible(self, kind):
+        from PySide6.QtWidgets import QApplication
+
+        found = []
+        for top in QApplication.topLevelWidgets():
+            if top.isVisible():
+                found += [w for w in top.findChildren(kind) if w.isVisible() and w.isEnabled()]
+        return found
+
+    def click_chip(self) -> str:
+        from PySide6.QtCore import Qt
+        from PySide6.QtTest import QTest
+
+        chips = self.ex.window.token_strip.chips
+        n = len(chips.tokens())
+        if not n or not chips.isVisible():
+            return "chip (none)"
+        i = self.rng.randrange(min(n, 200))
+        QTest.mouseClick(chips, Qt.LeftButton, pos=chips.chip_rect(i).center().toPoint())
+        return f"click chip {i}"
+
+    def _text(self) -> str:
+        return BOOK if self.rng.random() < 0.03 else self.rng.choice(FUZZ_TEXTS)
+
+    def type_text(self) -> str:
+        from PySide6.QtCore import QEvent, Qt
+        from PySide6.QtGui import QKeyEvent
+        from PySide6.QtWidgets import QApplication
+
+        edit = self.ex.window.token_strip.edit
+        if not edit.isVisible():
+            return "type (no box)"
+        text = self.rng.choice(FUZZ_TEXTS)[:40]
+        edit.setFocus()
+        if self.rng.random() < 0.5:
+            edit.selectAll()
+        # one key event per character, as a keyboard or an input method sends them (QTest.keyClicks
+        # splits characters outside the BMP into halves); a lone surrogate arrives as U+FFFD
+        for ch in text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace"):
+            for kind in (QEvent.KeyPress, QEvent.KeyRelease):
+                QApplication.sendEvent(edit, QKeyEvent(kind, Qt.Key_unknown, Qt.NoModifier, ch))
+        return f"type {text!r}"
+
+    def paste_text(self) -> str:
+        from PySide6.QtGui import QGuiApplication
+
+        edit = self.ex.window.token_strip.edit
+        text = self._text()
+        QGuiApplication.clipboard().setText(text)
+        edit.setFocus()
+        edit.selectAll()
+        edit.paste()
+        return f"paste {len(text):,} chars"
+
+    def switch_tab(self) -> str:
+        from PySide6.QtWidgets import QTabWidget
+
+        tabs = self._visible(QTabWidget)
+        if not tabs:
+            return "tab (none)"
+        t = self.rng.choice(tabs)
+        i = self.rng.randrange(t.count())
+        t.setCurrentIndex(i)
+        return f"tab {t.tabText(i)!r}"
+
+    def open_model(self) -> str:
+        spec = self.rng.choice(self.models)
+        if spec.startswith("random:") and self.rng.random() < 0.3:
+            v_max, dims = (70_000, [1, 2, 3, 8, 64, 300]) if self.heavy else (5_000, [1, 2, 3, 8, 64])
+            spec = f"random:{self.rng.randint(1, v_max)}x{self.rng.choice(dims)}"
+        self.ex.open_spec(spec, keep_text=self.rng.random() < 0.5)
+        return f"open {spec}"
+
+    def press_button(self) -> str:
+        from PySide6.QtWidgets import QAbstractButton, QCheckBox
+
+        buttons = [b for b in self._visible(QAbstractButton)
+                   if not isinstance(b, QCheckBox) and b.text() and not any(s in b.text() for s in _SKIP_TEXT)
+                   and not (hasattr(b, "menu") and b.menu() is not None)]
+        if not buttons:
+            return "button (none)"
+        b = self.rng.choice(buttons)
+        text = b.text()
+        b.click()
+        return f"press {text!r}"
+
+    def toggle_check(self) -> str:
+        from PySide6.QtWidgets import QCheckBox
+
+        boxes = self._visible(QCheckBox)
+        if not boxes:
+            return "check (none)"
+        b = self.rng.choice(boxes)
+        b.click()
+        return f"toggle {b.text()!r}"
+
+    def set_combo(self) -> str:
+        from PySide6.QtWidgets import QComboBox
+
+        combos = [c for c in self._visible(QComboBox) if c.count()]
+        if not combos:
+            return "combo (none)"
+        c = self.rng.choice(combos)
+        i = self.rng.randrange(c.count())
+        c.setCurrentIndex(i)
+        c.activated.emit(i)  # what a user's choice emits besides the index change
+        return f"combo {c.itemText(i)!r}"
+
+    def set_spin(self) -> str:
+        from PySide6.QtWidgets import QDoubleSpinBox, QSpinBox
+
+        spins = self._visible(QSpinBox) + self._visible(QDoubleSpinBox)
+        if not spins:
+            return "spin (none)"
+        s = self.rng.choice(spins)
+        lo, hi = s.minimum(), s.maximum()
+        pick = self.rng.choice([lo, hi, (lo + hi) / 2, lo + (hi - lo) * self.rng.random() ** 4])
+        s.setValue(int(pick) if isinstance(s, QSpinBox) else pick)
+        s.editingFinished.emit()
+        return f"spin {s.objectName() or s.toolTip()[:30]!r} = {pick:g}"
+
+    def resize(self) -> str:
+        w, h = self.rng.randint(1024, 1920), self.rng.randint(700, 1080)
+        self.ex.window.resize(w, h)
+        return f"resize {w}x{h}"
+
+    def press_key(self) -> str:
+        from PySide6.QtCore import Qt
+        from PySide6.QtTest import QTest
+        from PySide6.QtWidgets import QApplication
+
+        target = QApplication.focusWidget() or QApplication.activeWindow() or self.ex.window
+        key = self.rng.choice([Qt.Key_Escape, Qt.Key_Return, Qt.Key_Enter, Qt.Key_Left, Qt.Key_Right])
+        QTest.keyClick(target, key)
+        return f"key {int(key):#x} in {type(target).__name__}"
+
+    def tour_step(self) -> str:
+        tour = self.ex.tour
+        roll = self.rng.random()
+        if tour.step is None or roll < 0.15:
+            tour.start(self.rng.randint(1, 3))
+            return "tour start"
+        if roll < 0.25:
+            tour.close()
+            return "tour close"
+        tour.next()
+        return "tour next"
+
+    def picker(self) -> str:
+        self.ex.show_picker()
+        return "open the picker"
+
+
+def bench_monkey(n: int, seed: int = 0, heavy: bool = True, settle_ms: int = 30) -> MonkeyReport:
+    """A walk of ``n`` actions in a fresh window, on the platform there is (a real
+    window when a display is set, offscreen otherwise)."""
+    from PySide6.QtCore import QSettings
+
+    if not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY"):
+        os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    from explorer.app import Explorer, make_app
+
+    app = make_app()
+    ex = Explorer(settings=QSettings(os.path.join(tempfile.mkdtemp(), "s.ini"), QSettings.IniFormat))
+    ex.window.resize(1280, 800)
+    ex.window.show()
+    ex.start(model="default")
+    end = time.perf_counter() + 60
+    while ex.state.table is None and time.perf_counter() < end:
+        app.processEvents()
+        time.sleep(0.01)
+    try:
+        return Monkey(app, ex, seed=seed, heavy=heavy, settle_ms=settle_ms).run(n)
+    finally:
+        ex.shutdown()
+        ex.window.close()
+
+
+def format_monkey(r: MonkeyReport) -> str:
+    lines = [f"Monkey ({r.platform}, seed {r.seed}): {r.actions:,} actions in {r.seconds:.0f} s",
+             f"  exceptions {r.exceptions}, Qt warnings {r.qt_warnings}, readouts agree: "
+             f"{'yes' if r.readouts_agree else 'NO'}",
+             f"  longest stall {r.max_stall_ms:.0f} ms ({r.max_stall_action}); {r.stalls_over_100ms} over 100 ms",
+             f"  RSS growth {r.rss_growth_mb:.0f} MB"]
+    lines += [f"  disagreement: {d}" for d in r.disagreements]
+    lines += [f"  {m.splitlines()[-1] if m.strip() else m}" for m in r.messages[:10]]
+    return "\n".join(lines)
