@@ -103,6 +103,9 @@ def _pool(kind: str, paths: dict[str, str]) -> list[str]:
         "bad_out": ["/dev/null", paths["corrupt"], "/proc/nope", paths["dir"] + "/readme.txt/x", ""],
         "bad_open": BAD_MODELS + path_values,
         "bad_size": BAD_SIZES,
+        "logdir": [paths["dir"], paths["missing"], paths["corrupt"], paths["text"], "/dev/null", "/dev/zero", "/",
+                   "", "\udcff"],
+        "form": ["unit", "plain", "", "UNIT", "\udcff"],
     }[kind]
 
 
@@ -113,15 +116,18 @@ COMMANDS: dict[str, dict[str, str | None]] = {
                 "--output-layer": None},
     "health": {"--model": "model", "--top": "number", "--verify": "size", "--json": None},
     "project": {"--model": "model", "--method": "method", "--sample": "number", "--seed": "number",
-                "--dims": "number", "--json": None},
+                "--dims": "number", "--recompute": None, "--export-projector": "bad_out",
+                "--export-atlas": "bad_out", "--json": None},
     "bench": {"!--lookup": "model", "--open": "bad_open", "--monkey": "bad_size", "--seed": "number",
               "--json": None},
     "train": {"!--steps": "size", "--tied": None, "--untied": None, "--sparse": None, "--optimizer": "optimizer",
               "--lr": "number", "--weight-decay": "number", "--dim": "size", "--batch-size": "size",
               "--seed": "number", "--corpus": "corpus", "--save": "save", "--json": None},
     "build-default": {"!--out": "bad_out"},
-    "analogy": {"--model": "model", "@a": "text", "@b": "text", "@c": "text", "--top": "number", "--json": None},
+    "analogy": {"--model": "model", "@a": "text", "@b": "text", "@c": "text", "--top": "number", "--form": "form",
+                "--json": None},
     "grad": {"--model": "model", "--text": "text", "--seed": "number", "--json": None},
+    "runs": {"@logdir": "logdir", "--json": None},
 }
 
 
