@@ -106,8 +106,7 @@ def test_layout_bench_report_states_the_targets():
     from explorer.core.bench import format_results, results_as_json
     from explorer.core.bench.layouts import LayoutBench
 
-    fast = dict(spec="minilm", rows=30522, graph_s=6.0, approx_graph_s=2.0, approx_recall=0.9,
-                umap_compile_s=9.0, pca_cold_s=1.2, pca_warm_s=1.0,
+    fast = dict(spec="minilm", rows=30522, graph_s=6.0, umap_compile_s=9.0, pca_cold_s=1.2, pca_warm_s=1.0,
                 tsne_cold_s=28.0, tsne_warm_s=0.2, tsne_first_layout_s=1.5, tsne_trust5=0.91, tsne_trust15=0.87,
                 umap_cold_s=18.0, umap_warm_s=0.2, umap_trust5=0.815, umap_trust15=0.80, baseline_umap_s=40.0,
                 baseline_trust5=0.82, baseline_trust15=0.81, baseline_recall=0.88, cpu_s=100.0, wall_s=90.0)

@@ -18,12 +18,12 @@ import numpy as np
 from explorer.core.errors import ExplorerError
 from explorer.core.jobs import run_to_end, scaled
 from explorer.core.projection.job import choose_fit_set, read_fit_rows
-from explorer.core.projection.manifold.knn import approximate_graph_job, knn_graph_job, rows_digest
+from explorer.core.projection.manifold.knn import knn_graph_job, rows_digest
 from explorer.core.projection.manifold.layout_cache import CachedLayout, LayoutCache, layout_key
 from explorer.core.projection.manifold.quality import layout_trustworthiness
 from explorer.core.projection.manifold.result import METHOD_NAMES, ManifoldResult
 from explorer.core.projection.manifold.tsne import EARLY_ITER, tsne_start, tsne_steps
-from explorer.core.projection.manifold.umap_layout import N_NEIGHBORS, umap_layout, warm_up_umap
+from explorer.core.projection.manifold.umap_layout import umap_layout, warm_up_umap
 
 __all__ = ["MANIFOLD_METHODS", "DEFAULT_LAYOUT_SAMPLE", "MIN_LAYOUT_ROWS", "MAX_LAYOUT_ROWS", "LayoutError",
            "manifold_job", "run_manifold"]
@@ -108,12 +108,7 @@ def manifold_job(table, method: str, mode: str = "sample", sample_size: int = DE
     if method == "tsne":
         start = tsne_start(unit, n_components, seed)
         yield frame(start.astype(np.float32), 0, 0)
-    if method == "tsne":
-        graph = yield from scaled(knn_graph_job(unit, digest=digest), 0.05, 0.3)
-    else:
-        yield 0.05, "Preparing UMAP (compiled on first use)…"
-        warm_up_umap()
-        graph = yield from scaled(approximate_graph_job(unit, min(N_NEIGHBORS, n - 1), seed, digest), 0.1, 0.2)
+    graph = yield from scaled(knn_graph_job(unit, digest=digest), 0.05, 0.3 if method == "tsne" else 0.15)
     if method == "tsne":
         coords, it, total = None, 0, 0
         for it, total, coords in tsne_steps(unit, start, seed, every, n_jobs, graph=graph):
@@ -121,6 +116,8 @@ def manifold_job(table, method: str, mode: str = "sample", sample_size: int = DE
             phase = " · early exaggeration: neighbours gather first" if it <= EARLY_ITER else ""
             yield 0.3 + 0.6 * it / total, f"t-SNE iteration {it:,} of {total:,}{phase}"
     else:
+        yield 0.15, "Preparing UMAP (compiled on first use)…"
+        warm_up_umap()
         yield 0.2, f"UMAP of {n:,} rows (cosine)…"
         coords = umap_layout(unit, n_components, seed, graph=graph)
         it = total = 0

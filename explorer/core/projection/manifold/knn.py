@@ -12,14 +12,6 @@ to both (UMAP's ``precomputed_knn``, openTSNE's ``PrecomputedNeighbors``).
 The graph is kept in memory for the session, keyed by the rows' content, so
 a second layout of the same rows (another method, seed or dimension) does
 not search again.
-
-UMAP alone needs only 15 neighbours, and most of its time is its own
-epochs: from :data:`APPROXIMATE_FROM` rows, when the session has no graph
-of these rows yet, it takes them from NN-descent (pynndescent, seeded, the
-search umap-learn itself runs), a few seconds where the exact product takes
-about nine on MiniLM; ``bench --layouts`` measures its recall against the
-exact graph (about 91 %). t-SNE always takes the exact graph, and a UMAP
-after it reuses that.
 """
 
 from __future__ import annotations
@@ -32,13 +24,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["GRAPH_NEIGHBORS", "APPROXIMATE_FROM", "NeighbourGraph", "knn_graph_job", "approximate_graph_job",
-           "rows_digest", "cached_graph", "forget_graphs", "graph_recall"]
+__all__ = ["GRAPH_NEIGHBORS", "NeighbourGraph", "knn_graph_job", "rows_digest", "cached_graph", "forget_graphs"]
 
 #: neighbours kept for every row: t-SNE's perplexity of 30 needs 90 (3 × perplexity), UMAP takes the first 15
 GRAPH_NEIGHBORS = 90
-#: rows from which UMAP's graph may come from NN-descent (umap-learn searches exactly below this too)
-APPROXIMATE_FROM = 4096
 #: bytes of one block of similarities (rows of the block × all rows × 4)
 _BLOCK_BYTES = 64 << 20
 #: graphs kept for the session (about 12 bytes × 90 per row each)
@@ -129,59 +118,11 @@ def knn_graph_job(unit_rows: np.ndarray, k: int = GRAPH_NEIGHBORS, digest: str |
     return graph
 
 
-def approximate_graph_job(unit_rows: np.ndarray, columns: int, seed: int = 0, digest: str | None = None) -> Iterator:
-    """A cosine neighbour graph of ``unit_rows`` with ``columns`` columns (the row itself
-    first) from NN-descent, seeded; the exact one (:func:`knn_graph_job`) for fewer than
-    :data:`APPROXIMATE_FROM` rows, and the session's graph of these rows when there is one.
-    Yields ``(fraction, message)``; returns a :class:`NeighbourGraph`."""
-    if digest is not None:
-        graph = cached_graph(digest, columns - 1, exact=False)
-        if graph is not None:
-            return graph
-    n = len(unit_rows)
-    if n < APPROXIMATE_FROM:
-        return (yield from knn_graph_job(unit_rows, columns - 1, digest))
-    yield 0.0, f"Finding each of the {n:,} rows' nearest neighbours (cosine, NN-descent)…"
-    import warnings
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        from pynndescent import NNDescent
-
-        index = NNDescent(np.ascontiguousarray(unit_rows, np.float32), metric="cosine", n_neighbors=columns,
-                          random_state=seed, n_jobs=1, low_memory=True, verbose=False)
-        indices, distances = (np.array(a) for a in index.neighbor_graph)
-    indices, distances = _self_first(indices.astype(np.int64), np.clip(distances, 0.0, 2.0).astype(np.float32))
-    graph = NeighbourGraph(indices, distances, exact=False)
-    if digest is not None:
-        _keep(digest, graph)
-    return graph
-
-
-def _self_first(indices: np.ndarray, distances: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Put each row itself in column 0 (NN-descent may list an identical row first, or miss itself)."""
-    for r in np.flatnonzero(indices[:, 0] != np.arange(len(indices))):
-        keep = indices[r] != r
-        row, dist = indices[r][keep], distances[r][keep]
-        cols = indices.shape[1]
-        indices[r] = np.r_[r, row[: cols - 1], np.full(max(0, cols - 1 - len(row)), -1)]
-        distances[r] = np.r_[0.0, dist[: cols - 1], np.full(max(0, cols - 1 - len(dist)), np.inf)]
-    return indices, distances
-
-
-def graph_recall(approximate: NeighbourGraph, exact: NeighbourGraph) -> float:
-    """The share of ``exact``'s neighbours (without the row itself) that ``approximate`` found."""
-    k = min(approximate.k, exact.k) - 1
-    hits = sum(len(np.intersect1d(a[1:k + 1], e[1:k + 1])) for a, e in zip(approximate.indices, exact.indices))
-    return hits / max(1, len(exact) * k)
-
-
-def cached_graph(digest: str, k: int = GRAPH_NEIGHBORS, exact: bool = True) -> NeighbourGraph | None:
-    """The session's graph of the rows with this digest, if it has at least ``k`` neighbours (or all rows);
-    with ``exact`` False an approximate one will do."""
+def cached_graph(digest: str, k: int = GRAPH_NEIGHBORS) -> NeighbourGraph | None:
+    """The session's graph of the rows with this digest, if it has at least ``k`` neighbours (or all rows)."""
     with _lock:
         graph = _graphs.get(digest)
-        if graph is None or (graph.k < k + 1 and graph.k < len(graph)) or (exact and not graph.exact):
+        if graph is None or (graph.k < k + 1 and graph.k < len(graph)):
             return None
         _graphs.move_to_end(digest)
         return graph

@@ -30,14 +30,6 @@ def warm_up_umap() -> float:
     t0 = time.perf_counter()
     rng = np.random.default_rng(0)
     umap_layout(rng.standard_normal((64, 8)).astype(np.float32), 2, seed=0, n_epochs=10)
-    import warnings
-
-    with warnings.catch_warnings():  # and NN-descent, which finds big layouts' neighbours
-        warnings.simplefilter("ignore")
-        from pynndescent import NNDescent
-
-        NNDescent(rng.standard_normal((300, 8)).astype(np.float32), metric="cosine", n_neighbors=5, random_state=0,
-                  n_jobs=1, low_memory=True, verbose=False)
     _warm = True
     return time.perf_counter() - t0
 
