@@ -3,7 +3,7 @@ panel, scrolling when the window is short (usable at 1024 x 700)."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QSize, Qt
 from PySide6.QtWidgets import QHBoxLayout, QScrollArea, QVBoxLayout, QWidget
 
 from explorer.ui.projection.analogy_panel import AnalogyPanel
@@ -46,8 +46,14 @@ class SidePanel(QScrollArea):
         self.setWidgetResizable(True)
         self.setFrameShape(QScrollArea.NoFrame)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
-        self.setMinimumWidth(240)
         self.setMaximumWidth(360)
+
+    def minimumSizeHint(self) -> QSize:
+        """As wide as the column's widest row of buttons (and the scroll bar), never
+        narrower, so nothing in it is cut at the window's right edge (1024 px wide)."""
+        hint = super().minimumSizeHint()
+        inner = self.widget().minimumSizeHint().width() + self.verticalScrollBar().sizeHint().width()
+        return QSize(min(self.maximumWidth(), max(240, inner)), hint.height())
 
     def add_map_options(self, *widgets) -> None:
         """Toggles of how the cloud is drawn, in a row under the colour choice."""

@@ -9,7 +9,7 @@ import csv
 import numpy as np
 import pytest
 from PySide6.QtCore import QPoint, QPointF, Qt
-from PySide6.QtWidgets import QLabel, QTabWidget
+from PySide6.QtWidgets import QApplication, QLabel, QTabWidget
 
 from explorer.core.geometry.nearest import Neighbor
 from explorer.core.geometry.neighbors import NeighborList
@@ -365,3 +365,17 @@ def test_class_colours_stay_visible_on_a_dark_palette(qtbot):
         assert class_color(0) == CLASS_COLORS[0]
     finally:
         app.setPalette(light)
+
+
+def test_the_side_column_is_never_cut_at_the_right(qtbot, view):
+    from explorer.ui.projection.side_panel import SidePanel
+
+    v, state, _ = view
+    load(qtbot, v, state, "default", "the king and the queen")
+    side = v.findChild(SidePanel)
+    for width in (640, 760, 1200):  # the projection tab of a 1024-px window is about 690 px wide
+        v.resize(width, 560)
+        qtbot.waitUntil(lambda w=width: v.width() == w)
+        QApplication.processEvents()
+        assert side.widget().width() <= side.viewport().width(), width
+        assert side.widget().minimumSizeHint().width() <= side.viewport().width(), width
