@@ -7,6 +7,10 @@ The folder holds, as the projector documents its format:
   column): id, piece and the metadata of :data:`~explorer.core.interop.rows.METADATA_COLUMNS`;
   no cell holds a tab or a line break (the TSV has no quoting);
 * ``layout.tsv``: the layout's coordinates (x, y and z in 3D), one row per token;
+  a 2-D layout gets a third column of zeros: the projector runs its own PCA
+  with three components on whatever tensor it shows, and on two columns it
+  draws nothing ("Total variance described: NaN%", seen in TensorBoard 2.21);
+  on (x, y, 0) its PCA is the layout itself, turned;
 * ``vectors.bytes`` (optional): the tokens' embedding rows as raw float32
   bytes, row-major, their shape in the config;
 * ``projector_config.pbtxt``: both tensors, each with the metadata file.
@@ -82,6 +86,8 @@ def write_projector(folder, rows: LayoutRows, axes: Sequence[int] = (0, 1), vect
         for r, tid in enumerate(rows.ids.tolist()):
             f.write("\t".join([str(tid), rows.pieces[r]] + [_cell(c[r]) for c in columns]) + "\n")
     layout = np.asarray(rows.coords, np.float32)[:, list(axes)]
+    if layout.shape[1] == 2:  # see the module's docstring
+        layout = np.c_[layout, np.zeros(len(layout), np.float32)]
     with open(folder / LAYOUT_NAME, "w", encoding="utf-8", newline="\n") as f:
         f.writelines("\t".join(f"{v:.9g}" for v in row) + "\n" for row in layout.tolist())
     name = _tensor_name(title)

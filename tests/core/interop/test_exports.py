@@ -74,7 +74,8 @@ def test_projector_folder_opens_in_tensorboard(awkward, tmp_path):
                                                                                     "PCA  awkward, vectors"]
     assert all(e.metadata_path == METADATA_NAME for e in config.embeddings)
     layout, stored = tensors["PCA  awkward"], tensors["PCA  awkward, vectors"]
-    np.testing.assert_allclose(layout, res.coords[:, [0, 2]], rtol=1e-6, atol=1e-7)
+    np.testing.assert_allclose(layout[:, :2], res.coords[:, [0, 2]], rtol=1e-6, atol=1e-7)
+    assert layout.shape[1] == 3 and (layout[:, 2] == 0).all()  # a third column for the projector's own PCA
     np.testing.assert_array_equal(stored, vectors.astype(np.float32))
     assert list(config.embeddings[1].tensor_shape) == list(vectors.shape)
     # the metadata as the projector's front end splits it: lines, a header (more than one column), tabs

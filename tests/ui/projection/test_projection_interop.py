@@ -41,7 +41,8 @@ def test_layout_exports_carry_the_axes_shown_classes_and_filter(qtbot, view, tmp
     assert "embedding-atlas" in v.info.hover_label.text()
     v._on_export_chosen("projector", str(tmp_path / "proj"))
     layout = np.loadtxt(tmp_path / "proj" / "layout.tsv", delimiter="\t", dtype=np.float32)
-    np.testing.assert_allclose(layout[: len(res.ids)], res.coords[:, [2, 1]], rtol=1e-6)
+    np.testing.assert_allclose(layout[: len(res.ids), :2], res.coords[:, [2, 1]], rtol=1e-6)
+    assert (layout[:, 2] == 0).all()  # the projector's own PCA needs a third column
     vectors = np.fromfile(tmp_path / "proj" / "vectors.bytes", "<f4").reshape(len(got["id"]), -1)
     np.testing.assert_array_equal(vectors, state.table.rows(got["id"]).astype(np.float32))
     assert "tensorboard --logdir" in v.info.hover_label.text()
