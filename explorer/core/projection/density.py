@@ -72,6 +72,7 @@ class DensityGrid:
 def _fold_kernel(n: int, sigma: float) -> np.ndarray:
     """(n, n) matrix of a Gaussian blur along one axis whose columns each sum to 1:
     what would leave the grid is folded back (mirrored) at the edge it crosses."""
+    sigma = max(float(sigma), 1e-6)  # narrower is the same no-blur, without overflowing offsets / sigma
     radius = max(1, int(np.ceil(3 * sigma)))
     offsets = np.arange(-radius, radius + 1)
     w = np.exp(-0.5 * (offsets / sigma) ** 2)
