@@ -40,9 +40,8 @@ EMPTY_BACKWARD = "Type some text: its tokens are what the gradient flows back to
 
 
 def _labelled_plot(glw: pg.GraphicsLayoutWidget, row: int, col: int, colspan: int = 1) -> pg.PlotItem:
-    p = glw.addPlot(row=row, col=col, colspan=colspan,
+    p = glw.addPlot(row=row, col=col, colspan=colspan, enableMenu=False,  # no menu: none is built
                     axisItems={"left": RowLabelAxis("left"), "bottom": CellAxis("bottom")})
-    p.setMenuEnabled(False)
     p.setMouseEnabled(False, False)
     p.hideButtons()
     style_plot(p)
@@ -162,9 +161,9 @@ class BackwardPanel(QWidget):
             plot.addItem(img)
         self.g_now = _outline(self.g_plot, ERROR)
         self.grad_now = _outline(self.grad_plot, GRADIENT_ROWS)
-        self.strip_plot = p = self.glw.addPlot(row=1, col=0, colspan=2, axisItems={"bottom": CellAxis("bottom")})
+        self.strip_plot = p = self.glw.addPlot(row=1, col=0, colspan=2, axisItems={"bottom": CellAxis("bottom")},
+                                               enableMenu=False)
         p.setTitle("All V rows of dL/dE", color=fg, size="9pt")
-        p.setMenuEnabled(False)
         p.setMouseEnabled(False, False)
         p.hideButtons()
         style_plot(p)

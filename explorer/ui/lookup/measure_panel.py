@@ -86,8 +86,7 @@ class MeasurePanel(QWidget):
         self.results = pg.GraphicsLayoutWidget()
         self.results.setBackground(bg)
         self.results.setFixedHeight(140)
-        self.chart = self.results.addPlot()
-        self.chart.setMenuEnabled(False)
+        self.chart = self.results.addPlot(enableMenu=False)  # no menu: none is built
         self.chart.setMouseEnabled(False, False)
         self.chart.hideButtons()
         self._fg = fg
