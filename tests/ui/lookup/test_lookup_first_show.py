@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from PySide6.QtCore import Qt
 
 from explorer.core.sources import open_table
 
@@ -19,7 +20,7 @@ def setup(manual_view):
 
 
 def _pools(view):
-    return (view.onehot.zoom_texts, view.onehot.output.texts, view.pointer.output.texts, view.backward.sum_texts)
+    return view.onehot.zoom_texts, view.onehot.output.texts, view.pointer.output.texts
 
 
 def _shown(pool) -> list[str]:
@@ -35,6 +36,23 @@ def test_a_wide_table_makes_no_cell_numbers(setup):
     view.seek(1.0)
     assert view.frame.finished
     assert all(not pool.items for pool in _pools(view))
+    assert not view.backward.plots_built  # the backward step's page was never opened
+
+
+def test_the_backward_page_makes_its_plots_when_first_shown_and_draws_what_came(qtbot, setup):
+    state, view = setup
+    state.set_table(open_table("toy:gradient"))
+    state.set_text("3 1 3")
+    qtbot.waitUntil(lambda: view.backward.result is not None, timeout=30_000)
+    panel = view.backward
+    assert not panel.plots_built and "2" in panel.counts.text()  # the counts are words: written already
+    qtbot.mouseClick(view.direction_button, Qt.LeftButton)
+    assert panel.plots_built and panel.isVisible()
+    back = panel.result
+    np.testing.assert_array_equal(panel.g_img.image, back.upstream.astype(np.float32))
+    panel.seek_end()
+    np.testing.assert_allclose(panel.grad_img.image, back.partial(back.ids.size, back.upstream.shape[1]))
+    assert "Done" in panel.now_label.text()
 
 
 def test_a_small_table_writes_every_cell_and_reuses_the_items(qtbot, setup):
