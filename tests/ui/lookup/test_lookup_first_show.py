@@ -37,6 +37,7 @@ def test_a_wide_table_makes_no_cell_numbers(setup):
     assert view.frame.finished
     assert all(not pool.items for pool in _pools(view))
     assert not view.backward.plots_built  # the backward step's page was never opened
+    assert view.measure_panel.chart is None  # nothing measured: no chart made yet
 
 
 def test_the_backward_page_makes_its_plots_when_first_shown_and_draws_what_came(qtbot, setup):
