@@ -134,6 +134,10 @@ class Explorer(QObject):
         """The view of tab ``name`` (built now if its tab was never shown)."""
         return self._pages[name].view()
 
+    def view_built(self, name: str) -> bool:
+        """Whether the view of tab ``name`` exists yet (asking builds nothing)."""
+        return self._pages[name].built
+
     @property
     def lookup_view(self):
         return self.view("lookup")

@@ -40,9 +40,8 @@ EMPTY_BACKWARD = "Type some text: its tokens are what the gradient flows back to
 
 
 def _labelled_plot(glw: pg.GraphicsLayoutWidget, row: int, col: int, colspan: int = 1) -> pg.PlotItem:
-    p = glw.addPlot(row=row, col=col, colspan=colspan,
+    p = glw.addPlot(row=row, col=col, colspan=colspan, enableMenu=False,  # no menu: none is built
                     axisItems={"left": RowLabelAxis("left"), "bottom": CellAxis("bottom")})
-    p.setMenuEnabled(False)
     p.setMouseEnabled(False, False)
     p.hideButtons()
     style_plot(p)
@@ -127,7 +126,7 @@ class BackwardPanel(QWidget):
         bar.addWidget(self.now_label, 1)
         self.glw = plot_area(240)
         lay.addWidget(self.glw, 1)
-        self._build_plots()
+        self._plots_built = False  # the plots are made when the page is first shown (ensure_plots)
         self.counts = elastic_label("Rows of dL/dE with a non-zero value, against the distinct ids of the text",
                                     rich=True)
         lay.addWidget(self.counts)
@@ -149,6 +148,28 @@ class BackwardPanel(QWidget):
         self.training_button.clicked.connect(self.training_clicked)
         self.clear("")
 
+    @property
+    def plots_built(self) -> bool:
+        return self._plots_built
+
+    def ensure_plots(self) -> None:
+        """Make the plots (once) and draw what is held: the page's first show does it, so
+        a Lookup view whose backward step is never opened never pays for its four plots."""
+        if self._plots_built:
+            return
+        self._plots_built = True
+        self._build_plots()
+        if self._back is None:
+            self._clear_plots()
+            return
+        self._draw_result()
+        self._shown_step = -1
+        self.render()
+
+    def showEvent(self, event) -> None:
+        self.ensure_plots()
+        super().showEvent(event)
+
     def _build_plots(self) -> None:
         fg = self._fg
         cmap = pg.colormap.get(DIVERGING)
@@ -162,9 +183,9 @@ class BackwardPanel(QWidget):
             plot.addItem(img)
         self.g_now = _outline(self.g_plot, ERROR)
         self.grad_now = _outline(self.grad_plot, GRADIENT_ROWS)
-        self.strip_plot = p = self.glw.addPlot(row=1, col=0, colspan=2, axisItems={"bottom": CellAxis("bottom")})
+        self.strip_plot = p = self.glw.addPlot(row=1, col=0, colspan=2, axisItems={"bottom": CellAxis("bottom")},
+                                               enableMenu=False)
         p.setTitle("All V rows of dL/dE", color=fg, size="9pt")
-        p.setMenuEnabled(False)
         p.setMouseEnabled(False, False)
         p.hideButtons()
         style_plot(p)
@@ -226,6 +247,12 @@ class BackwardPanel(QWidget):
         self.now_label.setText(html.escape(message, quote=False))
         self.counts.setText("")
         self.lesson.setText("")
+        for b in (self.play_button, self.step_button):
+            b.setEnabled(False)
+        if self._plots_built:
+            self._clear_plots()
+
+    def _clear_plots(self) -> None:
         for img in (self.g_img, self.grad_img, self.sum_img, self.strip_img):
             img.clear()
         for item in (self.g_now, self.grad_now, self.sum_line):
@@ -235,8 +262,6 @@ class BackwardPanel(QWidget):
             p.getAxis("left").set_labels([])
         for t in (self.g_title, self.grad_title, self.sum_title):
             t.set("")
-        for b in (self.play_button, self.step_button):
-            b.setEnabled(False)
 
     def show_for(self, table, back: LookupBackward, selected_id: int, text_positions: int = 0) -> bool:
         """Show ``back`` if it is for ``table``, labelled with its pieces; False when there is nothing to show.
@@ -264,6 +289,22 @@ class BackwardPanel(QWidget):
         lim = float(max(shown.max() if shown.size else 0.0, np.abs(back.grad[:, :cols]).max() if back.rows.size else 0))
         self._lim = lim if lim > 0 else 1.0
         self._cols = cols
+        self._choose_focus(selected_id)
+        self._write_counts()
+        self._per = min(PER_POSITION_S, LONGEST_S / max(t, 1))
+        self._playhead.reset(self._per * t + self._per)
+        self._shown_step = -1
+        for b in (self.play_button, self.step_button):
+            b.setEnabled(t > 0)
+        self._draw_result()
+        self.render()
+
+    def _draw_result(self) -> None:
+        """The parts of a result that stay while it plays: G, the labels, titles and ranges."""
+        if not self._plots_built:
+            return
+        back, pieces, row_pieces, cols = self._back, self._pieces, self._row_pieces, self._cols
+        t, d = back.ids.size, back.upstream.shape[1]
         self.g_img.setImage(back.upstream[:, :cols].astype(np.float32), levels=(-self._lim, self._lim),
                             autoLevels=False)
         self.g_img.setRect(QRectF(0, 0, cols, t))
@@ -283,14 +324,6 @@ class BackwardPanel(QWidget):
             plot.setLabel("bottom", f"columns 0–{cols - 1} of {d:,}" if cols < d else None)
         self._ranges.set(self.strip_plot, (0, back.vocab_size), (0, 1), padding=0.01)
         self.strip_img.setRect(QRectF(0, 0, back.vocab_size, 1))
-        self._choose_focus(selected_id)
-        self._write_counts()
-        self._per = min(PER_POSITION_S, LONGEST_S / max(t, 1))
-        self._playhead.reset(self._per * t + self._per)
-        self._shown_step = -1
-        for b in (self.play_button, self.step_button):
-            b.setEnabled(t > 0)
-        self.render()
 
     def select_token(self, token_id: int) -> None:
         """The selected token changed: show its row's contributions if it repeats."""
@@ -380,8 +413,8 @@ class BackwardPanel(QWidget):
 
     def render(self) -> None:
         back = self._back
-        if back is None:
-            return
+        if back is None or not self._plots_built:
+            return  # nothing to draw, or the page was never shown (its first show draws)
         t = back.ids.size
         done = min(t, int(self._playhead.time() / self._per + 1e-9))
         if done == self._shown_step:

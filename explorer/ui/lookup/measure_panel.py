@@ -76,21 +76,22 @@ class MeasurePanel(QWidget):
         col.addWidget(self.table)
         col.addStretch(1)
         row.addWidget(left, 0, Qt.AlignTop)
-        row.addWidget(self._build_chart(bg, fg), 1)
+        self.results = pg.GraphicsLayoutWidget()  # the chart is made with the first results (_build_chart)
+        self.results.setBackground(bg)
+        self.results.setFixedHeight(140)
+        self.chart: pg.PlotItem | None = None
+        self._fg = fg
+        row.addWidget(self.results, 1)
         self.spacer = QWidget()
         row.addWidget(self.spacer, 1)
         self.clear()
 
-    def _build_chart(self, bg: str, fg: str) -> pg.GraphicsLayoutWidget:
-        """The timings as bars with their figures written beside them."""
-        self.results = pg.GraphicsLayoutWidget()
-        self.results.setBackground(bg)
-        self.results.setFixedHeight(140)
-        self.chart = self.results.addPlot()
-        self.chart.setMenuEnabled(False)
+    def _build_chart(self) -> None:
+        """The timings as bars with their figures written beside them (made once, with the first results)."""
+        fg = self._fg
+        self.chart = self.results.addPlot(enableMenu=False)  # no menu: none is built
         self.chart.setMouseEnabled(False, False)
         self.chart.hideButtons()
-        self._fg = fg
         self.chart_bars = pg.BarGraphItem(x0=[], y=[], height=0.7, width=[], brushes=[])
         self.chart.addItem(self.chart_bars)
         self.chart_texts = []
@@ -99,7 +100,6 @@ class MeasurePanel(QWidget):
             self.chart.addItem(t)
             self.chart_texts.append(t)
         style_plot(self.chart)
-        return self.results
 
     @property
     def measurement(self) -> LookupMeasurement | None:
@@ -153,6 +153,8 @@ class MeasurePanel(QWidget):
         self.table.setToolTip(f"Best (shortest) time per call of {m.repeats} runs ({m.gather_repeats} for "
                               "the gather); ratio = one-hot time / gather time")
         self.table.show()
+        if self.chart is None:
+            self._build_chart()
         self._show_caption()
         self._draw_chart(m)
         self.results.show()
@@ -182,7 +184,8 @@ class MeasurePanel(QWidget):
         return text
 
     def _show_caption(self) -> None:
-        self.chart.setTitle(self.caption, color=self._fg, size="9pt")
+        if self.chart is not None:  # no chart before the first results
+            self.chart.setTitle(self.caption, color=self._fg, size="9pt")
 
     def _draw_chart(self, m: LookupMeasurement) -> None:
         rows = []

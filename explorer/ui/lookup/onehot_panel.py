@@ -183,7 +183,7 @@ class OneHotPanel(QWidget):
             bottom.setTicks([[(j + 0.5, str(j)) for j in range(0, d, step)], []])
         else:
             bottom.setTicks(None)
-        small = d <= SMALL_D and len(window.ids) * d <= len(self.zoom_texts.items)
+        small = d <= SMALL_D and len(window.ids) * d <= self.zoom_texts.capacity
         cells = [(c + 0.5, window.positions[r] + 0.5, f"{rows[r, c]:+.2f}", float(rows[r, c]))
                  for r in range(len(window.ids)) for c in range(d)] if small else []
         self.zoom_texts.show(cells, lim)

@@ -23,10 +23,10 @@ def make_plot(glw: pg.GraphicsLayoutWidget, row: int, title: str, fg: str, label
     """A fixed plot (no mouse, no menu) in row ``row`` of ``glw``; ``labelled``
     gives it left and right axes whose labels are always drawn."""
     axes = {"left": RowLabelAxis("left"), "right": RowLabelAxis("right")} if labelled else None
-    p = glw.addPlot(row=row, col=0, axisItems=axes)
+    # no menu from the start: a ViewBox made with one builds two axis panels of widgets first
+    p = glw.addPlot(row=row, col=0, axisItems=axes, enableMenu=False)
     if title:
         p.setTitle(title, color=fg, size="9pt")
-    p.setMenuEnabled(False)
     p.setMouseEnabled(False, False)
     p.hideButtons()
     style_plot(p)
@@ -79,15 +79,26 @@ def small_font(widget_font: QFont, point_size: int = 8) -> QFont:
 
 
 class CellTexts:
-    """Numbers written on the cells of a colour-mapped image (small tables)."""
+    """Numbers written on the cells of a colour-mapped image (small tables).
+
+    At most ``n`` numbers. Text items are made when first needed, never
+    more than the most cells shown so far, and reused after that: a view
+    of a wide table (no numbers) makes none, and its first show does not
+    pay for hundreds of items it never draws.
+    """
 
     def __init__(self, plot: pg.PlotItem, n: int):
+        self._plot = plot
+        self.capacity = n
         self._cmap = pg.colormap.get(DIVERGING)
         self.items: list[pg.TextItem] = []
-        for _ in range(n):
+
+    def _grow(self, n: int) -> None:
+        """Text items until there are ``n`` (made once, then reused)."""
+        for _ in range(len(self.items), min(n, self.capacity)):
             t = pg.TextItem(anchor=(0.5, 0.5))
             t.setZValue(10)
-            plot.addItem(t, ignoreBounds=True)
+            self._plot.addItem(t, ignoreBounds=True)
             self.items.append(t)
 
     def text_color(self, value: float, lim: float) -> QColor:
@@ -96,7 +107,8 @@ class CellTexts:
         return text_color_on(self._cmap.map(x, mode=pg.ColorMap.QCOLOR))
 
     def show(self, cells: list[tuple[float, float, str, float]], lim: float) -> None:
-        """(x, y, text, value) per cell; the rest are hidden."""
+        """(x, y, text, value) per cell (at most ``capacity``); the rest are hidden."""
+        self._grow(len(cells))
         for k, t in enumerate(self.items):
             if k < len(cells):
                 x, y, text, value = cells[k]

@@ -109,12 +109,11 @@ class MatrixView(QWidget):
     def _build_overview(self, fg: str) -> None:
         """The whole table, with the selection, the text's rows, added tokens and the band marked."""
         cmap = self._cmap
-        self.overview_plot = self.glw.addPlot(row=0, col=0)
+        self.overview_plot = self.glw.addPlot(row=0, col=0, enableMenu=False)  # no menu: none is built
         self.overview_plot.setTitle("Whole table", color=fg, size="10pt")
         self.overview_plot.invertY(True)
         self.overview_plot.setLabel("left", "token id (row)")
         self.overview_plot.setLabel("bottom", "dimension")
-        self.overview_plot.setMenuEnabled(False)
         # the overview comes as colour-map indices from the loader (drawn at once,
         # no float rescale on the GUI thread); NaN is transparent, as in the band
         self.overview_img = pg.ImageItem()
@@ -135,12 +134,11 @@ class MatrixView(QWidget):
 
     def _build_band(self, bg: str, fg: str) -> None:
         """The rows around the selected token, labelled with their pieces."""
-        self.band_plot = self.glw.addPlot(row=0, col=1)
+        self.band_plot = self.glw.addPlot(row=0, col=1, enableMenu=False)
         self.band_plot.getViewBox().sigResized.connect(self._on_band_resized)
         self.band_plot.setTitle("Rows around the selected token", color=fg, size="10pt")
         self.band_plot.invertY(True)
         self.band_plot.setLabel("bottom", "dimension (column of E)")
-        self.band_plot.setMenuEnabled(False)
         self.band_img = pg.ImageItem()
         self.band_img.setColorMap(self._cmap)
         self.band_plot.addItem(self.band_img)

@@ -1,8 +1,8 @@
 """The guided tour's controller: each step opens its model, text, token and view.
 
 It drives the app through the small interface the composition root hands
-it (``state``, ``window``, ``view(name)``, ``open_spec(spec, keep_text)``,
-``loading`` and the ``load_finished(bool)`` signal), rings the step's
+it (``state``, ``window``, ``view(name)``, ``view_built(name)``,
+``open_spec(spec, keep_text)``, ``loading`` and the ``load_finished(bool)`` signal), rings the step's
 widget, asks the state for the step's words (computed from what the step
 opened: :func:`explorer.core.tour.steps.claim_job`) and, on leaving, gives the
 user back their model, text, token, view and training settings.
@@ -26,6 +26,8 @@ __all__ = ["TourController"]
 _TRAINING_FIELDS = ("steps", "dim", "batch_size", "lr", "optimizer", "weight_decay", "tied", "sparse", "seed")
 #: views whose page a step may change (each has show_page and current_page)
 _PAGED_VIEWS = ("lookup", "cost", "similarity")
+#: views whose page or words Close gives back
+_SAVED_VIEWS = (*_PAGED_VIEWS, "projection")
 
 
 class TourController(QObject):
@@ -57,6 +59,7 @@ class TourController(QObject):
         self._trained = False
         self._waiting_to_start: int | None = None
         self._restore_position: int | None = None
+        self._remembered: set[str] = set()  # views whose page and words _saved holds
         self.panel.back_clicked.connect(self.back)
         self.panel.next_clicked.connect(self.next)
         self.panel.close_clicked.connect(self.close)
@@ -130,16 +133,35 @@ class TourController(QObject):
     # -- the user's own things ----------------------------------------------------------------
     def _save_user(self) -> None:
         """Everything a step may change: model, text, token, tab, each view's page, the words
-        of Why vectors and of the analogy; the training run and settings when a step trains."""
+        of Why vectors and of the analogy; the training run and settings when a step trains.
+
+        A view not built yet is not built for this (four views at once stalled the window for
+        seconds): its page and words are remembered when a step first reaches it, before the
+        step changes them (:meth:`_view`)."""
         table, window = self._state.table, self._window
         view = window.tabs.tabText(window.tabs.currentIndex()).lower()
-        cost = self._view("cost")
         self._saved = {"spec": table.spec if table is not None else None, "text": self._state.text,
                        "position": self._state.selected_position, "view": view, "training": None, "run": None,
-                       "pages": {name: self._view(name).current_page() for name in _PAGED_VIEWS},
-                       "why": cost.why_page.words(), "analogy": self._view("projection").analogy_panel.words(),
-                       "solved": bool(self._view("projection").analogy_panel.answers())}
+                       "pages": {}, "why": None, "analogy": None, "solved": False}
+        self._remembered: set[str] = set()
+        for name in _SAVED_VIEWS:
+            if self._app.view_built(name):
+                self._remember(name, self._app.view(name))
         self._trained = False
+
+    def _remember(self, name: str, view) -> None:
+        """What the user left in view ``name`` (its page, its words), once per tour."""
+        saved = self._saved
+        if saved is None or name in self._remembered:
+            return
+        self._remembered.add(name)
+        if name in _PAGED_VIEWS:
+            saved["pages"][name] = view.current_page()
+        if name == "cost":
+            saved["why"] = view.why_page.words()
+        elif name == "projection":
+            saved["analogy"] = view.analogy_panel.words()
+            saved["solved"] = bool(view.analogy_panel.answers())
 
     def _restore_user(self) -> None:
         saved, self._saved = self._saved, None
@@ -150,17 +172,19 @@ class TourController(QObject):
             if saved["training"] is not None:
                 training.set_config(**saved["training"])
             training.bring_run_back(saved["run"])
-        for name, page in saved["pages"].items():
-            self._view(name).show_page(page)
-        self._view("cost").why_page.set_words(saved["why"])
-        analogy = self._view("projection").analogy_panel
-        analogy.set_words(*saved["analogy"])
-        analogy.clear_answers()  # the tour's answers, not the user's
+        for name, page in saved["pages"].items():  # only the views the tour reached
+            self._app.view(name).show_page(page)
+        if saved["why"] is not None:
+            self._app.view("cost").why_page.set_words(saved["why"])
+        analogy = self._app.view("projection").analogy_panel if saved["analogy"] is not None else None
+        if analogy is not None:
+            analogy.set_words(*saved["analogy"])
+            analogy.clear_answers()  # the tour's answers, not the user's
         self._state.set_text(saved["text"])
         self._window.show_view(saved["view"])
         table = self._state.table
         reload = saved["spec"] is not None and (table is None or table.spec != saved["spec"])
-        if saved["solved"] and not reload:
+        if saved["solved"] and analogy is not None and not reload:
             analogy.solve()  # the user's own words, solved again on their own model
         if reload:
             self._restore_position = saved["position"]
@@ -193,7 +217,11 @@ class TourController(QObject):
             self._pending_spec = None
 
     def _view(self, name: str):
-        return self._app.view(name)
+        """View ``name`` (built now if it was not), remembered for Close before a step changes it."""
+        view = self._app.view(name)
+        if name in _SAVED_VIEWS:
+            self._remember(name, view)
+        return view
 
     def _arrive(self) -> None:
         """The step's model is in: its view, page, token and ring; then its words."""

@@ -108,12 +108,11 @@ class Chart:
         self._range: tuple | None = None
         self._title = title
         self.paint_log = paint_log if paint_log is not None else PaintLog()
-        p = glw.addPlot(row=row, col=col)
+        p = glw.addPlot(row=row, col=col, enableMenu=False)  # no menu: none is built
         shrinkable(p.titleLabel)
         p.setTitle(title, color=fg, size="9pt")
         p.setLabel("left", left)
         p.setLabel("bottom", bottom)
-        p.setMenuEnabled(False)
         p.disableAutoRange()  # ranges are set explicitly, in coarse steps
         p.hideButtons()
         style_plot(p)

@@ -11,20 +11,14 @@ import pytest
 import torch
 from PySide6.QtCore import Qt
 
-from explorer.core.lookup import animation
 from explorer.core.sources import open_table
-from explorer.ui.lookup import LookupView
-from tests.support.ui_helpers import standalone_view
 
 TIMEOUT = 30_000
 
 
 @pytest.fixture
-def setup(qtbot):
-    gen = standalone_view(qtbot, LookupView, clock=animation.ManualClock(1000.0))
-    view, state, _runner = next(gen)
-    yield state, view
-    next(gen, None)
+def setup(manual_view):
+    return manual_view
 
 
 def _autograd(table, ids, upstream) -> np.ndarray:

@@ -146,3 +146,26 @@ def test_the_panel_stays_put_and_closing_gives_everything_back(qtbot, explorer):
     ex.window.show_view("training")
     qtbot.waitUntil(lambda: training.charts.loss.raw.getData()[0] is not None
                     and len(training.charts.loss.raw.getData()[0]) > 0, timeout=TIMEOUT)
+
+
+def test_starting_the_tour_builds_no_view_it_does_not_show(qtbot, explorer):
+    """Issue 23: the tour built four views at once to remember their pages, a GUI stall of
+    seconds. A view the tour reaches later is remembered as it was when first reached, and
+    Close gives back that page and those words."""
+    ex = explorer
+    _load(qtbot, ex, "default", "the cat sat on the mat")
+    saved = ("lookup", "cost", "similarity", "projection")
+    assert not any(ex.view_built(n) for n in saved)
+    tour = ex.tour
+    assert _wait_step(qtbot, ex, tour.start) == 1
+    assert not any(ex.view_built(n) for n in saved)  # step 1 shows the matrix: nothing else is built
+    assert _wait_step(qtbot, ex, lambda: tour.go(INDEX["why"])) == INDEX["why"] + 1
+    cost = ex.view("cost")
+    assert cost.current_page() == "why" and ex.view_built("cost") and not ex.view_built("lookup")
+    assert _wait_step(qtbot, ex, lambda: tour.go(INDEX["projection"])) == INDEX["projection"] + 1
+    analogy = ex.view("projection").analogy_panel
+    qtbot.waitUntil(lambda: bool(analogy.answers()), timeout=TIMEOUT)  # the tour solved its analogy
+    tour.close()
+    assert cost.current_page() == "card"  # the page it showed when the tour built it: its first
+    assert not analogy.answers()  # the tour's answers are not left behind as the user's
+    assert not ex.view_built("lookup") and not ex.view_built("similarity")

@@ -1,0 +1,92 @@
+"""The lookup view's first show stays light (issue 23: a real window stalled
+0.6 s building it): numbers on cells are text items made only when a
+small table needs them, then reused, never recreated per token or table.
+
+Behaviour only: which items exist and what they say, never how long it took.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from PySide6.QtCore import Qt
+
+from explorer.core.sources import open_table
+
+
+@pytest.fixture
+def setup(manual_view):
+    return manual_view
+
+
+def _pools(view):
+    return view.onehot.zoom_texts, view.onehot.output.texts, view.pointer.output.texts
+
+
+def _shown(pool) -> list[str]:
+    return [t.toPlainText() for t in pool.items if t.isVisible()]
+
+
+def test_a_wide_table_makes_no_cell_numbers(setup):
+    state, view = setup
+    assert all(not pool.items for pool in _pools(view))  # nothing made before anything is shown
+    state.set_table(open_table("random:2000x16"))  # d = 16: curves and images, no numbers on cells
+    state.set_text("5 7")
+    state.set_selected_token(1500)
+    view.seek(1.0)
+    assert view.frame.finished
+    assert all(not pool.items for pool in _pools(view))
+    assert not view.backward.plots_built  # the backward step's page was never opened
+    assert view.measure_panel.chart is None  # nothing measured: no chart made yet
+
+
+def test_the_backward_page_makes_its_plots_when_first_shown_and_draws_what_came(qtbot, setup):
+    state, view = setup
+    state.set_table(open_table("toy:gradient"))
+    state.set_text("3 1 3")
+    qtbot.waitUntil(lambda: view.backward.result is not None, timeout=30_000)
+    panel = view.backward
+    assert not panel.plots_built and "2" in panel.counts.text()  # the counts are words: written already
+    qtbot.mouseClick(view.direction_button, Qt.LeftButton)
+    assert panel.plots_built and panel.isVisible()
+    back = panel.result
+    np.testing.assert_array_equal(panel.g_img.image, back.upstream.astype(np.float32))
+    panel.seek_end()
+    np.testing.assert_allclose(panel.grad_img.image, back.partial(back.ids.size, back.upstream.shape[1]))
+    assert "Done" in panel.now_label.text()
+
+
+def test_a_small_table_writes_every_cell_and_reuses_the_items(qtbot, setup):
+    state, view = setup
+    table = open_table("toy:robot")  # V = 4, d = 3: every value of E written on its cell
+    state.set_table(table)
+    state.set_text("robot arm box tool")
+    state.set_selected_token(2)
+    view.seek(1.0)
+    e = table.matrix()
+    zoom = view.onehot.zoom_texts
+    assert len(zoom.items) == e.size  # one item per cell shown, not the pool's capacity
+    assert _shown(zoom) == [f"{x:+.2f}" for x in e.ravel()]
+    out = view.onehot.output.texts
+    assert _shown(out) == [f"{x:+.2f}" for x in e[2]]
+    made = [list(pool.items) for pool in _pools(view)]
+    # another token, then another small table: the same items say the new values
+    state.set_selected_token(3)
+    view.seek(1.0)
+    assert _shown(out) == [f"{x:+.2f}" for x in e[3]]
+    other = open_table("toy:cat-sat")  # V = 6, d = 4
+    state.set_table(other)
+    state.set_text("cat sat")
+    state.set_selected_token(1)
+    view.seek(1.0)
+    f = other.matrix()
+    assert _shown(zoom) == [f"{x:+.2f}" for x in f.ravel()]
+    assert zoom.items[:e.size] == made[0]  # grown to 24 cells, the first 12 kept
+    assert out.items[:3] == made[1]
+    # back to the robot: no new items, the extra ones hidden
+    state.set_table(table)
+    state.set_text("robot arm")
+    state.set_selected_token(0)
+    view.seek(1.0)
+    assert len(zoom.items) == f.size and _shown(zoom) == [f"{x:+.2f}" for x in e.ravel()]
+    np.testing.assert_array_equal(view.pointer.output.values, e[0])
