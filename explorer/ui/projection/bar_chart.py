@@ -95,9 +95,9 @@ class BarChart(pg.PlotWidget):
         brushes = [pg.mkBrush(full if (k in chosen or not chosen) else pale) for k in range(self._n)]
         self.totals.setOpts(x0=np.zeros(self._n), y=y, width=totals.astype(np.float64))
         self.counts.setOpts(x0=np.zeros(self._n), y=y, width=counts.astype(np.float64), brushes=brushes)
-        kept, total = int(counts.sum()), int(totals.sum())
+        kept = int(counts.sum())
         pi = self.getPlotItem()
-        pi.setTitle(f"{column.title} · {kept:,} of {total:,}", color=self._fg, size="9pt")
+        pi.setTitle(f"{column.title} · {kept:,}", color=self._fg, size="8pt")  # of the total: in the tooltip
         labels = [(k, _short(label) + (" ✓" if k in chosen else "")) for k, label in enumerate(column.labels)]
         pi.getAxis("left").setTicks([labels, []])
         pi.setXRange(0, max(1, int(totals.max()) if self._n else 1), padding=0.02)

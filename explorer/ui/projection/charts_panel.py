@@ -71,10 +71,11 @@ class ChartsPanel(QScrollArea):
             chart.hide()
         kept = int(cross.keep.sum())
         self.clear_button.setEnabled(flt.active)
-        self.caption.setText(
-            f"Each chart counts the drawn points the other charts keep ({kept:,} of {len(cross.keep):,} pass every "
-            "chart). Click a bar to filter the map to it, drag across bars for a range." if columns else
-            "The tokens' metadata is still being computed; its charts appear when it is.")
+        self.caption.setText(f"Click a bar to filter the map, drag across bars for a range: {kept:,} of "
+                             f"{len(cross.keep):,} points pass every chart." if columns else
+                             "The tokens' metadata is still being computed; its charts appear when it is.")
+        self.caption.setToolTip("Each chart counts the drawn points that every other chart (and the Show filter) "
+                                "keeps; the grey bars are all the drawn points.")
 
     def clear(self) -> None:
         """No charts (a new model, not drawn yet)."""
