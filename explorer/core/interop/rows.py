@@ -12,7 +12,7 @@ import numpy as np
 from explorer.core.health.report import CATEGORIES, CATEGORY_LABELS
 from explorer.core.tokens.meta import KINDS
 
-__all__ = ["LayoutRows", "layout_rows", "one_line", "METADATA_COLUMNS"]
+__all__ = ["LayoutRows", "layout_rows", "metadata_arrays", "one_line", "METADATA_COLUMNS"]
 
 #: the metadata every export carries after id and piece, in this order
 METADATA_COLUMNS = ("fitted", "class", "kind", "length", "norm", "health", "shown", "lasso")
@@ -71,21 +71,37 @@ def _known(values: np.ndarray, inside: np.ndarray) -> list:
     return [v if ok else None for v, ok in zip(values.tolist(), inside.tolist())]
 
 
-def _metadata(ids: np.ndarray, meta, health) -> dict[str, list]:
-    """kind, length, norm and health category of each id (None where not known), vectorised."""
+def metadata_arrays(ids, meta=None, health=None) -> dict[str, np.ndarray]:
+    """The metadata of each id as arrays (n,), where the rows and the points' table read it.
+
+    ``kind`` int64 codes into :data:`KINDS`, ``length`` and ``norm`` float64 (NaN where not
+    known), ``health`` int64 codes into :data:`CATEGORIES` (an id past the report: the last);
+    -1 where not known (``meta`` or ``health`` None, an id past ``meta``).
+    """
+    ids = np.asarray(ids, np.int64)
     n = len(ids)
-    out: dict[str, list] = {"kind": [None] * n, "length": [None] * n, "norm": [None] * n, "health": [None] * n}
+    out = {"kind": np.full(n, -1, np.int64), "length": np.full(n, np.nan), "norm": np.full(n, np.nan),
+           "health": np.full(n, -1, np.int64)}
     if meta is not None:
         inside = ids < len(meta.kind)
         safe = np.where(inside, ids, 0)
-        out["kind"] = _known(np.asarray(KINDS, object)[meta.kind[safe]], inside)
-        out["length"] = _known(meta.length[safe].astype(np.int64), inside)
-        out["norm"] = _known(meta.norm[safe].astype(np.float64), inside & np.isfinite(meta.norm[safe]))
+        out["kind"] = np.where(inside, meta.kind[safe], -1).astype(np.int64)
+        out["length"] = np.where(inside, meta.length[safe], np.nan)
+        out["norm"] = np.where(inside, meta.norm[safe].astype(np.float64), np.nan)
     if health is not None:
-        names = np.asarray([CATEGORY_LABELS[c] for c in CATEGORIES], object)
         inside = ids < len(health.categories)
-        out["health"] = names[np.where(inside, health.categories[np.where(inside, ids, 0)], len(names) - 1)].tolist()
+        out["health"] = np.where(inside, health.categories[np.where(inside, ids, 0)], len(CATEGORIES) - 1)
     return out
+
+
+def _metadata(ids: np.ndarray, meta, health) -> dict[str, list]:
+    """kind, length, norm and health category of each id (None where not known), vectorised."""
+    arrays = metadata_arrays(ids, meta, health)
+    length, norm = arrays["length"], arrays["norm"]
+    return {"kind": np.asarray((*KINDS, None), object)[arrays["kind"]].tolist(),  # -1: the last, None
+            "length": _known(np.where(np.isfinite(length), length, 0).astype(np.int64), np.isfinite(length)),
+            "norm": _known(norm, np.isfinite(norm)),
+            "health": np.asarray([*(CATEGORY_LABELS[c] for c in CATEGORIES), None], object)[arrays["health"]].tolist()}
 
 
 def layout_rows(result, table, extra_ids: Sequence[int] = (), classes=None, meta=None, health=None,

@@ -173,6 +173,14 @@ class ProjectionPlot(pg.PlotWidget):
         self._labels_wanted = source
         self._settle()
 
+    def clear_all(self) -> None:
+        """Nothing drawn: no cloud, marks, selection, analogy or labels (a new model)."""
+        self.set_cloud(np.zeros(0), np.zeros((0, 2)), np.zeros(0, np.int64), [QColor(0, 0, 0)], 4)
+        self.set_marks([], np.zeros((0, 2)), [], [])
+        self.set_selection(None, np.zeros((0, 2)))
+        self.set_analogy(None)
+        self.labels.clear()
+
     def auto_range(self) -> None:
         self.plot_item.getViewBox().autoRange(padding=0.06)
 

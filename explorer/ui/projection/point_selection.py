@@ -17,6 +17,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import QObject, Signal
 
 from explorer.core.errors import user_message
+from explorer.core.projection.crossfilter import ChartFilter, CrossCounts, chart_columns, crossfilter
 from explorer.core.projection.point_filter import SHOW_ALL, PointFilter, visible_mask
 from explorer.core.tokens.groups import TokenGroups, token_groups
 from explorer.core.tokens.search import SearchHits
@@ -39,9 +40,12 @@ class PointSelection(QObject):
     -------
     changed()
         The points to draw, their groups or the hits changed: draw the cloud again.
+    counted()
+        The cloud was filtered again: ``drawn`` and ``cross`` hold what the charts and the table show.
     """
 
     changed = Signal()
+    counted = Signal()
 
     def __init__(self, state, show, search, plot, parent=None, legend=None):
         super().__init__(parent)
@@ -59,6 +63,11 @@ class PointSelection(QObject):
         self.shown_ids = np.zeros(0, np.int64)  # the drawn ids the filter keeps
         self.chosen_ids = np.zeros(0, np.int64)  # the tokens inside the user's lasso, ascending
         self.user = None  # the user's metadata file (UserMetadata), for colours, groups and column=value searches
+        self.charts = ChartFilter()  # the bars chosen in the linked charts
+        self.columns: tuple = ()  # the charts' columns over the drawn ids (ChartColumn)
+        self.cross: CrossCounts | None = None
+        self.drawn: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None  # ids, xy, kept of the last cloud
+        self._columns_for: tuple = ()
         state.jobs.token_search.finished.connect(self._on_search_finished)
         state.jobs.token_search.failed.connect(self._on_search_failed)
         self.ring = pg.ScatterPlotItem(pxMode=True, size=13, symbol="o", pen=pg.mkPen(SEARCH_HITS, width=2),
@@ -92,6 +101,8 @@ class PointSelection(QObject):
         """(n,) bool: which of the drawn ids to show; rings the hits among them and counts."""
         hits = self.hits.ids if self.hits is not None else None
         keep = visible_mask(ids, self.filter, self.groups, hits)
+        self.cross = crossfilter(self._chart_columns(ids), self.charts, keep)
+        keep &= self.cross.keep
         self.shown_ids = ids[keep]
         if hits is not None:
             ringed = keep & np.isin(ids, hits)
@@ -102,18 +113,35 @@ class PointSelection(QObject):
         self.ring.setData(pos=self._drawn_hit_xy if ringed else np.zeros((0, 2)))
         self.show.show_counts(int(keep.sum()), len(ids), self.filter.isolated is not None)
         self.show.show_search(self.status_html())
+        self.drawn = (ids, xy, keep)
+        self.counted.emit()
         return keep
+
+    def _chart_columns(self, ids: np.ndarray) -> tuple:
+        """The linked charts' columns over ``ids``, computed again only when the ids or the metadata changed."""
+        st = self._state
+        sources = (st.jobs.token_meta.value, st.jobs.health.value, st.classes, self.user)
+        old = self._columns_for
+        if not (old and all(a is b for a, b in zip(old[1:], sources)) and np.array_equal(old[0], ids)):
+            self.columns = chart_columns(ids, vocab_size=st.table.vocab_size if st.table is not None else 0,
+                                         meta=sources[0], health=sources[1], classes=sources[2], user=sources[3])
+            self._columns_for = (ids, *sources)
+        return self.columns
+
+    def shows_all(self) -> bool:
+        """No filter is on: neither the Show choice, the legend nor the charts."""
+        return self.filter.shows_all and not self.charts.active
 
     def overlay_mask(self, ids) -> np.ndarray:
         """(m,) bool: which highlighted ids (the text's tokens, neighbours, the selection) to draw
         over the cloud: all while every point is shown, else those the filter shows, so that
         the count and the title say what is on screen."""
         ids = np.asarray(ids, np.int64).reshape(-1)
-        return np.ones(len(ids), bool) if self.filter.shows_all else np.isin(ids, self.shown_ids)
+        return np.ones(len(ids), bool) if self.shows_all() else np.isin(ids, self.shown_ids)
 
     def shown_count(self) -> int | None:
         """Points the filter shows, or None while it shows all of them."""
-        return None if self.filter.shows_all else len(self.shown_ids)
+        return None if self.shows_all() else len(self.shown_ids)
 
     def shown_hits(self) -> np.ndarray:
         """The hits drawn (ringed), ascending ids."""
@@ -142,6 +170,7 @@ class PointSelection(QObject):
     def clear(self) -> None:
         """A new model: no hits, every point shown."""
         self.hits, self.search_error, self.filter, self.groups, self.user = None, "", SHOW_ALL, None, None
+        self.charts, self.columns, self.cross, self.drawn, self._columns_for = ChartFilter(), (), None, None, ()
         self.ring.setData([])
         self._drawn_hits = self.shown_ids = self.chosen_ids = np.zeros(0, np.int64)
         self.search.show_error(False)
@@ -178,8 +207,22 @@ class PointSelection(QObject):
         self._offer_choices()
         self.changed.emit()
 
+    def choose_bars(self, key: str, bars) -> None:
+        """Exactly ``bars`` of the linked chart ``key`` chosen (empty: that chart filters nothing)."""
+        self.charts = self.charts.with_bars(key, bars)
+        self.changed.emit()
+
+    def toggle_bar(self, key: str, bar: int) -> None:
+        """A bar of the linked chart ``key`` clicked: chosen, or no longer."""
+        self.charts = self.charts.toggled(key, bar)
+        self.changed.emit()
+
+    def clear_charts(self) -> None:
+        self.charts = ChartFilter()
+        self.changed.emit()
+
     def show_all(self) -> None:
-        self.filter = SHOW_ALL
+        self.filter, self.charts = SHOW_ALL, ChartFilter()
         self._offer_choices()
         self.changed.emit()
 

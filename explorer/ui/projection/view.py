@@ -32,6 +32,7 @@ from explorer.ui.projection.hit_search import HitSearch
 from explorer.ui.projection.hover import hover_text
 from explorer.ui.projection.label_layout import LabelSpec, faint_labels
 from explorer.ui.projection.lasso import LassoGroup
+from explorer.ui.projection.linked_views import LinkedViews
 from explorer.ui.projection.map_layers import bind_map_layers
 from explorer.ui.projection.pages import BusyPage, MessagePage
 from explorer.ui.projection.plot import Mark, ProjectionPlot
@@ -120,7 +121,8 @@ class ProjectionView(ProjectionExports, QWidget):
         self.run_strip = RunStrip()  # over the plot while a layout converges on it
         left_lay.addWidget(self.run_strip)
         pages = QWidget()
-        left_lay.addWidget(pages, 1)
+        self.linked = LinkedViews(state, self.token_selected)  # charts and a table under the plot
+        left_lay.addWidget(self.linked.under(pages), 1)
         self._stack = QStackedLayout(pages)
         self._empty_page, self._busy_page = MessagePage(), BusyPage()
         self.empty, self.retry_button = self._empty_page.label, self._empty_page.retry_button
@@ -148,6 +150,7 @@ class ProjectionView(ProjectionExports, QWidget):
         bind_map_layers(self.plot, side, state)
         self.points = PointSelection(state, side.show, self.search, self.plot, self, legend=side.info)
         self.points.changed.connect(self._on_points_changed)
+        self.linked.follow(self.points, self.info)
         self.lasso = LassoGroup(state, side.lasso, self.plot, self.points, self)
         self.user_metadata = UserMetadataLoader(state, side, self.points, self.toolbar, self)
         self.analogy_panel.solve_requested.connect(state.request_analogy)
@@ -258,11 +261,7 @@ class ProjectionView(ProjectionExports, QWidget):
         self._line_ids = []
         self.info.clear()
         self.analogy_panel.set_table(None)
-        self.plot.set_cloud(np.zeros(0), np.zeros((0, 2)), np.zeros(0, np.int64), [QColor(0, 0, 0)], 4)
-        self.plot.set_marks([], np.zeros((0, 2)), [], [])
-        self.plot.set_selection(None, np.zeros((0, 2)))
-        self.plot.set_analogy(None)
-        self.plot.labels.clear()
+        self.plot.clear_all()
         self.points.clear()
         self.plot_pages.clear()
 

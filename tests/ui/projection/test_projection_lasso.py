@@ -69,7 +69,8 @@ def test_a_drag_on_the_plot_draws_the_lasso(qtbot, view):
     corners = [v.plot.mapFromScene(vb.mapViewToScene(QPointF(*p))) for p in square] + [None]
     corners[-1] = corners[0]
     with qtbot.waitSignal(v.lasso.item.drawn, timeout=5_000) as blocker:
-        QTest.mousePress(widget, Qt.LeftButton, Qt.NoModifier, corners[0])
+        # 1 s after the last click of an earlier test (QTest's clock): a press, not the second half of a double click
+        QTest.mousePress(widget, Qt.LeftButton, Qt.NoModifier, corners[0], 1000)
         for a, b in zip(corners[:-1], corners[1:]):
             for t in np.linspace(0.2, 1.0, 5):  # a hand's drag: many small moves, some time apart
                 _move(widget, a + (b - a) * float(t))

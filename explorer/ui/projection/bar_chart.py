@@ -1,0 +1,126 @@
+"""One linked chart beside the projection: a bar per category or bin of one
+metadata column (:mod:`explorer.core.projection.crossfilter`), all the drawn
+points faint behind, the points the other charts keep solid in front, the
+chosen bars full and the rest pale. A click on a bar chooses it (or no
+longer); a drag across bars chooses that range. The chart only draws and
+reports: the filter lives in the view's PointSelection."""
+
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QColor
+
+from explorer.ui.style import REFERENCE, plot_colors, style_plot
+
+__all__ = ["BarChart", "BAR_HEIGHT_PX"]
+
+#: pixels per bar (the chart's height follows its bars)
+BAR_HEIGHT_PX = 15
+#: characters of a bar's label on the left axis
+LABEL_CHARS = 14
+
+
+class _BrushBox(pg.ViewBox):
+    """A view box that reports clicks and vertical drags in bar numbers instead of panning."""
+
+    def __init__(self, chart):
+        super().__init__(enableMenu=False)
+        self._chart = chart
+        self.setMouseEnabled(False, False)
+        self.region = pg.LinearRegionItem(orientation="horizontal", movable=False,
+                                          brush=pg.mkBrush(QColor(0, 114, 178, 40)))
+        self.region.hide()
+        self.addItem(self.region, ignoreBounds=True)
+
+    def mouseClickEvent(self, ev):  # noqa: N802 (Qt's name)
+        if ev.button() != Qt.LeftButton:
+            return
+        ev.accept()
+        self._chart.click_at(self.mapSceneToView(ev.scenePos()).y())
+
+    def mouseDragEvent(self, ev, axis=None):  # noqa: N802 (Qt's name)
+        if ev.button() != Qt.LeftButton:
+            ev.ignore()
+            return
+        ev.accept()
+        a, b = self.mapToView(ev.buttonDownPos()).y(), self.mapToView(ev.pos()).y()
+        self.region.setRegion((min(a, b), max(a, b)))
+        self.region.setVisible(not ev.isFinish())
+        if ev.isFinish():
+            self._chart.brush_between(a, b)
+
+
+class BarChart(pg.PlotWidget):
+    """One chart; ``show(column, totals, counts, chosen)`` draws it.
+
+    Signals
+    -------
+    bar_clicked(str, int)
+        A bar was clicked: the chart's key and the bar's number.
+    bars_brushed(str, object)
+        A range of bars was dragged across: the chart's key and the tuple of bar numbers.
+    """
+
+    bar_clicked = Signal(str, int)
+    bars_brushed = Signal(str, object)
+
+    def __init__(self, parent=None):
+        bg, fg = plot_colors()
+        super().__init__(parent, background=bg, viewBox=_BrushBox(self))
+        self.setMenuEnabled(False)
+        self.key, self._n = "", 0
+        self._fg = fg
+        pi = self.getPlotItem()
+        style_plot(pi)
+        pi.hideButtons()
+        pi.getViewBox().invertY(True)
+        pi.getAxis("left").setWidth(96)
+        pi.getAxis("bottom").setHeight(22)
+        faint = QColor(fg)
+        faint.setAlpha(45)
+        self.totals = pg.BarGraphItem(x0=[], y=[], width=[], height=0.8, brush=faint, pen=None)
+        self.counts = pg.BarGraphItem(x0=[], y=[], width=[], height=0.8, brushes=[], pen=None)
+        pi.addItem(self.totals)
+        pi.addItem(self.counts)
+        self.setCursor(Qt.PointingHandCursor)
+
+    def show_counts(self, column, totals: np.ndarray, counts: np.ndarray, chosen: tuple[int, ...]) -> None:
+        """Draw ``column`` (ChartColumn): ``totals`` and ``counts`` per bar, ``chosen`` bars full."""
+        self.key, self._n = column.key, len(column.labels)
+        y = np.arange(self._n, dtype=np.float64)
+        full, pale = QColor(REFERENCE), QColor(REFERENCE)
+        pale.setAlpha(90 if chosen else 255)
+        brushes = [pg.mkBrush(full if (k in chosen or not chosen) else pale) for k in range(self._n)]
+        self.totals.setOpts(x0=np.zeros(self._n), y=y, width=totals.astype(np.float64))
+        self.counts.setOpts(x0=np.zeros(self._n), y=y, width=counts.astype(np.float64), brushes=brushes)
+        kept = int(counts.sum())
+        pi = self.getPlotItem()
+        pi.setTitle(f"{column.title} · {kept:,}", color=self._fg, size="8pt")  # of the total: in the tooltip
+        labels = [(k, _short(label) + (" ✓" if k in chosen else "")) for k, label in enumerate(column.labels)]
+        pi.getAxis("left").setTicks([labels, []])
+        pi.setXRange(0, max(1, int(totals.max()) if self._n else 1), padding=0.02)
+        pi.setYRange(-0.5, self._n - 0.5, padding=0)
+        self.setFixedHeight(46 + BAR_HEIGHT_PX * max(self._n, 2))
+        self.setToolTip("\n".join(f"{lab}: {int(c):,} of {int(t):,}" for lab, c, t in
+                                  zip(column.labels, counts.tolist(), totals.tolist()))
+                        + "\n\nClick a bar to filter the map to it (again: no longer); drag across bars for a range.")
+
+    def _bar(self, y: float) -> int:
+        return int(np.clip(round(y), 0, max(self._n - 1, 0)))
+
+    def click_at(self, y: float) -> None:
+        """A click at height ``y`` (in bar numbers)."""
+        if self._n and -0.5 <= y <= self._n - 0.5:
+            self.bar_clicked.emit(self.key, self._bar(y))
+
+    def brush_between(self, a: float, b: float) -> None:
+        """A drag from height ``a`` to ``b`` (in bar numbers): the bars it crossed."""
+        if self._n:
+            lo, hi = sorted((self._bar(a), self._bar(b)))
+            self.bars_brushed.emit(self.key, tuple(range(lo, hi + 1)))
+
+
+def _short(text: str) -> str:
+    return text if len(text) <= LABEL_CHARS else text[:LABEL_CHARS - 1] + "…"

@@ -1,0 +1,97 @@
+"""The linked charts under the projection: one :class:`BarChart` per metadata
+column in a grid that scrolls, and Clear. Clicks and drags go to the view's
+PointSelection (its ``toggle_bar`` and ``choose_bars`` intents), which filters
+the map; the panel redraws from what it counted."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QGridLayout, QHBoxLayout, QLabel, QPushButton, QScrollArea, QVBoxLayout, QWidget
+
+from explorer.ui.projection.bar_chart import BarChart
+from explorer.ui.style import SPACING
+
+__all__ = ["ChartsPanel"]
+
+#: charts side by side in a row (three fit 1024 px beside nothing else)
+COLUMNS = 3
+EMPTY = "Open a model: a chart per column of metadata appears here once its projection is drawn."
+
+
+class ChartsPanel(QScrollArea):
+    """A grid of charts; ``follow(points)`` connects it to a PointSelection."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self._points = None
+        body = QWidget()
+        outer = QVBoxLayout(body)
+        outer.setContentsMargins(0, 0, 0, 0)
+        outer.setSpacing(SPACING // 2)
+        top = QHBoxLayout()
+        self.caption = QLabel(EMPTY)
+        self.caption.setWordWrap(True)
+        self.clear_button = QPushButton("Clear filters")
+        self.clear_button.setToolTip("Choose no bar in any chart: every point the Show filter keeps is drawn")
+        self.clear_button.clicked.connect(self._on_clear_clicked)
+        top.addWidget(self.caption, 1)
+        top.addWidget(self.clear_button)
+        outer.addLayout(top)
+        self._grid = QGridLayout()
+        self._grid.setSpacing(SPACING)
+        outer.addLayout(self._grid)
+        outer.addStretch(1)
+        self.charts: list[BarChart] = []
+        self.setWidget(body)
+        self.setWidgetResizable(True)
+        self.setFrameShape(QScrollArea.NoFrame)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
+
+    def follow(self, points) -> None:
+        """Draw what ``points`` (PointSelection) counted, and send it the user's clicks."""
+        self._points = points
+
+    def chart(self, key: str) -> BarChart | None:
+        """The chart of column ``key`` shown, or None."""
+        return next((c for c in self.charts if c.isVisible() and c.key == key), None)
+
+    def show_counts(self, columns, cross, flt) -> None:
+        """Draw ``columns`` (ChartColumn) with ``cross`` (CrossCounts) under ``flt`` (ChartFilter)."""
+        while len(self.charts) < len(columns):
+            chart = BarChart()
+            chart.bar_clicked.connect(self._on_chart_bar_clicked)
+            chart.bars_brushed.connect(self._on_chart_bars_brushed)
+            k = len(self.charts)
+            self._grid.addWidget(chart, k // COLUMNS, k % COLUMNS, Qt.AlignTop)
+            self.charts.append(chart)
+        for chart, col in zip(self.charts, columns):
+            chart.show_counts(col, cross.totals[col.key], cross.counts[col.key], flt.bars(col.key))
+            chart.show()
+        for chart in self.charts[len(columns):]:
+            chart.hide()
+        kept = int(cross.keep.sum())
+        self.clear_button.setEnabled(flt.active)
+        self.caption.setText(f"Click a bar to filter the map, drag across bars for a range: {kept:,} of "
+                             f"{len(cross.keep):,} points pass every chart." if columns else
+                             "The tokens' metadata is still being computed; its charts appear when it is.")
+        self.caption.setToolTip("Each chart counts the drawn points that every other chart (and the Show filter) "
+                                "keeps; the grey bars are all the drawn points.")
+
+    def clear(self) -> None:
+        """No charts (a new model, not drawn yet)."""
+        for chart in self.charts:
+            chart.hide()
+        self.caption.setText(EMPTY)
+        self.clear_button.setEnabled(False)
+
+    def _on_chart_bar_clicked(self, key: str, bar: int) -> None:
+        if self._points is not None:
+            self._points.toggle_bar(key, bar)
+
+    def _on_chart_bars_brushed(self, key: str, bars) -> None:
+        if self._points is not None:
+            self._points.choose_bars(key, bars)
+
+    def _on_clear_clicked(self) -> None:
+        if self._points is not None:
+            self._points.clear_charts()

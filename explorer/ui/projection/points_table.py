@@ -1,0 +1,150 @@
+"""The table of the projection's shown points: a QAbstractTableModel over a
+:class:`explorer.core.projection.point_table.PointTable` (numpy columns) and a
+view that sorts by any column, follows the selection and reports clicks.
+Rows are virtual: the view asks only for the cells on screen, so 50,000
+rows sort (one argsort) and filter (one boolean cut) at once."""
+
+from __future__ import annotations
+
+import numpy as np
+from PySide6.QtCore import QAbstractTableModel, QItemSelectionModel, QModelIndex, Qt, Signal
+from PySide6.QtGui import QFontDatabase
+from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView
+
+from explorer.core.projection.point_table import PointTable
+
+__all__ = ["PointsModel", "PointsTable"]
+
+
+class PointsModel(QAbstractTableModel):
+    """The rows of a PointTable that the filters keep, in the chosen order."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.points: PointTable | None = None
+        self._keep = np.zeros(0, bool)
+        self._order = np.zeros(0, np.int64)  # every row, sorted
+        self.rows = np.zeros(0, np.int64)  # the kept rows, sorted: view row -> table row
+        self._sort = (0, False)
+        self._mono = QFontDatabase.systemFont(QFontDatabase.FixedFont)
+
+    def set_points(self, points: PointTable | None, keep: np.ndarray) -> None:
+        """Show the rows of ``points`` where ``keep`` (n,) is True, sorted by the column chosen before."""
+        self.beginResetModel()
+        self.points = points
+        self._order = points.order(*self._sort) if points is not None else np.zeros(0, np.int64)
+        self._cut(keep)
+        self.endResetModel()
+
+    def set_keep(self, keep: np.ndarray) -> None:
+        """The same table, other rows kept (a filter changed): one boolean cut of the sorted rows."""
+        self.beginResetModel()
+        self._cut(keep)
+        self.endResetModel()
+
+    def _cut(self, keep: np.ndarray) -> None:
+        self._keep = np.asarray(keep, bool)
+        self.rows = self._order[self._keep[self._order]] if len(self._keep) == len(self._order) else self._order
+
+    def token_at(self, row: int) -> int:
+        return int(self.points.ids[self.rows[row]])
+
+    def row_of(self, token_id: int) -> int:
+        """The view row of ``token_id``, -1 when it is not shown."""
+        if self.points is None:
+            return -1
+        found = np.flatnonzero(self.points.ids[self.rows] == int(token_id))
+        return int(found[0]) if len(found) else -1
+
+    def rowCount(self, parent=QModelIndex()) -> int:  # noqa: N802, B008 (Qt's names)
+        return 0 if parent.isValid() else len(self.rows)
+
+    def columnCount(self, parent=QModelIndex()) -> int:  # noqa: N802, B008
+        return 0 if parent.isValid() or self.points is None else len(self.points.columns) + 2
+
+    def data(self, index, role=Qt.DisplayRole):
+        if not index.isValid() or self.points is None:
+            return None
+        c = index.column()
+        numeric = c == 0 or (c >= 2 and self.points.columns[c - 2].codes is None)
+        if role == Qt.DisplayRole:
+            return self.points.cell(int(self.rows[index.row()]), c)
+        if role == Qt.TextAlignmentRole and numeric:
+            return int(Qt.AlignRight | Qt.AlignVCenter)
+        if role == Qt.FontRole and numeric:
+            return self._mono
+        return None
+
+    def headerData(self, section, orientation, role=Qt.DisplayRole):  # noqa: N802
+        if role != Qt.DisplayRole or self.points is None:
+            return None
+        return self.points.header()[section] if orientation == Qt.Horizontal else None
+
+    def sort(self, column: int, order=Qt.AscendingOrder) -> None:
+        """Sort every row by ``column`` (an argsort of its values; unknown cells last)."""
+        if self.points is None or not 0 <= column < self.columnCount():
+            return
+        self._sort = (int(column), order == Qt.DescendingOrder)
+        self.layoutAboutToBeChanged.emit()
+        self._order = self.points.order(*self._sort)
+        self._cut(self._keep)
+        self.layoutChanged.emit()
+
+
+class PointsTable(QTableView):
+    """The shown points, one a row.
+
+    Signals
+    -------
+    token_clicked(int)
+        The user clicked (or pressed Enter on) a row: its token id.
+    """
+
+    token_clicked = Signal(int)
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.model_ = PointsModel(self)
+        self.setModel(self.model_)
+        self.setSortingEnabled(True)
+        self.horizontalHeader().setSortIndicator(0, Qt.AscendingOrder)
+        self.setSelectionBehavior(QAbstractItemView.SelectRows)
+        self.setSelectionMode(QAbstractItemView.SingleSelection)
+        self.setEditTriggers(QAbstractItemView.NoEditTriggers)
+        self.setAlternatingRowColors(True)
+        self.setWordWrap(False)
+        vh = self.verticalHeader()
+        vh.hide()
+        vh.setSectionResizeMode(QHeaderView.Fixed)  # uniform rows: nothing measured per row
+        vh.setDefaultSectionSize(self.fontMetrics().height() + 6)
+        self.horizontalHeader().setStretchLastSection(True)
+        self.horizontalHeader().setDefaultSectionSize(84)
+        self._token = -1  # the token to keep selected when the rows move (a sort)
+        self.model_.layoutChanged.connect(self._on_model_layout_changed)
+        self.clicked.connect(self._on_row_clicked)
+        self.activated.connect(self._on_row_clicked)
+
+    def select_token(self, token_id: int) -> None:
+        """Select and scroll to the row of ``token_id`` (none selected when it is not shown)."""
+        self._token = int(token_id)
+        row = self.model_.row_of(token_id) if token_id >= 0 else -1
+        sel = self.selectionModel()
+        if row < 0:
+            sel.clearSelection()
+            return
+        index = self.model_.index(row, 0)
+        sel.setCurrentIndex(index, QItemSelectionModel.ClearAndSelect | QItemSelectionModel.Rows)
+        self.scrollTo(index, QAbstractItemView.PositionAtCenter)
+
+    def selected_token(self) -> int:
+        """The token of the selected row, -1 when none is."""
+        rows = self.selectionModel().selectedRows()
+        return self.model_.token_at(rows[0].row()) if rows else -1
+
+    def _on_row_clicked(self, index) -> None:
+        if index.isValid():
+            self._token = self.model_.token_at(index.row())
+            self.token_clicked.emit(self._token)
+
+    def _on_model_layout_changed(self) -> None:
+        self.select_token(self._token)

@@ -1,0 +1,118 @@
+"""The Projection view's linked charts and table (pytest-qt, offscreen, on MiniLM):
+the table holds the layout's rows, sorts by the real values and follows the
+selection both ways; a click on a bar filters the map and every other chart
+counts what numpy counts over the points it keeps; Export selection writes them."""
+
+from __future__ import annotations
+
+import csv
+
+import numpy as np
+import pytest
+from PySide6.QtCore import QPointF, Qt
+
+from explorer.core.sources import open_table
+from explorer.core.tokens.groups import token_groups
+from explorer.core.tokens.meta import KINDS
+from explorer.ui.projection import ProjectionView
+from tests.support.ui_helpers import standalone_view
+
+TIMEOUT = 60_000
+
+
+@pytest.fixture
+def view(qtbot):
+    yield from standalone_view(qtbot, ProjectionView)
+
+
+def _ready(qtbot, v, state):
+    state.set_table(open_table("minilm"))
+    qtbot.waitUntil(lambda: v.result is not None and state.jobs.token_meta.value is not None
+                    and v.linked.charts.chart("norm") is not None, timeout=TIMEOUT)
+    return state.jobs.token_meta.value
+
+
+def _click_bar(qtbot, chart, bar: int) -> None:
+    """A real mouse click on the middle of ``bar``."""
+    vb = chart.getPlotItem().getViewBox()
+    x = vb.viewRange()[0][1] * 0.02  # near the axis: inside every bar, even a short one
+    pos = chart.mapFromScene(vb.mapViewToScene(QPointF(x, bar)))
+    qtbot.mouseClick(chart.viewport(), Qt.LeftButton, pos=pos)
+
+
+def test_the_table_holds_the_layouts_rows_and_sorts_by_the_real_norms(qtbot, view):
+    v, state, _ = view
+    meta = _ready(qtbot, v, state)
+    points = v.linked.points_table()
+    ids = v.result.ids
+    rows = v.layout_rows()  # what the CSV, Projector and Atlas exports write
+    n = len(ids)
+    np.testing.assert_array_equal(points.ids, rows.ids[:n])
+    header = points.header()
+    assert [points.piece(r) for r in range(0, n, 97)] == rows.pieces[:n:97]
+    x, y = (points.columns[header.index(a) - 2].values for a in ("x", "y"))
+    np.testing.assert_allclose(np.c_[x, y], rows.coords[:n, :2], rtol=1e-5, atol=1e-6)
+    for name in ("norm", "length"):
+        got = points.columns[header.index(name) - 2].values
+        np.testing.assert_allclose(got, np.asarray(rows.metadata[name][:n], np.float64), rtol=1e-6)
+    table = v.linked.table
+    model = table.model_
+    assert model.rowCount() == n and model.columnCount() == len(header)
+    table.sortByColumn(header.index("norm"), Qt.AscendingOrder)
+    shown = points.ids[model.rows]
+    norms = meta.norm[shown].astype(np.float64)
+    assert np.all(np.diff(norms) >= 0) and set(shown.tolist()) == set(ids.tolist())
+    assert model.data(model.index(0, header.index("norm"))) == f"{norms[0]:.4g}"
+    table.sortByColumn(header.index("norm"), Qt.DescendingOrder)
+    assert np.all(np.diff(meta.norm[points.ids[model.rows]]) <= 0)
+
+
+def test_the_table_follows_the_selection_and_selects_on_click(qtbot, view):
+    v, state, _ = view
+    _ready(qtbot, v, state)
+    v.linked.setCurrentWidget(v.linked.table)
+    table = v.linked.table
+    ids = v.result.ids
+    sel = int(ids[len(ids) // 2])
+    state.set_selected_token(sel)
+    assert table.selected_token() == sel
+    row = table.model_.row_of(sel)
+    assert table.viewport().rect().intersects(table.visualRect(table.model_.index(row, 0)))  # scrolled to
+    other = table.model_.index(row + 1, 1)
+    qtbot.mouseClick(table.viewport(), Qt.LeftButton, pos=table.visualRect(other).center())
+    assert state.selected_id == table.model_.token_at(row + 1) != sel
+    assert table.selected_token() == state.selected_id
+
+
+def test_a_bar_click_filters_the_map_and_the_other_charts_count_what_it_keeps(qtbot, view, tmp_path):
+    v, state, _ = view
+    meta = _ready(qtbot, v, state)
+    ids = v.result.ids
+    word = KINDS.index("word start")
+    _click_bar(qtbot, v.linked.charts.chart("kind"), word)
+    kept = meta.kind[ids] == word
+    assert set(v.plot._cloud_ids.tolist()) == set(ids[kept].tolist())  # the map shows only word starts
+    charts = v.linked.charts
+    length = token_groups("length", ids[kept], vocab_size=state.table.vocab_size, meta=meta)
+    np.testing.assert_array_equal(charts.chart("length").counts.opts["width"], length.counts())
+    norms = meta.norm[ids].astype(np.float64)
+    edges = np.histogram_bin_edges(norms[np.isfinite(norms)], bins=len(charts.chart("norm").counts.opts["y"]))
+    want, _ = np.histogram(norms[kept & np.isfinite(norms)], bins=edges)
+    np.testing.assert_array_equal(charts.chart("norm").counts.opts["width"], want)
+    id_bins = ids[kept] * 10 // state.table.vocab_size
+    np.testing.assert_array_equal(charts.chart("id_range").counts.opts["width"], np.bincount(id_bins, minlength=10))
+    np.testing.assert_array_equal(charts.chart("kind").counts.opts["width"],  # a chart never filters itself
+                                  np.bincount(meta.kind[ids], minlength=len(KINDS)))
+    assert f"{int(kept.sum()):,} of {len(ids):,}" in v.plot.plot_item.titleLabel.text
+
+    charts.chart("norm").brush_between(0, 2)  # the three lowest norm bins, too
+    low = kept & np.isfinite(norms) & (norms < edges[3])
+    assert set(v.points.shown_ids.tolist()) == set(ids[low].tolist())
+    assert set(v.linked.points_table().ids[v.linked.table.model_.rows].tolist()) == set(ids[low].tolist())
+    path = tmp_path / "selection.csv"
+    assert v.linked.export_selection(str(path)) == int(low.sum())
+    with open(path, encoding="utf-8") as f:
+        assert {int(r[0]) for r in list(csv.reader(f))[1:]} == set(ids[low].tolist())
+
+    charts.clear_button.click()
+    assert len(v.points.shown_ids) == len(ids) and v.plot.plot_item.titleLabel.text.startswith(f"{len(ids):,} tokens")
