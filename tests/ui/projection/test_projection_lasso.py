@@ -61,9 +61,12 @@ def test_a_lasso_makes_a_group_listed_coloured_exported_and_compared(qtbot, view
 def test_a_drag_on_the_plot_draws_the_lasso(qtbot, view):
     v, state, _ = view
     state.set_table(open_table("default"))
-    qtbot.waitUntil(lambda: v.result is not None, timeout=TIMEOUT)
+    qtbot.waitUntil(lambda: v.result is not None and state.jobs.token_meta.value is not None, timeout=TIMEOUT)
+    with qtbot.waitSignal(v.plot.settled, timeout=TIMEOUT):  # the view's range is final: corners map to data
+        v.plot.settle_soon()
     v.lasso.panel.toggle.click()
     widget = v.plot.viewport() if hasattr(v.plot, "viewport") else v.plot
+    before = v.plot.view_rect()
     vb = v.plot.plot_item.getViewBox()
     square, _ = _square_around_the_middle(v)
     corners = [v.plot.mapFromScene(vb.mapViewToScene(QPointF(*p))) for p in square] + [None]
@@ -77,6 +80,7 @@ def test_a_drag_on_the_plot_draws_the_lasso(qtbot, view):
                 qtbot.wait(20)
         QTest.mouseRelease(widget, Qt.LeftButton, Qt.NoModifier, corners[-1])
     path = blocker.args[0]
+    assert v.plot.view_rect() == before  # nothing moved the view during the drag
     assert len(path) >= 4
     np.testing.assert_allclose(path.min(0), square.min(0), rtol=0.05, atol=0.05 * np.ptp(square, axis=0).max())
     assert len(v.points.chosen_ids) > 3
