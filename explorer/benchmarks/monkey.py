@@ -46,6 +46,16 @@ _SKIP_TEXT = ("…", "...", "Quit", "Save", "Export")
 _QT_NOISE = ("This plugin does not support propagateSizeHints",)
 
 
+def _run_events(ms: int) -> None:
+    """Let the event loop run for ``ms`` milliseconds (its own loop, woken by a timer: no
+    busy wait, and the walk's 5 ms stall timer keeps ticking)."""
+    from PySide6.QtCore import QEventLoop, QTimer
+
+    loop = QEventLoop()
+    QTimer.singleShot(ms, loop.quit)
+    loop.exec()
+
+
 @dataclass
 class MonkeyReport:
     """What a walk found. ``exceptions`` and ``qt_warnings`` keep the first few messages."""
@@ -148,10 +158,7 @@ class Monkey:
         _QT_SEEN.clear()
 
     def _settle(self, ms: int) -> None:
-        end = time.perf_counter() + ms / 1000
-        while time.perf_counter() < end:
-            self.app.processEvents()
-            time.sleep(0.001)
+        _run_events(ms)
 
     # -- the walk ---------------------------------------------------------------------------------
     def run(self, n: int, idle_timeout_s: float = 120.0) -> MonkeyReport:
@@ -399,8 +406,7 @@ def bench_monkey(n: int, seed: int = 0, heavy: bool = True, settle_ms: int = 30)
     ex.start(model="default")
     end = time.perf_counter() + 60
     while ex.state.table is None and time.perf_counter() < end:
-        app.processEvents()
-        time.sleep(0.01)
+        _run_events(10)
     try:
         return Monkey(app, ex, seed=seed, heavy=heavy, settle_ms=settle_ms).run(n)
     finally:
