@@ -1,4 +1,4 @@
-"""``python -m explorer bench [--open SPEC] [--big] [--layouts] [--lookup SPEC] [--gui] [--training] [--record]
+"""``python -m explorer bench [--open SPEC] [--big] [--layouts] [--lookup SPEC] [--busy] [--gui] [--training] [--record]
 [--monkey N [--seed S]] [--json]``: measure speed (explorer/core/bench, explorer/benchmarks); with no option,
 the default set and the window's."""
 
@@ -22,6 +22,8 @@ def add_bench_parser(sub) -> None:
     b.add_argument("--layouts", action="store_true",
                    help="t-SNE of 5,000 MiniLM rows (total, first layout) and UMAP of 2,000, with trustworthiness")
     b.add_argument("--lookup", dest="lookup_spec", default=None, metavar="SPEC", help="gather vs one-hot on SPEC")
+    b.add_argument("--busy", action="store_true",
+                   help="the lookup lesson again while every core spins: holds within 2x or says the machine was busy")
     b.add_argument("--gui", action="store_true", help="selection latency, start-up and model opening in the window")
     b.add_argument("--training", action="store_true",
                    help="training steps per second headless and with the view's live charts")
@@ -67,6 +69,10 @@ def cmd_bench(args) -> int:
     if args.lookup_spec:
         table = open_table(args.lookup_spec)
         results["lookup"] = bench.bench_lookup(table)
+    if args.busy:
+        from explorer.core.bench.busy import bench_lookup_busy
+
+        results["busy"] = bench_lookup_busy()
     if args.gui:
         from explorer.benchmarks.gui import bench_gui
 
@@ -97,6 +103,11 @@ def cmd_bench(args) -> int:
         from explorer.benchmarks.monkey import format_monkey
 
         print(format_monkey(monkey))
+    busy = results.pop("busy", None)
+    if busy is not None:
+        from explorer.core.bench.busy import format_busy
+
+        print(format_busy(busy))
     training = results.pop("training", None)
     record = results.pop("record", None)
     if record is not None:

@@ -19,7 +19,7 @@ import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-from explorer.core.bench.timing import iter_interleaved_times
+from explorer.core.bench.timing import REAL_CLOCKS, Clocks, iter_interleaved_times
 
 __all__ = ["BatchTiming", "LookupMeasurement", "iter_bench_lookup", "bench_lookup", "GATHER_REPEATS_FACTOR",
            "MAX_ATTEMPTS", "one_torch_thread"]
@@ -166,7 +166,8 @@ def _batch_message(b: int, attempt: int) -> str:
     return f"Timing gather, one-hot @ E and nn.Linear in turn for {tokens}{again}…"
 
 
-def _time_batch(e, linear, ids, repeats: int, attempt: int, lo: float, span: float) -> Iterator[tuple[float, str]]:
+def _time_batch(e, linear, ids, repeats: int, attempt: int, lo: float, span: float,
+                clocks: Clocks) -> Iterator[tuple[float, str]]:
     """The three paths on one batch, interleaved; yields progress from ``lo`` over
     ``span`` (a second attempt stays at the end), returns name -> Timed."""
     import torch.nn.functional as F
@@ -175,7 +176,7 @@ def _time_batch(e, linear, ids, repeats: int, attempt: int, lo: float, span: flo
     fns = {"gather": lambda: F.embedding(ids, e),
            "onehot": lambda: F.one_hot(ids, v).float() @ e,
            "linear": lambda: linear(F.one_hot(ids, v).float())}
-    rounds = iter_interleaved_times(fns, repeats, calls={"gather": GATHER_REPEATS_FACTOR})
+    rounds = iter_interleaved_times(fns, repeats, calls={"gather": GATHER_REPEATS_FACTOR}, clocks=clocks)
     message = _batch_message(int(ids.shape[0]), attempt)
     try:
         while True:
@@ -196,7 +197,7 @@ def _disturbed_note(timings: Sequence[BatchTiming]) -> tuple[str, ...]:
 
 
 def iter_bench_lookup(table, batch_sizes: Sequence[int] = (1, 64), repeats: int = 5,
-                      seed: int = 0) -> Iterator[tuple[float, str]]:
+                      seed: int = 0, clocks: Clocks = REAL_CLOCKS) -> Iterator[tuple[float, str]]:
     """Time gather, one-hot @ E and a bias-free nn.Linear on one-hot inputs.
 
     A generator for a worker: yields ``(fraction, message)`` progress and
@@ -220,6 +221,9 @@ def iter_bench_lookup(table, batch_sizes: Sequence[int] = (1, 64), repeats: int 
         Timed rounds per attempt.
     seed : int
         Seed of the random ids.
+    clocks : Clocks
+        The wall and CPU clocks the calls are timed by (tests play a busy
+        machine with clocks of their own).
     """
     import torch
 
@@ -246,7 +250,7 @@ def iter_bench_lookup(table, batch_sizes: Sequence[int] = (1, 64), repeats: int 
             while attempt < MAX_ATTEMPTS and (best is None or any(t.disturbed for t in best.values())):
                 attempt += 1
                 span = 0.9 / len(batch_sizes)
-                timed = yield from _time_batch(e, linear, ids, repeats, attempt, 0.1 + k * span, span)
+                timed = yield from _time_batch(e, linear, ids, repeats, attempt, 0.1 + k * span, span, clocks)
                 best = timed if best is None else {n: best[n].merged(t) for n, t in timed.items()}
             g, o, lin = (best[n].result for n in ("gather", "onehot", "linear"))
             agree = bool(torch.equal(g, o) and torch.equal(g, lin))
@@ -265,9 +269,10 @@ def iter_bench_lookup(table, batch_sizes: Sequence[int] = (1, 64), repeats: int 
     )
 
 
-def bench_lookup(table, batch_sizes: Sequence[int] = (1, 64), repeats: int = 5, seed: int = 0) -> LookupMeasurement:
+def bench_lookup(table, batch_sizes: Sequence[int] = (1, 64), repeats: int = 5, seed: int = 0,
+                 clocks: Clocks = REAL_CLOCKS) -> LookupMeasurement:
     """:func:`iter_bench_lookup` run to its end (for the command line)."""
-    gen = iter_bench_lookup(table, batch_sizes, repeats, seed)
+    gen = iter_bench_lookup(table, batch_sizes, repeats, seed, clocks)
     while True:
         try:
             next(gen)
