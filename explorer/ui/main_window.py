@@ -12,7 +12,6 @@ from PySide6.QtWidgets import (
     QLabel,
     QMainWindow,
     QMessageBox,
-    QProgressBar,
     QPushButton,
     QScrollArea,
     QSplitter,
@@ -26,6 +25,7 @@ from PySide6.QtWidgets import (
 from explorer.core.sources.output import tying_word
 from explorer.core.units import format_bytes
 from explorer.state.app_state import AppState
+from explorer.ui.common.progress import ProgressBar
 from explorer.ui.common.status_line import TableStatus
 from explorer.ui.inspector.view import RowInspector
 from explorer.ui.matrix.view import MatrixView
@@ -185,7 +185,7 @@ class MainWindow(QMainWindow):
         sb = self.statusBar()
         self.status_model = TableStatus(sb)
         self.status_model.setToolTip("The loaded table: rows × columns, stored dtype, parameters, memory, tying")
-        self.progress = QProgressBar()
+        self.progress = ProgressBar()
         self.progress.setMaximumWidth(220)
         self.progress.setRange(0, 1000)
         self.progress.setTextVisible(False)

@@ -28,6 +28,19 @@ def explorer_tmp_dirs(tmp_path_factory):
     mp.undo()
 
 
+@pytest.fixture(autouse=True)
+def _no_glyph_check():
+    """The core has no fonts: the glyph check a window of an earlier test in
+    the same process installed (explorer.ui.application) is taken away for
+    each core test, and given back after."""
+    from explorer.core.tokens import pieces
+
+    before = pieces.glyph_check()
+    pieces.set_glyph_check(None)
+    yield
+    pieces.set_glyph_check(before)
+
+
 # --------------------------------------------------------------------------
 # transformers models
 # --------------------------------------------------------------------------

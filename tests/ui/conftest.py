@@ -44,12 +44,18 @@ _QT_OWN = ("QTipLabel", "QComboBoxPrivateContainer")
 def _no_top_level_widget_leaks(request):
     """Every window or dialog a test opens is gone once the test is over
     (pytest-qt closes what was registered; nothing may be left behind)."""
-    from PySide6.QtCore import QCoreApplication, QEvent
     from PySide6.QtWidgets import QApplication
 
     make_app()
     before = {id(w) for w in QApplication.topLevelWidgets()}
     yield
+    _check_no_top_level_widget_left(request, before)  # tests/conftest.py froze what came before the test
+
+
+def _check_no_top_level_widget_left(request, before) -> None:
+    from PySide6.QtCore import QCoreApplication, QEvent
+    from PySide6.QtWidgets import QApplication
+
     # every other fixture is finalised by now; the test's own references to
     # them (pytest drops them only after teardown) must not keep widgets alive
     request.node.funcargs.clear()
@@ -63,8 +69,7 @@ def _no_top_level_widget_leaks(request):
         QApplication.processEvents()
         if not left_behind():
             return
-        # pyqtgraph's items hold their context menus in reference cycles; a full
-        # collection costs a second once torch is loaded, so only when needed
+        # pyqtgraph's items hold their context menus in reference cycles
         gc.collect()
     left = left_behind()
     if getattr(request.node, "test_failed", False):

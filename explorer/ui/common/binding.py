@@ -21,6 +21,7 @@ from PySide6.QtCore import QEvent, QObject, Signal
 from PySide6.QtWidgets import QAbstractButton, QLabel, QProgressBar, QWidget
 
 from explorer.core.errors import user_message
+from explorer.ui.common.progress import ProgressBar
 
 if TYPE_CHECKING:  # views know the state's computations, never the worker machinery
     from explorer.workers import Computation
@@ -201,7 +202,7 @@ def job_status() -> QLabel:
 
 def job_progress() -> QProgressBar:
     """A narrow, hidden progress bar for a JobBinding (it shows it while the job runs)."""
-    bar = QProgressBar()
+    bar = ProgressBar()
     bar.setMaximumWidth(160)
     bar.setTextVisible(False)
     bar.hide()

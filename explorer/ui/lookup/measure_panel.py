@@ -8,11 +8,12 @@ import html
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QPushButton, QSizePolicy, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QSizePolicy, QVBoxLayout, QWidget
 
 from explorer.core.bench import LookupMeasurement
 from explorer.core.errors import user_message
 from explorer.core.units import format_seconds, short_seconds
+from explorer.ui.common.progress import ProgressBar
 from explorer.ui.lookup.plots import elastic_label
 from explorer.ui.style import ACCENT, ERROR, SPACING, THIRD_PATH, mono_font, plot_colors, style_plot
 
@@ -54,7 +55,7 @@ class MeasurePanel(QWidget):
         self.cancel_button = QPushButton("Cancel")
         self.cancel_button.setToolTip("Stop the measurement")
         self.cancel_button.hide()
-        self.progress = QProgressBar()
+        self.progress = ProgressBar()
         self.progress.setRange(0, 1000)
         self.progress.setTextVisible(False)
         self.progress.setToolTip("Progress of the measurement")

@@ -13,7 +13,6 @@ from PySide6.QtWidgets import (
     QHeaderView,
     QLabel,
     QLineEdit,
-    QProgressBar,
     QPushButton,
     QTableWidget,
     QTableWidgetItem,
@@ -25,6 +24,7 @@ from explorer.core.errors import user_message
 from explorer.core.geometry.analogy import ANALOGY_K, AnalogyForm, AnalogyResult
 from explorer.core.tokens.word_row import NotOneRow, word_row
 from explorer.core.tokens.words import resolve_word
+from explorer.ui.common.progress import ProgressBar
 from explorer.ui.style import mono_font
 
 __all__ = ["AnalogyPanel"]
@@ -59,7 +59,7 @@ class AnalogyPanel(QWidget):
         lay.addWidget(self.title)
         lay.addLayout(self._build_inputs())
         busy = QHBoxLayout()
-        self.progress = QProgressBar()
+        self.progress = ProgressBar()
         self.progress.setRange(0, 1000)
         self.progress.setTextVisible(False)
         self.progress.setMaximumHeight(10)

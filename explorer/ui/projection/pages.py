@@ -4,7 +4,9 @@ a cancelled fit) with a button to fit again, and the progress of the fit."""
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
+
+from explorer.ui.common.progress import ProgressBar
 
 __all__ = ["MessagePage", "BusyPage"]
 
@@ -42,7 +44,7 @@ class BusyPage(QWidget):
     def __init__(self, parent=None):
         super().__init__(parent)
         self.label = QLabel("Computing the projection…")
-        self.progress = QProgressBar()
+        self.progress = ProgressBar()
         self.progress.setRange(0, 1000)
         self.progress.setTextVisible(False)
         self.progress.setMaximumWidth(320)

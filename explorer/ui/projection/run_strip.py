@@ -4,8 +4,9 @@ the plot, moving; a JobBinding drives the progress, the text and Cancel."""
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QPushButton, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QWidget
 
+from explorer.ui.common.progress import ProgressBar
 from explorer.ui.style import SPACING
 
 __all__ = ["RunStrip"]
@@ -21,7 +22,7 @@ class RunStrip(QWidget):
         lay.setSpacing(SPACING)
         self.label = QLabel()
         self.label.setMinimumWidth(0)
-        self.progress = QProgressBar()
+        self.progress = ProgressBar()
         self.progress.setRange(0, 1000)
         self.progress.setTextVisible(False)
         self.progress.setMaximumWidth(240)

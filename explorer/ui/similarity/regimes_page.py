@@ -15,7 +15,6 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QMenu,
-    QProgressBar,
     QStackedLayout,
     QToolButton,
     QVBoxLayout,
@@ -28,6 +27,7 @@ from explorer.core.similarity.regimes import MAX_TOKENS, SimilarityMatrices
 from explorer.state.app_state import AppState
 from explorer.ui.common.binding import JobBinding, ShownGate
 from explorer.ui.common.export import export_graphics
+from explorer.ui.common.progress import ProgressBar
 from explorer.ui.common.token_search import TokenSearch
 from explorer.ui.similarity.added_tokens import AddedTokensBar
 from explorer.ui.similarity.heatmap import Heatmap
@@ -122,7 +122,7 @@ class RegimesPage(QWidget):
         self.count_label.setToolTip("Distinct tokens in the matrix: the text's (special tokens left out) and the "
                                     f"added ones listed below, at most {MAX_TOKENS}")
         bar.addWidget(self.count_label)
-        self.progress = QProgressBar()
+        self.progress = ProgressBar()
         self.progress.setMaximumWidth(80)
         self.progress.setRange(0, 0)  # one step: busy until the matrices land
         self.progress.setToolTip("Comparing the tokens (many tokens of a wide table)")
