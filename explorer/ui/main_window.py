@@ -27,6 +27,7 @@ from explorer.core.units import format_bytes
 from explorer.state.app_state import AppState
 from explorer.ui.common.progress import ProgressBar
 from explorer.ui.common.status_line import TableStatus
+from explorer.ui.common.tooltips import tooltip_wrapping_paused
 from explorer.ui.inspector.view import RowInspector
 from explorer.ui.matrix.view import MatrixView
 from explorer.ui.style import THEMES
@@ -93,7 +94,8 @@ class LazyPage(QScrollArea):
         """The page's view, built now if it was not yet."""
         if self._build is not None:
             build, self._build = self._build, None
-            self.setWidget(build())
+            with tooltip_wrapping_paused():  # ~20,000 construction events spared a trip into Python
+                self.setWidget(build())
         return self.widget()
 
     def showEvent(self, event) -> None:

@@ -20,6 +20,40 @@ def test_every_tab_draws_every_small_table(qtbot, explorer, spec):
     assert explorer.state.table is table
 
 
+def test_no_plot_builds_a_context_menu(qtbot, explorer, monkeypatch):
+    """No view offers pyqtgraph's right-click menus (their FFT, log and export
+    options are not this app's), so none may pay for building one: about
+    5 ms a plot on the GUI thread, 11 plots in the Positions view alone.
+    The real menu class, counted where the ViewBox makes it."""
+    import importlib
+
+    import pyqtgraph as pg
+    viewbox_module = importlib.import_module("pyqtgraph.graphicsItems.ViewBox.ViewBox")
+
+    built = []
+    real = viewbox_module.ViewBoxMenu
+
+    def counted(view):
+        import traceback
+
+        if isinstance(view.parentItem(), pg.ColorBarItem):  # pyqtgraph builds it inside; no way to say no
+            return real(view)
+        ours = [f"{f.filename.split('explorer/')[-1]}:{f.lineno}" for f in traceback.extract_stack()
+                if "/explorer/" in f.filename and "/tests/" not in f.filename]
+        built.append(ours[-1] if ours else type(view).__name__)
+        return real(view)
+
+    monkeypatch.setattr(viewbox_module, "ViewBoxMenu", counted)
+    load(qtbot, explorer, "default")
+    win = explorer.window
+    for name in win.view_names():
+        win.show_view(name)
+    boxes = [i for v in win.findChildren(pg.GraphicsView) for i in v.items() if isinstance(i, pg.ViewBox)]
+    assert len(boxes) > 20  # every view's plots are there
+    assert not any(b.menu for b in boxes)
+    assert built == [], "\n".join(built)
+
+
 def test_switching_model_while_training_and_projecting(qtbot, explorer):
     load(qtbot, explorer, "default")
     win = explorer.window

@@ -8,17 +8,23 @@ table cell, a pyqtgraph item), is shown by the one label QToolTip keeps
 on the application, catches that label whenever Qt sizes it and, when it
 came out wider than :func:`readable_width`, turns word wrap on, sizes it
 to its wrapped size hint and keeps it beside the cursor on the screen.
-Only Resize and Show events reach past the first comparison, so the
-filter costs next to nothing for the application's other events.
+Only Resize and Show events reach past the first comparison, but every
+event of the application still crosses into Python to get there (about
+20,000 while a view is built): :func:`tooltip_wrapping_paused` takes the
+filter out while a view is built, when no tooltip can show.
 """
 
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, QObject, QPoint
+import contextlib
+from collections.abc import Iterator
+
+from PySide6.QtCore import QCoreApplication, QEvent, QObject, QPoint
 from PySide6.QtGui import QCursor, QGuiApplication
 from PySide6.QtWidgets import QApplication, QLabel
 
-__all__ = ["ToolTipWrapping", "install_tooltip_wrapping", "readable_width", "TIP_LABEL_NAME", "READABLE_CHARS"]
+__all__ = ["ToolTipWrapping", "install_tooltip_wrapping", "tooltip_wrapping_paused", "readable_width",
+           "TIP_LABEL_NAME", "READABLE_CHARS"]
 
 TIP_LABEL_NAME = "qtooltip_label"
 #: a readable line: about this many average characters (Qt's own choice for wrapped labels is 80)
@@ -82,3 +88,20 @@ def install_tooltip_wrapping(app: QApplication) -> ToolTipWrapping:
     wrapping = ToolTipWrapping(app)
     app.installEventFilter(wrapping)
     return wrapping
+
+
+@contextlib.contextmanager
+def tooltip_wrapping_paused() -> Iterator[None]:
+    """The application's :class:`ToolTipWrapping` filter taken out inside the
+    block (no tooltip shows while the GUI thread builds a view) and put back
+    after; nothing happens when none is installed."""
+    app = QCoreApplication.instance()
+    wrapping = app.findChild(ToolTipWrapping) if app is not None else None
+    if wrapping is None:
+        yield
+        return
+    app.removeEventFilter(wrapping)
+    try:
+        yield
+    finally:
+        app.installEventFilter(wrapping)

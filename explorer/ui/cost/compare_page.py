@@ -91,8 +91,8 @@ class ComparePage(QWidget):
         self.glw.setToolTip("Bars are on a logarithmic scale: each step right is 10 times more")
         self.glw.ci.setContentsMargins(SPACING, SPACING, SPACING, SPACING)
         self.glw.ci.setSpacing(SPACING * 3)
-        self.param_plot = self.glw.addPlot(row=0, col=0)
-        self.bytes_plot = self.glw.addPlot(row=0, col=1)
+        self.param_plot = self.glw.addPlot(row=0, col=0, enableMenu=False)
+        self.bytes_plot = self.glw.addPlot(row=0, col=1, enableMenu=False)
         self.param_plot.setTitle("Parameters V × d", color=fg, size="10pt")
         self.bytes_plot.setTitle(f"Bytes <span style='color:{REFERENCE}'>■</span> float32 "
                                  f"<span style='color:{REFERENCE_LIGHT}'>■</span> float16", color=fg, size="10pt")

@@ -80,7 +80,7 @@ class WhyPage(QWidget):
 
     def _build_ids(self) -> QWidget:
         bg, fg = plot_colors()
-        self.numberline = pg.PlotWidget(background=bg, axisItems={"bottom": IntegerAxis("bottom")})
+        self.numberline = pg.PlotWidget(background=bg, axisItems={"bottom": IntegerAxis("bottom")}, enableMenu=False)
         self.numberline.setToolTip("Each token placed at its id on a number line; click one to select it")
         self.numberline.setMenuEnabled(False)
         self.numberline.setMouseEnabled(False, False)

@@ -24,7 +24,7 @@ class ScoreHistogram(QWidget):
         bg, fg = plot_colors()
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
-        self.plot_widget = pg.PlotWidget(background=bg)
+        self.plot_widget = pg.PlotWidget(background=bg, enableMenu=False)
         self.plot_widget.setMinimumHeight(120)
         self.plot = self.plot_widget.getPlotItem()
         self.plot.setMenuEnabled(False)

@@ -57,7 +57,7 @@ class VocabPlot(QWidget):
         self.readout = QElidingLabel("")
         self.readout.setObjectName("ChipId")
 
-        self.plot_widget = pg.PlotWidget(background=bg, axisItems={"bottom": IntegerAxis("bottom")})
+        self.plot_widget = pg.PlotWidget(background=bg, axisItems={"bottom": IntegerAxis("bottom")}, enableMenu=False)
         self.plot_widget.setMinimumHeight(160)
         self.plot = self.plot_widget.getPlotItem()
         self.plot.setMenuEnabled(False)

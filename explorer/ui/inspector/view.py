@@ -167,9 +167,8 @@ class RowInspector(QWidget):
     def _build_plot(self) -> pg.PlotWidget:
         """The row's values as bars over the column index."""
         bg, fg = plot_colors()
-        self.plot = pg.PlotWidget(background=bg, axisItems={"bottom": IntegerAxis("bottom")})
+        self.plot = pg.PlotWidget(background=bg, axisItems={"bottom": IntegerAxis("bottom")}, enableMenu=False)
         self.plot.setMinimumHeight(140)
-        self.plot.setMenuEnabled(False)
         pi = self.plot.getPlotItem()
         pi.setTitle("Values of the row", color=fg, size="9pt")
         pi.setLabel("bottom", "column j")

@@ -14,7 +14,7 @@ __all__ = ["add_plot", "PlotPanel"]
 def add_plot(layout: QLayout, min_width: int = 160, min_height: int = 140) -> tuple[pg.PlotWidget, pg.PlotItem]:
     """A themed PlotWidget added to ``layout``; returns it and its PlotItem."""
     bg, _fg = plot_colors()
-    widget = pg.PlotWidget(background=bg)
+    widget = pg.PlotWidget(background=bg, enableMenu=False)
     widget.setMinimumSize(min_width, min_height)
     plot = widget.getPlotItem()
     plot.setMenuEnabled(False)

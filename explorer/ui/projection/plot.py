@@ -58,8 +58,7 @@ class ProjectionPlot(pg.PlotWidget):
 
     def __init__(self, parent=None):
         bg, fg = plot_colors()
-        super().__init__(parent, background=bg)
-        self.setMenuEnabled(False)
+        super().__init__(parent, background=bg, enableMenu=False)
         self._bg, self._fg = bg, fg
         self._cloud_ids = np.zeros(0, np.int64)
         self._labels_wanted = None

@@ -65,8 +65,8 @@ class RandomPage(QWidget):
                                    on_error=self._on_check_failed, progress=self.progress, status=self.status)
 
     def _build_plots(self, fg: str) -> None:
-        self.rand_plot = self.glw.addPlot(row=0, col=0)
-        self.real_plot = self.glw.addPlot(row=0, col=1)
+        self.rand_plot = self.glw.addPlot(row=0, col=0, enableMenu=False)
+        self.real_plot = self.glw.addPlot(row=0, col=1, enableMenu=False)
         self.rand_hist = pg.PlotDataItem(stepMode="center", fillLevel=0, brush=pg.mkBrush(translucent(fg, 90)),
                                          pen=pg.mkPen(fg, width=1))
         self.rand_curve = pg.PlotDataItem(pen=pg.mkPen(ACCENT, width=2.5))
@@ -81,7 +81,6 @@ class RandomPage(QWidget):
         for plot in (self.rand_plot, self.real_plot):
             plot.setLabel("bottom", "cosine of a random pair")
             plot.setLabel("left", "density (per unit of cosine)")
-            plot.setMenuEnabled(False)
             plot.showGrid(x=True, y=True, alpha=0.12)
             style_plot(plot)
         self.rand_plot.addItem(self.rand_band)

@@ -156,12 +156,12 @@ class RegimesPage(QWidget):
         self.info.setTextInteractionFlags(Qt.TextSelectableByMouse)
         self.info.setContentsMargins(SPACING, 0, SPACING, SPACING)
         ml.addWidget(self.info)
-        self.main = Heatmap(self.glw.addPlot(row=0, col=0, rowspan=2), "Learned vectors: cosine similarity",
-                            BAR_LABELS["cosine"])
+        self.main = Heatmap(self.glw.addPlot(row=0, col=0, rowspan=2, enableMenu=False),
+                            "Learned vectors: cosine similarity", BAR_LABELS["cosine"])
         self.glw.addItem(self.main.colorbar, row=0, col=1, rowspan=2)
-        self.ids_map = Heatmap(self.glw.addPlot(row=0, col=2), "Scalar ids: |i − j|", "", small=True)
+        self.ids_map = Heatmap(self.glw.addPlot(row=0, col=2, enableMenu=False), "Scalar ids: |i − j|", "", small=True)
         self.glw.addItem(self.ids_map.colorbar, row=0, col=3)
-        self.onehot = Heatmap(self.glw.addPlot(row=1, col=2), "One-hot: ‖e_i − e_j‖", "", small=True)
+        self.onehot = Heatmap(self.glw.addPlot(row=1, col=2, enableMenu=False), "One-hot: ‖e_i − e_j‖", "", small=True)
         self.glw.addItem(self.onehot.colorbar, row=1, col=3)
         self.glw.ci.layout.setColumnStretchFactor(0, 5)
         self.glw.ci.layout.setColumnStretchFactor(2, 3)

@@ -94,3 +94,28 @@ def test_a_chart_items_tooltip_wraps_too(qtbot):
     label = _ask_tooltip(qtbot, w.viewport(), QPoint(200, 150))
     assert label.text() == LONG and label.width() <= readable_width(label)
     QToolTip.hideText()
+
+
+def test_the_filter_is_out_inside_the_pause_and_back_after(qtbot, button):
+    from explorer.ui.common.tooltips import tooltip_wrapping_paused
+
+    one_line = _one_line_height(qtbot, button)
+    button.setToolTip(MEDIUM)
+    with tooltip_wrapping_paused():  # as while a view is built: Qt's own one wide line
+        label = _ask_tooltip(qtbot, button)
+        assert label.width() > readable_width(label) and label.height() == one_line
+    label = _ask_tooltip(qtbot, button)  # and wrapped again after
+    assert label.wordWrap() and label.width() <= readable_width(label)
+
+
+def test_building_a_view_leaves_the_filter_in(qtbot, explorer):
+    explorer.window.show_view("similarity")  # built now, inside the pause
+    assert explorer.view_built("similarity")
+    b = QPushButton("hover me")
+    qtbot.addWidget(b)
+    b.show()
+    qtbot.waitExposed(b)
+    b.setToolTip(MEDIUM)
+    label = _ask_tooltip(qtbot, b)
+    assert label.wordWrap() and label.width() <= readable_width(label)
+    QToolTip.hideText()
