@@ -31,6 +31,9 @@ from explorer.workers import JobRunner, await_all_workers, warm_up_job  # noqa: 
 __all__ = ["Explorer", "make_app", "CLOSE_WAIT_MS", "ORG", "APP"]
 #: how long closing the window waits for background jobs to reach a yield
 CLOSE_WAIT_MS = 500
+#: torch is imported in the background this long after the first model is shown (its import holds
+#: the GIL for ~0.2 s at a stretch, which froze the window's first paints when done at once)
+WARM_UP_DELAY_MS = 1500
 
 
 def _list_sources_job(recent_specs):
@@ -68,6 +71,9 @@ class Explorer(QObject):
         self._last_error = ""
         self._closed = False
         self._warmed = False
+        # torch's import holds the GIL for ~0.2 s at a stretch: not while the first model is drawn
+        self._warm_timer = QTimer(self, singleShot=True, interval=WARM_UP_DELAY_MS)
+        self._warm_timer.timeout.connect(self._warm_up)
         self._pending_token: int | None = None
         self._load_text = ""  # the text when the running load started
         self._held = None  # the last table shown from Python code (explorer.show): its spec opens it again
@@ -314,9 +320,7 @@ class Explorer(QObject):
             self._refresh_recent()
         if not self._warmed:
             self._warmed = True
-            warm = self._runner()
-            warm.succeeded.connect(self._on_warm_up_succeeded)
-            warm.start(warm_up_job)
+            self._warm_timer.start()
         if held_in_memory(table) and table.notes:  # what show() did with the object, in words
             self.window.statusBar().showMessage(f"Opened in {loaded.seconds:.2f} s. " + " ".join(table.notes), 20000)
         else:
@@ -334,6 +338,13 @@ class Explorer(QObject):
         note = "" if theme == choice or choice == "system" else " (EXPLORER_THEME overrides it)"
         self.window.statusBar().showMessage(f"Theme: {choice}{note}. Plots already drawn take it at the next "
                                             "start.", 8000)
+
+    def _warm_up(self) -> None:
+        if self._closed:
+            return
+        warm = self._runner()
+        warm.succeeded.connect(self._on_warm_up_succeeded)
+        warm.start(warm_up_job)
 
     def _on_warm_up_succeeded(self, _result) -> None:
         self.warmed_up.emit()
@@ -435,6 +446,7 @@ class Explorer(QObject):
         the threads. Returns whether they all stopped."""
         if not self._closed:
             self._closed = True
+            self._warm_timer.stop()
             self.save_settings()
             if self.recording is not None:
                 self.recording.stop()

@@ -313,3 +313,22 @@ def test_a_selected_id_past_the_table_is_explained(qtbot, explorer):
     assert "rows 0 to 99" in insp.subtitle.text() and "index error" in insp.subtitle.text()
     assert explorer.state.tokenized.rows_read == 3  # 5, 99 and 7; 100 names no row
     assert "3 distinct rows read" in explorer.window.token_strip.summary.text()
+
+
+def test_torch_is_imported_in_the_background_after_the_first_model_is_drawn(qtbot, explorer):
+    """Its import holds the GIL for ~0.2 s at a stretch: it waits until the first model is shown."""
+    with qtbot.waitSignal(explorer.load_finished, timeout=60_000):
+        explorer.start(model="default")
+    assert explorer._warm_timer.isActive()  # not started with the first paints
+    with qtbot.waitSignal(explorer.warmed_up, timeout=60_000):
+        pass
+    assert not explorer._warm_timer.isActive()
+
+
+def test_closing_before_the_warm_up_starts_none(qtbot, explorer):
+    with qtbot.waitSignal(explorer.load_finished, timeout=60_000):
+        explorer.start(model="default")
+    explorer.shutdown()
+    assert not explorer._warm_timer.isActive()
+    with qtbot.assertNotEmitted(explorer.warmed_up, wait=100):
+        explorer._warm_up()  # a timeout already queued finds the window closed
