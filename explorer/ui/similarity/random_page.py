@@ -29,7 +29,7 @@ class RandomPage(QWidget):
         super().__init__(parent)
         self._state = state
         self._check: CosineCheck | None = None
-        bg, fg = plot_colors()
+        bg, _ = plot_colors()
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
         lay.setSpacing(4)
@@ -58,13 +58,17 @@ class RandomPage(QWidget):
         self.facts.setTextInteractionFlags(Qt.TextSelectableByMouse)
         self.facts.setContentsMargins(SPACING, 0, SPACING, SPACING)
         lay.addWidget(self.facts)
-        self._build_plots(fg)
+        self._plots_built = False  # built when the page is first shown: the view opens on the other page
 
         self._gate = ShownGate(self, self._synchronize)
         self._binding = JobBinding(self._gate, state.jobs.random_check, on_reset=self._clear, on_result=self._draw,
                                    on_error=self._on_check_failed, progress=self.progress, status=self.status)
 
-    def _build_plots(self, fg: str) -> None:
+    def _build_plots(self) -> None:
+        if self._plots_built:
+            return
+        self._plots_built = True
+        _, fg = plot_colors()
         self.rand_plot = self.glw.addPlot(row=0, col=0, enableMenu=False)
         self.real_plot = self.glw.addPlot(row=0, col=1, enableMenu=False)
         self.rand_hist = pg.PlotDataItem(stepMode="center", fillLevel=0, brush=pg.mkBrush(translucent(fg, 90)),
@@ -96,9 +100,11 @@ class RandomPage(QWidget):
 
     # -- state -------------------------------------------------------------------------
     def _synchronize(self) -> None:
+        self._build_plots()
         self._binding.redraw()
 
     def _clear(self) -> None:
+        self._build_plots()
         self._check = None
         for item in (self.rand_hist, self.real_hist, self.rand_curve, self.real_curve):
             item.setData([], [])
@@ -111,6 +117,7 @@ class RandomPage(QWidget):
         self.facts.setText(f"The random-vector check failed: {user_message(exc)}")
 
     def _draw(self, check: CosineCheck) -> None:
+        self._build_plots()
         self._check = check
         self.status.setText("")
         self.rand_hist.setData(check.random_edges, check.random_density)
@@ -146,4 +153,5 @@ class RandomPage(QWidget):
         """Save the two histograms as PNG or SVG."""
         if self._gate.stale:
             self._gate.sync_now()
+        self._build_plots()
         export_graphics(self.glw.ci, path)

@@ -312,6 +312,19 @@ def test_hidden_pages_compute_nothing(qtbot, view):
     assert v.regimes_page.matrices.n == 4  # drawn from the state once shown
 
 
+def test_the_random_page_builds_its_plots_when_first_shown(qtbot, view):
+    v, state, _ = view
+    state.set_table(open_table("toy:robot"))
+    v.show_page("regimes")
+    qtbot.wait(10)
+    assert not v.random_page.glw.ci.items  # the view opens on the other page: nothing built yet
+    v.show_page("random")
+    qtbot.waitUntil(lambda: v.random_page.check is not None, timeout=CHECK_TIMEOUT)
+    assert len(v.random_page.glw.ci.items) == 2
+    x, _ = v.random_page.rand_curve.getData()
+    assert x is not None and len(x) > 0
+
+
 def test_many_tokens_of_a_wide_table_are_compared_in_a_worker(qtbot, view):
     v, state, _ = view
     table = open_table("random:3000x4096")
