@@ -34,6 +34,9 @@ CLOSE_WAIT_MS = 500
 #: torch is imported in the background this long after the first model is shown (its import holds
 #: the GIL for ~0.2 s at a stretch, which froze the window's first paints when done at once)
 WARM_UP_DELAY_MS = 1500
+#: the views' code, imported by the warm-up (each tab's view is built when its tab is first shown)
+VIEW_MODULES = ("explorer.ui.lookup", "explorer.ui.projection", "explorer.ui.similarity", "explorer.ui.training",
+                "explorer.ui.cost", "explorer.ui.health", "explorer.ui.positions")
 
 
 def _list_sources_job(recent_specs):
@@ -344,7 +347,7 @@ class Explorer(QObject):
             return
         warm = self._runner()
         warm.succeeded.connect(self._on_warm_up_succeeded)
-        warm.start(warm_up_job)
+        warm.start(warm_up_job, VIEW_MODULES)
 
     def _on_warm_up_succeeded(self, _result) -> None:
         self.warmed_up.emit()

@@ -323,6 +323,34 @@ def test_torch_is_imported_in_the_background_after_the_first_model_is_drawn(qtbo
     with qtbot.waitSignal(explorer.warmed_up, timeout=60_000):
         pass
     assert not explorer._warm_timer.isActive()
+    import sys
+
+    from explorer.app import VIEW_MODULES
+
+    assert all(name in sys.modules for name in VIEW_MODULES)
+    for name in explorer.window.view_names()[1:]:  # every built-on-demand tab's code is among what is imported
+        module = type(explorer.view(name)).__module__
+        assert any(module == m or module.startswith(m + ".") for m in VIEW_MODULES), module
+
+
+def test_the_warm_up_imports_the_modules_it_is_given_off_the_gui_thread(tmp_path, monkeypatch):
+    import sys
+    import threading
+
+    from explorer.core.jobs import run_to_end
+    from explorer.workers import warm_up_job
+
+    (tmp_path / "warm_probe_module.py").write_text(
+        "import threading\nTHREAD = threading.current_thread().name\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "warm_probe_module", raising=False)
+    result = {}
+    worker = threading.Thread(target=lambda: result.update(done=run_to_end(warm_up_job(["warm_probe_module"]))),
+                              name="warm-up-test")
+    worker.start()
+    worker.join(60)
+    assert result["done"] is True
+    assert sys.modules["warm_probe_module"].THREAD == "warm-up-test"
 
 
 def test_closing_before_the_warm_up_starts_none(qtbot, explorer):
