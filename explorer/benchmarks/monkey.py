@@ -73,6 +73,8 @@ class MonkeyReport:
     disagreements: list[str] = field(default_factory=list)
     messages: list[str] = field(default_factory=list)
     stalls_over_100ms: int = 0
+    #: per kind of action: [actions, stalls over 100 ms, longest stall in ms]
+    stalls_by_action: dict[str, list] = field(default_factory=dict)
 
     def as_json(self) -> dict:
         return asdict(self)
@@ -188,8 +190,12 @@ class Monkey:
                 self._take_qt_messages()
                 self._take_exceptions()
                 stall = self._longest * 1000
+                kind = self.report.stalls_by_action.setdefault(name, [0, 0, 0.0])
+                kind[0] += 1
+                kind[2] = max(kind[2], round(stall, 1))
                 if stall > 100:
                     self.report.stalls_over_100ms += 1
+                    kind[1] += 1
                 if stall > self.report.max_stall_ms:
                     self.report.max_stall_ms, self.report.max_stall_action = stall, f"#{k} {what}"
                 self.report.actions = k + 1
@@ -420,6 +426,8 @@ def format_monkey(r: MonkeyReport) -> str:
              f"{'yes' if r.readouts_agree else 'NO'}",
              f"  longest stall {r.max_stall_ms:.0f} ms ({r.max_stall_action}); {r.stalls_over_100ms} over 100 ms",
              f"  RSS growth {r.rss_growth_mb:.0f} MB"]
+    worst = sorted(r.stalls_by_action.items(), key=lambda kv: -kv[1][2])
+    lines += [f"  {name}: {n:,} actions, {over:,} over 100 ms, longest {ms:.0f} ms" for name, (n, over, ms) in worst]
     lines += [f"  disagreement: {d}" for d in r.disagreements]
     lines += [f"  {m.splitlines()[-1] if m.strip() else m}" for m in r.messages[:10]]
     return "\n".join(lines)

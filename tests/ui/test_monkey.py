@@ -27,3 +27,7 @@ def test_a_walk_of_user_actions_leaves_no_exception_warning_or_stale_readout(qtb
     assert report.qt_warnings == 0, report.messages
     assert report.readouts_agree, report.disagreements
     assert report.rss_growth_mb < 1500
+    kinds = report.stalls_by_action  # every action is counted under its kind
+    assert sum(n for n, _, _ in kinds.values()) == ACTIONS and len(kinds) >= 8
+    assert sum(over for _, over, _ in kinds.values()) == report.stalls_over_100ms
+    assert max(ms for _, _, ms in kinds.values()) == round(report.max_stall_ms, 1)
