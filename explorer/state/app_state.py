@@ -98,6 +98,7 @@ class AppState(OnDemandRequests, QObject):
         repeat candidate tokens).
     token_meta : TokenMetadata of the table: every token's kind, length and row norm (lazy).
     token_search : SearchHits of :meth:`request_token_search` (the projection's search).
+    user_metadata : UserMetadata, the user's file read by :meth:`request_user_metadata`.
     backward : LookupBackward, the lookup's gradient dL/dE = one_hot(x)ᵀ G for the text
         and a seeded G (lazy; :meth:`request_backward` sets the seed).
     tour_claim : Claim of the guided tour's step, for :meth:`request_tour_claim`.
@@ -145,6 +146,7 @@ class AppState(OnDemandRequests, QObject):
         self.verification = Computation(self)
         self.token_meta = Computation(self, lazy=True)
         self.token_search = Computation(self)
+        self.user_metadata = Computation(self)
         self.positions = Computation(self, lazy=True)
         self.input_layer = Computation(self, lazy=True)
         self.backward = Computation(self, lazy=True)
@@ -162,9 +164,9 @@ class AppState(OnDemandRequests, QObject):
             lookup_check=self.lookup_check, stored_base=self.stored_base, measurement=self.measurement,
             random_check=self.random_check, context=self.context, analogy=self.analogy, similarity=self.similarity,
             health=self.health, verification=self.verification, token_meta=self.token_meta,
-            token_search=self.token_search, positions=self.positions, input_layer=self.input_layer,
-            backward=self.backward, tour_claim=self.tour_claim, layout_density=self.layout_density,
-            layout_clusters=self.layout_clusters, direct_path=self.ends.direct_path,
+            token_search=self.token_search, user_metadata=self.user_metadata, positions=self.positions,
+            input_layer=self.input_layer, backward=self.backward, tour_claim=self.tour_claim,
+            layout_density=self.layout_density, layout_clusters=self.layout_clusters, direct_path=self.ends.direct_path,
             output_overview=self.ends.output_overview,
         )
 

@@ -13,6 +13,7 @@ from explorer.core.cost.context import contextual_job
 from explorer.core.geometry.analogy import ANALOGY_K, AnalogyForm, analogy_job
 from explorer.core.health import iter_health
 from explorer.core.health.verify import iter_verify
+from explorer.core.interop.metadata_file import metadata_file_job
 from explorer.core.lookup.backward import BACKWARD_MAX_POSITIONS, backward_job
 from explorer.core.lookup.ways import measure_lookup_job
 from explorer.core.projection.clusters import clusters_job
@@ -42,6 +43,13 @@ class OnDemandRequests:
     def request_layout_clusters(self, xy, k: int, key) -> None:
         """k clusters of the layout drawn, each with its two most central points."""
         self.layout_clusters.request(clusters_job, xy, k, 2, 0, key, key=key)
+
+    def request_user_metadata(self, path: str) -> bool:
+        """Read the user's metadata file for the open table in a worker; False with no table."""
+        if self._table is None:
+            return False
+        self.user_metadata.request(metadata_file_job, str(path), self._table, key=(str(path), id(self._table)))
+        return True
 
     def request_health(self) -> None:
         """Check every row of the table (once per model; again after a Cancel)."""

@@ -19,7 +19,8 @@ import numpy as np
 
 from explorer.core.errors import ExplorerError
 
-__all__ = ["MetadataFileError", "MetadataColumn", "UserMetadata", "read_metadata_file", "MAX_CATEGORIES"]
+__all__ = ["MetadataFileError", "MetadataColumn", "UserMetadata", "read_metadata_file", "metadata_file_job",
+           "MAX_CATEGORIES"]
 
 #: categories of a text column coloured apart; the rarer ones are "other"
 MAX_CATEGORIES = 12
@@ -177,3 +178,11 @@ def read_metadata_file(path, table) -> UserMetadata:
     idx = np.asarray(ids, np.int64)
     columns = tuple(_column(header[k], [r[k].strip() if k < len(r) else "" for r in kept], idx, v) for k in others)
     return UserMetadata(str(path), key, columns, len(rows) - 1, len(ids), tuple(unmatched))
+
+
+def metadata_file_job(path, table):
+    """:func:`read_metadata_file` for a worker (reading every piece of a big
+    vocabulary takes up to a second): yields progress, returns the
+    :class:`UserMetadata`; a :class:`MetadataFileError` says what was wrong."""
+    yield 0.0, f"Reading {Path(path).name}…"
+    return read_metadata_file(path, table)

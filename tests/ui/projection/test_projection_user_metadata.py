@@ -28,7 +28,10 @@ def test_a_metadata_file_colours_filters_and_searches(qtbot, view, tmp_path):
     parity = {i: ("even" if i % 2 == 0 else "odd") for i in range(0, table.vocab_size, 3)}  # a third of the rows
     lines = ["id\tparity\tthird"] + [f"{i}\t{p}\t{i / 3:.1f}" for i, p in parity.items()]
     (tmp_path / "mine.tsv").write_text("\n".join(lines) + "\n", encoding="utf-8")
-    assert v.user_metadata.load(str(tmp_path / "mine.tsv"))
+    with qtbot.waitSignal(v.user_metadata.loaded, timeout=TIMEOUT) as read:
+        assert v.user_metadata.load(str(tmp_path / "mine.tsv"))
+        assert v.points.user is None and "Reading mine.tsv" in v.info.hover_label.text()  # read in a worker
+    assert read.args == [True]
     assert v.colour.colour_by == "user:parity" and "mine.tsv" in v.info.hover_label.text()
     labels = v.points.groups.labels
     want = np.array([labels.index(parity[i]) + 1 if i in parity else 0 for i in ids.tolist()])
@@ -51,5 +54,7 @@ def test_a_bad_metadata_file_is_said(qtbot, view, tmp_path):
     state.set_table(open_table("default"))
     qtbot.waitUntil(lambda: v.result is not None, timeout=TIMEOUT)
     (tmp_path / "bad.csv").write_text("a,b\n1,2\n", encoding="utf-8")
-    assert not v.user_metadata.load(str(tmp_path / "bad.csv"))
+    with qtbot.waitSignal(v.user_metadata.loaded, timeout=TIMEOUT) as read:
+        assert v.user_metadata.load(str(tmp_path / "bad.csv"))
+    assert read.args == [False]
     assert "no id or piece column" in v.info.hover_label.text() and v.points.user is None
