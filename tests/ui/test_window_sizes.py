@@ -92,3 +92,37 @@ def test_the_lookup_controls_are_whole_at_1024x700(qtbot, explorer, spec):
     assert button.mapTo(win, button.rect().topRight()).x() <= win.splitter.widget(0).width()
     view.show_page("backward")
     assert button.width() >= button.sizeHint().width()
+
+
+def test_the_training_charts_are_all_in_sight_at_1024x700(qtbot, explorer):
+    """Issue 25, item 15: at 1024 x 700 the six training charts stood in one column that
+    scrolled. They now stand in two compact columns, each chart inside the page, its
+    title inside the chart (none over another's) and its plot big enough to read."""
+    from PySide6.QtCore import QRect
+
+    win = explorer.window
+    win.resize(1024, 700)
+    qtbot.waitExposed(win)
+    load(qtbot, explorer, "default")
+    win.show_view("training")
+    charts = explorer.training_view.charts
+    area = charts.parentWidget().parentWidget()
+    qtbot.waitUntil(lambda: charts.compact)
+    assert charts.columns == 2 and not area.verticalScrollBar().isVisible()
+    port = area.viewport()
+    page = QRect(port.mapTo(win, port.rect().topLeft()), port.size())
+
+    def on_window(item) -> QRect:
+        r = charts.mapFromScene(item.sceneBoundingRect()).boundingRect()
+        return QRect(charts.mapTo(win, r.topLeft()), r.size())
+
+    titles = []
+    for chart in charts.charts:
+        box = on_window(chart.plot)
+        assert page.contains(box), (chart.title, box, page)
+        title = on_window(chart.plot.titleLabel.item)
+        assert box.contains(title), (chart.title, title, box)
+        assert all(not title.intersects(other) for other in titles), chart.title
+        titles.append(title)
+        plot = on_window(chart.vb)
+        assert plot.width() >= 140 and plot.height() >= 60, (chart.title, plot)
