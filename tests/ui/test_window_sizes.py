@@ -126,3 +126,38 @@ def test_the_training_charts_are_all_in_sight_at_1024x700(qtbot, explorer):
         titles.append(title)
         plot = on_window(chart.vb)
         assert plot.width() >= 140 and plot.height() >= 60, (chart.title, plot)
+
+
+@pytest.mark.parametrize("spec", ["minilm", "smollm2"])
+def test_the_pointer_captions_are_whole_or_in_a_tooltip_at_1024x700(qtbot, explorer, spec):
+    """Issue 25, item 15: at 1024 x 700 on SmolLM2 the stride line of the lookup's pointer
+    formula was cut at the right ("… = 18 × 34 B =", no "612 B"); every line is whole now,
+    and the long "base = the Q8_0 blocks …" note, elided, has its whole text in its tooltip."""
+    from PySide6.QtGui import QFontMetrics, QTextDocument
+
+    from explorer.core.sources import package_path
+
+    if package_path(spec) is None:
+        pytest.skip(f"{spec} is not installed")
+    win = explorer.window
+    win.resize(1024, 700)
+    qtbot.waitExposed(win)
+    load(qtbot, explorer, spec)
+    explorer.state.set_text("the river bank was flooded")
+    explorer.state.select_position(0)
+    win.show_view("lookup")
+    pointer = explorer.lookup_view.pointer
+    qtbot.waitUntil(lambda: "address" in pointer.formula.text())
+    qtbot.waitUntil(lambda: pointer.note.text().startswith("base = ") and "0x" in pointer.formula.text(),
+                    timeout=60_000)  # the real base: its note is long
+    label = pointer.formula
+    doc = QTextDocument()
+    doc.setHtml(label.text())
+    metrics = QFontMetrics(label.font())
+    width = label.contentsRect().width()
+    for line in doc.toPlainText().splitlines():
+        assert metrics.horizontalAdvance(line) <= width, (line, width)
+    note = pointer.note
+    assert note.toolTip() == note.text(), note.text()
+    # the formula's extra line did not make the page scroll
+    assert not win.tabs.currentWidget().verticalScrollBar().isVisible()

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QRectF, Qt
-from PySide6.QtGui import QColor
+from PySide6.QtGui import QColor, QFontMetrics
 from PySide6.QtWidgets import QGraphicsRectItem, QSizePolicy, QVBoxLayout, QWidget
 from superqt import QElidingLabel
 
@@ -45,6 +45,7 @@ class PointerPanel(QWidget):
         self._near_first = 0  # the first row drawn in "Around the row"
         self._ranges = Ranges()
         self._formula_lines: list[str] = []
+        self._address_line = 3
         lay = QVBoxLayout(self)
         lay.setContentsMargins(SPACING // 2, 0, 0, 0)
         lay.setSpacing(SPACING // 2)
@@ -60,7 +61,9 @@ class PointerPanel(QWidget):
         self.note.setFont(small_font(self.font()))
         self.note.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Preferred)
         lay.addWidget(self.note)
-        self.glw = plot_area(GLW_MIN_HEIGHT)
+        # the formula's stride takes two lines (one was cut at 1024 px): the plots give
+        # that line back, or the page would scroll at 1024 x 700
+        self.glw = plot_area(GLW_MIN_HEIGHT - QFontMetrics(self.formula.font()).lineSpacing())
         lay.addWidget(self.glw, 1)
         self.counters = elastic_label("The pointer path does no arithmetic on the values: 0 FLOPs.\n"
                                       "It reads one row: d × itemsize bytes.", rich=True, font=mono_font(8))
@@ -197,15 +200,19 @@ class PointerPanel(QWidget):
             base_txt, addr = hex_address(base.address), hex_address(base.address + lay.offset)
         else:
             base_txt, addr = "base", f"base + {hex_address(lay.offset)}"
+        # each step on a line of its own, as offset and address have them: one line
+        # ("stride  = d / 32 blocks × 34 B = 18 × 34 B = 612 B") was cut at 1024 px
         if not lay.quantised:
-            stride_line = f"stride  = d × itemsize = {d:,} × {int(lay.itemsize)} B = <b>{lay.stride:,} B</b>"
+            stride_lines = ["stride  = d × itemsize",
+                            f"        = {d:,} × {int(lay.itemsize)} B = <b>{lay.stride:,} B</b>"]
         elif lay.block_values and d % lay.block_values == 0:
-            stride_line = (f"stride  = d / {lay.block_values} blocks × {lay.block_bytes} B"
-                           f" = {d // lay.block_values:,} × {lay.block_bytes} B = <b>{lay.stride:,} B</b>")
+            stride_lines = [f"stride  = d / {lay.block_values} blocks × {lay.block_bytes} B",
+                            f"        = {d // lay.block_values:,} × {lay.block_bytes} B = <b>{lay.stride:,} B</b>"]
         else:
-            stride_line = f"stride  = row_bytes = <b>{lay.stride:,} B</b>"
+            stride_lines = [f"stride  = row_bytes = <b>{lay.stride:,} B</b>"]
+        self._address_line = len(stride_lines) + 2  # the first line of the jump (phase 1)
         self._formula_lines = [
-            stride_line,
+            *stride_lines,
             f"offset  = i × stride = {hot:,} × {lay.stride:,}",
             f"        = <b>{lay.offset:,} B = {hex_address(lay.offset)}</b>",
             "address = base + offset",
@@ -241,7 +248,7 @@ class PointerPanel(QWidget):
         mark = css_rgba(ACCENT, 50)
         lines = []
         for k, line in enumerate(self._formula_lines):
-            active = f.gather_phase == 0 or (f.gather_phase == 1 and k >= 3)
+            active = f.gather_phase == 0 or (f.gather_phase == 1 and k >= self._address_line)
             lines.append(f"<span style='background:{mark}'>{line}</span>" if active else line)
         self.formula.setText("<pre style='margin:0'>" + "\n".join(lines) + "</pre>")
         self.output.show(f.gather_values)
