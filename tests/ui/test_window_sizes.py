@@ -128,13 +128,9 @@ def test_the_training_charts_are_all_in_sight_at_1024x700(qtbot, explorer):
         assert plot.width() >= 140 and plot.height() >= 60, (chart.title, plot)
 
 
-@pytest.mark.parametrize("spec", ["minilm", "smollm2"])
-def test_the_pointer_captions_are_whole_or_in_a_tooltip_at_1024x700(qtbot, explorer, spec):
-    """Issue 25, item 15: at 1024 x 700 on SmolLM2 the stride line of the lookup's pointer
-    formula was cut at the right ("… = 18 × 34 B =", no "612 B"); every line is whole now,
-    and the long "base = the Q8_0 blocks …" note, elided, has its whole text in its tooltip."""
-    from PySide6.QtGui import QFontMetrics, QTextDocument
-
+def _lookup_at_1024x700(qtbot, explorer, spec: str):
+    """The window at 1024 x 700 on ``spec`` (skipped if not installed), its lookup page
+    showing the first token of a sentence; returns (window, pointer panel)."""
     from explorer.core.sources import package_path
 
     if package_path(spec) is None:
@@ -146,7 +142,17 @@ def test_the_pointer_captions_are_whole_or_in_a_tooltip_at_1024x700(qtbot, explo
     explorer.state.set_text("the river bank was flooded")
     explorer.state.select_position(0)
     win.show_view("lookup")
-    pointer = explorer.lookup_view.pointer
+    return win, explorer.lookup_view.pointer
+
+
+@pytest.mark.parametrize("spec", ["minilm", "smollm2"])
+def test_the_pointer_captions_are_whole_or_in_a_tooltip_at_1024x700(qtbot, explorer, spec):
+    """Issue 25, item 15: at 1024 x 700 on SmolLM2 the stride line of the lookup's pointer
+    formula was cut at the right ("… = 18 × 34 B =", no "612 B"); every line is whole now,
+    and the long "base = the Q8_0 blocks …" note, elided, has its whole text in its tooltip."""
+    from PySide6.QtGui import QFontMetrics, QTextDocument
+
+    win, pointer = _lookup_at_1024x700(qtbot, explorer, spec)
     qtbot.waitUntil(lambda: "address" in pointer.formula.text())
     qtbot.waitUntil(lambda: pointer.note.text().startswith("base = ") and "0x" in pointer.formula.text(),
                     timeout=60_000)  # the real base: its note is long
@@ -161,3 +167,22 @@ def test_the_pointer_captions_are_whole_or_in_a_tooltip_at_1024x700(qtbot, explo
     assert note.toolTip() == note.text(), note.text()
     # the formula's extra line did not make the page scroll
     assert not win.tabs.currentWidget().verticalScrollBar().isVisible()
+
+
+@pytest.mark.parametrize("spec", ["minilm", "smollm2"])
+def test_the_around_row_names_never_overlap_at_1024x700(qtbot, explorer, spec):
+    """Issue 25, item 16: in the lookup's "Around row" strip the names of the rows
+    ("row 1,193row 1,194…") ran into each other at 1024 px on SmolLM2. Names that do
+    not fit are shortened or left out; the selected row's stays."""
+    _win, pointer = _lookup_at_1024x700(qtbot, explorer, spec)
+    qtbot.waitUntil(lambda: "Around row" in pointer.near_plot.titleLabel.text)
+    qtbot.wait(1)
+    shown = [t for t in pointer.near_texts if t.isVisible()]
+    for t in shown:
+        t.updateTransform(force=True)  # as painted
+    rects = [t.sceneBoundingRect() for t in shown]
+    for i, a in enumerate(rects):
+        for b in rects[i + 1:]:
+            assert not a.intersects(b), ([t.toPlainText() for t in shown], a, b)
+    selected = pointer.near_plot.titleLabel.text.split("Around row ")[1].split(":")[0]
+    assert any(t.toPlainText().endswith(selected) for t in shown), selected

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QRectF, Qt
+from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QFontMetrics
 from PySide6.QtWidgets import QGraphicsRectItem, QSizePolicy, QVBoxLayout, QWidget
 from superqt import QElidingLabel
@@ -119,6 +119,7 @@ class PointerPanel(QWidget):
             self.near_rects.append(r)
             t = pg.TextItem(anchor=(0.5, 0.5))
             t.setFont(small_font(self.font()))
+            t.textItem.document().setDocumentMargin(1)  # Qt's 4 px each side would crowd the boxes
             t.setZValue(6)
             self.near_plot.addItem(t, ignoreBounds=True)
             self.near_texts.append(t)
@@ -127,6 +128,8 @@ class PointerPanel(QWidget):
         self.near_fill.setBrush(pg.mkBrush(ACCENT))
         self.near_fill.setZValue(3)
         self.near_plot.addItem(self.near_fill)
+        self._near_rows: list[int] = []
+        self.near_plot.getViewBox().sigResized.connect(self._fit_near_labels)
 
     # -- one token -----------------------------------------------------------------------
     def show_token(self, row: np.ndarray, lim: float) -> None:
@@ -185,14 +188,40 @@ class PointerPanel(QWidget):
             rect.setRect(QRectF(r - lo, 0, 1, 1))
             rect.setBrush(pg.mkBrush(fill))
             rect.setPen(pg.mkPen(ACCENT if is_hot else self._fg, width=2 if is_hot else 1))
-            text.setText(f"row {r:,}")
             text.setColor(text_color_on(fill))
             text.setPos(r - lo + 0.5, 0.5)
             rect.show()
-            text.show()
+        self._near_rows = rows
         self._ranges.set(self.near_plot, (0, len(rows)), (-0.1, 1.1))
+        self._fit_near_labels()
         self.near_plot.getAxis("bottom").setTicks([[(hot - lo, f"base + {hex_address(lay.offset)}")], []])
         self._set_title(self.near_plot, f"Around row {hot:,}: one row = {lay.stride:,} B")
+
+    def _fit_near_labels(self, *_) -> None:
+        """Each row's name inside its box: "row 1,193", else "1,193", else none (at 1024 px
+        on SmolLM2 the names ran into each other). The selected row's is always there;
+        a neighbour whose name it would touch gives way."""
+        lay, rows = self._layout, self._near_rows
+        if lay is None or not rows:
+            return
+        vb = self.near_plot.getViewBox()
+        x0, x1 = (vb.mapViewToScene(QPointF(x, 0.5)).x() for x in (0.0, 1.0))
+        room = abs(x1 - x0) - 4  # px inside a box, clear of its borders
+        hot = rows.index(lay.token_id) if lay.token_id in rows else -1
+        taken: list[tuple[float, float]] = []
+        for k in sorted(range(len(rows)), key=lambda k: k != hot):  # the selected row first
+            text = self.near_texts[k]
+            for name in (f"row {rows[k]:,}", f"{rows[k]:,}"):
+                text.setText(name)
+                width = text.textItem.boundingRect().width()
+                if width <= room:
+                    break
+            middle = x0 + (k + 0.5) * (x1 - x0)
+            span = (middle - width / 2, middle + width / 2)
+            show = (width <= room or k == hot) and all(span[1] <= a or span[0] >= b for a, b in taken)
+            text.setVisible(show)
+            if show:
+                taken.append(span)
 
     def _set_formula(self, lay: RowLayout, base: StoredBase | None, stored: bool) -> None:
         d, hot = lay.dim, lay.token_id
