@@ -23,7 +23,7 @@ import pyqtgraph as pg
 from PySide6.QtGui import QFont, QPainterPath, QPen
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsPathItem
 
-from explorer.ui.style import shrinkable, style_plot
+from explorer.ui.style import plot_colors, shrinkable, style_plot
 
 __all__ = ["Chart", "PathCurve", "TimedScatter", "PaintLog", "nice_ceil", "TICK_TEXT_WIDTH"]
 
@@ -221,7 +221,8 @@ class Chart:
             return
         self._shown = (shown, size, width)
         label = self.plot.titleLabel
-        self.plot.setTitle(shown, color=self._fg, size=size)
+        fg = plot_colors()[1]  # the palette's now (the theme may have changed since)
+        self.plot.setTitle(shown, color=fg, size=size)
         label.setToolTip("")
         if not self._compact:
             return
@@ -238,7 +239,7 @@ class Chart:
                 break
             keep = max(1, min(len(shown) - 2, int(len(shown) * width / drawn) - 1))
             shown = text[:keep].rstrip() + "…"
-            label.setText(shown, color=self._fg, size=size)
+            label.setText(shown, color=fg, size=size)
             label.setToolTip(self._title)
 
     def _on_plot_resized(self) -> None:
