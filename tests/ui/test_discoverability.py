@@ -94,6 +94,8 @@ def test_a_theme_change_recolours_the_plots_already_drawn(qtbot, explorer, monke
     app = QApplication.instance()
     win = explorer.window
     load(qtbot, explorer, "toy:robot")
+    win.show_view("projection")
+    projection = explorer.projection_view.plot
     win.show_view("training")
     charts = explorer.training_view.charts
     light_base = app.palette().color(QPalette.Base)
@@ -107,6 +109,8 @@ def test_a_theme_change_recolours_the_plots_already_drawn(qtbot, explorer, monke
             assert axis.pen().color() == axis_pen_color(text, dark), plot
             assert axis.textPen().color() == text
         assert QColor(charts.loss.plot.titleLabel.opts["color"]) == text
+        # the projection's own paints: label boxes and point outlines in the background colour
+        assert projection.labels._fill.rgb() == base.rgb() and projection._mark_pen.color() == base
 
     try:
         win.theme_actions["dark"].trigger()

@@ -6,7 +6,10 @@ was built. On a palette change the window calls :func:`recolour_plots` with
 the old and the new pair: whatever is still painted in the old background or
 foreground (view backgrounds, axes, tick text, titles, text items, lines) is
 painted in the new one. Colours that mean something (the accent, class
-colours, colour maps) are the same on both themes and stay.
+colours, colour maps) are the same on both themes and stay. An item that
+paints with colours of its own (or a view keeping some for later) has a
+``recolour(swapped)`` method: ``swapped``
+gives a colour's new one (keeping its opacity), or None if it stays.
 """
 
 from __future__ import annotations
@@ -23,7 +26,8 @@ __all__ = ["recolour_plots"]
 
 
 def _same(a: QColor, b: QColor) -> bool:
-    return a.rgb() == b.rgb() and a.alpha() == b.alpha()
+    """The same colour, whatever the opacity (translucent fills are the background too)."""
+    return a.rgb() & 0xFFFFFF == b.rgb() & 0xFFFFFF
 
 
 def _with_color(pen: QPen, color: QColor) -> QPen:
@@ -55,14 +59,22 @@ def recolour_plots(old: tuple[str, str], new: tuple[str, str]) -> int:
     swaps = ((old_fg, new_fg), (old_bg, new_bg), (old_axis, new_axis))
 
     def swapped(color: QColor) -> QColor | None:
-        return next((to for was, to in swaps if _same(color, was)), None)
+        to = next((QColor(to) for was, to in swaps if _same(color, was)), None)
+        if to is not None:
+            to.setAlpha(color.alpha())  # a translucent fill stays as translucent
+        return to
 
     views = [w for w in QApplication.allWidgets() if isinstance(w, pg.GraphicsView)]
     for view in views:
         if _same(view.backgroundBrush().color(), old_bg):
             view.setBackground(new_bg)
+        if callable(hook := getattr(view, "recolour", None)):  # a view that keeps colours for later
+            hook(swapped)
         for item in view.scene().items():
-            if isinstance(item, pg.AxisItem):
+            hook = getattr(item, "recolour", None)
+            if callable(hook):  # an item that paints colours of its own
+                hook(swapped)
+            elif isinstance(item, pg.AxisItem):
                 # as style_plot sets them: the text pen first (it colours the label too), then the line
                 if _same(item.textPen().color(), old_fg):
                     item.setTextPen(new_fg)
