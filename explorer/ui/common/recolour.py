@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 
 import pyqtgraph as pg
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QPen
 from PySide6.QtWidgets import QAbstractGraphicsShapeItem, QApplication
 
@@ -85,7 +86,7 @@ def recolour_plots(old: tuple[str, str], new: tuple[str, str]) -> int:
             elif isinstance(item, pg.TextItem):
                 if (to := swapped(item.color)) is not None:
                     item.setColor(to)
-                if item.fill.style() and (to := swapped(item.fill.color())) is not None:
+                if item.fill.style() != Qt.NoBrush and (to := swapped(item.fill.color())) is not None:
                     item.fill = pg.mkBrush(to)
                     item.update()
             elif isinstance(item, pg.PlotCurveItem):
@@ -93,10 +94,10 @@ def recolour_plots(old: tuple[str, str], new: tuple[str, str]) -> int:
                 if isinstance(pen, QPen) and (to := swapped(pen.color())) is not None:
                     item.setPen(_with_color(pen, to))
             elif isinstance(item, QAbstractGraphicsShapeItem):  # Qt's own lines, boxes and texts
-                if (to := swapped(item.pen().color())) is not None and item.pen().style():
+                if item.pen().style() != Qt.NoPen and (to := swapped(item.pen().color())) is not None:
                     item.setPen(_with_color(item.pen(), to))
                 brush = item.brush()
-                if brush.style() and (to := swapped(brush.color())) is not None:
+                if brush.style() != Qt.NoBrush and (to := swapped(brush.color())) is not None:
                     brush.setColor(to)
                     item.setBrush(brush)
     return len(views)
