@@ -88,7 +88,7 @@ def test_a_theme_change_recolours_the_plots_already_drawn(qtbot, explorer, monke
     (the status bar said so): their backgrounds, axes and titles now follow at once."""
     from PySide6.QtGui import QColor
 
-    from explorer.ui.style import axis_pen_color, dark_palette
+    from explorer.ui.style import GRADIENT_ROWS, axis_pen_color, blend, dark_palette
 
     monkeypatch.delenv("EXPLORER_THEME", raising=False)
     app = QApplication.instance()
@@ -109,6 +109,9 @@ def test_a_theme_change_recolours_the_plots_already_drawn(qtbot, explorer, monke
             assert axis.pen().color() == axis_pen_color(text, dark), plot
             assert axis.textPen().color() == text
         assert QColor(charts.loss.plot.titleLabel.opts["color"]) == text
+        # colours mixed with the background: the training raster's blank cells, the gradient band
+        assert QColor(*charts.raster._lut[0]) == base
+        assert charts.sparsity.grad.pen().color() == blend(GRADIENT_ROWS, base, 0.55)
         # the projection's own paints: label boxes and point outlines in the background colour
         assert projection.labels._fill.rgb() == base.rgb() and projection._mark_pen.color() == base
 

@@ -14,7 +14,7 @@ import time
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QColor, QImage, QPixmap, QTransform
+from PySide6.QtGui import QColor, QImage, QPen, QPixmap, QTransform
 from PySide6.QtWidgets import QFrame, QGraphicsPixmapItem, QGraphicsView, QScrollArea
 
 from explorer.core.training.charts import RASTER_CHANGED, RASTER_GRAD, TrainingHistory, binned, moving_average
@@ -94,7 +94,7 @@ class SparsityChart(Chart):
                          short_title=self.SHORT_TITLE)
         self.total = self.curve(pg.mkPen(NEUTRAL, width=3, style=Qt.DashLine), z=5)
         # opaque pale band (no alpha blending to paint); the lines stay readable on it
-        self.grad = self.curve(pg.mkPen(blend(GRADIENT_ROWS, bg, 0.55), width=6), z=1)
+        self.grad = self.curve(self.band_pen(bg), z=1)
         self.changed = self.curve(pg.mkPen(CHANGED_ROWS, width=1.5), z=3)
         self.decay = self.curve(pg.mkPen(DECAY_ROWS, width=2, style=Qt.DashLine), z=4)
         self._tied = False
@@ -104,6 +104,13 @@ class SparsityChart(Chart):
             "decay move rows without gradient); rows that had no gradient and changed only because of weight "
             "decay (dashed: the same step without decay would have left them as they were); tied: the shared "
             "table's whole gradient, dense (100 %, grey dashes)")
+
+    @staticmethod
+    def band_pen(bg: str) -> QPen:
+        """The "with gradient" band: opaque, pale over ``bg``."""
+        pen = pg.mkPen(blend(GRADIENT_ROWS, bg, 0.55), width=6)
+        pen.setCosmetic(True)
+        return pen
 
     #: compact, the colours are named once above the grid (TrainingCharts.key)
     SHORT_TITLE = "% of the V rows, by step"
@@ -152,15 +159,26 @@ class RasterChart(Chart):
         self.plot.addItem(self.image, ignoreBounds=True)
         #: the cells last drawn, (rows, steps) uint8
         self.cells: np.ndarray | None = None
-        # opaque colours (changed: a light mix with the background)
-        back = np.array(QColor(bg).getRgb()[:3], np.float64)
         self._lut = np.zeros((3, 3), np.uint8)
-        for value, (color, weight) in {0: (bg, 1.0), RASTER_CHANGED: (CHANGED_ROWS, 0.45),
-                                       RASTER_GRAD: (GRADIENT_ROWS, 1.0)}.items():
-            self._lut[value] = np.round(weight * np.array(QColor(color).getRgb()[:3]) + (1 - weight) * back)
+        self.set_background(bg)
         self.plot.setToolTip(
             "One column per step, one line per row of E, the most frequent token at the top: blue = the row "
             "had gradient; orange = it changed without gradient (momentum, weight decay); blank = untouched")
+
+    def set_background(self, bg: str) -> None:
+        """The cells' opaque colours over ``bg`` (changed: a light mix with it); the
+        picture drawn, if any, again in them (a theme change)."""
+        back = np.array(QColor(bg).getRgb()[:3], np.float64)
+        for value, (color, weight) in {0: (bg, 1.0), RASTER_CHANGED: (CHANGED_ROWS, 0.45),
+                                       RASTER_GRAD: (GRADIENT_ROWS, 1.0)}.items():
+            self._lut[value] = np.round(weight * np.array(QColor(color).getRgb()[:3]) + (1 - weight) * back)
+        if self.cells is not None:
+            self._paint(self.cells)
+
+    def _paint(self, img: np.ndarray) -> None:
+        rows, n = img.shape
+        rgb = np.ascontiguousarray(self._lut[img])  # (rows, n, 3)
+        self.image.setPixmap(QPixmap.fromImage(QImage(rgb.data, n, rows, 3 * n, QImage.Format_RGB888)))
 
     def start(self, vocab_size: int) -> None:
         self.set_range((-RASTER_STEPS, 0.5), (0, vocab_size))
@@ -174,8 +192,7 @@ class RasterChart(Chart):
         rows, n = img.shape
         if not n:
             return
-        rgb = np.ascontiguousarray(self._lut[img])  # (rows, n, 3)
-        self.image.setPixmap(QPixmap.fromImage(QImage(rgb.data, n, rows, 3 * n, QImage.Format_RGB888)))
+        self._paint(img)
         # x: steps before the latest (a fixed axis; the picture scrolls left); y: rows of E
         self.image.setTransform(QTransform.fromScale(1.0, h.vocab_size / rows))
         self.image.setPos(-n + 0.5, 0)
@@ -223,6 +240,13 @@ class TrainingCharts(pg.GraphicsLayoutWidget):
         self._slow_at = -math.inf
         self._drawn_version = -1
         self._paint_taken = 0.0
+
+    def recolour(self, _swapped) -> None:
+        """A new palette (see ui/common/recolour.py): the colours mixed with the old background."""
+        bg = plot_colors()[0]
+        self.raster.set_background(bg)
+        self.sparsity.grad.setPen(self.sparsity.band_pen(bg))
+        self.pca.set_background(bg)
 
     def take_paint_cpu_ms(self) -> float:
         """CPU time of the Python paints since the last call, in ms."""

@@ -175,6 +175,11 @@ class PcaChart(Chart):
             self.labels = [self._make_label(k, n) for k, n in enumerate(names)]
             self._names = names
 
+    def set_background(self, bg: str) -> None:
+        """Class names made from now on fill their frames with ``bg`` (a theme change; the
+        names shown are recoloured with the plot)."""
+        self._bg = bg
+
     def _make_label(self, k: int, name: str) -> ClassLabel:
         label = ClassLabel(name, self._fg, self._bg, class_color(k))
         label.setVisible(False)
