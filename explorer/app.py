@@ -335,12 +335,11 @@ class Explorer(QObject):
         self.load_finished.emit(True)
 
     def _on_window_theme_chosen(self, choice: str) -> None:
-        """View → Theme: saved, and the palette changes now; plots take it when next drawn anew."""
+        """View → Theme: saved, and the palette changes now (the window recolours the plots)."""
         self.settings.setValue("theme", choice)
         theme = apply_theme(QApplication.instance(), choice)
         note = "" if theme == choice or choice == "system" else " (EXPLORER_THEME overrides it)"
-        self.window.statusBar().showMessage(f"Theme: {choice}{note}. Plots already drawn take it at the next "
-                                            "start.", 8000)
+        self.window.statusBar().showMessage(f"Theme: {choice}{note}", 8000)
 
     def _warm_up(self) -> None:
         if self._closed:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtGui import QAction, QActionGroup, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (
     QComboBox,
@@ -26,11 +26,12 @@ from explorer.core.sources.output import tying_word
 from explorer.core.units import format_bytes
 from explorer.state.app_state import AppState
 from explorer.ui.common.progress import ProgressBar
+from explorer.ui.common.recolour import recolour_plots
 from explorer.ui.common.status_line import TableStatus
 from explorer.ui.common.tooltips import tooltip_wrapping_paused
 from explorer.ui.inspector.view import RowInspector
 from explorer.ui.matrix.view import MatrixView
-from explorer.ui.style import THEMES
+from explorer.ui.style import THEMES, plot_colors
 from explorer.ui.text.token_strip import TokenStrip
 
 SHORTCUTS = [
@@ -127,6 +128,7 @@ class MainWindow(QMainWindow):
     def __init__(self, state: AppState, parent=None):
         super().__init__(parent)
         self._state = state
+        self._plot_colors = plot_colors()  # what the plots were drawn in (a new palette recolours them)
         self.setWindowTitle("Token Embedding Explorer")
         self.setAcceptDrops(True)
 
@@ -413,6 +415,15 @@ class MainWindow(QMainWindow):
         if urls:
             self.path_dropped.emit(urls[0].toLocalFile())
             event.acceptProposedAction()
+
+    def changeEvent(self, event):
+        """A new palette (View → Theme, the system's scheme): the plots drawn take it now."""
+        if event.type() in (QEvent.PaletteChange, QEvent.ApplicationPaletteChange):
+            colors = plot_colors()
+            if colors != self._plot_colors:
+                recolour_plots(self._plot_colors, colors)
+                self._plot_colors = colors
+        super().changeEvent(event)
 
     def closeEvent(self, event):
         self.closing.emit()

@@ -100,6 +100,11 @@ def plot_colors() -> tuple[str, str]:
     return pal.color(QPalette.Base).name(), pal.color(QPalette.Text).name()
 
 
+def axis_pen_color(fg: str | QColor, dark: bool) -> QColor:
+    """The colour of an axis line: the text colour, quieter."""
+    return QColor(fg).darker(160) if dark else QColor(fg).lighter(160)
+
+
 def style_plot(plot: pg.PlotItem) -> None:
     """Axis fonts and colours for a plot, from the palette."""
     bg, fg = plot_colors()
@@ -107,7 +112,7 @@ def style_plot(plot: pg.PlotItem) -> None:
         ax = plot.getAxis(name)
         ax.setTextPen(fg)
         ax.enableAutoSIPrefix(False)
-        ax.setPen(pg.mkPen(QColor(fg).lighter(160) if not is_dark() else QColor(fg).darker(160)))
+        ax.setPen(pg.mkPen(axis_pen_color(fg, is_dark())))
 
 
 def translucent(color: str | QColor, alpha: int) -> QColor:
@@ -261,6 +266,10 @@ def apply_theme(app, choice: str = "system") -> str:
         app.setPalette(dark_palette())
     elif is_dark():  # back from dark: the style's own light palette
         app.setPalette(app.style().standardPalette())
+    else:
+        return theme
+    if app.styleSheet():  # its palette(...) colours were resolved when the widgets were polished
+        app.setStyleSheet(app.styleSheet())
     return theme
 
 

@@ -81,3 +81,52 @@ def test_the_first_load_says_what_it_does_where_the_matrix_will_be(qtbot, settin
     assert any("Drawing random" in message for message, _ in seen)
     assert ex.state.table is not None and "Open a model" not in ex.window.matrix_view.empty.text()
     ex.shutdown()
+
+
+def test_a_theme_change_recolours_the_plots_already_drawn(qtbot, explorer, monkeypatch):
+    """View → Theme recoloured the widgets at once but the plots only at the next start
+    (the status bar said so): their backgrounds, axes and titles now follow at once."""
+    from PySide6.QtGui import QColor
+
+    from explorer.ui.style import GRADIENT_ROWS, axis_pen_color, blend, dark_palette
+
+    monkeypatch.delenv("EXPLORER_THEME", raising=False)
+    app = QApplication.instance()
+    win = explorer.window
+    load(qtbot, explorer, "toy:robot")
+    win.show_view("projection")
+    projection = explorer.projection_view.plot
+    win.show_view("training")
+    charts = explorer.training_view.charts
+    light_base = app.palette().color(QPalette.Base)
+    assert charts.backgroundBrush().color() == light_base
+
+    def assert_drawn_in(base: QColor, text: QColor, dark: bool) -> None:
+        for view in (charts, win.matrix_view.glw):
+            assert view.backgroundBrush().color() == base, view
+        for plot in (charts.loss.plot, win.matrix_view.overview_plot):
+            axis = plot.getAxis("left")
+            assert axis.pen().color() == axis_pen_color(text, dark), plot
+            assert axis.textPen().color() == text
+        assert QColor(charts.loss.plot.titleLabel.opts["color"]) == text
+        # colours mixed with the background: the training raster's blank cells, the gradient band
+        assert QColor(*charts.raster._lut[0]) == base
+        assert charts.sparsity.grad.pen().color() == blend(GRADIENT_ROWS, base, 0.55)
+        # the projection's own paints: label boxes and point outlines in the background colour
+        assert projection.labels._fill.rgb() == base.rgb() and projection._mark_pen.color() == base
+
+    try:
+        win.theme_actions["dark"].trigger()
+        dark = dark_palette()
+        # the palette change reaches the window as a posted event
+        qtbot.waitUntil(lambda: charts.backgroundBrush().color() == dark.color(QPalette.Base))
+        assert_drawn_in(dark.color(QPalette.Base), dark.color(QPalette.Text), dark=True)
+        assert "next start" not in win.statusBar().currentMessage()
+        # a title set after the change is drawn in the new colour too
+        charts.clear_run(tied=True)
+        assert QColor(charts.sparsity.plot.titleLabel.opts["color"]) == dark.color(QPalette.Text)
+        win.theme_actions["light"].trigger()
+        qtbot.waitUntil(lambda: charts.backgroundBrush().color() == light_base)
+        assert_drawn_in(light_base, app.palette().color(QPalette.Text), dark=False)
+    finally:
+        apply_theme(app, "light")

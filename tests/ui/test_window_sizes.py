@@ -92,3 +92,97 @@ def test_the_lookup_controls_are_whole_at_1024x700(qtbot, explorer, spec):
     assert button.mapTo(win, button.rect().topRight()).x() <= win.splitter.widget(0).width()
     view.show_page("backward")
     assert button.width() >= button.sizeHint().width()
+
+
+def test_the_training_charts_are_all_in_sight_at_1024x700(qtbot, explorer):
+    """Issue 25, item 15: at 1024 x 700 the six training charts stood in one column that
+    scrolled. They now stand in two compact columns, each chart inside the page, its
+    title inside the chart (none over another's) and its plot big enough to read."""
+    from PySide6.QtCore import QRect
+
+    win = explorer.window
+    win.resize(1024, 700)
+    qtbot.waitExposed(win)
+    load(qtbot, explorer, "default")
+    win.show_view("training")
+    charts = explorer.training_view.charts
+    area = charts.parentWidget().parentWidget()
+    qtbot.waitUntil(lambda: charts.compact)
+    assert charts.columns == 2 and not area.verticalScrollBar().isVisible()
+    port = area.viewport()
+    page = QRect(port.mapTo(win, port.rect().topLeft()), port.size())
+
+    def on_window(item) -> QRect:
+        r = charts.mapFromScene(item.sceneBoundingRect()).boundingRect()
+        return QRect(charts.mapTo(win, r.topLeft()), r.size())
+
+    titles = []
+    for chart in charts.charts:
+        box = on_window(chart.plot)
+        assert page.contains(box), (chart.title, box, page)
+        title = on_window(chart.plot.titleLabel.item)
+        assert box.contains(title), (chart.title, title, box)
+        assert all(not title.intersects(other) for other in titles), chart.title
+        titles.append(title)
+        plot = on_window(chart.vb)
+        assert plot.width() >= 140 and plot.height() >= 60, (chart.title, plot)
+
+
+def _lookup_at_1024x700(qtbot, explorer, spec: str):
+    """The window at 1024 x 700 on ``spec`` (skipped if not installed), its lookup page
+    showing the first token of a sentence; returns (window, pointer panel)."""
+    from explorer.core.sources import package_path
+
+    if package_path(spec) is None:
+        pytest.skip(f"{spec} is not installed")
+    win = explorer.window
+    win.resize(1024, 700)
+    qtbot.waitExposed(win)
+    load(qtbot, explorer, spec)
+    explorer.state.set_text("the river bank was flooded")
+    explorer.state.select_position(0)
+    win.show_view("lookup")
+    return win, explorer.lookup_view.pointer
+
+
+@pytest.mark.parametrize("spec", ["minilm", "smollm2"])
+def test_the_pointer_captions_are_whole_or_in_a_tooltip_at_1024x700(qtbot, explorer, spec):
+    """Issue 25, item 15: at 1024 x 700 on SmolLM2 the stride line of the lookup's pointer
+    formula was cut at the right ("… = 18 × 34 B =", no "612 B"); every line is whole now,
+    and the long "base = the Q8_0 blocks …" note, elided, has its whole text in its tooltip."""
+    from PySide6.QtGui import QFontMetrics, QTextDocument
+
+    win, pointer = _lookup_at_1024x700(qtbot, explorer, spec)
+    qtbot.waitUntil(lambda: "address" in pointer.formula.text())
+    qtbot.waitUntil(lambda: pointer.note.text().startswith("base = ") and "0x" in pointer.formula.text(),
+                    timeout=60_000)  # the real base: its note is long
+    label = pointer.formula
+    doc = QTextDocument()
+    doc.setHtml(label.text())
+    metrics = QFontMetrics(label.font())
+    width = label.contentsRect().width()
+    for line in doc.toPlainText().splitlines():
+        assert metrics.horizontalAdvance(line) <= width, (line, width)
+    note = pointer.note
+    assert note.toolTip() == note.text(), note.text()
+    # the formula's extra line did not make the page scroll
+    assert not win.tabs.currentWidget().verticalScrollBar().isVisible()
+
+
+@pytest.mark.parametrize("spec", ["minilm", "smollm2"])
+def test_the_around_row_names_never_overlap_at_1024x700(qtbot, explorer, spec):
+    """Issue 25, item 16: in the lookup's "Around row" strip the names of the rows
+    ("row 1,193row 1,194…") ran into each other at 1024 px on SmolLM2. Names that do
+    not fit are shortened or left out; the selected row's stays."""
+    _win, pointer = _lookup_at_1024x700(qtbot, explorer, spec)
+    qtbot.waitUntil(lambda: "Around row" in pointer.near_plot.titleLabel.text)
+    qtbot.wait(1)
+    shown = [t for t in pointer.near_texts if t.isVisible()]
+    for t in shown:
+        t.updateTransform(force=True)  # as painted
+    rects = [t.sceneBoundingRect() for t in shown]
+    for i, a in enumerate(rects):
+        for b in rects[i + 1:]:
+            assert not a.intersects(b), ([t.toPlainText() for t in shown], a, b)
+    selected = pointer.near_plot.titleLabel.text.split("Around row ")[1].split(":")[0]
+    assert any(t.toPlainText().endswith(selected) for t in shown), selected

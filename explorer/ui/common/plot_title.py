@@ -28,13 +28,13 @@ class FittedTitle:
     def __init__(self, plot: pg.PlotItem, size_pt: float = 10.0, color: str | None = None):
         self.plot = plot
         self._size = size_pt
-        self._color = color or plot_colors()[1]
+        self._color = color  # None: the palette's text colour when drawn (it follows a theme change)
         font = QFont()
         font.setPointSizeF(size_pt)
         self._metrics = QFontMetrics(font)
         self._text = ""
         self._shown: str | None = None
-        plot.setTitle(" ", color=self._color, size=f"{size_pt:g}pt")  # makes the title label
+        plot.setTitle(" ", color=self._color or plot_colors()[1], size=f"{size_pt:g}pt")  # makes the title label
         shrinkable(plot.titleLabel)
         plot.vb.sigResized.connect(self._fit)
 
@@ -79,5 +79,5 @@ class FittedTitle:
         if not shown:
             self.plot.setTitle(None)
         else:
-            self.plot.setTitle(html.escape(shown), color=self._color, size=f"{self._size:g}pt")
+            self.plot.setTitle(html.escape(shown), color=self._color or plot_colors()[1], size=f"{self._size:g}pt")
         self.plot.titleLabel.setToolTip(self._text if shown != self._text else "")

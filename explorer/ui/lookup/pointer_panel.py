@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QRectF, Qt
-from PySide6.QtGui import QColor
+from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtGui import QColor, QFontMetrics
 from PySide6.QtWidgets import QGraphicsRectItem, QSizePolicy, QVBoxLayout, QWidget
 from superqt import QElidingLabel
 
@@ -45,6 +45,7 @@ class PointerPanel(QWidget):
         self._near_first = 0  # the first row drawn in "Around the row"
         self._ranges = Ranges()
         self._formula_lines: list[str] = []
+        self._address_line = 3
         lay = QVBoxLayout(self)
         lay.setContentsMargins(SPACING // 2, 0, 0, 0)
         lay.setSpacing(SPACING // 2)
@@ -60,7 +61,9 @@ class PointerPanel(QWidget):
         self.note.setFont(small_font(self.font()))
         self.note.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Preferred)
         lay.addWidget(self.note)
-        self.glw = plot_area(GLW_MIN_HEIGHT)
+        # the formula's stride takes two lines (one was cut at 1024 px): the plots give
+        # that line back, or the page would scroll at 1024 x 700
+        self.glw = plot_area(GLW_MIN_HEIGHT - QFontMetrics(self.formula.font()).lineSpacing())
         lay.addWidget(self.glw, 1)
         self.counters = elastic_label("The pointer path does no arithmetic on the values: 0 FLOPs.\n"
                                       "It reads one row: d × itemsize bytes.", rich=True, font=mono_font(8))
@@ -116,6 +119,7 @@ class PointerPanel(QWidget):
             self.near_rects.append(r)
             t = pg.TextItem(anchor=(0.5, 0.5))
             t.setFont(small_font(self.font()))
+            t.textItem.document().setDocumentMargin(1)  # Qt's 4 px each side would crowd the boxes
             t.setZValue(6)
             self.near_plot.addItem(t, ignoreBounds=True)
             self.near_texts.append(t)
@@ -124,6 +128,8 @@ class PointerPanel(QWidget):
         self.near_fill.setBrush(pg.mkBrush(ACCENT))
         self.near_fill.setZValue(3)
         self.near_plot.addItem(self.near_fill)
+        self._near_rows: list[int] = []
+        self.near_plot.getViewBox().sigResized.connect(self._fit_near_labels)
 
     # -- one token -----------------------------------------------------------------------
     def show_token(self, row: np.ndarray, lim: float) -> None:
@@ -182,14 +188,40 @@ class PointerPanel(QWidget):
             rect.setRect(QRectF(r - lo, 0, 1, 1))
             rect.setBrush(pg.mkBrush(fill))
             rect.setPen(pg.mkPen(ACCENT if is_hot else self._fg, width=2 if is_hot else 1))
-            text.setText(f"row {r:,}")
             text.setColor(text_color_on(fill))
             text.setPos(r - lo + 0.5, 0.5)
             rect.show()
-            text.show()
+        self._near_rows = rows
         self._ranges.set(self.near_plot, (0, len(rows)), (-0.1, 1.1))
+        self._fit_near_labels()
         self.near_plot.getAxis("bottom").setTicks([[(hot - lo, f"base + {hex_address(lay.offset)}")], []])
         self._set_title(self.near_plot, f"Around row {hot:,}: one row = {lay.stride:,} B")
+
+    def _fit_near_labels(self, *_) -> None:
+        """Each row's name inside its box: "row 1,193", else "1,193", else none (at 1024 px
+        on SmolLM2 the names ran into each other). The selected row's is always there;
+        a neighbour whose name it would touch gives way."""
+        lay, rows = self._layout, self._near_rows
+        if lay is None or not rows:
+            return
+        vb = self.near_plot.getViewBox()
+        x0, x1 = (vb.mapViewToScene(QPointF(x, 0.5)).x() for x in (0.0, 1.0))
+        room = abs(x1 - x0) - 4  # px inside a box, clear of its borders
+        hot = rows.index(lay.token_id) if lay.token_id in rows else -1
+        taken: list[tuple[float, float]] = []
+        for k in sorted(range(len(rows)), key=lambda k: k != hot):  # the selected row first
+            text = self.near_texts[k]
+            for name in (f"row {rows[k]:,}", f"{rows[k]:,}"):
+                text.setText(name)
+                width = text.textItem.boundingRect().width()
+                if width <= room:
+                    break
+            middle = x0 + (k + 0.5) * (x1 - x0)
+            span = (middle - width / 2, middle + width / 2)
+            show = (width <= room or k == hot) and all(span[1] <= a or span[0] >= b for a, b in taken)
+            text.setVisible(show)
+            if show:
+                taken.append(span)
 
     def _set_formula(self, lay: RowLayout, base: StoredBase | None, stored: bool) -> None:
         d, hot = lay.dim, lay.token_id
@@ -197,15 +229,19 @@ class PointerPanel(QWidget):
             base_txt, addr = hex_address(base.address), hex_address(base.address + lay.offset)
         else:
             base_txt, addr = "base", f"base + {hex_address(lay.offset)}"
+        # each step on a line of its own, as offset and address have them: one line
+        # ("stride  = d / 32 blocks × 34 B = 18 × 34 B = 612 B") was cut at 1024 px
         if not lay.quantised:
-            stride_line = f"stride  = d × itemsize = {d:,} × {int(lay.itemsize)} B = <b>{lay.stride:,} B</b>"
+            stride_lines = ["stride  = d × itemsize",
+                            f"        = {d:,} × {int(lay.itemsize)} B = <b>{lay.stride:,} B</b>"]
         elif lay.block_values and d % lay.block_values == 0:
-            stride_line = (f"stride  = d / {lay.block_values} blocks × {lay.block_bytes} B"
-                           f" = {d // lay.block_values:,} × {lay.block_bytes} B = <b>{lay.stride:,} B</b>")
+            stride_lines = [f"stride  = d / {lay.block_values} blocks × {lay.block_bytes} B",
+                            f"        = {d // lay.block_values:,} × {lay.block_bytes} B = <b>{lay.stride:,} B</b>"]
         else:
-            stride_line = f"stride  = row_bytes = <b>{lay.stride:,} B</b>"
+            stride_lines = [f"stride  = row_bytes = <b>{lay.stride:,} B</b>"]
+        self._address_line = len(stride_lines) + 2  # the first line of the jump (phase 1)
         self._formula_lines = [
-            stride_line,
+            *stride_lines,
             f"offset  = i × stride = {hot:,} × {lay.stride:,}",
             f"        = <b>{lay.offset:,} B = {hex_address(lay.offset)}</b>",
             "address = base + offset",
@@ -241,7 +277,7 @@ class PointerPanel(QWidget):
         mark = css_rgba(ACCENT, 50)
         lines = []
         for k, line in enumerate(self._formula_lines):
-            active = f.gather_phase == 0 or (f.gather_phase == 1 and k >= 3)
+            active = f.gather_phase == 0 or (f.gather_phase == 1 and k >= self._address_line)
             lines.append(f"<span style='background:{mark}'>{line}</span>" if active else line)
         self.formula.setText("<pre style='margin:0'>" + "\n".join(lines) + "</pre>")
         self.output.show(f.gather_values)

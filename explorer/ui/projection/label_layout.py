@@ -111,6 +111,13 @@ class LabelLayer(pg.GraphicsObject):
     def clear(self) -> None:
         self.place([])
 
+    def recolour(self, swapped) -> None:
+        """A new palette (see ui/common/recolour.py): the boxes' fill, the old background, takes the new one."""
+        to = swapped(self._fill)
+        if to is not None:
+            self._fill = to
+            self.update()
+
     @staticmethod
     def _scene_xy(vb, spec: LabelSpec) -> tuple[float, float]:
         p = vb.mapViewToScene(QPointF(spec.x, spec.y))

@@ -66,7 +66,7 @@ class ProjectionPlot(pg.PlotWidget):
         self.plot_item = pi
         pi.setTitle("Tokens projected on two principal components", color=fg, size="10pt")
         style_plot(pi)
-        self.grid = GridLines(pi, blend(fg, bg, 0.14), blend(fg, bg, 0.06))
+        self.grid = GridLines(pi, 0.14, 0.06)
         pi.addItem(self.grid, ignoreBounds=True)
         for kw in ({"x": 0}, {"y": 0}):
             pi.addLine(**kw, pen=pg.mkPen(blend(fg, bg, 0.45), width=1, style=Qt.DotLine))
@@ -113,6 +113,14 @@ class ProjectionPlot(pg.PlotWidget):
     @property
     def foreground(self) -> str:
         return self._fg
+
+    def recolour(self, _swapped) -> None:
+        """A new palette (see ui/common/recolour.py): the marks' outlines in the new background,
+        and the colours kept for what is drawn later."""
+        self._bg, self._fg = plot_colors()
+        self._mark_pen = pg.mkPen(self._bg, width=1.5)
+        self.marks.setPen(self._mark_pen)
+        self.selection.setPen(pg.mkPen(self._bg, width=2))
 
     # -- data ------------------------------------------------------------------------------
     def set_cloud(self, ids: np.ndarray, xy: np.ndarray, group: np.ndarray, colors: list[QColor],

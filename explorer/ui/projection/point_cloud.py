@@ -20,6 +20,7 @@ from PySide6.QtCore import QLineF, QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QColor, QImage, QPainter, QPainterPath, QPen, QPixmap
 
 from explorer.ui.common.raster import rasterize
+from explorer.ui.style import blend, plot_colors
 
 __all__ = ["PointCloud", "GridLines"]
 
@@ -281,17 +282,25 @@ class GridLines(pg.GraphicsObject):
     ----------
     plot : pg.PlotItem
         Its bottom and left axes choose the tick values.
-    major, minor : QColor
-        Opaque colours of the two levels.
+    major, minor : float
+        How much of the plot's foreground each level's (opaque) colour has over its background.
     """
 
-    def __init__(self, plot: pg.PlotItem, major: QColor, minor: QColor):
+    def __init__(self, plot: pg.PlotItem, major: float, minor: float):
         super().__init__()
         self._plot = plot
-        self._pens = [QPen(QColor(major), 0), QPen(QColor(minor), 0)]
+        self._weights = (major, minor)
+        self._pens: list[QPen] = []
+        self.recolour()
+        self.setZValue(-1000)
+
+    def recolour(self, _swapped=None) -> None:
+        """The levels' colours from the palette's plot colours (again after a theme change)."""
+        bg, fg = plot_colors()
+        self._pens = [QPen(blend(fg, bg, w), 0) for w in self._weights]
         for pen in self._pens:
             pen.setCosmetic(True)
-        self.setZValue(-1000)
+        self.update()
 
     def boundingRect(self) -> QRectF:
         vb = self.getViewBox()

@@ -14,12 +14,12 @@ import time
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QColor, QImage, QPixmap, QTransform
+from PySide6.QtGui import QColor, QImage, QPen, QPixmap, QTransform
 from PySide6.QtWidgets import QFrame, QGraphicsPixmapItem, QGraphicsView, QScrollArea
 
 from explorer.core.training.charts import RASTER_CHANGED, RASTER_GRAD, TrainingHistory, binned, moving_average
 from explorer.core.training.session import LOSS_WINDOW, RASTER_STEPS, TrainingSession
-from explorer.ui.style import CHANGED_ROWS, DECAY_ROWS, GRADIENT_ROWS, NEUTRAL, SPACING, blend, plot_colors
+from explorer.ui.style import CHANGED_ROWS, DECAY_ROWS, GRADIENT_ROWS, NEUTRAL, SPACING, blend, plot_colors, shrinkable
 from explorer.ui.training.plots import Chart, PaintLog
 from explorer.ui.training.row_charts import FREQUENCY_AXIS, DriftChart, PcaChart, UpdatesChart
 
@@ -34,15 +34,21 @@ RASTER_ROWS = 512
 SLOW_SECONDS, SLOW_SECONDS_FLAT_OUT = 1.0, 3.0
 SLOW_CHARTS = ("raster", "updates", "drift", "pca")
 #: below this width (px) the six charts stack in one column, each this high, and scroll
-TWO_COLUMNS_MIN_WIDTH = 560
+TWO_COLUMNS_MIN_WIDTH = 360
 STACKED_CHART_HEIGHT = 240
+#: in two columns below this width or height (px) the charts go compact (short titles,
+#: no axis labels, the colours named once above them): all six in sight at 1024 x 700
+#: (a first try at two columns there was reverted: the full titles ran into each other
+#: and the rotated axis labels were cut)
+ROOMY_WIDTH, ROOMY_HEIGHT = 560, 450
 
 
 class LossChart(Chart):
     """Cross-entropy per step (faint) and its trailing mean (bold), with ln V dashed."""
 
     def __init__(self, glw, row: int, col: int, fg: str):
-        super().__init__(glw, row, col, "Loss (dashed: ln V, a uniform guess)", "cross-entropy (nats)", "step", fg)
+        super().__init__(glw, row, col, "Loss (dashed: ln V, a uniform guess)", "cross-entropy (nats)", "step", fg,
+                         short_title="Loss in nats (dashed: ln V)")
         faint = QColor(NEUTRAL)
         faint.setAlpha(110)
         # no antialiasing, thin lines: a wide antialiased curve costs milliseconds
@@ -84,10 +90,11 @@ class SparsityChart(Chart):
     """
 
     def __init__(self, glw, row: int, col: int, fg: str, bg: str):
-        super().__init__(glw, row, col, self.title_for(False), "% of the V rows", "step", fg)
+        super().__init__(glw, row, col, self.title_for(False), "% of the V rows", "step", fg,
+                         short_title=self.SHORT_TITLE)
         self.total = self.curve(pg.mkPen(NEUTRAL, width=3, style=Qt.DashLine), z=5)
         # opaque pale band (no alpha blending to paint); the lines stay readable on it
-        self.grad = self.curve(pg.mkPen(blend(GRADIENT_ROWS, bg, 0.55), width=6), z=1)
+        self.grad = self.curve(self.band_pen(bg), z=1)
         self.changed = self.curve(pg.mkPen(CHANGED_ROWS, width=1.5), z=3)
         self.decay = self.curve(pg.mkPen(DECAY_ROWS, width=2, style=Qt.DashLine), z=4)
         self._tied = False
@@ -97,6 +104,16 @@ class SparsityChart(Chart):
             "decay move rows without gradient); rows that had no gradient and changed only because of weight "
             "decay (dashed: the same step without decay would have left them as they were); tied: the shared "
             "table's whole gradient, dense (100 %, grey dashes)")
+
+    @staticmethod
+    def band_pen(bg: str) -> QPen:
+        """The "with gradient" band: opaque, pale over ``bg``."""
+        pen = pg.mkPen(blend(GRADIENT_ROWS, bg, 0.55), width=6)
+        pen.setCosmetic(True)
+        return pen
+
+    #: compact, the colours are named once above the grid (TrainingCharts.key)
+    SHORT_TITLE = "% of the V rows, by step"
 
     @staticmethod
     def title_for(tied: bool) -> str:
@@ -110,7 +127,7 @@ class SparsityChart(Chart):
     def start(self, planned_steps: int, tied: bool) -> None:
         """A run's axes (x to its last step) and, when tied, the whole table's curve."""
         self._tied = tied
-        self.set_title(self.title_for(tied))
+        self.set_title(self.title_for(tied), self.SHORT_TITLE)
         self.total.setVisible(tied)
         self.decay.setVisible(not tied)
         self.set_range((0, planned_steps), (-3, 103))  # a curve at 0 % or 100 % clear of the frame
@@ -133,7 +150,8 @@ class RasterChart(Chart):
     def __init__(self, glw, row: int, col: int, fg: str, bg: str):
         super().__init__(glw, row, col, f"Rows with <span style='color:{GRADIENT_ROWS}'>gradient</span> / "
                          f"<span style='color:{CHANGED_ROWS}'>changed</span> (last {RASTER_STEPS} steps)",
-                         "rows, frequent → rare", "steps before the latest", fg)
+                         "rows, frequent → rare", "steps before the latest", fg,
+                         short_title=f"Rows × last {RASTER_STEPS} steps")
         self.plot.invertY(True)
         # a pixmap Qt paints alone (no Python on the GUI thread while it paints)
         self.image = QGraphicsPixmapItem()
@@ -141,15 +159,26 @@ class RasterChart(Chart):
         self.plot.addItem(self.image, ignoreBounds=True)
         #: the cells last drawn, (rows, steps) uint8
         self.cells: np.ndarray | None = None
-        # opaque colours (changed: a light mix with the background)
-        back = np.array(QColor(bg).getRgb()[:3], np.float64)
         self._lut = np.zeros((3, 3), np.uint8)
-        for value, (color, weight) in {0: (bg, 1.0), RASTER_CHANGED: (CHANGED_ROWS, 0.45),
-                                       RASTER_GRAD: (GRADIENT_ROWS, 1.0)}.items():
-            self._lut[value] = np.round(weight * np.array(QColor(color).getRgb()[:3]) + (1 - weight) * back)
+        self.set_background(bg)
         self.plot.setToolTip(
             "One column per step, one line per row of E, the most frequent token at the top: blue = the row "
             "had gradient; orange = it changed without gradient (momentum, weight decay); blank = untouched")
+
+    def set_background(self, bg: str) -> None:
+        """The cells' opaque colours over ``bg`` (changed: a light mix with it); the
+        picture drawn, if any, again in them (a theme change)."""
+        back = np.array(QColor(bg).getRgb()[:3], np.float64)
+        for value, (color, weight) in {0: (bg, 1.0), RASTER_CHANGED: (CHANGED_ROWS, 0.45),
+                                       RASTER_GRAD: (GRADIENT_ROWS, 1.0)}.items():
+            self._lut[value] = np.round(weight * np.array(QColor(color).getRgb()[:3]) + (1 - weight) * back)
+        if self.cells is not None:
+            self._paint(self.cells)
+
+    def _paint(self, img: np.ndarray) -> None:
+        rows, n = img.shape
+        rgb = np.ascontiguousarray(self._lut[img])  # (rows, n, 3)
+        self.image.setPixmap(QPixmap.fromImage(QImage(rgb.data, n, rows, 3 * n, QImage.Format_RGB888)))
 
     def start(self, vocab_size: int) -> None:
         self.set_range((-RASTER_STEPS, 0.5), (0, vocab_size))
@@ -163,8 +192,7 @@ class RasterChart(Chart):
         rows, n = img.shape
         if not n:
             return
-        rgb = np.ascontiguousarray(self._lut[img])  # (rows, n, 3)
-        self.image.setPixmap(QPixmap.fromImage(QImage(rgb.data, n, rows, 3 * n, QImage.Format_RGB888)))
+        self._paint(img)
         # x: steps before the latest (a fixed axis; the picture scrolls left); y: rows of E
         self.image.setTransform(QTransform.fromScale(1.0, h.vocab_size / rows))
         self.image.setPos(-n + 0.5, 0)
@@ -198,7 +226,13 @@ class TrainingCharts(pg.GraphicsLayoutWidget):
         self.drift = DriftChart(self, 2, 0, fg, self.paint_log)
         self.pca = PcaChart(self, 2, 1, fg, bg, self.paint_log)
         self.charts = [self.loss, self.sparsity, self.raster, self.updates, self.drift, self.pca]
+        # compact: the colours of the sparsity, raster and per-row charts, named once above them
+        self.key = pg.LabelItem("", size="8pt", color=fg)
+        self.key.item.document().setDocumentMargin(1)
+        shrinkable(self.key)
+        self._set_key(False)
         self.columns = 2
+        self.compact = False
         for c in range(2):
             self.ci.layout.setColumnStretchFactor(c, 1)
         self.run = None  # the TrainingRun the charts are set up for
@@ -207,20 +241,41 @@ class TrainingCharts(pg.GraphicsLayoutWidget):
         self._drawn_version = -1
         self._paint_taken = 0.0
 
+    def recolour(self, _swapped) -> None:
+        """A new palette (see ui/common/recolour.py): the colours mixed with the old background."""
+        bg = plot_colors()[0]
+        self.raster.set_background(bg)
+        self.sparsity.grad.setPen(self.sparsity.band_pen(bg))
+        self.pca.set_background(bg)
+
     def take_paint_cpu_ms(self) -> float:
         """CPU time of the Python paints since the last call, in ms."""
         total, self._paint_taken = self.paint_log.total - self._paint_taken, self.paint_log.total
         return total
 
-    def set_columns(self, columns: int) -> None:
-        """Lay the charts out in 2 columns (3 rows) or 1 column (6 rows)."""
-        if columns == self.columns:
+    def _set_key(self, tied: bool) -> None:
+        names = [(GRADIENT_ROWS, "input gradient" if tied else "gradient"), (CHANGED_ROWS, "changed"),
+                 (NEUTRAL, "tied table") if tied else (DECAY_ROWS, "decay only")]
+        self.key.setText("   ".join(f"<span style='color:{c}'>■ {n}</span>" for c, n in names))
+        self.key.setMaximumHeight(math.ceil(self.key.itemRect().height()))
+
+    def set_columns(self, columns: int, compact: bool = False) -> None:
+        """Lay the charts out in 2 columns (3 rows) or 1 column (6 rows); ``compact``
+        (2 columns only): short titles, no axis labels, the colour key above the grid."""
+        compact = compact and columns == 2
+        if (columns, compact) == (self.columns, self.compact):
             return
-        self.columns = columns
-        for chart in self.charts:
-            self.ci.removeItem(chart.plot)
+        self.columns, self.compact = columns, compact
+        for item in (*[c.plot for c in self.charts], self.key):
+            if item in self.ci.items:
+                self.ci.removeItem(item)
+        top = 0
+        if compact:
+            self.ci.addItem(self.key, row=0, col=0, colspan=2)
+            top = 1
         for k, chart in enumerate(self.charts):
-            self.ci.addItem(chart.plot, row=k // columns, col=k % columns)
+            chart.set_compact(compact)
+            self.ci.addItem(chart.plot, row=top + k // columns, col=k % columns)
         for c in range(2):
             self.ci.layout.setColumnStretchFactor(c, 1 if c < columns else 0)
         self.setMinimumHeight(STACKED_CHART_HEIGHT * len(self.charts) if columns == 1 else 0)
@@ -247,6 +302,7 @@ class TrainingCharts(pg.GraphicsLayoutWidget):
         self.raster.start(v)
         self.updates.start(counts, steps)
         self.drift.start(counts)
+        self._set_key(tied)
         if classes is not None or self.pca.classes_for != v:
             self.pca.set_classes(classes, v)
         if frame is not None:
@@ -258,7 +314,8 @@ class TrainingCharts(pg.GraphicsLayoutWidget):
         for chart in self.charts:
             chart.clear()
         self.run = None
-        self.sparsity.set_title(self.sparsity.title_for(tied))
+        self.sparsity.set_title(self.sparsity.title_for(tied), self.sparsity.SHORT_TITLE)
+        self._set_key(tied)
         self._slow_next = -1
         self._slow_at = -math.inf
         self._drawn_version = -1
@@ -330,9 +387,12 @@ class ChartsArea(QScrollArea):
 
     def resizeEvent(self, ev) -> None:
         super().resizeEvent(ev)
-        width = self.viewport().width()
+        width, height = self.viewport().width(), self.viewport().height()
+        columns = self.charts.columns
         # hysteresis wider than a scroll bar: the bar coming or going must not flip the layout back
-        if self.charts.columns == 2 and width < TWO_COLUMNS_MIN_WIDTH:
-            self.charts.set_columns(1)
-        elif self.charts.columns == 1 and width >= TWO_COLUMNS_MIN_WIDTH + 40:
-            self.charts.set_columns(2)
+        if columns == 2 and width < TWO_COLUMNS_MIN_WIDTH:
+            columns = 1
+        elif columns == 1 and width >= TWO_COLUMNS_MIN_WIDTH + 40:
+            columns = 2
+        # two columns fill the page (no scroll bar): its size cannot flip the compact look back
+        self.charts.set_columns(columns, compact=width < ROOMY_WIDTH or height < ROOMY_HEIGHT)

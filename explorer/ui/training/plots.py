@@ -20,10 +20,10 @@ from collections import deque
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtGui import QPainterPath, QPen
+from PySide6.QtGui import QFont, QPainterPath, QPen
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsPathItem
 
-from explorer.ui.style import shrinkable, style_plot
+from explorer.ui.style import plot_colors, shrinkable, style_plot
 
 __all__ = ["Chart", "PathCurve", "TimedScatter", "PaintLog", "nice_ceil", "TICK_TEXT_WIDTH"]
 
@@ -94,6 +94,12 @@ class TimedScatter(pg.ScatterPlotItem):
         self._log.add(1000 * (time.thread_time() - c0))
 
 
+def _compact_font() -> QFont:
+    font = QFont()
+    font.setPointSizeF(8)
+    return font
+
+
 class Chart:
     """A PlotItem at (row, col) of ``glw`` with a title and axis labels, ranges set by hand.
 
@@ -103,13 +109,16 @@ class Chart:
     """
 
     def __init__(self, glw: pg.GraphicsLayoutWidget, row: int, col: int, title: str, left: str, bottom: str,
-                 fg: str, paint_log: PaintLog | None = None):
+                 fg: str, paint_log: PaintLog | None = None, short_title: str | None = None):
         self._fg = fg
         self._range: tuple | None = None
         self._title = title
+        self._short = short_title
+        self._compact = False
         self.paint_log = paint_log if paint_log is not None else PaintLog()
         p = glw.addPlot(row=row, col=col, enableMenu=False)  # no menu: none is built
         shrinkable(p.titleLabel)
+        self._shown: tuple = (title, "9pt", None)
         p.setTitle(title, color=fg, size="9pt")
         p.setLabel("left", left)
         p.setLabel("bottom", bottom)
@@ -126,6 +135,7 @@ class Chart:
         # the grid paints without pyqtgraph's prepareForPaint: keep the view's
         # transform current when its size changes (ranges: see set_range)
         self.vb.sigResized.connect(self._on_vb_resized)
+        p.geometryChanged.connect(self._on_plot_resized)  # compact titles fit the chart's width
         self.set_cached(True)
 
     def _on_vb_resized(self, _vb) -> None:
@@ -174,7 +184,64 @@ class Chart:
         """The next set_range applies whatever it is (a new run)."""
         self._range = None
 
-    def set_title(self, title: str) -> None:
-        if title != self._title:
-            self._title = title
-            self.plot.setTitle(title, color=self._fg, size="9pt")
+    @property
+    def compact(self) -> bool:
+        return self._compact
+
+    def set_compact(self, compact: bool) -> None:
+        """Compact (a small grid cell, e.g. at 1024 x 700): the short title in 8 pt over
+        the whole width of the chart, no axis labels (the short title says what the axes
+        are; the tooltip explains); else the full title over the plot and both labels."""
+        if compact == self._compact:
+            return
+        self._compact = compact
+        for name in ("left", "bottom"):
+            self.plot.getAxis(name).showLabel(not compact)
+            self.plot.getAxis(name).setTickFont(_compact_font() if compact else None)
+        layout, label = self.plot.layout, self.plot.titleLabel
+        label.item.document().setDocumentMargin(1 if compact else 4)  # 4: Qt's default, 6 px more per row
+        layout.removeItem(label)
+        if compact:
+            layout.addItem(label, 0, 0, 1, 3)  # over the left axis too: ~40 px more for the words
+        else:
+            layout.addItem(label, 0, 1)
+        self._show_title()
+
+    def set_title(self, title: str, short: str | None = None) -> None:
+        """The full title and (optional) the compact one; HTML."""
+        if (title, short) != (self._title, self._short):
+            self._title, self._short = title, short
+            self._show_title()
+
+    def _show_title(self) -> None:
+        shown = self._short if self._compact and self._short else self._title
+        size = "8pt" if self._compact else "9pt"
+        width = round(self.plot.width()) if self._compact else None
+        if (shown, size, width) == self._shown:
+            return
+        self._shown = (shown, size, width)
+        label = self.plot.titleLabel
+        fg = plot_colors()[1]  # the palette's now (the theme may have changed since)
+        self.plot.setTitle(shown, color=fg, size=size)
+        label.setToolTip("")
+        if not self._compact:
+            return
+        # pyqtgraph holds the title's row at 30 px: only the text's height here
+        height = math.ceil(label.itemRect().height())
+        label.setMaximumHeight(height)
+        self.plot.layout.setRowFixedHeight(0, height)
+        # a short title (plain text) still wider than the chart (other fonts): shortened
+        # with "…" until what is drawn fits, the whole title in the tooltip
+        text = shown
+        for _ in range(8):
+            drawn = label.item.boundingRect().width()
+            if not width or drawn <= width or len(shown) <= 2:
+                break
+            keep = max(1, min(len(shown) - 2, int(len(shown) * width / drawn) - 1))
+            shown = text[:keep].rstrip() + "…"
+            label.setText(shown, color=fg, size=size)
+            label.setToolTip(self._title)
+
+    def _on_plot_resized(self) -> None:
+        if self._compact:
+            self._show_title()

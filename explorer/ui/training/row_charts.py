@@ -46,7 +46,7 @@ class UpdatesChart(Chart):
     def __init__(self, glw, row: int, col: int, fg: str, paint_log: PaintLog):
         super().__init__(glw, row, col, f"Steps per row: <span style='color:{GRADIENT_ROWS}'>gradient"
                          f"</span> / <span style='color:{CHANGED_ROWS}'>changed</span>", "steps",
-                         FREQUENCY_AXIS, fg, paint_log)
+                         FREQUENCY_AXIS, fg, paint_log, short_title="Steps per row, by frequency")
         _log_axis(self)
         self.changes = self.scatter(symbol="o", size=6, brush=None, pen=pg.mkPen(CHANGED_ROWS, width=1),
                                     antialias=False)
@@ -73,7 +73,7 @@ class DriftChart(Chart):
 
     def __init__(self, glw, row: int, col: int, fg: str, paint_log: PaintLog):
         super().__init__(glw, row, col, "Distance of each row from its start", "‖E_t[i] − E_0[i]‖",
-                         FREQUENCY_AXIS, fg, paint_log)
+                         FREQUENCY_AXIS, fg, paint_log, short_title="Distance from start, by frequency")
         _log_axis(self)
         self.points = self.scatter(symbol="o", size=5, pen=None, brush=pg.mkBrush(GRADIENT_ROWS), antialias=False)
         self.plot.setToolTip("One point per row: Euclidean distance of the row from its random start against "
@@ -132,9 +132,11 @@ class PcaChart(Chart):
     """The rows of E on two principal components, coloured by class, class names at their centres."""
 
     EMPTY_TITLE = "PCA of E, coloured by word class"
+    EMPTY_SHORT_TITLE = "PCA of E, by word class"
 
     def __init__(self, glw, row: int, col: int, fg: str, bg: str, paint_log: PaintLog):
-        super().__init__(glw, row, col, self.EMPTY_TITLE, "PC 2", "PC 1", fg, paint_log)
+        super().__init__(glw, row, col, self.EMPTY_TITLE, "PC 2", "PC 1", fg, paint_log,
+                         short_title=self.EMPTY_SHORT_TITLE)
         self._bg = bg
         self.points = self.scatter(size=7, pen=None)
         self.plot.setToolTip(
@@ -172,6 +174,11 @@ class PcaChart(Chart):
                 self.plot.removeItem(label)
             self.labels = [self._make_label(k, n) for k, n in enumerate(names)]
             self._names = names
+
+    def set_background(self, bg: str) -> None:
+        """Class names made from now on fill their frames with ``bg`` (a theme change; the
+        names shown are recoloured with the plot)."""
+        self._bg = bg
 
     def _make_label(self, k: int, name: str) -> ClassLabel:
         label = ClassLabel(name, self._fg, self._bg, class_color(k))
@@ -237,7 +244,7 @@ class PcaChart(Chart):
         self.coords = None
         self._drawn_step = -1
         self.forget_range()
-        self.set_title(self.EMPTY_TITLE)
+        self.set_title(self.EMPTY_TITLE, self.EMPTY_SHORT_TITLE)
 
     def draw(self, frame: TableFrame | None, silhouette_init: float | None) -> None:
         if frame is None or frame.step == self._drawn_step or self._brushes is None:
@@ -250,9 +257,10 @@ class PcaChart(Chart):
         self._fit_range(coords, refitted=frame.refitted)
         self.points.setData(coords[:, 0], coords[:, 1], brush=self._brushes, size=self._sizes)
         self._place_labels(frame.centres)
-        title = f"PCA of E at step {frame.step:,}"
+        title = short = f"PCA of E at step {frame.step:,}"
         if frame.silhouette is not None:
             start = f"{silhouette_init:+.2f} → " if silhouette_init is not None and frame.step > 0 else ""
             title = f"PCA of E · class silhouette {start}{frame.silhouette:+.2f}"
-        self.set_title(title)
+            short = f"PCA · silhouette {start}{frame.silhouette:+.2f}"
+        self.set_title(title, short)
 
