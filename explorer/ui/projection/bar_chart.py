@@ -85,23 +85,33 @@ class BarChart(pg.PlotWidget):
         pi.addItem(self.totals)
         pi.addItem(self.counts)
         self.setCursor(Qt.PointingHandCursor)
+        pale = QColor(REFERENCE)
+        pale.setAlpha(90)
+        self._full, self._pale = pg.mkBrush(REFERENCE), pg.mkBrush(pale)  # made once: a click recolours bars
+        self._shown: tuple = ("", [], ())  # the title, bar labels and ranges drawn
 
     def show_counts(self, column, totals: np.ndarray, counts: np.ndarray, chosen: tuple[int, ...]) -> None:
         """Draw ``column`` (ChartColumn): ``totals`` and ``counts`` per bar, ``chosen`` bars full."""
         self.key, self._n = column.key, len(column.labels)
         y = np.arange(self._n, dtype=np.float64)
-        full, pale = QColor(REFERENCE), QColor(REFERENCE)
-        pale.setAlpha(90 if chosen else 255)
-        brushes = [pg.mkBrush(full if (k in chosen or not chosen) else pale) for k in range(self._n)]
+        brushes = [self._full if (k in chosen or not chosen) else self._pale for k in range(self._n)]
         self.totals.setOpts(x0=np.zeros(self._n), y=y, width=totals.astype(np.float64))
         self.counts.setOpts(x0=np.zeros(self._n), y=y, width=counts.astype(np.float64), brushes=brushes)
         kept = int(counts.sum())
         pi = self.getPlotItem()
-        pi.setTitle(f"{column.title} · {kept:,}", color=self._fg, size="8pt")  # of the total: in the tooltip
+        # each click counts again: only what changed is set (pyqtgraph lays out an axis or a title anew
+        # for each setTicks, setTitle and range, even to the same value)
+        title = f"{column.title} · {kept:,}"  # of the total: in the tooltip
         labels = [(k, _short(label) + (" ✓" if k in chosen else "")) for k, label in enumerate(column.labels)]
-        pi.getAxis("left").setTicks([labels, []])
-        pi.setXRange(0, max(1, int(totals.max()) if self._n else 1), padding=0.02)
-        pi.setYRange(-0.5, self._n - 0.5, padding=0)
+        ranges = (max(1, int(totals.max()) if self._n else 1), self._n)
+        if title != self._shown[0]:
+            pi.setTitle(title, color=self._fg, size="8pt")
+        if labels != self._shown[1]:
+            pi.getAxis("left").setTicks([labels, []])
+        if ranges != self._shown[2]:
+            pi.setXRange(0, ranges[0], padding=0.02)
+            pi.setYRange(-0.5, self._n - 0.5, padding=0)
+        self._shown = (title, labels, ranges)
         self.setFixedHeight(46 + BAR_HEIGHT_PX * max(self._n, 2))
         self.setToolTip("\n".join(f"{lab}: {int(c):,} of {int(t):,}" for lab, c, t in
                                   zip(column.labels, counts.tolist(), totals.tolist()))

@@ -74,6 +74,7 @@ class ProjectionView(ProjectionExports, QWidget):
         self._prepared_for = None  # the table the controls were set up for
         self._line_ids: list[int] = []
         self._legend: tuple[str, list] = ("", [])
+        self._axis_texts: tuple[str, str, str] = ("", "", "")  # the plot's labels and title as last set
 
         outer = QVBoxLayout(self)
         outer.setContentsMargins(SPACING, SPACING, SPACING, SPACING)
@@ -365,10 +366,16 @@ class ProjectionView(ProjectionExports, QWidget):
         self.plot.set_cloud(res.ids[keep], xy[keep], group[keep], colors, size)
         self.plot_pages.set_cloud(res, group, colors, size)
         bottom, left, title = axis_texts(res, self.axes(), stopped, self.points.shown_count())
-        pi = self.plot.plot_item
-        pi.setLabel("bottom", bottom)
-        pi.setLabel("left", left)
-        pi.setTitle(title, color=self.plot.foreground, size="10pt")
+        # only what changed: pyqtgraph lays out and draws an axis again on each setLabel, even to the
+        # same text (the filter changes only the title's count)
+        pi, old = self.plot.plot_item, self._axis_texts
+        if bottom != old[0]:
+            pi.setLabel("bottom", bottom)
+        if left != old[1]:
+            pi.setLabel("left", left)
+        if title != old[2]:
+            pi.setTitle(title, color=self.plot.foreground, size="10pt")
+        self._axis_texts = (bottom, left, title)
         self._draw_overlays()
 
     def _on_colour_changed(self, *_args) -> None:

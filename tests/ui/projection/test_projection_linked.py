@@ -116,3 +116,31 @@ def test_a_bar_click_filters_the_map_and_the_other_charts_count_what_it_keeps(qt
 
     charts.clear_button.click()
     assert len(v.points.shown_ids) == len(ids) and v.plot.plot_item.titleLabel.text.startswith(f"{len(ids):,} tokens")
+
+
+def test_each_bar_click_draws_exactly_the_points_numpy_keeps(qtbot, view):
+    """Chosen, more, fewer, none: after each click the cloud holds the kept points with their
+    colours (the colours' image is reused between clicks), the axes keep their labels and the
+    3D cloud, made when asked for, still holds every point."""
+    v, state, _ = view
+    _ready(qtbot, v, state)
+    ids = v.result.ids
+    full_xy, full_group = v.plot.cloud.positions().copy(), v.plot.cloud.groups().copy()
+    by_id = dict(zip(v.plot.cloud_ids().tolist(), range(len(ids))))
+    order = np.array([by_id[i] for i in ids.tolist()])  # cloud position of each result id
+    full_xy, full_group = full_xy[order], full_group[order]
+    labels = (v.plot.plot_item.getAxis("bottom").labelText, v.plot.plot_item.getAxis("left").labelText)
+    bins = ids * 10 // state.table.vocab_size
+    chosen: set[int] = set()
+    for bar in (2, 5, 2, 5):
+        chosen ^= {bar}
+        v.points.toggle_bar("id_range", bar)
+        kept = np.isin(bins, sorted(chosen)) if chosen else np.ones(len(ids), bool)
+        np.testing.assert_array_equal(v.plot.cloud_ids(), ids[kept])
+        np.testing.assert_array_equal(v.plot.cloud.positions(), full_xy[kept])
+        np.testing.assert_array_equal(v.plot.cloud.groups(), full_group[kept])
+        assert f"{len(ids):,}" in v.plot.plot_item.titleLabel.text
+        assert (v.plot.plot_item.getAxis("bottom").labelText, v.plot.plot_item.getAxis("left").labelText) == labels
+    cloud = v.plot_pages.cloud
+    if cloud is not None:  # a layout with a third dimension
+        np.testing.assert_array_equal(cloud.ids, ids)
