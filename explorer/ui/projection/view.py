@@ -40,7 +40,7 @@ from explorer.ui.projection.point_selection import PointSelection
 from explorer.ui.projection.run_strip import RunStrip
 from explorer.ui.projection.side_panel import SidePanel
 from explorer.ui.projection.three_d import PlotPages
-from explorer.ui.projection.titles import axis_texts
+from explorer.ui.projection.titles import axis_texts, set_axis_texts
 from explorer.ui.projection.toolbar import TwoRowBar
 from explorer.ui.projection.user_metadata import UserMetadataLoader
 from explorer.ui.style import ACCENT, EXTRA, NEIGHBORS, SPACING, TEXT_TOKENS
@@ -365,17 +365,8 @@ class ProjectionView(ProjectionExports, QWidget):
         keep = self.points.visible(res.ids, xy)
         self.plot.set_cloud(res.ids[keep], xy[keep], group[keep], colors, size)
         self.plot_pages.set_cloud(res, group, colors, size)
-        bottom, left, title = axis_texts(res, self.axes(), stopped, self.points.shown_count())
-        # only what changed: pyqtgraph lays out and draws an axis again on each setLabel, even to the
-        # same text (the filter changes only the title's count)
-        pi, old = self.plot.plot_item, self._axis_texts
-        if bottom != old[0]:
-            pi.setLabel("bottom", bottom)
-        if left != old[1]:
-            pi.setLabel("left", left)
-        if title != old[2]:
-            pi.setTitle(title, color=self.plot.foreground, size="10pt")
-        self._axis_texts = (bottom, left, title)
+        texts = axis_texts(res, self.axes(), stopped, self.points.shown_count())
+        self._axis_texts = set_axis_texts(self.plot.plot_item, self._axis_texts, texts, self.plot.foreground)
         self._draw_overlays()
 
     def _on_colour_changed(self, *_args) -> None:
