@@ -30,6 +30,9 @@ class LinkedViews(QTabWidget):
         self.charts = ChartsPanel()
         self.table = PointsTable()
         self.table.token_clicked.connect(select)
+        self.table.model_.pieces_wanted.connect(state.request_piece_order)  # read in a worker
+        state.jobs.piece_order.finished.connect(self.table.model_.set_piece_order)
+        state.jobs.piece_order.failed.connect(self._on_piece_order_failed)
         self.addTab(self.charts, "Charts")
         self.addTab(self.table, "Table")
         self.export_button = QPushButton("Export selection…")
@@ -89,6 +92,10 @@ class LinkedViews(QTabWidget):
 
     def _on_state_selected_token_changed(self, token_id: int) -> None:
         self.table.select_token(token_id)
+
+    def _on_piece_order_failed(self, exc: BaseException) -> None:
+        self.table.model_.pieces_failed()
+        self._say(f"Could not sort by piece: {user_message(exc)}")
 
     def _on_state_model_changed(self, _table) -> None:
         self._drawn, self._pieces = (), {}
