@@ -10,16 +10,59 @@ from __future__ import annotations
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QColor
+from PySide6.QtGui import QColor, QFontMetricsF
 
 from explorer.ui.style import REFERENCE, plot_colors, style_plot
 
-__all__ = ["BarChart", "BAR_HEIGHT_PX"]
+__all__ = ["BarChart", "BAR_HEIGHT_PX", "CountAxis", "compact_count"]
 
 #: pixels per bar (the chart's height follows its bars)
-BAR_HEIGHT_PX = 15
+BAR_HEIGHT_PX = 13
+#: pixels between two count labels on the bottom axis, at least
+LABEL_GAP_PX = 10
 #: characters of a bar's label on the left axis
 LABEL_CHARS = 14
+
+
+def compact_count(v: float) -> str:
+    """A count in at most about four characters: 800, 2k, 2.5k, 20k, 1.2M."""
+    a = abs(v)
+    for unit, div in (("M", 1e6), ("k", 1e3)):
+        if a >= div:
+            q = v / div
+            return f"{q:.0f}{unit}" if abs(q) >= 10 or q == int(q) else f"{q:.1f}{unit}"
+    return f"{v:.0f}"
+
+
+class CountAxis(pg.AxisItem):
+    """The counts along a chart's bottom: as many ticks as their labels leave room for,
+    each label short (:func:`compact_count`), so that numbers never run together in a
+    narrow chart (pyqtgraph's own spacing ignores the labels' width: "2000400060008000")."""
+
+    def tickValues(self, minVal, maxVal, size):  # noqa: N802, N803 (pyqtgraph's names)
+        if not maxVal > minVal or size <= 0:
+            return []
+        fm = QFontMetricsF(self.style.get("tickFont") or self.font())
+        widest = max(fm.horizontalAdvance(compact_count(v)) for v in (minVal, maxVal, (minVal + maxVal) / 2))
+        fit = max(1, int(size // (widest + LABEL_GAP_PX)) - 1)  # labels that fit side by side, less one
+        step = _nice_step((maxVal - minVal) / fit)
+        first = np.ceil(minVal / step) * step
+        values = [float(v) for v in np.arange(first, maxVal + step * 1e-9, step)]
+        return [(step, values)]
+
+    def tickStrings(self, values, scale, spacing):  # noqa: N802 (pyqtgraph's name)
+        return [compact_count(v * scale) for v in values]
+
+
+def _nice_step(raw: float) -> float:
+    """The smallest of 1, 2, 2.5, 5 × 10^k at least ``raw`` (and at least 1: counts are whole)."""
+    if not raw > 0:
+        return 1.0
+    k = 10 ** np.floor(np.log10(raw))
+    for m in (1, 2, 2.5, 5, 10):
+        if m * k >= raw:
+            return float(max(1.0, m * k))
+    return float(max(1.0, 10 * k))
 
 
 class _BrushBox(pg.ViewBox):
@@ -68,7 +111,7 @@ class BarChart(pg.PlotWidget):
 
     def __init__(self, parent=None):
         bg, fg = plot_colors()
-        super().__init__(parent, background=bg, viewBox=_BrushBox(self))
+        super().__init__(parent, background=bg, viewBox=_BrushBox(self), axisItems={"bottom": CountAxis("bottom")})
         self.setMenuEnabled(False)
         self.key, self._n = "", 0
         self._fg = fg
@@ -78,6 +121,9 @@ class BarChart(pg.PlotWidget):
         pi.getViewBox().invertY(True)
         pi.getAxis("left").setWidth(96)
         pi.getAxis("bottom").setHeight(22)
+        # the title over the whole chart, the bar labels' column too: over the bars alone it was cut
+        pi.layout.removeItem(pi.titleLabel)
+        pi.layout.addItem(pi.titleLabel, 0, 0, 1, 3)
         faint = QColor(fg)
         faint.setAlpha(45)
         self.totals = pg.BarGraphItem(x0=[], y=[], width=[], height=0.8, brush=faint, pen=None)

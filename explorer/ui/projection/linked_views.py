@@ -16,7 +16,10 @@ from explorer.core.projection.point_table import PointTable, point_table
 from explorer.ui.projection.charts_panel import ChartsPanel
 from explorer.ui.projection.points_table import PointsTable
 
-__all__ = ["LinkedViews"]
+__all__ = ["LinkedViews", "MIN_HEIGHT"]
+
+#: pixels the tabs keep when the window is small (they fold away only when dragged shut)
+MIN_HEIGHT = 190
 
 
 class LinkedViews(QTabWidget):
@@ -53,7 +56,9 @@ class LinkedViews(QTabWidget):
         split.setCollapsible(0, False)
         split.setStretchFactor(0, 3)
         split.setStretchFactor(1, 2)
-        split.setSizes([420, 200])
+        split.setSizes([420, 240])
+        # a whole chart (seven bars) under the tab bar and the caption, even in a 700 px high window
+        self.setMinimumHeight(MIN_HEIGHT)
         return split
 
     def follow(self, points, info=None) -> None:
