@@ -141,7 +141,8 @@ class BarChart(pg.PlotWidget):
         self.key, self._n = column.key, len(column.labels)
         y = np.arange(self._n, dtype=np.float64)
         brushes = [self._full if (k in chosen or not chosen) else self._pale for k in range(self._n)]
-        self.totals.setOpts(x0=np.zeros(self._n), y=y, width=totals.astype(np.float64))
+        if not np.array_equal(self.totals.opts.get("width"), totals):  # the drawn points changed, not a filter
+            self.totals.setOpts(x0=np.zeros(self._n), y=y, width=totals.astype(np.float64))
         self.counts.setOpts(x0=np.zeros(self._n), y=y, width=counts.astype(np.float64), brushes=brushes)
         kept = int(counts.sum())
         pi = self.getPlotItem()
