@@ -77,6 +77,7 @@ class PointTable:
     shown_piece: object  # id -> DisplayPiece
     _pieces: dict = field(default_factory=dict)
     _by_piece: np.ndarray | None = None  # the rows ascending by piece, once every piece was read
+    _row_pieces: tuple | None = None  # and the piece of each row
 
     @property
     def pieces_read(self) -> bool:
@@ -84,9 +85,8 @@ class PointTable:
         return self._by_piece is not None
 
     def set_piece_order(self, found: PieceOrder) -> None:
-        """What :func:`piece_order_job` read for these rows: their pieces and order."""
-        self._pieces.update(zip(self.ids.tolist(), found.pieces))
-        self._by_piece = found.order
+        """What :func:`piece_order_job` read for these rows: their pieces (by row) and order."""
+        self._row_pieces, self._by_piece = found.pieces, found.order
 
     NAMES = ("id", "piece")
 
@@ -94,6 +94,8 @@ class PointTable:
         return [*self.NAMES, *(c.name for c in self.columns)]
 
     def piece(self, r: int) -> str:
+        if self._row_pieces is not None:
+            return self._row_pieces[r]
         tid = int(self.ids[r])
         if tid not in self._pieces:
             self._pieces[tid] = one_line(self.shown_piece(tid).text)

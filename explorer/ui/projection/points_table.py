@@ -39,6 +39,7 @@ class PointsModel(QAbstractTableModel):
         self.rows = np.zeros(0, np.int64)  # the kept rows, sorted: view row -> table row
         self._sort = (0, False)
         self.sorting = False  # waiting for the pieces to sort by
+        self._asked = None  # the ids whose pieces were asked for
         self._mono = QFontDatabase.systemFont(QFontDatabase.FixedFont)
 
     def set_points(self, points: PointTable | None, keep: np.ndarray) -> None:
@@ -59,6 +60,7 @@ class PointsModel(QAbstractTableModel):
 
     def pieces_failed(self) -> None:
         """The pieces could not be read: the rows stay in the order they were."""
+        self._asked = None
         if self.sorting:
             self.sorting = False
             self.headerDataChanged.emit(Qt.Horizontal, 1, 1)
@@ -71,7 +73,9 @@ class PointsModel(QAbstractTableModel):
             self.sorting = waiting
             self.headerDataChanged.emit(Qt.Horizontal, 1, 1)
         if waiting:
-            self.pieces_wanted.emit(points.ids)
+            if self._asked is not points.ids:  # once per table (Qt's sortByColumn sorts twice)
+                self._asked = points.ids
+                self.pieces_wanted.emit(points.ids)
             return self._order if len(self._order) == len(points.ids) else np.arange(len(points.ids))
         return points.order(*self._sort)
 
