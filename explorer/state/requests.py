@@ -18,6 +18,7 @@ from explorer.core.lookup.backward import BACKWARD_MAX_POSITIONS, backward_job
 from explorer.core.lookup.ways import measure_lookup_job
 from explorer.core.projection.clusters import clusters_job
 from explorer.core.projection.density import density_job
+from explorer.core.projection.point_table import piece_order_job
 from explorer.core.tokens.search import iter_search_pieces
 from explorer.core.tour.steps import claim_job
 
@@ -50,6 +51,13 @@ class OnDemandRequests:
             return False
         self.user_metadata.request(metadata_file_job, str(path), self._table, key=(str(path), id(self._table)))
         return True
+
+    def request_piece_order(self, ids) -> None:
+        """The pieces of the points table's ``ids`` and their order, read in a worker (the first
+        sort by piece; ``piece_order`` gets a PieceOrder whose ``ids`` is ``ids``: the table
+        knows its own by identity). A newer request outdates a running one."""
+        if self._table is not None:
+            self.piece_order.request(piece_order_job, self._table.shown_piece, ids)
 
     def request_health(self) -> None:
         """Check every row of the table (once per model; again after a Cancel)."""

@@ -2,7 +2,8 @@
 column per array, sorted by an argsort permutation and cut to the points the
 filters show. A view reads a cell at a time, so 50,000 rows cost nothing
 until they are on screen; pieces are read from the tokenizer only for the
-rows drawn (and for all of them once, on the first sort by piece). No Qt here.
+rows drawn; sorting by piece needs every piece, read once per table by
+:func:`piece_order_job` in a worker (:meth:`PointTable.set_piece_order`). No Qt here.
 
 The columns are those of :func:`explorer.core.interop.rows.layout_rows` (the
 CSV, Projector and Atlas exports) over the same metadata, kept as arrays.
@@ -11,6 +12,7 @@ CSV, Projector and Atlas exports) over the same metadata, kept as arrays.
 from __future__ import annotations
 
 import csv
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -19,7 +21,10 @@ from explorer.core.health.report import CATEGORIES, CATEGORY_LABELS
 from explorer.core.interop.rows import metadata_arrays, one_line
 from explorer.core.tokens.meta import KINDS
 
-__all__ = ["PointColumn", "PointTable", "point_table"]
+__all__ = ["PieceOrder", "PointColumn", "PointTable", "piece_order_job", "point_table"]
+
+#: pieces read between two yields of :func:`piece_order_job` (where it can be stopped)
+PIECE_BLOCK = 4096
 
 
 @dataclass(frozen=True, eq=False)
@@ -71,6 +76,17 @@ class PointTable:
     columns: list[PointColumn]
     shown_piece: object  # id -> DisplayPiece
     _pieces: dict = field(default_factory=dict)
+    _by_piece: np.ndarray | None = None  # the rows ascending by piece, once every piece was read
+    _row_pieces: tuple | None = None  # and the piece of each row
+
+    @property
+    def pieces_read(self) -> bool:
+        """Every piece is known (:meth:`set_piece_order`): sorting by piece reads nothing."""
+        return self._by_piece is not None
+
+    def set_piece_order(self, found: PieceOrder) -> None:
+        """What :func:`piece_order_job` read for these rows: their pieces (by row) and order."""
+        self._row_pieces, self._by_piece = found.pieces, found.order
 
     NAMES = ("id", "piece")
 
@@ -78,6 +94,8 @@ class PointTable:
         return [*self.NAMES, *(c.name for c in self.columns)]
 
     def piece(self, r: int) -> str:
+        if self._row_pieces is not None:
+            return self._row_pieces[r]
         tid = int(self.ids[r])
         if tid not in self._pieces:
             self._pieces[tid] = one_line(self.shown_piece(tid).text)
@@ -96,9 +114,9 @@ class PointTable:
         if c == 0:
             key = self.ids.astype(np.float64)
         elif c == 1:
-            pieces = np.asarray([self.piece(r) for r in range(len(self.ids))], object)
-            order = np.argsort(pieces, kind="stable")
-            return order[::-1].copy() if descending else order
+            order = self._by_piece if self._by_piece is not None else \
+                _argsort_pieces([self.piece(r) for r in range(len(self.ids))])
+            return order[::-1].copy() if descending else order.copy()
         else:
             key = self.columns[c - 2].sort_key()
         if descending:
@@ -115,6 +133,32 @@ class PointTable:
             for r in rows.tolist():
                 w.writerow([self.cell(r, c, plain=True) for c in range(len(self.columns) + 2)])
         return len(rows)
+
+
+@dataclass(frozen=True, eq=False)
+class PieceOrder:
+    """The pieces of ``ids`` (one line each, as the table shows them) and the rows ascending by piece."""
+
+    ids: np.ndarray
+    pieces: tuple[str, ...]
+    order: np.ndarray
+
+
+def piece_order_job(shown_piece, ids) -> Iterator[tuple[float, str]]:
+    """Read the piece of each of ``ids`` with ``shown_piece`` (id -> DisplayPiece) and sort
+    them (a generator for a worker: yields progress, returns a :class:`PieceOrder`)."""
+    ids = np.asarray(ids, np.int64)
+    pieces: list[str] = []
+    for start in range(0, len(ids), PIECE_BLOCK):
+        yield start / max(1, len(ids)), "Reading the pieces to sort by…"
+        pieces += [one_line(shown_piece(i).text) for i in ids[start:start + PIECE_BLOCK].tolist()]
+    return PieceOrder(ids, tuple(pieces), _argsort_pieces(pieces))
+
+
+def _argsort_pieces(pieces: list[str]) -> np.ndarray:
+    """(n,) int64: stable ascending order of ``pieces``, as ``sorted`` compares strings."""
+    return np.argsort(np.asarray(pieces, object), kind="stable").astype(np.int64) if pieces \
+        else np.zeros(0, np.int64)
 
 
 def _category(name: str, ids: np.ndarray, codes_of: np.ndarray | None, labels) -> PointColumn:

@@ -10,16 +10,59 @@ from __future__ import annotations
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QColor
+from PySide6.QtGui import QColor, QFontMetricsF
 
 from explorer.ui.style import REFERENCE, plot_colors, style_plot
 
-__all__ = ["BarChart", "BAR_HEIGHT_PX"]
+__all__ = ["BarChart", "BAR_HEIGHT_PX", "CountAxis", "compact_count"]
 
 #: pixels per bar (the chart's height follows its bars)
-BAR_HEIGHT_PX = 15
+BAR_HEIGHT_PX = 13
+#: pixels between two count labels on the bottom axis, at least
+LABEL_GAP_PX = 10
 #: characters of a bar's label on the left axis
 LABEL_CHARS = 14
+
+
+def compact_count(v: float) -> str:
+    """A count in at most about four characters: 800, 2k, 2.5k, 20k, 1.2M."""
+    a = abs(v)
+    for unit, div in (("M", 1e6), ("k", 1e3)):
+        if a >= div:
+            q = v / div
+            return f"{q:.0f}{unit}" if abs(q) >= 10 or q == int(q) else f"{q:.1f}{unit}"
+    return f"{v:.0f}"
+
+
+class CountAxis(pg.AxisItem):
+    """The counts along a chart's bottom: as many ticks as their labels leave room for,
+    each label short (:func:`compact_count`), so that numbers never run together in a
+    narrow chart (pyqtgraph's own spacing ignores the labels' width: "2000400060008000")."""
+
+    def tickValues(self, minVal, maxVal, size):  # noqa: N802, N803 (pyqtgraph's names)
+        if not maxVal > minVal or size <= 0:
+            return []
+        fm = QFontMetricsF(self.style.get("tickFont") or self.font())
+        widest = max(fm.horizontalAdvance(compact_count(v)) for v in (minVal, maxVal, (minVal + maxVal) / 2))
+        fit = max(1, int(size // (widest + LABEL_GAP_PX)) - 1)  # labels that fit side by side, less one
+        step = _nice_step((maxVal - minVal) / fit)
+        first = np.ceil(minVal / step) * step
+        values = [float(v) for v in np.arange(first, maxVal + step * 1e-9, step)]
+        return [(step, values)]
+
+    def tickStrings(self, values, scale, spacing):  # noqa: N802 (pyqtgraph's name)
+        return [compact_count(v * scale) for v in values]
+
+
+def _nice_step(raw: float) -> float:
+    """The smallest of 1, 2, 2.5, 5 × 10^k at least ``raw`` (and at least 1: counts are whole)."""
+    if not raw > 0:
+        return 1.0
+    k = 10 ** np.floor(np.log10(raw))
+    for m in (1, 2, 2.5, 5, 10):
+        if m * k >= raw:
+            return float(max(1.0, m * k))
+    return float(max(1.0, 10 * k))
 
 
 class _BrushBox(pg.ViewBox):
@@ -68,7 +111,7 @@ class BarChart(pg.PlotWidget):
 
     def __init__(self, parent=None):
         bg, fg = plot_colors()
-        super().__init__(parent, background=bg, viewBox=_BrushBox(self))
+        super().__init__(parent, background=bg, viewBox=_BrushBox(self), axisItems={"bottom": CountAxis("bottom")})
         self.setMenuEnabled(False)
         self.key, self._n = "", 0
         self._fg = fg
@@ -78,6 +121,9 @@ class BarChart(pg.PlotWidget):
         pi.getViewBox().invertY(True)
         pi.getAxis("left").setWidth(96)
         pi.getAxis("bottom").setHeight(22)
+        # the title over the whole chart, the bar labels' column too: over the bars alone it was cut
+        pi.layout.removeItem(pi.titleLabel)
+        pi.layout.addItem(pi.titleLabel, 0, 0, 1, 3)
         faint = QColor(fg)
         faint.setAlpha(45)
         self.totals = pg.BarGraphItem(x0=[], y=[], width=[], height=0.8, brush=faint, pen=None)
@@ -85,23 +131,34 @@ class BarChart(pg.PlotWidget):
         pi.addItem(self.totals)
         pi.addItem(self.counts)
         self.setCursor(Qt.PointingHandCursor)
+        pale = QColor(REFERENCE)
+        pale.setAlpha(90)
+        self._full, self._pale = pg.mkBrush(REFERENCE), pg.mkBrush(pale)  # made once: a click recolours bars
+        self._shown: tuple = ("", [], ())  # the title, bar labels and ranges drawn
 
     def show_counts(self, column, totals: np.ndarray, counts: np.ndarray, chosen: tuple[int, ...]) -> None:
         """Draw ``column`` (ChartColumn): ``totals`` and ``counts`` per bar, ``chosen`` bars full."""
         self.key, self._n = column.key, len(column.labels)
         y = np.arange(self._n, dtype=np.float64)
-        full, pale = QColor(REFERENCE), QColor(REFERENCE)
-        pale.setAlpha(90 if chosen else 255)
-        brushes = [pg.mkBrush(full if (k in chosen or not chosen) else pale) for k in range(self._n)]
-        self.totals.setOpts(x0=np.zeros(self._n), y=y, width=totals.astype(np.float64))
+        brushes = [self._full if (k in chosen or not chosen) else self._pale for k in range(self._n)]
+        if not np.array_equal(self.totals.opts.get("width"), totals):  # the drawn points changed, not a filter
+            self.totals.setOpts(x0=np.zeros(self._n), y=y, width=totals.astype(np.float64))
         self.counts.setOpts(x0=np.zeros(self._n), y=y, width=counts.astype(np.float64), brushes=brushes)
         kept = int(counts.sum())
         pi = self.getPlotItem()
-        pi.setTitle(f"{column.title} · {kept:,}", color=self._fg, size="8pt")  # of the total: in the tooltip
+        # each click counts again: only what changed is set (pyqtgraph lays out an axis or a title anew
+        # for each setTicks, setTitle and range, even to the same value)
+        title = f"{column.title} · {kept:,}"  # of the total: in the tooltip
         labels = [(k, _short(label) + (" ✓" if k in chosen else "")) for k, label in enumerate(column.labels)]
-        pi.getAxis("left").setTicks([labels, []])
-        pi.setXRange(0, max(1, int(totals.max()) if self._n else 1), padding=0.02)
-        pi.setYRange(-0.5, self._n - 0.5, padding=0)
+        ranges = (max(1, int(totals.max()) if self._n else 1), self._n)
+        if title != self._shown[0]:
+            pi.setTitle(title, color=self._fg, size="8pt")
+        if labels != self._shown[1]:
+            pi.getAxis("left").setTicks([labels, []])
+        if ranges != self._shown[2]:
+            pi.setXRange(0, ranges[0], padding=0.02)
+            pi.setYRange(-0.5, self._n - 0.5, padding=0)
+        self._shown = (title, labels, ranges)
         self.setFixedHeight(46 + BAR_HEIGHT_PX * max(self._n, 2))
         self.setToolTip("\n".join(f"{lab}: {int(c):,} of {int(t):,}" for lab, c, t in
                                   zip(column.labels, counts.tolist(), totals.tolist()))

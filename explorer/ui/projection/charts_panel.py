@@ -13,8 +13,10 @@ from explorer.ui.style import SPACING
 
 __all__ = ["ChartsPanel"]
 
-#: charts side by side in a row (three fit 1024 px beside nothing else)
+#: charts side by side in a row, at most (as many as are at least CHART_MIN_WIDTH wide)
 COLUMNS = 3
+#: pixels a chart needs for its bar labels, its bars, its count labels and its title
+CHART_MIN_WIDTH = 230
 EMPTY = "Open a model: a chart per column of metadata appears here once its projection is drawn."
 
 
@@ -42,6 +44,7 @@ class ChartsPanel(QScrollArea):
         outer.addLayout(self._grid)
         outer.addStretch(1)
         self.charts: list[BarChart] = []
+        self._placed = 0  # the columns the charts are laid out in (0: to be laid out)
         self.setWidget(body)
         self.setWidgetResizable(True)
         self.setFrameShape(QScrollArea.NoFrame)
@@ -61,9 +64,9 @@ class ChartsPanel(QScrollArea):
             chart = BarChart()
             chart.bar_clicked.connect(self._on_chart_bar_clicked)
             chart.bars_brushed.connect(self._on_chart_bars_brushed)
-            k = len(self.charts)
-            self._grid.addWidget(chart, k // COLUMNS, k % COLUMNS, Qt.AlignTop)
             self.charts.append(chart)
+            self._placed = 0  # placed below, with the others
+        self._place()
         for chart, col in zip(self.charts, columns):
             chart.show_counts(col, cross.totals[col.key], cross.counts[col.key], flt.bars(col.key))
             chart.show()
@@ -71,11 +74,34 @@ class ChartsPanel(QScrollArea):
             chart.hide()
         kept = int(cross.keep.sum())
         self.clear_button.setEnabled(flt.active)
-        self.caption.setText(f"Click a bar to filter the map, drag across bars for a range: {kept:,} of "
-                             f"{len(cross.keep):,} points pass every chart." if columns else
+        # one line beside Clear filters, even in a narrow window: how to filter is in the tooltip
+        self.caption.setText(f"{kept:,} of {len(cross.keep):,} points pass every chart" if columns else
                              "The tokens' metadata is still being computed; its charts appear when it is.")
-        self.caption.setToolTip("Each chart counts the drawn points that every other chart (and the Show filter) "
-                                "keeps; the grey bars are all the drawn points.")
+        self.caption.setToolTip("Click a bar to filter the map to it, drag across bars for a range. Each chart "
+                                "counts the drawn points that every other chart (and the Show filter) keeps; the "
+                                "grey bars are all the drawn points.")
+
+    def columns(self) -> int:
+        """Charts side by side at this width: as many as fit CHART_MIN_WIDTH each, one to COLUMNS."""
+        room = self.viewport().width() + self._grid.spacing()
+        return int(min(COLUMNS, max(1, room // (CHART_MIN_WIDTH + self._grid.spacing()))))
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 (Qt's name)
+        super().resizeEvent(event)
+        self._place()
+
+    def _place(self) -> None:
+        """The charts in rows of :meth:`columns` (again only when that number changed)."""
+        cols = self.columns()
+        if self._placed == cols:
+            return
+        for chart in self.charts:
+            self._grid.removeWidget(chart)
+        for k, chart in enumerate(self.charts):
+            self._grid.addWidget(chart, k // cols, k % cols, Qt.AlignTop)
+        for c in range(max(COLUMNS, self._grid.columnCount())):  # columns left empty take no room
+            self._grid.setColumnStretch(c, 1 if c < cols else 0)
+        self._placed = cols
 
     def clear(self) -> None:
         """No charts (a new model, not drawn yet)."""

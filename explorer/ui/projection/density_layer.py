@@ -106,8 +106,8 @@ class DensityOverlay(QObject):
 
     def _on_toggled(self, on: bool) -> None:
         self._plot.cloud.setOpacity(CLOUD_OPACITY if on else 1.0)
-        if on:
-            self._request()
+        if on:  # debounced: a filter that crosses DENSITY_DEFAULT_MIN turns it on within a chart's click
+            self._schedule()
         else:
             self._drop()
 

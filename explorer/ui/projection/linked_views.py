@@ -16,7 +16,10 @@ from explorer.core.projection.point_table import PointTable, point_table
 from explorer.ui.projection.charts_panel import ChartsPanel
 from explorer.ui.projection.points_table import PointsTable
 
-__all__ = ["LinkedViews"]
+__all__ = ["LinkedViews", "MIN_HEIGHT"]
+
+#: pixels the tabs keep when the window is small (they fold away only when dragged shut)
+MIN_HEIGHT = 190
 
 
 class LinkedViews(QTabWidget):
@@ -30,6 +33,9 @@ class LinkedViews(QTabWidget):
         self.charts = ChartsPanel()
         self.table = PointsTable()
         self.table.token_clicked.connect(select)
+        self.table.model_.pieces_wanted.connect(state.request_piece_order)  # read in a worker
+        state.jobs.piece_order.finished.connect(self.table.model_.set_piece_order)
+        state.jobs.piece_order.failed.connect(self._on_piece_order_failed)
         self.addTab(self.charts, "Charts")
         self.addTab(self.table, "Table")
         self.export_button = QPushButton("Export selection…")
@@ -50,7 +56,9 @@ class LinkedViews(QTabWidget):
         split.setCollapsible(0, False)
         split.setStretchFactor(0, 3)
         split.setStretchFactor(1, 2)
-        split.setSizes([420, 200])
+        split.setSizes([420, 240])
+        # a whole chart (seven bars) under the tab bar and the caption, even in a 700 px high window
+        self.setMinimumHeight(MIN_HEIGHT)
         return split
 
     def follow(self, points, info=None) -> None:
@@ -89,6 +97,10 @@ class LinkedViews(QTabWidget):
 
     def _on_state_selected_token_changed(self, token_id: int) -> None:
         self.table.select_token(token_id)
+
+    def _on_piece_order_failed(self, exc: BaseException) -> None:
+        self.table.model_.pieces_failed()
+        self._say(f"Could not sort by piece: {user_message(exc)}")
 
     def _on_state_model_changed(self, _table) -> None:
         self._drawn, self._pieces = (), {}

@@ -89,6 +89,8 @@ class ProjectionPlot(pg.PlotWidget):
         # pens and brushes made once: pyqtgraph renders a symbol again for every new pen or brush object
         self._mark_pen = pg.mkPen(bg, width=1.5)
         self._brushes: dict[str, object] = {}
+        self._marks_drawn: tuple = ()  # what set_marks drew last
+        self._selection_drawn: tuple = ()  # and set_selection
         self.marks = pg.ScatterPlotItem(pxMode=True, hoverable=True, tip=None)
         self.selection = pg.ScatterPlotItem(pxMode=True, hoverable=True, tip=None, size=15, symbol="o",
                                             pen=pg.mkPen(bg, width=2), brush=pg.mkBrush(ACCENT))
@@ -132,19 +134,28 @@ class ProjectionPlot(pg.PlotWidget):
 
     def set_marks(self, ids: list[int], xy: np.ndarray, colors: list[str], kinds: list[tuple[int, str]]) -> None:
         """Highlighted points, drawn over the cloud (the last on top)."""
+        xy = np.asarray(xy, np.float64).reshape(-1, 2)
+        same = (list(ids), xy.tobytes(), list(colors), list(kinds))
+        if same == self._marks_drawn:  # a filter click draws the cloud again, rarely the marks
+            return
+        self._marks_drawn = same
         if not ids:
             self.marks.setData([])
             return
         for c in colors:
             if c not in self._brushes:
                 self._brushes[c] = pg.mkBrush(c)
-        self.marks.setData(pos=np.asarray(xy, np.float64).reshape(-1, 2), data=np.asarray(ids, np.int64),
+        self.marks.setData(pos=xy, data=np.asarray(ids, np.int64),
                            brush=[self._brushes[c] for c in colors], size=[k[0] for k in kinds],
                            symbol=[k[1] for k in kinds], pen=self._mark_pen)
 
     def set_selection(self, token_id: int | None, xy: np.ndarray) -> None:
         """The selected token at ``xy[0]``, joined by lines to each of ``xy[1:]`` (its neighbours)."""
         xy = np.asarray(xy, np.float64).reshape(-1, 2)
+        same = (token_id, xy.tobytes())
+        if same == self._selection_drawn:
+            return
+        self._selection_drawn = same
         if token_id is None or not len(xy):
             self.selection.setData([])
             self.neighbor_lines.setData([], [])

@@ -11,13 +11,25 @@ from PySide6.QtCore import QAbstractTableModel, QItemSelectionModel, QModelIndex
 from PySide6.QtGui import QFontDatabase
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView
 
-from explorer.core.projection.point_table import PointTable
+from explorer.core.projection.point_table import PieceOrder, PointTable
 
-__all__ = ["PointsModel", "PointsTable"]
+__all__ = ["PointsModel", "PointsTable", "SORTING"]
+
+#: the piece column's header while its pieces are read for a sort
+SORTING = "piece (sorting…)"
 
 
 class PointsModel(QAbstractTableModel):
-    """The rows of a PointTable that the filters keep, in the chosen order."""
+    """The rows of a PointTable that the filters keep, in the chosen order.
+
+    Signals
+    -------
+    pieces_wanted(object)
+        Sorting by piece needs the pieces of these ids (the table's), not read yet: read them
+        off the GUI thread and hand the PieceOrder to :meth:`set_piece_order`.
+    """
+
+    pieces_wanted = Signal(object)
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -26,15 +38,46 @@ class PointsModel(QAbstractTableModel):
         self._order = np.zeros(0, np.int64)  # every row, sorted
         self.rows = np.zeros(0, np.int64)  # the kept rows, sorted: view row -> table row
         self._sort = (0, False)
+        self.sorting = False  # waiting for the pieces to sort by
+        self._asked = None  # the ids whose pieces were asked for
         self._mono = QFontDatabase.systemFont(QFontDatabase.FixedFont)
 
     def set_points(self, points: PointTable | None, keep: np.ndarray) -> None:
         """Show the rows of ``points`` where ``keep`` (n,) is True, sorted by the column chosen before."""
         self.beginResetModel()
         self.points = points
-        self._order = points.order(*self._sort) if points is not None else np.zeros(0, np.int64)
+        self._order = self._sorted() if points is not None else np.zeros(0, np.int64)
         self._cut(keep)
         self.endResetModel()
+
+    def set_piece_order(self, found: PieceOrder) -> None:
+        """The pieces asked for landed: sorted by piece now, if they are still this table's."""
+        if self.points is None or found.ids is not self.points.ids:
+            return
+        self.points.set_piece_order(found)
+        if self._sort[0] == 1:
+            self.sort(1, Qt.DescendingOrder if self._sort[1] else Qt.AscendingOrder)
+
+    def pieces_failed(self) -> None:
+        """The pieces could not be read: the rows stay in the order they were."""
+        self._asked = None
+        if self.sorting:
+            self.sorting = False
+            self.headerDataChanged.emit(Qt.Horizontal, 1, 1)
+
+    def _sorted(self) -> np.ndarray:
+        """Every row in the chosen order; by id while the pieces to sort by are being read."""
+        points = self.points
+        waiting = self._sort[0] == 1 and not points.pieces_read
+        if waiting != self.sorting:
+            self.sorting = waiting
+            self.headerDataChanged.emit(Qt.Horizontal, 1, 1)
+        if waiting:
+            if self._asked is not points.ids:  # once per table (Qt's sortByColumn sorts twice)
+                self._asked = points.ids
+                self.pieces_wanted.emit(points.ids)
+            return self._order if len(self._order) == len(points.ids) else np.arange(len(points.ids))
+        return points.order(*self._sort)
 
     def set_keep(self, keep: np.ndarray) -> None:
         """The same table, other rows kept (a filter changed): one boolean cut of the sorted rows."""
@@ -78,7 +121,9 @@ class PointsModel(QAbstractTableModel):
     def headerData(self, section, orientation, role=Qt.DisplayRole):  # noqa: N802
         if role != Qt.DisplayRole or self.points is None:
             return None
-        return self.points.header()[section] if orientation == Qt.Horizontal else None
+        if orientation != Qt.Horizontal:
+            return None
+        return SORTING if section == 1 and self.sorting else self.points.header()[section]
 
     def sort(self, column: int, order=Qt.AscendingOrder) -> None:
         """Sort every row by ``column`` (an argsort of its values; unknown cells last)."""
@@ -86,7 +131,7 @@ class PointsModel(QAbstractTableModel):
             return
         self._sort = (int(column), order == Qt.DescendingOrder)
         self.layoutAboutToBeChanged.emit()
-        self._order = self.points.order(*self._sort)
+        self._order = self._sorted()
         self._cut(self._keep)
         self.layoutChanged.emit()
 

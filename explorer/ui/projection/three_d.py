@@ -54,6 +54,7 @@ class PlotPages(QWidget):
         self._gl_error = ""
         self._result = None
         self._cloud: Cloud3D | None = None
+        self._cloud_args: tuple | None = None  # what the cloud is made of, until 3D is wanted
         self._marks: tuple[list[int], list[str]] = ([], [])
         self._selection: tuple[int, list[int]] = (-1, [])
         self.toggle = QCheckBox("3D")  # a tick reads as on or off in both themes
@@ -89,6 +90,8 @@ class PlotPages(QWidget):
     @property
     def cloud(self) -> Cloud3D | None:
         """What the 3D view draws (or would draw): None when the result has no third dimension."""
+        if self._cloud_args is not None:
+            self._cloud, self._cloud_args = cloud_3d(*self._cloud_args), None
         return self._cloud
 
     def mark_positions(self) -> np.ndarray:
@@ -102,7 +105,10 @@ class PlotPages(QWidget):
         reframe = self._result is None or result is None or result.ids is not self._result.ids \
             or not getattr(result, "done", True)
         self._result = result
-        self._cloud = None if result is None or why_not_3d(result) else cloud_3d(result, group, colours, size)
+        # made when 3D is wanted: a filter change redraws the 2D cloud with each click, and the 3D
+        # cloud (every point, its colours) took a millisecond of that frame for a page not shown
+        self._cloud = None
+        self._cloud_args = None if result is None or why_not_3d(result) else (result, group, colours, size)
         self._refresh(reframe=reframe)
 
     def set_marks(self, ids: list[int], colours: list[str]) -> None:
@@ -119,7 +125,7 @@ class PlotPages(QWidget):
 
     def clear(self) -> None:
         """A new model: nothing of the old one stays."""
-        self._result, self._cloud = None, None
+        self._result, self._cloud, self._cloud_args = None, None, None
         self._marks, self._selection = ([], []), (-1, [])
         if self.gl is not None:
             self.gl.set_cloud(None)
@@ -147,7 +153,7 @@ class PlotPages(QWidget):
         reason = self._why_not()
         self.notice.setText(f"{reason}. Showing 2D." if reason else "")
         self.notice.setVisible(bool(reason))
-        if not self.wanted or reason or self._cloud is None:
+        if not self.wanted or reason or self.cloud is None:
             self._show_page(self.plot)
             return
         if self.gl is None:
@@ -187,7 +193,7 @@ class PlotPages(QWidget):
     # -- overlays ------------------------------------------------------------------------------
     def _xyz(self, ids) -> np.ndarray:
         table = self._state.table
-        if self._cloud is None or table is None or not len(ids):
+        if self.cloud is None or table is None or not len(ids):
             return np.zeros((0, 3), np.float32)
         return self._result.coords_of(table, ids)[:, :3]
 

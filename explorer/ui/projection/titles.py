@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from explorer.core.projection.job import variance_shown
 
-__all__ = ["axis_texts"]
+__all__ = ["axis_texts", "set_axis_texts"]
 
 
 def axis_texts(result, axes: tuple[int, int], stopped: bool = False, shown: int | None = None) -> tuple[str, str, str]:
@@ -32,3 +32,18 @@ def axis_texts(result, axes: tuple[int, int], stopped: bool = False, shown: int 
     return (f"{result.axis_name(x)}  ({share[0]:.1%} of variance)",
             f"{result.axis_name(y)}  ({share[1]:.1%} of variance)",
             f"{count} · {variance_shown(ev, x, y):.1%} of the variance" + (" shown" if shown is None else ""))
+
+
+def set_axis_texts(plot_item, old: tuple[str, str, str], new: tuple[str, str, str], color) -> tuple[str, str, str]:
+    """Set the (bottom label, left label, title) of ``plot_item`` that differ from ``old``; returns ``new``.
+
+    Only what changed: pyqtgraph lays out and draws an axis again on each
+    ``setLabel``, even to the same text, and a filter changes only the title's count.
+    """
+    if new[0] != old[0]:
+        plot_item.setLabel("bottom", new[0])
+    if new[1] != old[1]:
+        plot_item.setLabel("left", new[1])
+    if new[2] != old[2]:
+        plot_item.setTitle(new[2], color=color, size="10pt")
+    return new

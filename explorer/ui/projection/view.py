@@ -40,7 +40,7 @@ from explorer.ui.projection.point_selection import PointSelection
 from explorer.ui.projection.run_strip import RunStrip
 from explorer.ui.projection.side_panel import SidePanel
 from explorer.ui.projection.three_d import PlotPages
-from explorer.ui.projection.titles import axis_texts
+from explorer.ui.projection.titles import axis_texts, set_axis_texts
 from explorer.ui.projection.toolbar import TwoRowBar
 from explorer.ui.projection.user_metadata import UserMetadataLoader
 from explorer.ui.style import ACCENT, EXTRA, NEIGHBORS, SPACING, TEXT_TOKENS
@@ -74,6 +74,7 @@ class ProjectionView(ProjectionExports, QWidget):
         self._prepared_for = None  # the table the controls were set up for
         self._line_ids: list[int] = []
         self._legend: tuple[str, list] = ("", [])
+        self._axis_texts: tuple[str, str, str] = ("", "", "")  # the plot's labels and title as last set
 
         outer = QVBoxLayout(self)
         outer.setContentsMargins(SPACING, SPACING, SPACING, SPACING)
@@ -364,11 +365,8 @@ class ProjectionView(ProjectionExports, QWidget):
         keep = self.points.visible(res.ids, xy)
         self.plot.set_cloud(res.ids[keep], xy[keep], group[keep], colors, size)
         self.plot_pages.set_cloud(res, group, colors, size)
-        bottom, left, title = axis_texts(res, self.axes(), stopped, self.points.shown_count())
-        pi = self.plot.plot_item
-        pi.setLabel("bottom", bottom)
-        pi.setLabel("left", left)
-        pi.setTitle(title, color=self.plot.foreground, size="10pt")
+        texts = axis_texts(res, self.axes(), stopped, self.points.shown_count())
+        self._axis_texts = set_axis_texts(self.plot.plot_item, self._axis_texts, texts, self.plot.foreground)
         self._draw_overlays()
 
     def _on_colour_changed(self, *_args) -> None:

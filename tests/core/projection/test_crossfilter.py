@@ -1,5 +1,5 @@
 """The linked charts' counts (explorer.core.projection.crossfilter) and the points'
-table (explorer.core.projection.point_table) against plain numpy over seeded data."""
+table (explorer.core.projection.point_table) against plain numpy (and ``sorted``) over seeded data."""
 
 from __future__ import annotations
 
@@ -8,8 +8,10 @@ from types import SimpleNamespace
 
 import numpy as np
 
+from explorer.core.interop.rows import one_line
+from explorer.core.jobs import run_to_end
 from explorer.core.projection.crossfilter import NORM_BINS, ChartColumn, ChartFilter, chart_columns, crossfilter
-from explorer.core.projection.point_table import point_table
+from explorer.core.projection.point_table import piece_order_job, point_table
 from explorer.core.tokens.meta import KINDS, TokenMetadata
 
 
@@ -95,3 +97,18 @@ def test_the_points_table_sorts_by_the_real_values_and_writes_the_rows(tmp_path)
     assert got[0] == header
     assert [int(r[0]) for r in got[1:]] == ids[rows].tolist()
     np.testing.assert_allclose([float(r[-2]) for r in got[1:]], xy[rows, 0], rtol=1e-5)
+
+
+def test_the_piece_order_job_sorts_the_pieces_as_sorted_does():
+    ids = np.array([7, 3, 9, 1, 4, 12, 5])
+    text = {7: "b", 3: "a\tz", 9: "A", 1: "é", 4: "b", 12: "", 5: " a"}
+    table = SimpleNamespace(shown_piece=lambda i: SimpleNamespace(text=text[i]))
+    found = run_to_end(piece_order_job(table.shown_piece, ids))
+    pieces = [one_line(text[i]) for i in ids.tolist()]
+    assert found.ids.tolist() == ids.tolist() and list(found.pieces) == pieces
+    assert found.order.tolist() == sorted(range(len(ids)), key=lambda r: pieces[r])  # stable: 7 before 4
+    pts = point_table(ids, np.zeros((len(ids), 2)), ("x", "y"), table)
+    assert not pts.pieces_read
+    pts.set_piece_order(found)
+    assert pts.pieces_read and pts.order(1).tolist() == found.order.tolist()
+    assert pts.order(1, descending=True).tolist() == found.order[::-1].tolist()

@@ -1,20 +1,23 @@
 """The Projection view's linked charts and table (pytest-qt, offscreen, on MiniLM):
 the table holds the layout's rows, sorts by the real values and follows the
-selection both ways; a click on a bar filters the map and every other chart
+selection both ways, and reads the pieces to sort by in a worker; a click on a bar filters the map and every other chart
 counts what numpy counts over the points it keeps; Export selection writes them."""
 
 from __future__ import annotations
 
 import csv
+import threading
 
 import numpy as np
 import pytest
 from PySide6.QtCore import QPointF, Qt
 
+from explorer.core.interop.rows import one_line
 from explorer.core.sources import open_table
 from explorer.core.tokens.groups import token_groups
 from explorer.core.tokens.meta import KINDS
 from explorer.ui.projection import ProjectionView
+from explorer.ui.projection.points_table import SORTING
 from tests.support.ui_helpers import standalone_view
 
 TIMEOUT = 60_000
@@ -116,3 +119,61 @@ def test_a_bar_click_filters_the_map_and_the_other_charts_count_what_it_keeps(qt
 
     charts.clear_button.click()
     assert len(v.points.shown_ids) == len(ids) and v.plot.plot_item.titleLabel.text.startswith(f"{len(ids):,} tokens")
+
+
+def test_each_bar_click_draws_exactly_the_points_numpy_keeps(qtbot, view):
+    """Chosen, more, fewer, none: after each click the cloud holds the kept points with their
+    colours (the colours' image is reused between clicks), the axes keep their labels and the
+    3D cloud, made when asked for, still holds every point."""
+    v, state, _ = view
+    _ready(qtbot, v, state)
+    ids = v.result.ids
+    full_xy, full_group = v.plot.cloud.positions().copy(), v.plot.cloud.groups().copy()
+    by_id = dict(zip(v.plot.cloud_ids().tolist(), range(len(ids))))
+    order = np.array([by_id[i] for i in ids.tolist()])  # cloud position of each result id
+    full_xy, full_group = full_xy[order], full_group[order]
+    labels = (v.plot.plot_item.getAxis("bottom").labelText, v.plot.plot_item.getAxis("left").labelText)
+    bins = ids * 10 // state.table.vocab_size
+    chosen: set[int] = set()
+    for bar in (2, 5, 2, 5):
+        chosen ^= {bar}
+        v.points.toggle_bar("id_range", bar)
+        kept = np.isin(bins, sorted(chosen)) if chosen else np.ones(len(ids), bool)
+        np.testing.assert_array_equal(v.plot.cloud_ids(), ids[kept])
+        np.testing.assert_array_equal(v.plot.cloud.positions(), full_xy[kept])
+        np.testing.assert_array_equal(v.plot.cloud.groups(), full_group[kept])
+        assert f"{len(ids):,}" in v.plot.plot_item.titleLabel.text
+        assert (v.plot.plot_item.getAxis("bottom").labelText, v.plot.plot_item.getAxis("left").labelText) == labels
+    cloud = v.plot_pages.cloud
+    if cloud is not None:  # a layout with a third dimension
+        np.testing.assert_array_equal(cloud.ids, ids)
+
+
+def test_sorting_by_piece_reads_the_pieces_in_a_worker_and_orders_them_as_sorted_does(qtbot, view, monkeypatch):
+    v, state, _ = view
+    _ready(qtbot, v, state)
+    cls = type(state.table)  # a frozen dataclass: its method is spied on
+    real = cls.shown_piece
+    read_on: list[int] = []  # the thread of each piece read from now on
+
+    def spy(self, i):
+        read_on.append(threading.get_ident())
+        return real(self, i)
+
+    monkeypatch.setattr(cls, "shown_piece", spy)
+    v.linked.setCurrentWidget(v.linked.table)
+    table, model, points = v.linked.table, v.linked.table.model_, v.linked.points_table()
+    table.sortByColumn(1, Qt.AscendingOrder)
+    assert model.sorting and model.headerData(1, Qt.Horizontal) == SORTING  # said at once, read later
+    qtbot.waitUntil(lambda: not model.sorting, timeout=TIMEOUT)
+    assert model.headerData(1, Qt.Horizontal) == "piece"
+    gui = threading.get_ident()
+    assert sum(t != gui for t in read_on) >= len(points.ids)  # every piece read off the GUI thread
+    assert sum(t == gui for t in read_on) <= 100  # here: at most the cells on screen meanwhile
+    pieces = [one_line(real(state.table, int(i)).text) for i in points.ids.tolist()]
+    want = sorted(range(len(pieces)), key=pieces.__getitem__)
+    assert model.rows.tolist() == want
+    assert [model.data(model.index(r, 1)) for r in range(5)] == [pieces[want[r]] for r in range(5)]
+    read = len(read_on)
+    table.sortByColumn(1, Qt.DescendingOrder)  # the pieces are known now: sorted on the spot
+    assert not model.sorting and model.rows.tolist() == want[::-1] and len(read_on) == read
