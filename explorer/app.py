@@ -31,9 +31,6 @@ from explorer.workers import JobRunner, await_all_workers, warm_up_job  # noqa: 
 __all__ = ["Explorer", "make_app", "CLOSE_WAIT_MS", "ORG", "APP"]
 #: how long closing the window waits for background jobs to reach a yield
 CLOSE_WAIT_MS = 500
-#: torch is imported in the background this long after the first model is shown (its import holds
-#: the GIL for ~0.2 s at a stretch, which froze the window's first paints when done at once)
-WARM_UP_DELAY_MS = 1500
 #: the views' code, imported by the warm-up (each tab's view is built when its tab is first shown)
 VIEW_MODULES = ("explorer.ui.lookup", "explorer.ui.projection", "explorer.ui.similarity", "explorer.ui.training",
                 "explorer.ui.cost", "explorer.ui.health", "explorer.ui.positions")
@@ -74,9 +71,6 @@ class Explorer(QObject):
         self._last_error = ""
         self._closed = False
         self._warmed = False
-        # torch's import holds the GIL for ~0.2 s at a stretch: not while the first model is drawn
-        self._warm_timer = QTimer(self, singleShot=True, interval=WARM_UP_DELAY_MS)
-        self._warm_timer.timeout.connect(self._warm_up)
         self._pending_token: int | None = None
         self._load_text = ""  # the text when the running load started
         self._held = None  # the last table shown from Python code (explorer.show): its spec opens it again
@@ -322,8 +316,10 @@ class Explorer(QObject):
             self.settings.setValue("model", table.spec)
             self._refresh_recent()
         if not self._warmed:
+            # at once: torch's import holds the GIL for ~0.2 s at a stretch, and delaying it 1.5 s
+            # (to spare the first paints) made a tab opened meanwhile wait up to 2 s for it (bench --gui)
             self._warmed = True
-            self._warm_timer.start()
+            self._warm_up()
         if held_in_memory(table) and table.notes:  # what show() did with the object, in words
             self.window.statusBar().showMessage(f"Opened in {loaded.seconds:.2f} s. " + " ".join(table.notes), 20000)
         else:
@@ -448,7 +444,6 @@ class Explorer(QObject):
         the threads. Returns whether they all stopped."""
         if not self._closed:
             self._closed = True
-            self._warm_timer.stop()
             self.save_settings()
             if self.recording is not None:
                 self.recording.stop()

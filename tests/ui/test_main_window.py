@@ -315,14 +315,11 @@ def test_a_selected_id_past_the_table_is_explained(qtbot, explorer):
     assert "3 distinct rows read" in explorer.window.token_strip.summary.text()
 
 
-def test_torch_is_imported_in_the_background_after_the_first_model_is_drawn(qtbot, explorer):
-    """Its import holds the GIL for ~0.2 s at a stretch: it waits until the first model is shown."""
+def test_the_warm_up_imports_torch_and_the_views_code_after_the_first_model(qtbot, explorer):
     with qtbot.waitSignal(explorer.load_finished, timeout=60_000):
         explorer.start(model="default")
-    assert explorer._warm_timer.isActive()  # not started with the first paints
     with qtbot.waitSignal(explorer.warmed_up, timeout=60_000):
         pass
-    assert not explorer._warm_timer.isActive()
     import sys
 
     from explorer.app import VIEW_MODULES
@@ -351,12 +348,3 @@ def test_the_warm_up_imports_the_modules_it_is_given_off_the_gui_thread(tmp_path
     worker.join(60)
     assert result["done"] is True
     assert sys.modules["warm_probe_module"].THREAD == "warm-up-test"
-
-
-def test_closing_before_the_warm_up_starts_none(qtbot, explorer):
-    with qtbot.waitSignal(explorer.load_finished, timeout=60_000):
-        explorer.start(model="default")
-    explorer.shutdown()
-    assert not explorer._warm_timer.isActive()
-    with qtbot.assertNotEmitted(explorer.warmed_up, wait=100):
-        explorer._warm_up()  # a timeout already queued finds the window closed

@@ -204,7 +204,9 @@ class PointCloud(pg.GraphicsObject):
             self._build_atlas(dpr)
         device = QRectF(p.viewport()) if p.viewport().isValid() else None
         translucent = p.opacity() < 1 and n > TRANSLUCENT_LAYER_MIN and device is not None
-        if n > RASTER_MIN and device is not None and self._n_groups <= RASTER_GROUPS:
+        # the numpy rasteriser also for a translucent cloud: pan/zoom over a density map of 50k
+        # points ran at 99-157 frames/s with it against 73-91 drawn by Qt into a layer (bench --gui)
+        if (n > RASTER_MIN or translucent) and device is not None and self._n_groups <= RASTER_GROUPS:
             self._paint_raster(p, t, device, dpr)
             return
         args = self._fragments(t, device)
@@ -235,8 +237,8 @@ class PointCloud(pg.GraphicsObject):
     def _paint_layer(self, p: QPainter, args: tuple, device: QRectF, dpr: float) -> None:
         """Translucent (over a density map): the dots drawn opaque-as-given into one image, and
         the image at the cloud's opacity. Qt would apply the opacity to each dot, and thousands
-        of overlapping dots would still add up to black. (Faster than the numpy rasteriser below
-        RASTER_MIN points: a linked chart's click redraws the filtered cloud within a frame.)"""
+        of overlapping dots would still add up to black. (For more colours than the numpy
+        rasteriser takes, RASTER_GROUPS.)"""
         w, h = int(device.width()), int(device.height())
         layer = self._layer
         if layer is None or layer.width() != w or layer.height() != h:
