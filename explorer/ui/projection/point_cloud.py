@@ -66,6 +66,11 @@ class PointCloud(pg.GraphicsObject):
         self._n_groups = 0
         self._finite = True
         self._raster: np.ndarray | None = None
+        # the last raster frame and what it was made of: a repaint with the same points, colours and
+        # view (a label moved over the cloud, a resize settling in several passes) only draws it again
+        self._raster_image: QImage | None = None
+        self._raster_key: tuple | None = None
+        self._version = 0  # counts set_points: part of the key
         self._layer: QImage | None = None  # the translucent cloud's image, kept for the next frame
 
     # -- data ----------------------------------------------------------------------------
@@ -79,6 +84,7 @@ class PointCloud(pg.GraphicsObject):
         if len(group) != len(xy) or (len(group) and (group.min() < 0 or group.max() >= len(colors))):
             raise ValueError("one colour group per point, each a valid index into colors")
         self.prepareGeometryChange()
+        self._version += 1
         # a filter change lands here with every click: a radix sort of small group numbers, a count
         # of the groups and the old atlas when the colours stay (a stable argsort of int64 and
         # np.unique took a millisecond of the 16 ms a click may take)
@@ -251,9 +257,16 @@ class PointCloud(pg.GraphicsObject):
         p.drawImage(QPointF(0, 0), layer)
 
     def _paint_raster(self, p: QPainter, t, device: QRectF, dpr: float) -> None:
-        """The frame as one image made in numpy (many points: see common.raster)."""
-        rgba = np.array([[c.redF(), c.greenF(), c.blueF(), c.alphaF()] for c in self._colors], np.float64)
+        """The frame as one image made in numpy (many points: see common.raster); the same frame
+        again is not made again."""
         w, h = int(device.width()), int(device.height())
+        key = (self._version, w, h, dpr, t.m11(), t.m22(), t.dx(), t.dy(), self._size,
+               tuple(c.rgba() for c in self._colors))
+        if key == self._raster_key and self._raster_image is not None:
+            p.resetTransform()
+            p.drawImage(QPointF(0, 0), self._raster_image)
+            return
+        rgba = np.array([[c.redF(), c.greenF(), c.blueF(), c.alphaF()] for c in self._colors], np.float64)
         px = self._x * (t.m11() * dpr)  # device pixels, contiguous
         px += t.dx() * dpr
         py = self._y * (t.m22() * dpr)
@@ -263,6 +276,7 @@ class PointCloud(pg.GraphicsObject):
         self._raster = rasterize(px, py, self._group, rgba, w, h, self._size * dpr)  # kept alive while drawn
         img = QImage(self._raster.data, w, h, 4 * w, QImage.Format_ARGB32_Premultiplied)
         img.setDevicePixelRatio(dpr)
+        self._raster_image, self._raster_key = img, key
         p.resetTransform()
         p.drawImage(QPointF(0, 0), img)
 

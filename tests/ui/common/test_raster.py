@@ -124,3 +124,32 @@ def test_dot_raster_follows_the_view_and_puts_later_groups_on_top(qtbot):
     assert np.count_nonzero(dots.image[..., 3]) == 9 and tuple(dots.image[h // 2, w // 2]) == (0, 0, 255, 255)
     dots.clear_points()
     assert dots.point_count() == 0 and not dots.image.any()
+
+
+def test_the_same_frame_is_not_rasterised_twice(qapp, monkeypatch):
+    """A repaint with the same points, colours and view (a label moved over the cloud, a resize
+    settling in several passes) draws the kept frame; new points, colours or a moved view make a new one."""
+    made = []
+    real = point_cloud.rasterize
+
+    def counted(*args, **kwargs):
+        made.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(point_cloud, "rasterize", counted)
+    monkeypatch.setattr(point_cloud, "RASTER_MIN", 0)
+    rng = np.random.default_rng(3)
+    xy = np.c_[rng.normal(60, 15, 2000), rng.normal(50, 12, 2000)]
+    cloud = PointCloud()
+    cloud.set_points(xy, np.zeros(2000, np.int64), [QColor(0, 120, 200, 200)], 3)
+    first = _draw(cloud, 120, 100)
+    again = _draw(cloud, 120, 100)
+    assert len(made) == 1 and np.array_equal(first, again)  # the kept frame, the same picture
+    cloud.set_points(xy + 5, np.zeros(2000, np.int64), [QColor(0, 120, 200, 200)], 3)
+    moved = _draw(cloud, 120, 100)
+    assert len(made) == 2 and not np.array_equal(first, moved)
+    cloud.set_points(xy + 5, np.zeros(2000, np.int64), [QColor(200, 0, 0, 200)], 3)
+    _draw(cloud, 120, 100)
+    assert len(made) == 3
+    _draw(cloud, 110, 100)  # another device size
+    assert len(made) == 4
