@@ -5,7 +5,7 @@ vectors) computations, both run in a worker only while the view is shown."""
 from __future__ import annotations
 
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QHBoxLayout, QTabWidget, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QTabWidget, QVBoxLayout, QWidget
 
 from explorer.core.errors import user_message
 from explorer.core.input_layer import PositionsReport, TextInputs
@@ -50,11 +50,14 @@ class PositionsView(QWidget):
         self.pages = QTabWidget()
         self.pages.setDocumentMode(True)
         self.text_page = TextInputsPage()
-        self.table_page = PositionTablePage()
-        self.rotary = RotaryPanel()
+        # the other two pages (7 plots between them) are built when first shown, or first asked for
+        self._table_page: PositionTablePage | None = None
+        self._rotary: RotaryPanel | None = None
+        self._holders = (_Holder(), _Holder())
         self.pages.addTab(self.text_page, "Input for the text")
-        self.pages.addTab(self.table_page, "Position table")
-        self.pages.addTab(self.rotary, "Rotary angles")
+        self.pages.addTab(self._holders[0], "Position table")
+        self.pages.addTab(self._holders[1], "Rotary angles")
+        self.pages.currentChanged.connect(self._on_page_changed)
         self.pages.setTabToolTip(2, "How far pairs of dimensions of queries and keys turn at each position")
         self.pages.setTabVisible(2, False)
         lay.addWidget(self.pages, 1)
@@ -68,6 +71,28 @@ class PositionsView(QWidget):
                                 on_result=self._draw_inputs, on_error=self._on_failed)
         state.model_changed.connect(self._on_state_model_changed)
         state.selected_token_changed.connect(self._on_state_selected_token_changed)
+
+    @property
+    def table_page(self) -> PositionTablePage:
+        """The position-table page (built now if it was not yet)."""
+        if self._table_page is None:
+            self._table_page = self._holders[0].hold(PositionTablePage())
+            self._table_page.set_report(self._state.jobs.positions.value)
+        return self._table_page
+
+    @property
+    def rotary(self) -> RotaryPanel:
+        """The rotary-angles page (built now if it was not yet)."""
+        if self._rotary is None:
+            self._rotary = self._holders[1].hold(RotaryPanel())
+            self._rotary.set_report(self._state.jobs.positions.value)
+        return self._rotary
+
+    def _on_page_changed(self, index: int) -> None:
+        if index == 1:
+            self.table_page  # noqa: B018 (built on first show)
+        elif index == 2:
+            self.rotary  # noqa: B018
 
     @property
     def report(self) -> PositionsReport | None:
@@ -94,14 +119,16 @@ class PositionsView(QWidget):
     def _on_positions_reset(self) -> None:
         has_model = self._state.table is not None
         self.summary.set_report(None, WAITING if has_model else NO_MODEL)
-        self.table_page.set_report(None)
-        self.rotary.set_report(None)
+        for page in (self._table_page, self._rotary):
+            if page is not None:
+                page.set_report(None)
 
     def _draw_report(self, report: PositionsReport) -> None:
         self.status.setText("")
         self.summary.set_report(report)
-        self.table_page.set_report(report)
-        self.rotary.set_report(report)
+        for page in (self._table_page, self._rotary):
+            if page is not None:  # a page not built yet takes the report when it is
+                page.set_report(report)
         rotary = report.layer.rotary is not None
         self.pages.setTabVisible(2, rotary)  # a model without rotary positions has nothing to turn
 
@@ -120,3 +147,16 @@ class PositionsView(QWidget):
 
     def _on_failed(self, exc: BaseException) -> None:
         self.status.setText(user_message(exc))
+
+
+class _Holder(QWidget):
+    """A tab's place for a page built later."""
+
+    def __init__(self):
+        super().__init__()
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+
+    def hold(self, page: QWidget) -> QWidget:
+        self.layout().addWidget(page)
+        return page

