@@ -76,17 +76,21 @@ class PositionsView(QWidget):
     def table_page(self) -> PositionTablePage:
         """The position-table page (built now if it was not yet)."""
         if self._table_page is None:
-            self._table_page = self._holders[0].hold(PositionTablePage())
-            self._table_page.set_report(self._state.jobs.positions.value)
+            self._table_page = self._build_page(0, PositionTablePage)
         return self._table_page
 
     @property
     def rotary(self) -> RotaryPanel:
         """The rotary-angles page (built now if it was not yet)."""
         if self._rotary is None:
-            self._rotary = self._holders[1].hold(RotaryPanel())
-            self._rotary.set_report(self._state.jobs.positions.value)
+            self._rotary = self._build_page(1, RotaryPanel)
         return self._rotary
+
+    def _build_page(self, k: int, cls):
+        """Page ``cls`` in holder ``k``, given the report as it stands."""
+        page = self._holders[k].hold(cls())
+        page.set_report(self._state.jobs.positions.value)
+        return page
 
     def _on_page_changed(self, index: int) -> None:
         if index == 1:
