@@ -48,12 +48,15 @@ class RecordingFollower(QObject):
         A newer snapshot was written (its step and path).
     problem(str)
         The directory cannot be read (yet), in a sentence; '' once it can.
+    partial_changed(int)
+        The bytes after the last whole step changed (a step being written, or cut by a crash).
     """
 
     restarted = Signal()
     stepped = Signal(int)
     snapshot_added = Signal(int, str)
     problem = Signal(str)
+    partial_changed = Signal(int)
 
     speed = 1.0  # the charts draw every frame in full (a recorded run is never "flat out" in this window)
     silhouette_init = None  # a recorded run has no word classes
@@ -133,7 +136,9 @@ class RecordingFollower(QObject):
 
     def _on_reads_produced(self, found: StepsRead) -> None:
         """New steps (the charts' history grows), or the snapshots."""
-        self._partial = found.partial_bytes
+        if found.partial_bytes != self._partial:
+            self._partial = found.partial_bytes
+            self.partial_changed.emit(self._partial)  # a cut tail alone adds no step to redraw for
         self._set_problem("")
         if found.steps:
             metrics = self.steps.add(found.steps)

@@ -57,6 +57,7 @@ class RecordedRunView(QWidget):
         follower.restarted.connect(self._on_follower_restarted)
         follower.snapshot_added.connect(self._on_follower_snapshot_added)
         follower.problem.connect(self._on_follower_problem)
+        follower.partial_changed.connect(self._show_partial)
         self._on_follower_problem(follower.message)
         self._on_follower_restarted()
         if follower.latest_snapshot is not None:
@@ -152,12 +153,17 @@ class RecordedRunView(QWidget):
         self.readout.show_readout(self.readout_figures())
         self.lesson.show_lesson(f.cfg, h)
         self._show_never_moved()
+        self._show_partial()
+        return True
+
+    def _show_partial(self, _bytes: int = 0) -> None:
+        """Say so when the step file ends in a step not whole yet (being written, or cut by a crash)."""
+        f = self._follower
         partial = f.partial_bytes
-        if not f.message:
+        if not f.message and f.history is not None:
             self.readout.show_message(
                 f"The last {partial:,} bytes of the step file are a step still being written (or cut by a "
                 f"crash): the charts show the steps up to {f.last_step:,}." if partial else "", False)
-        return True
 
     def readout_figures(self) -> Readout | None:
         """The latest step's figures, as the toy run's readout shows them."""
