@@ -70,7 +70,7 @@ class PointCloud(pg.GraphicsObject):
         # view (a label moved over the cloud, a resize settling in several passes) only draws it again
         self._raster_image: QImage | None = None
         self._raster_key: tuple | None = None
-        self._version = 0  # counts set_points: part of the key
+        self._version = 0  # counts set_points (the points, their colours and size): part of the key
         self._layer: QImage | None = None  # the translucent cloud's image, kept for the next frame
 
     # -- data ----------------------------------------------------------------------------
@@ -260,8 +260,8 @@ class PointCloud(pg.GraphicsObject):
         """The frame as one image made in numpy (many points: see common.raster); the same frame
         again is not made again."""
         w, h = int(device.width()), int(device.height())
-        key = (self._version, w, h, dpr, t.m11(), t.m22(), t.dx(), t.dy(), self._size,
-               tuple(c.rgba() for c in self._colors))
+        # points, colours and size change only in set_points, which counts _version
+        key = (self._version, w, h, dpr, t.m11(), t.m22(), t.dx(), t.dy())
         if key == self._raster_key and self._raster_image is not None:
             p.resetTransform()
             p.drawImage(QPointF(0, 0), self._raster_image)
