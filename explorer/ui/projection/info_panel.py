@@ -101,7 +101,7 @@ class ProjectionInfo(QWidget):
                                     f"the first {len(ev)} together {float(np.sum(ev)):.1%}.")
 
     def _show_layout(self, result: ManifoldResult) -> None:
-        when = f"{result.seconds:.1f} s" if result.done else f"iteration {result.iteration:,} of {result.n_iter:,}"
+        when = f"{result.seconds:.1f} s" if result.done else result.progress
         if result.cached:
             when = ('Computed before, read from the layout cache (same rows, settings and seed). '
                     '<a href="recompute">Compute again</a>')
@@ -120,7 +120,7 @@ class ProjectionInfo(QWidget):
 
     def show_stopped(self, result: ManifoldResult) -> None:
         """The user stopped a layout: it stays as it was, unscored."""
-        self.variance_label.setText(f"Stopped at iteration {result.iteration:,} of {result.n_iter:,}: the layout has "
+        self.variance_label.setText(f"Stopped at {result.progress}: the layout has "
                                     "not converged and was not scored. Choose the method again to start over.")
 
     def show_legend(self, title: str, entries, note: str = "", shown=None) -> None:

@@ -21,9 +21,9 @@ def axis_texts(result, axes: tuple[int, int], stopped: bool = False, shown: int 
             trust = result.trustworthiness
             state = f"trustworthiness {trust:.3f}" if trust is not None else "done"
         elif stopped:
-            state = f"stopped at iteration {result.iteration:,} of {result.n_iter:,}"
+            state = f"stopped at {result.progress}"
         else:
-            state = f"iteration {result.iteration:,} of {result.n_iter:,}" if result.n_iter else "running"
+            state = result.progress if result.n_iter else "running"
         return (f"{name} 1 (no unit: only neighbourhoods count)", f"{name} 2",
                 f"{count} · {name} layout · {state}")
     x, y = axes

@@ -2,7 +2,7 @@
 sample), read them, lay them out by t-SNE or UMAP and score the layout;
 a generator for a worker, stoppable at every yield.
 
-It yields ``(fraction, message)`` for progress and, for t-SNE, a
+It yields ``(fraction, message)`` for progress and a
 :class:`ManifoldResult` with ``done=False`` after every chunk of iterations
 (the points move while the optimisation converges); it returns the final
 :class:`ManifoldResult` with its trustworthiness.
@@ -23,7 +23,7 @@ from explorer.core.projection.manifold.layout_cache import CachedLayout, LayoutC
 from explorer.core.projection.manifold.quality import layout_trustworthiness
 from explorer.core.projection.manifold.result import METHOD_NAMES, ManifoldResult
 from explorer.core.projection.manifold.tsne import EARLY_ITER, tsne_start, tsne_steps
-from explorer.core.projection.manifold.umap_layout import umap_layout, warm_up_umap
+from explorer.core.projection.manifold.umap_layout import umap_steps, warm_up_umap
 
 __all__ = ["MANIFOLD_METHODS", "DEFAULT_LAYOUT_SAMPLE", "MIN_LAYOUT_ROWS", "MAX_LAYOUT_ROWS", "LayoutError",
            "manifold_job", "run_manifold"]
@@ -67,7 +67,7 @@ def manifold_job(table, method: str, mode: str = "sample", sample_size: int = DE
         rows (by value), ids, method and settings found there is returned at once.
     recompute : compute even when the cache holds the layout (and store the new one).
 
-    Yields ``(fraction, message)`` and, for t-SNE, intermediate
+    Yields ``(fraction, message)`` and intermediate
     :class:`ManifoldResult` frames; returns the final one. The rows' nearest
     neighbours are found once per session (:mod:`~explorer.core.projection.manifold.knn`).
     Raises :class:`LayoutError` for an unknown method, a bad number of
@@ -119,8 +119,10 @@ def manifold_job(table, method: str, mode: str = "sample", sample_size: int = DE
         yield 0.15, "Preparing UMAP (compiled on first use)…"
         warm_up_umap()
         yield 0.2, f"UMAP of {n:,} rows (cosine)…"
-        coords = umap_layout(unit, n_components, seed, graph=graph)
-        it = total = 0
+        coords, it, total = None, 0, 0
+        for it, total, coords in umap_steps(unit, n_components, seed, graph=graph):
+            yield frame(coords, it, total)
+            yield 0.2 + 0.7 * it / total, f"UMAP epoch {it:,} of {total:,}"
     yield 0.92, "Measuring the layout's trustworthiness…"
     trust, trust_rows = layout_trustworthiness(unit, coords, seed)
     yield 1.0, "Done"

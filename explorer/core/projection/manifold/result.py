@@ -96,6 +96,12 @@ class ManifoldResult:
         return METHOD_NAMES.get(self.method, self.method)
 
     @property
+    def progress(self) -> str:
+        """Where the optimisation is, in its own unit: "iteration 250 of 500" (t-SNE), "epoch 20 of 200" (UMAP)."""
+        unit = "epoch" if self.method == "umap" else "iteration"
+        return f"{unit} {self.iteration:,} of {self.n_iter:,}"
+
+    @property
     def n_components(self) -> int:
         return int(self.coords.shape[1]) if self.coords.ndim == 2 else 0
 

@@ -1,0 +1,164 @@
+"""UMAP's optimisation, on every core and the same layout on any number of them.
+
+umap-learn runs its epochs on one core when it is given a seed: its
+parallel loop lets threads read and write the same points at once
+(Hogwild), so the layout would change from run to run. Here each epoch
+reads every other point from a copy of the layout taken when the epoch
+starts, and writes only the point being moved; every point draws its
+negative samples from a random stream of its own. So the points can be
+moved in any order, on any number of threads, and the layout is the same
+for the same seed (on the same CPU and libraries: the float rounding is the
+compiler's).
+
+The objective, the edge schedule and the learning rate are UMAP's
+(McInnes, Healy & Melville 2018, section 4 and appendix): every edge of the
+fuzzy graph is sampled in proportion to its weight; a sample pulls the
+point towards its neighbour with the gradient of log(1 / (1 + a d^2b)), then
+pushes it away from ``negative_sample_rate`` points drawn at random with
+the gradient of log(1 − 1 / (1 + a d^2b)); each step is clipped to 4 and
+scaled by a learning rate falling linearly from 1 to 0. umap-learn moves
+both ends of an edge when it samples it; the graph holds every edge in both
+directions with the same weight, so here each end moves when its own copy
+of the edge is sampled.
+
+Most of the time is spent raising distances to the power b, once per
+negative sample; :func:`_pow` does it with a fifth-degree polynomial for
+log2 and exp2 (relative error below 1e-4, see the tests), about twice as
+fast as the C library's ``powf``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import numba
+import numpy as np
+from numba import types
+from numba.extending import intrinsic
+
+__all__ = ["optimize_layout", "epochs_for"]
+
+#: epochs above and below umap-learn's size threshold (its defaults)
+EPOCHS_SMALL, EPOCHS_BIG, BIG_GRAPH = 500, 200, 10_000
+#: epochs between two frames handed to the caller
+FRAME_EVERY = 10
+
+# log2(1 + t) ≈ t·(c1 + c2 t + …) and 2^f on [0, 1): Chebyshev fits of degree 5
+# (max error 4.5e-5 and 2.3e-7 relative), converted to power series.
+_L1, _L2, _L3, _L4, _L5 = 1.44126742, -0.70570416, 0.40872174, -0.18772264, 0.04342891
+_E0, _E1, _E2, _E3, _E4, _E5 = 0.99999977, 0.69315678, 0.24013169, 0.05587656, 0.00894058, 0.00189438
+
+
+@intrinsic
+def _bits(typingctx, x):
+    """The bits of a float32 as an int32."""
+    def codegen(context, builder, signature, args):
+        return builder.bitcast(args[0], context.get_value_type(types.int32))
+    return types.int32(types.float32), codegen
+
+
+@intrinsic
+def _float(typingctx, x):
+    """An int32's bits as a float32."""
+    def codegen(context, builder, signature, args):
+        return builder.bitcast(args[0], context.get_value_type(types.float32))
+    return types.float32(types.int32), codegen
+
+
+@numba.njit(fastmath=True, cache=True, inline="always")
+def _pow(x, b):
+    """x ** b for a float32 x > 0 (normal, not subnormal)."""
+    i = _bits(x)
+    e = np.float32(((i >> 23) & 255) - 127)
+    t = _float((i & 0x007FFFFF) | 0x3F800000) - np.float32(1.0)
+    lg = e + t * (np.float32(_L1) + t * (np.float32(_L2) + t * (np.float32(_L3) + t * (np.float32(_L4)
+                                                                                       + t * np.float32(_L5)))))
+    y = min(np.float32(126.0), max(np.float32(-126.0), lg * b))
+    whole = np.floor(y)
+    f = y - whole
+    p = np.float32(_E0) + f * (np.float32(_E1) + f * (np.float32(_E2) + f * (np.float32(_E3) + f * (
+        np.float32(_E4) + f * np.float32(_E5)))))
+    return _float(np.int32((np.int32(whole) + 127) << 23)) * p
+
+
+@numba.njit(fastmath=True, cache=True)
+def pow_many(x, b):
+    """:func:`_pow` over an array (for the tests)."""
+    out = np.empty_like(x)
+    for i in range(x.size):
+        out[i] = _pow(x[i], b)
+    return out
+
+
+@numba.njit(parallel=True, fastmath=True, cache=True)
+def _epoch(y, y0, indptr, tails, per_sample, next_pos, per_negative, next_neg, rng, a, b, gamma, alpha, epoch):
+    n, dim = y.shape
+    one, four, tiny = np.float32(1.0), np.float32(4.0), np.float32(0.001)
+    b1 = b - one
+    pull = np.float32(-2.0) * a * b
+    push = np.float32(2.0) * gamma * b
+    for j in numba.prange(n):
+        for e in range(indptr[j], indptr[j + 1]):
+            if next_pos[e] > epoch:
+                continue
+            k = tails[e]
+            d2 = np.float32(0.0)
+            for d in range(dim):
+                diff = y[j, d] - y0[k, d]
+                d2 += diff * diff
+            if d2 > 0.0:
+                p = _pow(d2, b1)
+                g = pull * p / (a * p * d2 + one)
+                for d in range(dim):
+                    y[j, d] += min(four, max(-four, g * (y[j, d] - y0[k, d]))) * alpha
+            next_pos[e] += per_sample[e]
+            n_neg = int((epoch - next_neg[e]) / per_negative[e])
+            state = rng[j]
+            for _ in range(n_neg):
+                state = state * np.uint64(6364136223846793005) + np.uint64(1442695040888963407)
+                k = np.int64(((state >> np.uint64(32)) * np.uint64(n)) >> np.uint64(32))
+                d2 = np.float32(0.0)
+                for d in range(dim):
+                    diff = y[j, d] - y0[k, d]
+                    d2 += diff * diff
+                if d2 > 0.0 and k != j:
+                    g = push / ((tiny + d2) * (a * _pow(d2, b) + one))
+                    for d in range(dim):
+                        y[j, d] += min(four, max(-four, g * (y[j, d] - y0[k, d]))) * alpha
+            rng[j] = state
+            next_neg[e] += n_neg * per_negative[e]
+
+
+def epochs_for(n_rows: int) -> int:
+    """umap-learn's default number of epochs for a graph of ``n_rows`` points."""
+    return EPOCHS_SMALL if n_rows <= BIG_GRAPH else EPOCHS_BIG
+
+
+def optimize_layout(start: np.ndarray, graph, n_epochs: int, a: float, b: float, seed: int = 0,
+                    gamma: float = 1.0, negative_sample_rate: float = 5.0,
+                    every: int = FRAME_EVERY) -> Iterator[tuple[int, np.ndarray]]:
+    """Optimise ``start`` (n, k) as a layout of ``graph`` (a scipy sparse (n, n)
+    matrix of edge weights, symmetric) for ``n_epochs`` epochs.
+
+    Yields ``(epochs done, layout)`` every ``every`` epochs and at the end;
+    the layout array is the one being optimised (copy it to keep it). Edges
+    lighter than 1 / ``n_epochs`` of the heaviest are never sampled, as in
+    umap-learn.
+    """
+    g = graph.tocsr().astype(np.float64)
+    g.sum_duplicates()
+    g.data[g.data < g.data.max() / float(n_epochs)] = 0.0
+    g.eliminate_zeros()
+    g.sort_indices()
+    per_sample = g.data.max() / g.data
+    per_negative = per_sample / negative_sample_rate
+    next_pos, next_neg = per_sample.copy(), per_negative.copy()
+    rng = np.random.default_rng(seed).integers(0, 2 ** 63, len(start), dtype=np.uint64)
+    indptr, tails = g.indptr.astype(np.int64), g.indices.astype(np.int64)
+    y = np.ascontiguousarray(start, dtype=np.float32).copy()
+    f32 = np.float32
+    for epoch in range(n_epochs):
+        _epoch(y, y.copy(), indptr, tails, per_sample, next_pos, per_negative, next_neg, rng,
+               f32(a), f32(b), f32(gamma), f32(1.0 - epoch / n_epochs), float(epoch))
+        if (epoch + 1) % every == 0 or epoch + 1 == n_epochs:
+            yield epoch + 1, y

@@ -1,0 +1,108 @@
+"""UMAP's own epochs (explorer/core/projection/manifold/umap_epochs.py) and
+the trustworthiness that scores it.
+
+The layout is checked on rows with a known answer planted in them (clusters
+that must stay apart, neighbours that must stay near), the epochs for giving
+the same layout on one thread and on all, and the score against
+scikit-learn's own function.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+import pytest
+
+from explorer.core.projection.manifold import manifold_job
+from explorer.core.projection.manifold.quality import layout_trustworthiness
+from explorer.core.projection.manifold.umap_epochs import pow_many
+from explorer.core.projection.manifold.umap_layout import umap_layout, umap_steps
+
+
+def unit(rows):
+    rows = np.asarray(rows, np.float32)
+    return rows / np.linalg.norm(rows, axis=1, keepdims=True)
+
+
+def clusters(n_clusters=6, per=120, dims=24, spread=0.15, seed=0):
+    """Unit rows around ``n_clusters`` random directions, and each row's cluster."""
+    rng = np.random.default_rng(seed)
+    centres = rng.standard_normal((n_clusters, dims))
+    labels = np.repeat(np.arange(n_clusters), per)
+    return unit(centres[labels] + spread * rng.standard_normal((len(labels), dims))), labels
+
+
+def test_the_fast_power_is_the_power_within_1e4():
+    x = np.geomspace(1e-6, 1e4, 200_001).astype(np.float32)
+    for b in (0.8950609, -0.1049391, 1.0, 1.5):
+        got = pow_many(x, np.float32(b)).astype(np.float64)
+        want = x.astype(np.float64) ** b
+        assert np.max(np.abs(got / want - 1)) < 1e-4, b
+
+
+def test_planted_clusters_stay_apart_and_neighbourhoods_are_kept():
+    from sklearn.neighbors import KNeighborsClassifier
+
+    x, labels = clusters()
+    coords = umap_layout(x, 2, seed=3)
+    assert coords.shape == (len(x), 2) and coords.dtype == np.float32 and np.isfinite(coords).all()
+    # every point's nearest points on the map are of its own cluster
+    knn = KNeighborsClassifier(n_neighbors=6).fit(coords, labels)
+    assert knn.score(coords, labels) > 0.99
+    # the clusters' centres lie farther apart than their points from them
+    centres = np.array([coords[labels == c].mean(0) for c in range(6)])
+    radius = max(np.linalg.norm(coords[labels == c] - centres[c], axis=1).mean() for c in range(6))
+    gaps = np.linalg.norm(centres[:, None] - centres[None], axis=2)[~np.eye(6, dtype=bool)]
+    assert gaps.min() > 2 * radius
+    trust, _ = layout_trustworthiness(x, coords)
+    assert trust > 0.9
+
+
+def test_same_layout_on_one_thread_and_on_all_and_per_seed():
+    x, _ = clusters(n_clusters=4, per=100, seed=1)
+    every = numba.get_num_threads()
+    try:
+        numba.set_num_threads(1)
+        one = umap_layout(x, 2, seed=5, n_epochs=60)
+    finally:
+        numba.set_num_threads(every)
+    np.testing.assert_array_equal(umap_layout(x, 2, seed=5, n_epochs=60), one)
+    assert not np.array_equal(umap_layout(x, 2, seed=6, n_epochs=60), one)
+
+
+def test_the_epochs_hand_out_frames_that_converge():
+    x, _ = clusters(n_clusters=3, per=60, seed=2)
+    frames = list(umap_steps(x, 3, seed=0, n_epochs=50, every=10))
+    assert [f[0] for f in frames] == [10, 20, 30, 40, 50] and all(f[1] == 50 for f in frames)
+    assert all(f[2].shape == (180, 3) for f in frames)
+    assert not np.shares_memory(frames[0][2], frames[-1][2])  # each frame is a copy the window can keep
+    moves = [np.abs(b[2] - a[2]).mean() for a, b in zip(frames, frames[1:])]
+    assert moves[-1] < moves[0]  # the learning rate falls to zero: the layout settles
+
+
+@pytest.mark.parametrize("k", [5, 15])
+def test_trustworthiness_is_scikit_learns(k):
+    from sklearn.manifold import trustworthiness
+
+    rng = np.random.default_rng(k)
+    x = rng.standard_normal((400, 30))
+    coords = x[:, :2] + 0.5 * rng.standard_normal((400, 2))
+    got, rows = layout_trustworthiness(x, coords, n_neighbors=k)
+    assert rows == 400
+    assert got == pytest.approx(trustworthiness(x, coords, n_neighbors=k, metric="cosine"), abs=1e-12)
+
+
+def test_the_umap_job_moves_live_and_ends_on_its_last_frame(minilm_table):
+    messages, frames, job = [], [], manifold_job(minilm_table, "umap", "sample", sample_size=800, seed=2)
+    while True:
+        try:
+            item = next(job)
+        except StopIteration as stop:
+            result = stop.value
+            break
+        (messages.append(item[1]) if isinstance(item, tuple) else frames.append(item))
+    assert any("UMAP epoch 500 of 500" in m for m in messages)
+    assert frames and not frames[0].done and frames[-1].iteration == frames[-1].n_iter == 500
+    assert frames[0].progress == "epoch 10 of 500"
+    np.testing.assert_array_equal(frames[-1].coords, result.coords)
+    assert result.done and result.trustworthiness > 0.8
