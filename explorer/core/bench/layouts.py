@@ -57,6 +57,7 @@ class LayoutBench:
     tsne_trust5: float
     tsne_trust15: float
     umap_cold_s: float
+    umap_layout_s: float
     umap_warm_s: float
     umap_trust5: float
     umap_trust15: float
@@ -76,16 +77,20 @@ def _trust(unit: np.ndarray, coords: np.ndarray, seed: int) -> tuple[float, floa
     return tuple(layout_trustworthiness(unit, coords, seed, n_neighbors=k)[0] for k in (5, 15))
 
 
-def _timed(job) -> tuple[ManifoldResult, float, float | None]:
-    """(result, seconds, seconds to the first frame drawn)."""
-    t0, first = time.perf_counter(), None
+def _timed(job) -> tuple[ManifoldResult, float, float | None, float]:
+    """(result, seconds, seconds to the first frame drawn, seconds to the final layout drawn: the
+    frame of the last iteration or epoch, before the trustworthiness is measured)."""
+    t0, first, final = time.perf_counter(), None, None
     while True:
         try:
             item = next(job)
         except StopIteration as stop:
-            return stop.value, time.perf_counter() - t0, first
-        if first is None and isinstance(item, ManifoldResult):
-            first = time.perf_counter() - t0
+            seconds = time.perf_counter() - t0
+            return stop.value, seconds, first, seconds if final is None else final
+        if isinstance(item, ManifoldResult):
+            first = time.perf_counter() - t0 if first is None else first
+            if item.n_iter and item.iteration == item.n_iter:
+                final = time.perf_counter() - t0
 
 
 def _baseline(unit: np.ndarray, seed: int):
@@ -139,21 +144,22 @@ def bench_layouts(spec: str = "minilm", seed: int = 0) -> LayoutBench:
 
         def run(method, **kw):
             knn_memo.forget_graphs()
-            cold, cold_s, first = _timed(manifold_job(table, method, "all", seed=seed, cache=cache, **kw))
-            warm, warm_s, _ = _timed(manifold_job(table, method, "all", seed=seed, cache=cache, **kw))
+            cold, cold_s, first, final = _timed(manifold_job(table, method, "all", seed=seed, cache=cache, **kw))
+            warm, warm_s, _, _ = _timed(manifold_job(table, method, "all", seed=seed, cache=cache, **kw))
             if not warm.cached:
                 raise BenchError(f"the second {method} of {spec} was computed again, not read from the layout cache")
-            return cold, cold_s, warm_s, first
+            return cold, cold_s, warm_s, first, final
 
-        umap_res, umap_s, umap_warm, _ = run("umap")
-        tsne_res, tsne_s, tsne_warm, tsne_first = run("tsne")
+        umap_res, umap_s, umap_warm, _, umap_layout_s = run("umap")
+        tsne_res, tsne_s, tsne_warm, tsne_first, _ = run("tsne")
     pca = []
     for _ in range(2):
         t0 = time.perf_counter()
         run_to_end(projection_job(table, "all", 0, n_components=2, seed=seed))
         pca.append(time.perf_counter() - t0)
     return LayoutBench(spec, len(unit), graph_s, compile_s, pca[0], pca[1], tsne_s, tsne_warm, tsne_first or 0.0,
-                       *_trust(unit, tsne_res.coords, seed), umap_s, umap_warm, *_trust(unit, umap_res.coords, seed),
+                       *_trust(unit, tsne_res.coords, seed), umap_s, umap_layout_s, umap_warm,
+                       *_trust(unit, umap_res.coords, seed),
                        base_s, *_trust(unit, base, seed), recall, baseline_compile_s, time.process_time() - c_all,
                        time.perf_counter() - t_all)
 
@@ -162,16 +168,18 @@ def format_layouts(r) -> list[str]:
     """Report lines for a LayoutBench (or its JSON form)."""
     r = r.as_json() if isinstance(r, LayoutBench) else r
     ok = lambda p: "PASS" if p else "FAIL"  # noqa: E731
-    speedup = r["baseline_umap_s"] / max(r["umap_cold_s"], 1e-9)
+    speedup = r["baseline_umap_s"] / max(r["umap_layout_s"], 1e-9)
+    trust_gap = min(r["umap_trust5"] - r["baseline_trust5"], r["umap_trust15"] - r["baseline_trust15"])
     lines = [
         f"Layouts of all {r['rows']:,} rows of {r['spec']} (cosine, seeded; trustworthiness on 5,000 rows, "
         f"@5 / @15):",
         f"  exact neighbour graph (15 neighbours): {_t(r['graph_s'])}; umap-learn's NN-descent finds "
         f"{r['baseline_recall']:.1%} of the same neighbours",
-        f"  UMAP cold {_t(r['umap_cold_s'])} vs umap-learn's defaults {_t(r['baseline_umap_s'])}: "
-        f"{speedup:.2f}× [{ok(speedup >= SPEEDUP_TARGET)} >= {SPEEDUP_TARGET:.0f}×]; trustworthiness "
+        f"  UMAP cold, rows to the final layout drawn {_t(r['umap_layout_s'])} vs umap-learn's defaults "
+        f"{_t(r['baseline_umap_s'])} (rows to layout): {speedup:.2f}× [{ok(speedup >= SPEEDUP_TARGET)} >= "
+        f"{SPEEDUP_TARGET:.0f}×]; with its trustworthiness measured {_t(r['umap_cold_s'])}; trustworthiness "
         f"{r['umap_trust5']:.3f} / {r['umap_trust15']:.3f} vs {r['baseline_trust5']:.3f} / {r['baseline_trust15']:.3f} "
-        f"[{ok(r['umap_trust5'] >= r['baseline_trust5'] - TRUST_SLACK)} no more than {TRUST_SLACK} below]; "
+        f"[{ok(trust_gap >= -TRUST_SLACK)} no more than {TRUST_SLACK} below]; "
         f"umap-learn timed with its NN-descent already compiled ({_t(r['baseline_compile_s'])} in a new process)",
         f"  UMAP warm (the layout cache): {_t(r['umap_warm_s'])} [{ok(r['umap_warm_s'] < WARM_TARGET_S)} "
         f"< {WARM_TARGET_S:.0f} s]; compiling UMAP's code once: {_t(r['umap_compile_s'])}",
