@@ -7,7 +7,7 @@ import string
 import threading
 
 import pyqtgraph as pg
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QSize, Qt
 from PySide6.QtGui import QColor, QFont, QFontDatabase, QGuiApplication, QPalette
 from PySide6.QtWidgets import QVBoxLayout
 
@@ -282,8 +282,29 @@ class FitLayout(QVBoxLayout):
     (or its minimum height, and scrolls only below that).
     """
 
+    def __init__(self, parent=None, wrapped_minimum: bool = False):
+        super().__init__(parent)
+        self._wrapped_minimum = wrapped_minimum
+
     def hasHeightForWidth(self) -> bool:
         return False
+
+    def minimumSize(self) -> QSize:
+        """With ``wrapped_minimum``: at least the wrapped words' height at the present
+        width plus every other item's minimum, so that a short page scrolls rather
+        than squeeze the plots under a long text below their minimum (they were cut)."""
+        size = super().minimumSize()
+        width = self.geometry().width()
+        if not self._wrapped_minimum or width <= 0:
+            return size
+        m = self.contentsMargins()
+        inner = width - m.left() - m.right()
+        shown = [self.itemAt(i) for i in range(self.count()) if not self.itemAt(i).isEmpty()]
+        need = m.top() + m.bottom() + self.spacing() * max(0, len(shown) - 1)
+        for item in shown:
+            h = item.heightForWidth(inner) if item.hasHeightForWidth() else -1
+            need += h if h >= 0 else item.minimumSize().height()
+        return QSize(size.width(), max(size.height(), need))
 
 
 def shrinkable(label: pg.LabelItem) -> None:

@@ -8,13 +8,14 @@ measures the text.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["AxisLabelPlan", "plan_axis_labels", "label_step"]
+__all__ = ["AxisLabelPlan", "plan_axis_labels", "label_step", "column_ticks"]
 
 
 @dataclass(frozen=True)
@@ -80,3 +81,17 @@ def label_step(cell_px: float, line_px: float, gap: float = 4.0) -> int:
     """
     cell_px = max(float(cell_px), 1e-6)
     return max(1, math.ceil((float(line_px) + gap) / cell_px - 1e-9))
+
+
+def column_ticks(dim: int, most: int = 6) -> list[int]:
+    """Round column numbers 0, step, 2 step, ... up to ``dim`` (never past it), at most
+    ``most`` of them; the step is 1, 2 or 5 times a power of ten.
+
+    For an axis drawn wider than its ``dim`` columns (the matrix view leaves room right
+    of the band for the selected token's name), where an automatic axis would number
+    columns that do not exist (600 and 700 under a table of 576 columns).
+    """
+    dim = max(0, int(dim))
+    steps = (m * 10 ** e for e in itertools.count() for m in (1, 2, 5))
+    step = next(step for step in steps if dim // step + 1 <= most)
+    return list(range(0, dim + 1, step))

@@ -2,9 +2,12 @@
 no two overlap and none leaves the plot. No Qt here.
 
 Greedy, in priority order (the selected token first, faint points last): a
-label takes the first of four places beside its point (above right, above
-left, below right, below left) that is inside the plot and free; a label
-with no such place is left out.
+label takes the first of its places that is inside the plot and free; a
+label with no such place is left out. :func:`place_labels` tries four places
+beside the point (above right, above left, below right, below left);
+:func:`place_centred_labels` centres the box on its point (a class name on
+its class's centre) or moves it by whole half widths and heights, nearest
+first.
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["PlacedLabel", "place_labels"]
+__all__ = ["PlacedLabel", "place_labels", "place_centred_labels"]
 
 
 @dataclass(frozen=True)
@@ -84,6 +87,40 @@ def place_labels(
     list of PlacedLabel
         In priority order; no two overlap, all inside ``bounds``.
     """
+    return _place(anchors, sizes, bounds, limit,
+                  lambda w, h: ((gap, -lift - h), (-gap - w, -lift - h), (gap, lift), (-gap - w, lift)))
+
+
+def place_centred_labels(
+    anchors: np.ndarray,
+    sizes: np.ndarray,
+    bounds: Sequence[float],
+    reach: tuple[int, int] = (3, 4),
+    spacing: float = 1.0,
+    limit: int | None = None,
+) -> list[PlacedLabel]:
+    """Place labels centred on their points, or moved as little as they must not to overlap.
+
+    ``anchors``, ``sizes``, ``bounds``, ``limit`` and the result are those of
+    :func:`place_labels`; the boxes may move up to ``reach[0]`` half widths
+    sideways and ``reach[1]`` heights up or down (a sideways step counts 2.5
+    times a vertical one when choosing the nearest), each step ``spacing``
+    pixels longer so that moved boxes keep apart.
+    """
+    rx, ry = reach
+    steps = sorted(((i, j) for i in range(-rx, rx + 1) for j in range(-ry, ry + 1)),
+                   key=lambda d: (d[0] * 2.5) ** 2 + d[1] ** 2)
+
+    def places(w: float, h: float):
+        sx, sy = w / 2 + spacing, h + spacing
+        return [(i * sx - w / 2, j * sy - h / 2) for i, j in steps]
+
+    return _place(anchors, sizes, bounds, limit, places)
+
+
+def _place(anchors, sizes, bounds, limit, places) -> list[PlacedLabel]:
+    """The greedy loop both placements share; ``places(w, h)`` gives a box's
+    candidate (dx, dy) offsets from its point, best first."""
     anchors = np.asarray(anchors, np.float64).reshape(-1, 2)
     sizes = np.asarray(sizes, np.float64).reshape(-1, 2)
     if len(anchors) != len(sizes):
@@ -99,7 +136,7 @@ def place_labels(
         (ax, ay), (w, h) = anchors[i], sizes[i]
         if not (np.isfinite(ax) and np.isfinite(ay)):
             continue
-        for dx, dy in ((gap, -lift - h), (-gap - w, -lift - h), (gap, lift), (-gap - w, lift)):
+        for dx, dy in places(w, h):
             left, top = ax + dx, ay + dy
             right, bottom = left + w, top + h
             if left < x0 or top < y0 or right > x1 or bottom > y1:

@@ -43,7 +43,7 @@ class HealthView(QWidget):
         super().__init__(parent)
         self._state = state
         self._report: HealthReport | None = None
-        lay = FitLayout(self)
+        lay = FitLayout(self, wrapped_minimum=True)
         lay.setContentsMargins(0, SPACING // 2, 0, SPACING)
         lay.setSpacing(SPACING // 2)
         self.vocab_plot = VocabPlot()

@@ -58,7 +58,10 @@ class VocabPlot(QWidget):
         self.readout.setObjectName("ChipId")
 
         self.plot_widget = pg.PlotWidget(background=bg, axisItems={"bottom": IntegerAxis("bottom")}, enableMenu=False)
-        self.plot_widget.setMinimumHeight(160)
+        # the histogram's minimum: the two share a row of the splitter, which a long
+        # summary at 1024 x 700 squeezes below 160 px; a taller minimum here cut off
+        # this plot's axis label while the histogram beside it fitted
+        self.plot_widget.setMinimumHeight(120)
         self.plot = self.plot_widget.getPlotItem()
         self.plot.setMenuEnabled(False)
         self.plot.showGrid(x=True, y=True, alpha=0.12)

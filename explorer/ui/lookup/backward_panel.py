@@ -123,6 +123,7 @@ class BackwardPanel(QWidget):
         for b in (self.play_button, self.step_button, self.new_button):
             bar.addWidget(b)
         self.now_label = elastic_label("What the backward step is doing at this moment", rich=True)
+        self.now_label.setWordWrap(True)  # at 1024 x 700 one line was cut at the Forward button
         bar.addWidget(self.now_label, 1)
         self.glw = plot_area(240)
         lay.addWidget(self.glw, 1)
@@ -431,9 +432,12 @@ class BackwardPanel(QWidget):
         lit[np.flatnonzero(hit) * bins // back.vocab_size] = 1
         self.strip_img.setImage(self._lut[lit][None, :, :], autoLevels=False)
         self.strip_img.setRect(QRectF(0, 0, back.vocab_size, 1))
+        # mid-walk the counts are of the positions sent back so far: the counts line under
+        # the page gives the whole batch's, and without "so far" the two disagreed
+        so_far = f" so far ({done} of {t} positions)" if done < t else ""
         self.strip_plot.setTitle(f"All {back.vocab_size:,} rows of dL/dE: <span style='color:{GRADIENT_ROWS}'>"
-                                 f"{int(hit.sum()):,} non-zero</span>, {back.vocab_size - int(hit.sum()):,} exactly 0",
-                                 color=self._fg, size="9pt")
+                                 f"{int(hit.sum()):,} non-zero</span>, {back.vocab_size - int(hit.sum()):,} exactly 0"
+                                 f"{so_far}", color=self._fg, size="9pt")
         last = done - 1
         if 0 <= last < t:
             self.g_now.setRect(QRectF(0, last, cols, 1))

@@ -17,7 +17,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from explorer.core.matrix.axis_labels import label_step
+from explorer.core.matrix.axis_labels import column_ticks, label_step
 from explorer.core.matrix.overview import CODE_STEPS, NAN_CODE, MatrixOverview, RowBand, row_band
 from explorer.core.sources.output import STANDALONE_KINDS
 from explorer.state.app_state import AppState
@@ -403,13 +403,14 @@ class MatrixView(QWidget):
             self._label_band_rows(self._band)
 
     def _label_columns(self, dim: int) -> None:
-        """Integer column ticks at cell centres for narrow tables."""
+        """Integer column ticks at cell centres for narrow tables; round numbers up to
+        ``dim`` for wide ones (the axis runs on past the band, where no column is)."""
         axis = self.band_plot.getAxis("bottom")
         if dim <= 40:
             step = 1 if dim <= 16 else 5
             axis.setTicks([[(j + 0.5, str(j)) for j in range(0, dim, step)], []])
         else:
-            axis.setTicks(None)
+            axis.setTicks([[(j, f"{j:,}") for j in column_ticks(dim)], []])
 
     def _write_cells(self, band: RowBand) -> None:
         for t in self._cell_texts:

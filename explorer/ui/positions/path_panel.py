@@ -31,8 +31,8 @@ class PathPanel(PlotPanel):
         self._cmap = pg.colormap.get(SEQUENTIAL)
         self.n_points = 0
 
-    def set_path(self, path: PathPCA | None, title: str = "") -> None:
-        self.set_title(title)
+    def set_path(self, path: PathPCA | None, title: str = "", short: str | None = None) -> None:
+        self.set_title(title, short)
         if path is None or len(path.points) == 0:
             self.n_points = 0
             for item in (self.line, self.points, self.start):

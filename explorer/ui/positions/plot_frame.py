@@ -1,11 +1,13 @@
 """The plot every panel of the Positions view starts from: themed, no menu,
-a title that may be clipped rather than widen the panel."""
+a title fitted to the plot's width (a shorter one, or elided) rather than cut
+or widening the panel."""
 
 from __future__ import annotations
 
 import pyqtgraph as pg
 from PySide6.QtWidgets import QLayout, QVBoxLayout, QWidget
 
+from explorer.ui.common.plot_title import FittedTitle
 from explorer.ui.style import plot_colors, shrinkable, style_plot
 
 __all__ = ["add_plot", "PlotPanel"]
@@ -26,8 +28,8 @@ def add_plot(layout: QLayout, min_width: int = 160, min_height: int = 140) -> tu
 
 
 class PlotPanel(QWidget):
-    """A panel holding one plot from :func:`add_plot`, filling the panel; ``_fg``
-    is the palette's text colour for titles."""
+    """A panel holding one plot from :func:`add_plot`, filling the panel, and its
+    fitted ``title``; ``_fg`` is the palette's text colour."""
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -35,6 +37,8 @@ class PlotPanel(QWidget):
         self._layout = QVBoxLayout(self)
         self._layout.setContentsMargins(0, 0, 0, 0)
         self.plot_widget, self.plot = add_plot(self._layout)
+        self.title = FittedTitle(self.plot, 10, span=True)
 
-    def set_title(self, title: str) -> None:
-        self.plot.setTitle(title, color=self._fg, size="10pt")
+    def set_title(self, title: str, short: str | None = None) -> None:
+        """``title`` over the plot; ``short`` where it does not fit (else it is elided)."""
+        self.title.set(title, short=short)

@@ -9,8 +9,9 @@ import pyqtgraph as pg
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from explorer.core.input_layer import PositionsReport
+from explorer.ui.common.plot_title import FittedTitle
 from explorer.ui.positions.plot_frame import add_plot
-from explorer.ui.style import CLASS_COLORS, SPACING, plot_colors
+from explorer.ui.style import CLASS_COLORS, SPACING
 
 __all__ = ["RotaryPanel"]
 
@@ -21,8 +22,6 @@ class RotaryPanel(QWidget):
 
     def __init__(self, parent=None):
         super().__init__(parent)
-        bg, fg = plot_colors()
-        self._fg = fg
         lay = QVBoxLayout(self)
         lay.setContentsMargins(SPACING, 0, SPACING, 0)
         self.caption = QLabel("")
@@ -30,6 +29,7 @@ class RotaryPanel(QWidget):
         lay.addWidget(self.caption)
         self.plot_widget, self.plot = add_plot(lay, 200, 160)
         lay.setStretchFactor(self.plot_widget, 1)
+        self.title = FittedTitle(self.plot, 10, span=True)
         self.plot.setLabel("bottom", "position")
         self.plot.setLabel("left", "cos(angle turned)")
         self.plot.showGrid(x=True, y=True, alpha=0.12)
@@ -70,8 +70,8 @@ class RotaryPanel(QWidget):
         self.key.setText(" &nbsp; ".join(entries))
         for c in self.curves[len(report.rotary_pairs):]:
             c.setData([], [])
-        self.plot.setTitle(f"How far {len(report.rotary_pairs)} of the {rot.pairs} pairs of a head turn, "
-                           f"positions 0 to {pos[-1]:.0f}", color=self._fg, size="10pt")
+        shown = f"How far {len(report.rotary_pairs)} of the {rot.pairs} pairs of a head turn"
+        self.title.set(f"{shown}, positions 0 to {pos[-1]:,.0f}", short=shown)
         self.plot.setYRange(-1.05, 1.05, padding=0)
         self.plot.setXRange(0, float(pos[-1]), padding=0.01)
         ctx = f" It was trained on texts of up to {rot.context_length:,} tokens." if rot.context_length else ""

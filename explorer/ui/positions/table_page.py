@@ -89,11 +89,11 @@ class PositionTablePage(QWidget):
         n = rows.shape[0]
         cut = f" (the first {n:,} of {r.total_positions:,})" if learned and n < r.total_positions else ""
         what = "Learned" if learned else "Sinusoidal"
-        self.heatmap.set_title(f"{what} position rows 0–{n - 1:,}{cut}")
+        self.heatmap.set_title(f"{what} position rows 0–{n - 1:,}{cut}", f"{what} position rows 0–{n - 1:,}")
         self.heatmap.set_matrix(rows, symmetric_levels(rows))
         self.cosine.set_title(f"Cosine of positions ({n:,} × {n:,})")
         self.cosine.set_matrix(cos, (-1.0, 1.0))
-        self.path.set_path(path, "PCA path of positions 0, 1, 2, …")
+        self.path.set_path(path, "PCA path of positions 0, 1, 2, …", "PCA path of positions")
         self.caption.setText(self._caption(r, learned))
 
     @staticmethod

@@ -103,7 +103,8 @@ class TextInputsPage(QWidget):
         self.token_map.set_labels(axis, "")
         self.token_map.set_matrix(v.token_rows[:, :cols], symmetric_levels(v.token_rows[:, :cols]))
         self.token_map.set_row_labels(labels)
-        self.input_map.set_title("Input vectors" + (" (after the LayerNorm)" if v.normed is not None else ""))
+        self.input_map.set_title("Input vectors" + (" (after the LayerNorm)" if v.normed is not None else ""),
+                                 "Input vectors")
         self.input_map.set_labels(axis, "")
         self.input_map.set_matrix(v.vectors[:, :cols], symmetric_levels(v.vectors[:, :cols]))
         self.input_map.set_row_labels(labels)

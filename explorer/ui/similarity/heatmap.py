@@ -34,7 +34,8 @@ class Heatmap:
         self.left_axis = TokenAxis("left", max_label_px=64 if small else 96, point_delta=-1 if small else 0)
         self.bottom_axis = TokenAxis("bottom", max_label_px=80, point_delta=-1 if small else 0)
         plot.setAxisItems({"left": self.left_axis, "bottom": self.bottom_axis})
-        self.title = FittedTitle(plot)
+        # a small map's title may run over its token axis: "Scalar ids: |i − j|" whole, not "Scalar ids:…"
+        self.title = FittedTitle(plot, span=small)
         self.title.set(title)
         plot.invertY(True)
         plot.setAspectLocked(True)

@@ -52,6 +52,16 @@ class Highlight(QWidget):
             return QRect()
         return QRect(w.mapTo(self._window, QPoint(0, 0)), w.size())
 
+    def ring_rect(self) -> QRect:
+        """Where the ring is drawn: just outside the ringed widget, whose own text may run
+        to its edges (a ring inside it struck through "bytes read" under the lookup
+        panels), and inside the window (a widget at its edge is ringed over its border)."""
+        rect = self.target_rect()
+        if rect.isEmpty():
+            return rect
+        out = RING_WIDTH + 1
+        return rect.adjusted(-out, -out, out, out).intersected(self.rect())
+
     def _on_target_destroyed(self, *_args) -> None:
         self._target = None
         self.hide()
@@ -71,7 +81,7 @@ class Highlight(QWidget):
         return False
 
     def paintEvent(self, _event) -> None:
-        rect = self.target_rect()
+        rect = self.ring_rect()
         if rect.isEmpty():
             return
         p = QPainter(self)

@@ -9,10 +9,11 @@ import math
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QPointF, QRectF
+from PySide6.QtCore import QPointF
 from PySide6.QtGui import QColor, QPen
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsRectItem, QGraphicsSimpleTextItem
 
+from explorer.core.projection.label_layout import place_centred_labels
 from explorer.core.training.charts import TrainingHistory
 from explorer.core.training.frames import PCA_EVERY, TableFrame
 from explorer.ui.style import CHANGED_ROWS, GRADIENT_ROWS, NEUTRAL, class_color
@@ -21,9 +22,6 @@ from explorer.ui.training.plots import Chart, PaintLog, nice_ceil
 __all__ = ["UpdatesChart", "DriftChart", "PcaChart", "ClassLabel", "FREQUENCY_AXIS"]
 
 FREQUENCY_AXIS = "occurrences in the corpus (log)"
-#: where a class name may move to not cover another: (half widths, heights), nearest first
-_LABEL_SHIFTS = sorted(((dx, dy) for dx in range(-3, 4) for dy in range(-4, 5)),
-                       key=lambda d: (d[0] * 2.5) ** 2 + d[1] ** 2)
 
 
 def _frequency_x(counts: np.ndarray) -> tuple[np.ndarray, tuple[float, float]]:
@@ -97,6 +95,8 @@ class DriftChart(Chart):
         self.set_range(lx, (0, top))
 
 
+#: pixels kept free around each class name
+_LABEL_MARGIN = 1
 #: opacity (of 255) of a class name's background: the points under it show through
 LABEL_FILL_ALPHA = 110
 
@@ -148,6 +148,8 @@ class PcaChart(Chart):
         self._brushes: list | None = None
         self._sizes: np.ndarray | None = None
         self.coords: np.ndarray | None = None
+        #: the class centres the names were last placed for (view coordinates)
+        self._centres: np.ndarray | None = None
         self._drawn_step = -1
         #: V of the class-free brushes last made (-1: none, or made for classes)
         self.classes_for = -1
@@ -186,35 +188,37 @@ class PcaChart(Chart):
         self.plot.addItem(label, ignoreBounds=True)
         return label
 
-    def _place_labels(self, centres: np.ndarray) -> None:
+    def _place_labels(self, centres: np.ndarray | None) -> None:
         """Each class name at its class's centre or, where it would cover a name
         placed before it, the nearest free place around it inside the plot; a
         name with no free place is left out (its colour still says the class),
-        never piled on the others."""
-        vb = self.plot.getViewBox()
-        bounds = vb.sceneBoundingRect()
-        placed: list[QRectF] = []
-        for label, centre in zip(self.labels, centres):
-            ok = bool(np.isfinite(centre).all())
-            label.setVisible(ok)
-            if not ok:
-                continue
-            size = label.rect()
-            at = vb.mapViewToScene(QPointF(float(centre[0]), float(centre[1])))
-            home = QRectF(at.x() - size.width() / 2, at.y() - size.height() / 2, size.width(), size.height())
-            rect = None
-            step_x, step_y = size.width() / 2 + 1, size.height() + 1
-            for dx, dy in _LABEL_SHIFTS:
-                candidate = home.translated(dx * step_x, dy * step_y)
-                if not bounds.contains(candidate):
-                    continue
-                if not any(candidate.intersects(other) for other in placed):
-                    rect = candidate
-                    break
-            label.setVisible(rect is not None)
-            if rect is not None:
-                placed.append(rect)
-                label.setPos(vb.mapSceneToView(rect.center()))
+        never piled on the others. Placed in pixels: called again whenever the
+        plot changes size (the names keep their size, the plot's scale does not)."""
+        self._centres = centres
+        if centres is None or not self.labels:
+            return
+        vb = self.vb
+        anchors = np.full((len(self.labels), 2), np.nan)
+        for k, centre in enumerate(centres[:len(self.labels)]):
+            if np.isfinite(centre).all():
+                at = vb.mapViewToScene(QPointF(float(centre[0]), float(centre[1])))
+                anchors[k] = at.x(), at.y()
+        # each box with a free margin (its frame is drawn half outside it), kept off the
+        # tick marks the left and bottom axes draw into the plot
+        sizes = np.array([(label.rect().width(), label.rect().height()) for label in self.labels]) + 2 * _LABEL_MARGIN
+        b = vb.sceneBoundingRect()
+        ticks = [max(0.0, -float(self.plot.getAxis(name).style["tickLength"])) for name in ("left", "bottom")]
+        bounds = (b.left() + ticks[0], b.top(), b.right(), b.bottom() - ticks[1])
+        placed = {p.index: p for p in place_centred_labels(anchors, sizes, bounds, spacing=0)}
+        for k, label in enumerate(self.labels):
+            p = placed.get(k)
+            label.setVisible(p is not None)
+            if p is not None:
+                label.setPos(vb.mapSceneToView(QPointF(p.left + p.width / 2, p.top + p.height / 2)))
+
+    def _on_vb_resized(self, vb) -> None:
+        super()._on_vb_resized(vb)
+        self._place_labels(self._centres)
 
     def start(self, frame: TableFrame) -> None:
         """The range of the table before training (it then grows only when a point would leave it)."""
@@ -242,6 +246,7 @@ class PcaChart(Chart):
         for label in self.labels:
             label.setVisible(False)
         self.coords = None
+        self._centres = None
         self._drawn_step = -1
         self.forget_range()
         self.set_title(self.EMPTY_TITLE, self.EMPTY_SHORT_TITLE)

@@ -55,3 +55,16 @@ def test_label_step_is_the_rule_of_every_stacked_axis():
     assert doctest.testmod(axis_labels).failed == 0
     for cell, line, gap in ((20, 14, 1), (10, 14, 1), (7.5, 15, 0), (3, 16, 4), (0.5, 16, 4)):
         assert label_step(cell, line, gap) == plan_axis_labels([60], cell, line, gap, along=False).step
+
+
+def test_column_ticks_are_round_and_never_past_the_table():
+    from explorer.core.matrix.axis_labels import column_ticks
+
+    assert column_ticks(576) == [0, 100, 200, 300, 400, 500]
+    assert column_ticks(768) == [0, 200, 400, 600]
+    assert column_ticks(64) == [0, 20, 40, 60]
+    assert column_ticks(5) == [0, 1, 2, 3, 4, 5]
+    assert column_ticks(0) == [0]
+    for dim in range(1, 5000, 37):
+        ticks = column_ticks(dim)
+        assert ticks[0] == 0 and ticks[-1] <= dim and len(ticks) <= 6

@@ -7,7 +7,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from explorer.core.projection.label_layout import place_labels
+from explorer.core.projection.label_layout import place_centred_labels, place_labels
 
 BOUNDS = (0.0, 0.0, 400.0, 300.0)
 
@@ -50,12 +50,30 @@ def test_limit_and_nonfinite_anchors():
     assert [p.index for p in placed] == [0, 2]
 
 
+def test_centred_labels_sit_on_their_points_or_move_the_least():
+    # a lone name: centred on its point
+    [p] = place_centred_labels([[100, 100]], [[40, 12]], BOUNDS)
+    assert (p.left, p.top, p.dx, p.dy) == (80, 94, -20, -6)
+    # three names on one point: the first centred, the others one step above and below
+    # (a vertical step is preferred to a sideways one)
+    a, b, c = place_centred_labels([[200, 150]] * 3, [[40, 12]] * 3, BOUNDS, spacing=1)
+    assert (a.left, a.top) == (180, 144)
+    assert {b.top, c.top} == {144 - 13, 144 + 13} and b.left == c.left == 180
+    # near an edge the name moves inside; with no free place within reach, left out
+    [edge] = place_centred_labels([[5, 150]], [[40, 12]], BOUNDS)
+    assert edge.left >= 0
+    crowded = place_centred_labels([[200, 150]] * 80, [[40, 12]] * 80, BOUNDS, reach=(1, 1))
+    assert len(crowded) == 3  # one column: a half-width move still covers the centre column
+    _assert_valid(crowded)
+
+
 @settings(max_examples=60, deadline=None, derandomize=True)
 @given(st.lists(st.tuples(st.floats(-20, 420), st.floats(-20, 320), st.floats(4, 120), st.floats(6, 20)),
                 min_size=0, max_size=80))
 def test_never_overlapping_never_outside(labels):
     anchors = [(x, y) for x, y, _, _ in labels]
     sizes = [(w, h) for _, _, w, h in labels]
-    placed = place_labels(np.array(anchors).reshape(-1, 2), np.array(sizes).reshape(-1, 2), BOUNDS)
-    _assert_valid(placed)
-    assert [p.index for p in placed] == sorted(p.index for p in placed)
+    for place in (place_labels, place_centred_labels):
+        placed = place(np.array(anchors).reshape(-1, 2), np.array(sizes).reshape(-1, 2), BOUNDS)
+        _assert_valid(placed)
+        assert [p.index for p in placed] == sorted(p.index for p in placed)

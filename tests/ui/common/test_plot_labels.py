@@ -39,7 +39,7 @@ def test_markup_in_a_title_is_shown_as_text(qtbot):
     assert not w.getPlotItem().titleLabel.isVisible()
 
 
-def test_health_titles_fit_at_1024(qtbot, explorer):
+def test_health_titles_and_plots_fit_at_1024(qtbot, explorer):
     explorer.window.resize(1024, 700)
     load(qtbot, explorer, "minilm")
     explorer.window.show_view("health")
@@ -51,6 +51,10 @@ def test_health_titles_fit_at_1024(qtbot, explorer):
         label = plot.titleLabel
         assert label.item.boundingRect().width() <= plot.vb.width()
         assert title.shown == title.text or (title.shown.endswith("…") and label.toolTip() == title.text)
+    # issue 25: minilm's long summary squeezes the plots' row; neither plot is cut at its
+    # bottom (the vocabulary plot's "token id" was, its minimum taller than the row)
+    for panel in (view.vocab_plot, view.histogram):
+        assert panel.plot_widget.height() <= panel.height()
 
 
 def _bottom_ticks(plot_widget) -> list[float]:

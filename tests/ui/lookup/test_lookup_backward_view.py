@@ -58,6 +58,10 @@ def test_batch_3_1_3_lights_rows_1_and_3_and_sums_row_3(qtbot, setup):
     ref = _autograd(table, [3, 1, 3], g)
     panel.pause()
     assert panel.positions_done == 0 and not panel.grad_img.image.any()  # nothing sent back yet
+    # issue 25: the strip's counts say they are of the walk so far (the page's counts line
+    # already gives the whole batch's "2 non-zero rows")
+    assert "0 non-zero, 6 exactly 0 so far (0 of 3 positions)" in panel.strip_plot.titleLabel.text.replace(
+        "</span>", "")
     panel.step()
     assert panel.positions_done == 1
     np.testing.assert_allclose(panel.grad_img.image, [np.zeros(table.dim), g[0]], atol=1e-6)  # rows 1, 3
@@ -179,3 +183,24 @@ def test_row_labels_are_drawn_whole(qtbot, setup):
     assert drawn and not any("…" in text for text in drawn), drawn
     widths = {int(p.getAxis("left").width()) for p in (panel.g_plot, panel.grad_plot, panel.sum_plot)}
     assert len(widths) == 1  # the three images still line up
+
+
+def test_the_running_commentary_is_never_cut(qtbot, setup):
+    """Issue 25: at 1024 x 700 (the tab is about 660 px wide) "Press Play: each position's
+    G_t goes back into its own row" was cut at the Forward button ("into its ov")."""
+    from PySide6.QtGui import QTextDocument
+
+    state, view = setup
+    view.resize(660, 560)
+    _, panel = _open_backward(qtbot, state, view, "toy:gradient", "3 1 3")
+    panel.pause()
+    label = panel.now_label
+    qtbot.waitUntil(lambda: label.text().startswith("Press Play"))
+    qtbot.wait(50)  # the top row lays out
+    doc = QTextDocument()
+    doc.setDefaultFont(label.font())
+    doc.setHtml(label.text())
+    doc.setDocumentMargin(0)
+    assert doc.idealWidth() > label.width()  # this narrow, one line does not fit ...
+    assert label.wordWrap() and label.height() >= label.heightForWidth(label.width())  # ... so it wraps, whole
+

@@ -215,3 +215,24 @@ def test_the_table_and_rotary_pages_are_built_when_first_shown_and_take_the_repo
     assert len(v.findChildren(pg.PlotWidget)) > plots_first
     assert v.pages.widget(1).findChildren(type(v.table_page)) == [v.table_page]
     assert v.table_page.shown_source == MODEL_TABLE and v.table_page.path.n_points == 64
+
+
+def test_the_table_pages_titles_fit_at_1024(qtbot, view, gpt2_folder):
+    """Issue 25: at 1024 x 700 (the tab is about 690 px wide) the path's title was cut
+    ("PCA path of positions 0, 1, 2,"): each title fits its plot (it may run over the
+    axes and the colour bar), in its short form where the whole one does not fit."""
+    v, state, _ = view
+    v.resize(690, 520)
+    _shown(qtbot, v, state, open_table(str(gpt2_folder)), "the cat sat")
+    v.pages.setCurrentIndex(1)
+    page = v.table_page
+    path_title = "PCA path of positions 0, 1, 2, …"
+    qtbot.waitUntil(lambda: page.path.plot.titleLabel.text != "")
+    for width, path_shown in ((690, path_title), (560, "PCA path of positions")):
+        v.resize(width, 520)
+        qtbot.wait(50)  # the page lays out
+        for panel in (page.heatmap, page.cosine, page.path):
+            label = panel.plot.titleLabel
+            assert label.item.boundingRect().width() <= panel.plot.width(), label.text
+        assert page.path.plot.titleLabel.text == path_shown
+        assert page.path.plot.titleLabel.toolTip() == ("" if path_shown == path_title else path_title)

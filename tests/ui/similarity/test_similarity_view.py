@@ -439,3 +439,18 @@ def test_cell_text_is_readable_in_both_palettes(view):
                 assert contrast_ratio(cell, t.textItem.defaultTextColor()) >= 4.0, (value, cell.name())
     finally:
         app.setPalette(light)
+
+
+def test_the_small_maps_titles_are_whole_at_1024(qtbot):
+    """Issue 25: at 1024 x 700 (the tab is about 690 x 510) the small maps' titles were
+    elided to "Scalar ids:…" and "One-hot: ‖…", over their narrow squares only; they may
+    use the width of the token axis too, and fit in it."""
+    for v, state, _ in standalone_view(qtbot, SimilarityView, size=(690, 510)):
+        page = v.regimes_page
+        state.set_table(open_table("default"))
+        state.set_text("The king and the queen went to Paris.")
+        qtbot.waitUntil(lambda page=page: page.matrices is not None)
+        qtbot.wait(50)  # the maps lay out
+        for h in (page.ids_map, page.onehot):
+            assert h.title.shown == h.title.text
+            assert h.plot.titleLabel.item.boundingRect().width() <= h.plot.width()

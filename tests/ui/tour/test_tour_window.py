@@ -9,6 +9,7 @@ import pytest
 from explorer.cli import main
 from explorer.core.tour.steps import STEPS, claim_for
 from explorer.core.training.session import Phase
+from explorer.ui.tour.highlight import RING_WIDTH
 
 TIMEOUT = 60_000
 INDEX = {s.key: k for k, s in enumerate(STEPS)}
@@ -49,6 +50,10 @@ def test_the_tour_opens_each_step_and_gives_the_users_things_back(qtbot, explore
     lookup = ex.view("lookup")
     assert w.tabs.currentWidget().isAncestorOf(lookup) or w.tabs.currentWidget() is lookup
     assert tour.highlight.target is lookup.splitter
+    # issue 25: the ring runs outside the panels, never over the text at their edges
+    inner = RING_WIDTH + 1
+    ring = tour.highlight.ring_rect()
+    assert ring.adjusted(inner, inner, -inner, -inner).contains(tour.highlight.target_rect())
     assert tour.panel.body.text() == claim_for(STEPS[1], state.table, state.tokenized).text
 
     # a training step: a short run with the step's settings, its words from the run's history

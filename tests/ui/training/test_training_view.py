@@ -173,11 +173,44 @@ def test_run_steps_then_redraws_every_chart_from_the_history(qtbot, view):
         # issue 25, item 16: the names sit inside the plot and the points under them show through
         assert bounds.contains(rects[-1]) and label.brush().color().alpha() <= 128
     assert len(rects) >= len(charts.pca.labels) // 2
-    overlaps = sum(a.intersects(b) for i, a in enumerate(rects) for b in rects[i + 1:])
-    assert overlaps == 0, "class names cover each other"
+    assert rects == _drawn_label_rects(charts.pca)
+    assert _overlaps(rects) == 0, "class names cover each other"
     assert "silhouette" in charts.pca.plot.titleLabel.text
     assert f"{frame.silhouette:+.2f}" in charts.pca.plot.titleLabel.text
     assert "step     60 / 60" in view.readout.status.text()
+
+
+def _drawn_label_rects(pca) -> list[QRectF]:
+    """The shown class names' boxes, in scene pixels, where the view is now."""
+    out = []
+    for label in pca.labels:
+        if label.isVisible():
+            pos, r = pca.vb.mapViewToScene(label.pos()), label.rect()
+            out.append(QRectF(pos.x() + r.left(), pos.y() + r.top(), r.width(), r.height()))
+    return out
+
+
+def _overlaps(rects) -> int:
+    return sum(a.intersects(b) for i, a in enumerate(rects) for b in rects[i + 1:])
+
+
+def test_class_names_never_overlap_after_the_charts_shrink(qtbot, view):
+    """Issue 25: the names are placed in pixels; a grid that shrinks after the
+    frame was drawn (690 x 510 is the Training tab of a 1024 x 700 window)
+    places them again, instead of piling them up, and keeps them apart (frames
+    that touch read as one box)."""
+    view.set_config(dim=32, batch_size=64)
+    _run(qtbot, view, 200)
+    pca = view.charts.pca
+    assert pca.coords is not None and _drawn_label_rects(pca)
+    view.resize(690, 510)
+    qtbot.waitUntil(lambda: pca.compact)
+    qtbot.wait(50)  # the grid lays out again
+    # drawn: each box with its 1 px frame, which must not touch another's nor the axes' 5 px ticks
+    rects = [r.adjusted(-1, -1, 1, 1) for r in _drawn_label_rects(pca)]
+    inside = pca.vb.sceneBoundingRect().adjusted(5, 0, 0, -5)
+    assert len(rects) >= 4 and _overlaps(rects) == 0, "class names cover each other"
+    assert all(inside.contains(r) for r in rects)
 
 
 def test_class_colours_are_the_apps_and_labels_are_readable(qtbot, view):
