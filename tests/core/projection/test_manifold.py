@@ -106,7 +106,8 @@ def test_layout_bench_report_states_the_targets():
     from explorer.core.bench import format_results, results_as_json
     from explorer.core.bench.layouts import LayoutBench
 
-    fast = dict(spec="minilm", rows=30522, graph_s=6.0, umap_compile_s=9.0, pca_cold_s=1.2, pca_warm_s=1.0,
+    fast = dict(spec="minilm", rows=30522, graph_s=4.0, graph_exact=False, graph_recall=0.986, exact_graph_s=9.0,
+                umap_compile_s=9.0, pca_cold_s=1.2, pca_warm_s=1.0,
                 tsne_cold_s=28.0, tsne_warm_s=0.2, tsne_first_layout_s=1.5, tsne_trust5=0.91, tsne_trust15=0.87,
                 umap_cold_s=19.0, umap_layout_s=18.0, umap_warm_s=0.2, umap_trust5=0.815, umap_trust15=0.805,
                 baseline_umap_s=40.0,

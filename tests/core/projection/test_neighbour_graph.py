@@ -82,3 +82,21 @@ def _messages(job):
             return out
         if isinstance(item, tuple):
             out.append(item[1])
+
+
+def test_bfloat16_products_choose_nearly_the_exact_neighbours_at_float32_distances():
+    x = unit(np.random.default_rng(3).standard_normal((1500, 48)))
+    exact = run_to_end(knn_graph_job(x, k=30, bf16=False))
+    fast = run_to_end(knn_graph_job(x, k=30, bf16=True))
+    assert exact.exact and not fast.exact and fast.indices.shape == exact.indices.shape == (1500, 31)
+    assert (fast.indices[:, 0] == np.arange(1500)).all() and np.allclose(fast.distances[:, 0], 0, atol=1e-6)
+    recall = np.mean([len(np.intersect1d(f, e)) / 31 for f, e in zip(fast.indices, exact.indices)])
+    assert recall > 0.95
+    # the chosen neighbours' distances are float32 cosine distances, nearest first
+    want = 1 - np.einsum("nd,nkd->nk", x, x[fast.indices])
+    np.testing.assert_allclose(fast.distances[:, 1:], want[:, 1:], atol=1e-5)
+    assert (np.diff(fast.distances, axis=1) >= 0).all()
+    # where both found the same neighbours, the same distances
+    same = (fast.indices == exact.indices).all(axis=1)
+    assert same.mean() > 0.5
+    np.testing.assert_allclose(fast.distances[same], exact.distances[same], atol=1e-5)

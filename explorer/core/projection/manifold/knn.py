@@ -12,6 +12,14 @@ to both (UMAP's ``precomputed_knn``, openTSNE's ``PrecomputedNeighbors``).
 The graph is kept in memory for the session, keyed by the rows' content, so
 a second layout of the same rows (another method, seed or dimension) does
 not search again.
+
+From :data:`BF16_FROM` rows, on a CPU that multiplies bfloat16 natively
+(AVX512-BF16 or AMX), the products that choose the neighbours are taken in
+bfloat16: 4.3 s instead of 9.4 s for MiniLM's 30,522 rows here. Rounded to
+8 bits of mantissa, a few near ties swap: 98.6 % of the exact 90 neighbours
+are found (``bench --layouts`` measures it), far more than the NN-descent
+umap-learn uses (91 % of 15). The distances to the chosen neighbours are
+then computed again in float32, and the graph says it is not exact.
 """
 
 from __future__ import annotations
@@ -24,10 +32,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["GRAPH_NEIGHBORS", "NeighbourGraph", "knn_graph_job", "rows_digest", "cached_graph", "forget_graphs"]
+__all__ = ["GRAPH_NEIGHBORS", "BF16_FROM", "NeighbourGraph", "knn_graph_job", "native_bf16", "rows_digest",
+           "cached_graph", "forget_graphs"]
 
 #: neighbours kept for every row: t-SNE's perplexity of 30 needs 90 (3 × perplexity), UMAP takes the first 15
 GRAPH_NEIGHBORS = 90
+#: rows from which the products are taken in bfloat16 where the CPU does that natively
+BF16_FROM = 10_000
 #: bytes of one block of similarities (rows of the block × all rows × 4)
 _BLOCK_BYTES = 64 << 20
 #: graphs kept for the session (about 12 bytes × 90 per row each)
@@ -80,9 +91,12 @@ def rows_digest(rows: np.ndarray) -> str:
     return h.hexdigest()
 
 
-def knn_graph_job(unit_rows: np.ndarray, k: int = GRAPH_NEIGHBORS, digest: str | None = None) -> Iterator:
-    """The exact cosine k-nearest-neighbour graph of ``unit_rows`` (n, d) float32
-    (rows of length 1, or 0 for rows that were zero).
+def knn_graph_job(unit_rows: np.ndarray, k: int = GRAPH_NEIGHBORS, digest: str | None = None,
+                  bf16: bool | None = None) -> Iterator:
+    """The cosine k-nearest-neighbour graph of ``unit_rows`` (n, d) float32
+    (rows of length 1, or 0 for rows that were zero): exact, or chosen by
+    bfloat16 products with ``bf16`` (None: from :data:`BF16_FROM` rows on a CPU
+    that multiplies bfloat16 natively).
 
     Yields ``(fraction, message)`` after each block; returns a :class:`NeighbourGraph`
     with ``min(k + 1, n)`` columns (the row itself and ``k`` neighbours). With
@@ -97,25 +111,44 @@ def knn_graph_job(unit_rows: np.ndarray, k: int = GRAPH_NEIGHBORS, digest: str |
 
     n = len(unit_rows)
     cols = min(k + 1, n)
+    bf16 = (n >= BF16_FROM and native_bf16()) if bf16 is None else bool(bf16)
     x = torch.from_numpy(np.ascontiguousarray(unit_rows, dtype=np.float32))
+    xs = x.bfloat16() if bf16 else x
     block = max(1, min(n, _BLOCK_BYTES // max(1, 4 * n)))
     indices = np.empty((n, cols), np.int64)
     sims = np.empty((n, cols), np.float32)
+    how = "cosine, bfloat16 products" if bf16 else "cosine, exact"
     with torch.inference_mode():
         for start in range(0, n, block):
             stop = min(n, start + block)
-            s = x[start:stop] @ x.T
+            s = xs[start:stop] @ xs.T
             # the row itself first, even where another row is identical to it
             s[torch.arange(stop - start), torch.arange(start, stop)] = 3.0
             v, i = torch.topk(s, cols, dim=1)
             indices[start:stop] = i.numpy()
-            sims[start:stop] = v.numpy()
-            yield stop / n, f"Finding each of the {n:,} rows' nearest neighbours (cosine, exact)…"
+            if bf16:  # the chosen neighbours' similarities again in float32, nearest first
+                v = torch.einsum("rd,rkd->rk", x[start:stop], x[i])
+                v[:, 0] = 3.0
+                v, at = torch.sort(v, dim=1, descending=True, stable=True)
+                indices[start:stop] = torch.gather(i, 1, at).numpy()
+            sims[start:stop] = v.float().numpy()
+            yield stop / n, f"Finding each of the {n:,} rows' nearest neighbours ({how})…"
     sims[:, 0] = (np.linalg.norm(unit_rows, axis=1) > 0).astype(np.float32)  # a unit row's cosine with itself
-    graph = NeighbourGraph(indices, np.clip(1.0 - sims, 0.0, 2.0).astype(np.float32), exact=True)
+    graph = NeighbourGraph(indices, np.clip(1.0 - sims, 0.0, 2.0).astype(np.float32), exact=not bf16)
     if digest is not None:
         _keep(digest, graph)
     return graph
+
+
+def native_bf16() -> bool:
+    """Whether this CPU multiplies bfloat16 natively (AVX512-BF16 or AMX), as torch sees it."""
+    import torch
+
+    probes = (getattr(torch.cpu, name, None) for name in ("_is_avx512_bf16_supported", "_is_amx_tile_supported"))
+    try:
+        return any(bool(probe()) for probe in probes if probe is not None)
+    except Exception:  # noqa: BLE001 - a private probe of torch that may change: then float32
+        return False
 
 
 def cached_graph(digest: str, k: int = GRAPH_NEIGHBORS) -> NeighbourGraph | None:
