@@ -162,7 +162,9 @@ def glyph_check() -> Callable[[str], bool] | None:
 
 
 def _drawn(ch: str, shown: str) -> str:
-    if _can_draw is None or ch.isascii() or len(shown) != 1 or _can_draw(ch):
+    """``shown`` (``ch`` or the mark that stands for it, ␍ for a carriage return),
+    or ``ch``'s code point where no font can draw ``shown``."""
+    if _can_draw is None or len(shown) != 1 or shown.isascii() or _can_draw(shown):
         return shown
     return f"<U+{ord(ch):04X}>"
 

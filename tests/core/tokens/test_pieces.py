@@ -249,7 +249,14 @@ def test_characters_no_font_can_draw_show_their_code_point():
         assert display_piece("ðŁĳĭ", PieceFamily.BYTE_LEVEL).text == "<U+1F44B>"
         assert display_piece("##\u094b", PieceFamily.WORDPIECE).text == "##<U+094B>"
         assert display_piece("戦", PieceFamily.PLAIN).text == "戦"
+        # the mark that stands for a control character is checked too (fonts without the control
+        # pictures drew SmolLM2's "\r\r\n" piece as boxes): its code point where it has no glyph
+        pieces.set_glyph_check(lambda ch: not "\u2400" <= ch <= "\u2421")  # ␀ to ␡, not ␣
+        assert display_piece("čĊĠx", PieceFamily.BYTE_LEVEL).text == "<U+000D>↵␣x"
+        assert display_piece("Ā", PieceFamily.BYTE_LEVEL).text == "<U+0000>"
         pieces.set_glyph_check(lambda ch: True)
+        assert display_piece("Ā", PieceFamily.BYTE_LEVEL).text == "␀"
+
         # a combining mark that starts a piece sits on a dotted circle, as in type specimens
         assert display_piece("\u094b", PieceFamily.PLAIN).text == "◌\u094b"
         assert display_piece("क\u094b", PieceFamily.PLAIN).text == "क\u094b"
