@@ -109,6 +109,8 @@ class CandidateModel(QAbstractTableModel):
         flagged = bool(r.flags[i] & Flag.UNDER_TRAINED)
         if role == Qt.DecorationRole:
             return self._swatches[r.category_of(i)] if col == "category" else None
+        if role == Qt.ToolTipRole and col == "category":
+            return cells[index.column()]  # whole where the narrow column elides it
         if col != "#" or not flagged:
             return None
         if role == Qt.ForegroundRole:
@@ -144,6 +146,10 @@ class CandidateModel(QAbstractTableModel):
         return out
 
 
+#: the piece column's narrowest (the other columns keep their width)
+_PIECE_MIN = 72
+
+
 class CandidateTable(QTableView):
     """Signals
     -------
@@ -162,7 +168,6 @@ class CandidateTable(QTableView):
         self.verticalHeader().hide()
         self.verticalHeader().setDefaultSectionSize(22)
         self.horizontalHeader().setSectionResizeMode(QHeaderView.Interactive)
-        self.horizontalHeader().setStretchLastSection(True)
         self.setFont(mono_font())
         self.setAlternatingRowColors(True)
         self.clicked.connect(self._on_clicked)
@@ -176,9 +181,33 @@ class CandidateTable(QTableView):
         self._fit_columns()
 
     def _fit_columns(self) -> None:
-        widths = {"#": 44, "piece": 110, "id": 58, "category": 112, "norm": 56, "score": 56, "repeat P": 96}
-        for c, name in enumerate(self.model_.columns):
-            self.setColumnWidth(c, widths.get(name, 72))
+        """Every column as wide as its header and its widest cell needs (the numbers' widths
+        are known from the report's size), the piece column the room left, at least
+        :data:`_PIECE_MIN` px: the score and the corpus counts stay in view beside it."""
+        columns = self.model_.columns
+        if not columns:
+            return
+        metrics, pad = self.fontMetrics(), 8
+        header = self.horizontalHeader().fontMetrics()
+        rows = max(1, self.model_.rowCount())
+        report = self.model_._report
+        vocab = len(report.flags) if report is not None else rows
+        # the category's swatch says it; its word may be elided (the tooltip gives it whole)
+        longest = {"#": f"{rows:,}", "id": f"{vocab:,}", "norm": "-0.000", "score": "-0.000",
+                   "repeat P": "0.00 verified", "in corpus": "00,000", "category": "xxxxxxx"}
+        widths = {name: max(34, max(metrics.horizontalAdvance(longest.get(name, "")),
+                                    header.horizontalAdvance(name) + 8) + pad)
+                  for name in columns if name != "piece"}
+        room = self.viewport().width() - sum(widths.values())
+        widths["piece"] = max(_PIECE_MIN, room)
+        header_view = self.horizontalHeader()
+        header_view.setStretchLastSection(False)
+        for c, name in enumerate(columns):
+            self.setColumnWidth(c, widths[name])
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        super().resizeEvent(event)
+        self._fit_columns()
 
     def set_selected(self, token_id: int) -> None:
         """Highlight the row of ``token_id`` when it is listed (without emitting)."""

@@ -184,3 +184,27 @@ def test_verify_is_not_offered_without_a_causal_model(qtbot, view):
     _checked(qtbot, v, state, "default")
     assert not v.verify_button.isEnabled()
     assert "not available" in v.verify_note.text() and "ExplorerToyLM" in v.verify_note.text()
+
+
+def test_every_column_stays_in_view_beside_the_piece(qtbot, view):
+    """At 1440 x 900 the table's pane is about 400 px wide; fixed widths hid the score and the
+    corpus counts behind a horizontal scroll bar."""
+    from explorer.ui.health.candidates import CandidateTable
+
+    v, state, _ = view
+    table = _checked(qtbot, v, state, "default")
+    t = CandidateTable()
+    qtbot.addWidget(t)
+    t.set_report(v.report, table.piece)
+    t.show()
+    header = t.horizontalHeader().fontMetrics()
+    for width in (400, 640):
+        t.resize(width, 300)
+        qtbot.waitUntil(lambda w=width: t.width() == w)
+        qtbot.wait(20)
+        columns = t.model_.columns
+        assert "score" in columns and "in corpus" in columns
+        assert sum(t.columnWidth(c) for c in range(len(columns))) <= t.viewport().width()
+        assert t.horizontalScrollBar().maximum() == 0
+        assert all(t.columnWidth(c) >= header.horizontalAdvance(name) for c, name in enumerate(columns))
+        assert t.columnWidth(columns.index("piece")) >= 72
