@@ -242,7 +242,11 @@ class Explorer(QObject):
 
     def busy(self) -> bool:
         """Whether any background job is still running (for --screenshot)."""
-        return any(r.running for r in self.findChildren(JobRunner))
+        return bool(self.running_jobs())
+
+    def running_jobs(self) -> list[str]:
+        """The names of the background jobs still running (``warm_up_job``), sorted."""
+        return sorted(r.job_name for r in self.findChildren(JobRunner) if r.running)
 
     # -- models ------------------------------------------------------------------------
     @property

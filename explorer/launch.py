@@ -11,13 +11,15 @@ import sys
 from PySide6.QtCore import QTimer
 
 from explorer.app import CLOSE_WAIT_MS, Explorer, make_app
+from explorer.screenshot import BACKSTOP_S, LIMIT_S, Screenshot, arm_backstop
 
 __all__ = ["run"]
 
 
 def run(model=None, text=None, token=None, view=None, screenshot=None, size=None, train_steps=0, tour=None,
-        watch=None) -> int:
-    """Launch the GUI. With ``screenshot`` save the window once loaded and exit; with
+        watch=None, screenshot_limit_s: float = LIMIT_S) -> int:
+    """Launch the GUI. With ``screenshot`` save the window once loaded and exit (after
+    ``screenshot_limit_s`` at the latest: see :class:`~explorer.screenshot.Screenshot`); with
     ``watch`` (a log directory of explorer.record) the Training tab follows that run
     and the latest snapshot is the table unless ``model`` is given."""
     app = make_app()
@@ -46,43 +48,17 @@ def run(model=None, text=None, token=None, view=None, screenshot=None, size=None
     result = {"code": 0}
 
     if screenshot:
-        def _on_loaded(ok: bool) -> None:
-            if not ok:
-                print(f"error: {ex.last_error or 'loading was cancelled'}", file=sys.stderr)
-                result["code"] = 2
-                app.quit()
-                return
-            if view and ":" in view:  # a choice that needs the model (matrix:w_out) is made once it is open
-                win.show_view(view)
-            if train_steps and (view or "").partition(":")[0] == "training":
-                ex.training_view.run_steps_then(train_steps, lambda: QTimer.singleShot(300, _wait_idle))
-            else:
-                QTimer.singleShot(300, _wait_idle)
+        shot = Screenshot(ex, screenshot, view=view, train_steps=train_steps, tour=tour, limit_s=screenshot_limit_s)
 
-        waited = {"ms": 0}
-
-        def _wait_idle() -> None:
-            # views compute in workers (PCA, first-layer runs): shoot when all are done
-            if ex.busy() and waited["ms"] < 60000:
-                waited["ms"] += 200
-                QTimer.singleShot(200, _wait_idle)
-                return
-            QTimer.singleShot(300, _shoot)
-
-        def _shoot() -> None:
-            app.processEvents()
-            pix = win.grab()
-            if not pix.save(screenshot):
-                print(f"error: cannot write {screenshot}", file=sys.stderr)
-                result["code"] = 2
-            ex.shutdown()
+        def _on_shot_finished(code: int) -> None:
+            result["code"] = code
+            ex.shutdown(wait_ms=15000 if code == 0 else CLOSE_WAIT_MS)  # a job stuck past the limit: not long
             app.quit()
 
-        if tour:  # shoot the tour's step once it is on screen with its words
-            ex.tour.start(tour)
-            ex.tour.step_ready.connect(lambda _n: _on_loaded(True))
-        else:
-            ex.load_finished.connect(_on_loaded)
+        shot.finished.connect(_on_shot_finished)
+        shot.start()
+        # should the GUI thread itself stop, the limit's timer never fires: end the process anyway
+        arm_backstop(screenshot_limit_s + BACKSTOP_S)
     # torch, the tokenizers and the views make hundreds of thousands of long-lived
     # objects that every full garbage collection would walk again (60-180 ms, a
     # stall in whatever handler it lands): once they exist, park them

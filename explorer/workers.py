@@ -74,10 +74,16 @@ class JobRunner(QObject):
         super().__init__(parent)
         self._generation = 0
         self._worker: GeneratorWorker | None = None
+        self._job_name = ""
 
     @property
     def running(self) -> bool:
         return self._worker is not None
+
+    @property
+    def job_name(self) -> str:
+        """The name of the running job's function (``training_job``), or "" when none runs."""
+        return self._job_name if self._worker is not None else ""
 
     @property
     def generation(self) -> int:
@@ -88,6 +94,7 @@ class JobRunner(QObject):
         self.cancel(emit=False)
         self._generation += 1
         gen = self._generation
+        self._job_name = getattr(job, "__name__", type(job).__name__)
         steps = job(*args, **kwargs)
         worker = GeneratorWorker(_run_steps, steps)
         # A stopped job's generator is never resumed, so its frame (holding its

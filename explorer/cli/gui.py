@@ -18,6 +18,10 @@ def add_gui_arguments(p, text_help: str) -> None:
     p.add_argument("--view", default=None, help=f"view to bring to the front: {', '.join(VIEWS)}; "
                    "VIEW:PAGE also opens a page of it (cost:famous, similarity:random)")
     p.add_argument("--screenshot", default=None, metavar="FILE.png", help="save a screenshot once loaded, then exit")
+    p.add_argument("--screenshot-timeout", type=float, default=None, metavar="SECONDS",
+                   help="with --screenshot: the longest wait for the model, the tour's step, the training and the "
+                        "background jobs (default 120); past it the window is saved as it is, a warning says what "
+                        "never came, and the exit code is 3")
     p.add_argument("--size", default=None, metavar="WxH", help="window size, e.g. 1280x800")
     p.add_argument("--train-steps", type=int, default=0, help="with --view training: steps to run first")
     p.add_argument("--tour", type=int, default=None, metavar="N", help="open the guided tour at step N")
@@ -29,6 +33,8 @@ def add_gui_arguments(p, text_help: str) -> None:
 def cmd_gui(args) -> int:
     if args.view is not None and args.view.partition(":")[0] not in VIEWS:
         raise CliError(f"unknown view {args.view!r}; choose one of {', '.join(VIEWS)}")
+    if args.screenshot_timeout is not None and not args.screenshot_timeout > 0:
+        raise CliError("--screenshot-timeout takes a number of seconds above 0")
     if args.token is not None and args.token < 0:
         raise CliError("--token is a position in the text, counting from 0")
     size = None
@@ -47,7 +53,8 @@ def cmd_gui(args) -> int:
 
         read_header(args.watch)  # a missing or empty directory: one error line, before any window
     from explorer.launch import run
+    from explorer.screenshot import LIMIT_S
 
     return run(model=args.model, text=args.text, token=args.token, view=args.view,
                screenshot=args.screenshot, size=size, train_steps=args.train_steps, tour=args.tour,
-               watch=args.watch)
+               watch=args.watch, screenshot_limit_s=args.screenshot_timeout or LIMIT_S)

@@ -213,8 +213,11 @@ class TourController(QObject):
             self._pending_spec = None
             self._arrive()
         elif not ok:
+            # the step is on screen with its last words: say so, as a claim that failed does
+            # (--screenshot waits for step_ready and would otherwise wait forever)
             self.panel.set_text(f"{self._pending_spec} could not be opened here; press Next to go on.")
             self._pending_spec = None
+            self.step_ready.emit(self.index + 1)
 
     def _view(self, name: str):
         """View ``name`` (built now if it was not), remembered for Close before a step changes it."""

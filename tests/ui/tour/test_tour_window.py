@@ -4,7 +4,10 @@ gives the user back their own model, text, token, view and training settings."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
+from PySide6.QtWidgets import QMessageBox
 
 from explorer.cli import main
 from explorer.core.tour.steps import STEPS, claim_for
@@ -174,3 +177,16 @@ def test_starting_the_tour_builds_no_view_it_does_not_show(qtbot, explorer):
     assert cost.current_page() == "card"  # the page it showed when the tour built it: its first
     assert not analogy.answers()  # the tour's answers are not left behind as the user's
     assert not ex.view_built("lookup") and not ex.view_built("similarity")
+
+
+def test_a_step_whose_model_cannot_be_opened_is_ready_with_a_note(qtbot, explorer, tmp_path):
+    # it stays on screen saying so; --screenshot --tour N waited for step_ready forever
+    ex = explorer
+    _load(qtbot, ex, "toy:robot", "robot arm")
+    missing = str(tmp_path / "missing-model")
+    ex.tour.steps = (replace(STEPS[0], spec=missing),)
+    assert _wait_step(qtbot, ex, lambda: ex.tour.start(1)) == 1
+    assert ex.tour.panel.body.text() == f"{missing} could not be opened here; press Next to go on."
+    assert ex.state.table.spec == "toy:robot"  # the model on screen stays
+    for box in ex.window.findChildren(QMessageBox):  # the load's error box
+        box.close()
