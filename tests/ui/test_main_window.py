@@ -182,7 +182,11 @@ def test_closing_during_a_load_is_clean(qtbot, settings):
     assert not ex.loading
     from PySide6.QtCore import QThreadPool
 
-    assert QThreadPool.globalInstance().activeThreadCount() == 0
+    # every job was asked to stop and ends at its next yield; close waits CLOSE_WAIT_MS for that, but on a
+    # loaded machine a job may be inside a step that cannot be cut (an import, one chunk of the table):
+    # what must hold is that nothing runs on for long, not how fast the machine is
+    qtbot.waitUntil(lambda: QThreadPool.globalInstance().activeThreadCount() == 0, timeout=30_000)
+    assert ex.state.table is None  # the cancelled load was never installed
 
 
 def test_cancel_keeps_the_previous_model(qtbot, explorer):

@@ -15,7 +15,7 @@ not search again.
 
 From :data:`BF16_FROM` rows, on a CPU that multiplies bfloat16 natively
 (AVX512-BF16 or AMX), the products that choose the neighbours are taken in
-bfloat16: 4.3 s instead of 9.4 s for MiniLM's 30,522 rows here. Rounded to
+bfloat16: 4.8 s instead of 9.5 s for MiniLM's 30,522 rows here. Rounded to
 8 bits of mantissa, a few near ties swap: 98.6 % of the exact 90 neighbours
 are found (``bench --layouts`` measures it), far more than the NN-descent
 umap-learn uses (91 % of 15). The distances to the chosen neighbours are
@@ -112,9 +112,12 @@ def knn_graph_job(unit_rows: np.ndarray, k: int = GRAPH_NEIGHBORS, digest: str |
     n = len(unit_rows)
     cols = min(k + 1, n)
     bf16 = (n >= BF16_FROM and native_bf16()) if bf16 is None else bool(bf16)
-    x = torch.from_numpy(np.ascontiguousarray(unit_rows, dtype=np.float32))
+    rows = np.ascontiguousarray(unit_rows, dtype=np.float32)
+    x = torch.from_numpy(rows)
     xs = x.bfloat16() if bf16 else x
-    block = max(1, min(n, _BLOCK_BYTES // max(1, 4 * n)))
+    if bf16:
+        from explorer.core.projection.manifold.row_dots import row_dots
+    block = max(1, min(n, _BLOCK_BYTES // max(1, xs.element_size() * n)))
     indices = np.empty((n, cols), np.int64)
     sims = np.empty((n, cols), np.float32)
     how = "cosine, bfloat16 products" if bf16 else "cosine, exact"
@@ -127,7 +130,7 @@ def knn_graph_job(unit_rows: np.ndarray, k: int = GRAPH_NEIGHBORS, digest: str |
             v, i = torch.topk(s, cols, dim=1)
             indices[start:stop] = i.numpy()
             if bf16:  # the chosen neighbours' similarities again in float32, nearest first
-                v = torch.einsum("rd,rkd->rk", x[start:stop], x[i])
+                v = torch.from_numpy(row_dots(rows, start, i.numpy()))
                 v[:, 0] = 3.0
                 v, at = torch.sort(v, dim=1, descending=True, stable=True)
                 indices[start:stop] = torch.gather(i, 1, at).numpy()
