@@ -39,6 +39,8 @@ from explorer.ui.style import (
 BAND_HALF = 16
 #: a table this small is shown whole, with its values written in the cells
 SMALL_CELLS = 400
+#: room between two column numbers under the whole table
+_TICK_GAP_PX = 10
 
 
 def legend_html(fg: str) -> str:
@@ -69,6 +71,7 @@ class MatrixView(QWidget):
         self._band: RowBand | None = None
         self._band_ticks_key: tuple | None = None  # what the band's row ticks were made for
         self._cell_texts: list[pg.TextItem] = []
+        self._overview_ticks: list | None = None  # the whole table's column numbers now
         bg, fg = plot_colors()
         outer = QVBoxLayout(self)
         outer.setContentsMargins(0, 0, 0, 0)
@@ -136,6 +139,7 @@ class MatrixView(QWidget):
         """The rows around the selected token, labelled with their pieces."""
         self.band_plot = self.glw.addPlot(row=0, col=1, enableMenu=False)
         self.band_plot.getViewBox().sigResized.connect(self._on_band_resized)
+        self.overview_plot.getViewBox().sigResized.connect(self._label_overview_columns)
         self.band_plot.setTitle("Rows around the selected token", color=fg, size="10pt")
         self.band_plot.invertY(True)
         self.band_plot.setLabel("bottom", "dimension (column of E)")
@@ -312,6 +316,7 @@ class MatrixView(QWidget):
         self.overview_plot.setLimits(xMin=-d * 0.05, xMax=d * 1.05, yMin=-v * 0.05, yMax=v * 1.05)
         # room on the left for the marks of the text's rows (not behind the axis)
         self.overview_plot.setRange(xRange=(-d * 0.04, d), yRange=(0, v), padding=0.02)
+        self._label_overview_columns()
         self._update_text_marks()
         self._update_band()
 
@@ -411,6 +416,26 @@ class MatrixView(QWidget):
             axis.setTicks([[(j + 0.5, str(j)) for j in range(0, dim, step)], []])
         else:
             axis.setTicks([[(j, f"{j:,}") for j in column_ticks(dim)], []])
+
+    def _label_overview_columns(self, _vb=None) -> None:
+        """Round column numbers under the whole table, as many as fit its width with room
+        between them (pyqtgraph's own let 100, 200 and 300 touch in a narrow window)."""
+        table = self.shown_table()
+        if table is None:
+            return
+        axis = self.overview_plot.getAxis("bottom")
+        lo, hi = axis.range
+        width = self.overview_plot.getViewBox().width()
+        widest = QFontMetrics(axis.font()).horizontalAdvance(f"{table.dim:,}") + _TICK_GAP_PX
+        if hi <= lo or width <= 0:
+            return
+        # numbers every `step` columns are step * px_per_column apart: keep only steps that leave room
+        px_per_column = width / (hi - lo)
+        most = max(2, int(table.dim * px_per_column // widest) + 1)
+        ticks = [(j, f"{j:,}") for j in column_ticks(table.dim, most)]
+        if ticks != self._overview_ticks:
+            self._overview_ticks = ticks
+            axis.setTicks([ticks, []])
 
     def _write_cells(self, band: RowBand) -> None:
         for t in self._cell_texts:

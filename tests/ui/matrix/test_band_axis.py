@@ -27,3 +27,26 @@ def test_columns_past_the_table_are_not_numbered(qtbot):
         assert axis.range[1] > 576  # the room for the name
         numbered = _numbered(axis)
         assert numbered and max(numbered) <= 576 and 0 in numbered
+
+
+def test_the_whole_tables_column_numbers_keep_apart(qtbot):
+    """At 1024 x 700 pyqtgraph wrote 0, 100, 200 and 300 under MiniLM's 384 columns
+    close enough to touch ("0100200300")."""
+    from PySide6.QtCore import QPointF
+    from PySide6.QtGui import QFontMetrics
+
+    for v, state, _ in standalone_view(qtbot, MatrixView, size=(560, 480)):
+        state.set_table(open_table("random:30522x384"))
+        qtbot.waitUntil(lambda v=v: v._overview is not None)
+        for width in (560, 1200):
+            v.resize(width, 480)
+            qtbot.wait(50)
+            axis = v.overview_plot.getAxis("bottom")
+            vb = v.overview_plot.getViewBox()
+            numbered = [(val, f"{int(val):,}") for val in _numbered(axis) if axis.range[0] <= val <= axis.range[1]]
+            assert len(numbered) >= 2 and numbered[0][0] == 0 and numbered[-1][0] <= 384
+            metrics = QFontMetrics(axis.font())
+            xs = [vb.mapViewToScene(QPointF(val, 0)).x() for val, _ in numbered]
+            for (x0, (_, t0)), (x1, (_, t1)) in zip(zip(xs, numbered), zip(xs[1:], numbered[1:])):
+                assert x1 - x0 > (metrics.horizontalAdvance(t0) + metrics.horizontalAdvance(t1)) / 2 + 4
+
