@@ -15,7 +15,7 @@ not search again.
 
 From :data:`BF16_FROM` rows, on a CPU that multiplies bfloat16 natively
 (AVX512-BF16 or AMX), the products that choose the neighbours are taken in
-bfloat16: 4.8 s instead of 9.5 s for MiniLM's 30,522 rows here. Rounded to
+bfloat16: 4.6 s instead of 9.6 s for MiniLM's 30,522 rows here. Rounded to
 8 bits of mantissa, a few near ties swap: 98.6 % of the exact 90 neighbours
 are found (``bench --layouts`` measures it), far more than the NN-descent
 umap-learn uses (91 % of 15). The distances to the chosen neighbours are
