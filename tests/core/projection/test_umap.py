@@ -13,9 +13,9 @@ import numba
 import numpy as np
 import pytest
 
-from explorer.core.projection.manifold import manifold_job
+from explorer.core.projection.manifold import manifold_job, umap_epochs
 from explorer.core.projection.manifold.quality import layout_trustworthiness
-from explorer.core.projection.manifold.umap_epochs import pow_many
+from explorer.core.projection.manifold.umap_epochs import draw_point, next_random, pow_many, pull_step, push_step
 from explorer.core.projection.manifold.umap_layout import umap_layout, umap_steps
 
 
@@ -106,3 +106,53 @@ def test_the_umap_job_moves_live_and_ends_on_its_last_frame(minilm_table):
     assert frames[0].progress == "epoch 10 of 500"
     np.testing.assert_array_equal(frames[-1].coords, result.coords)
     assert result.done and result.trustworthiness > 0.8
+
+
+@numba.njit(fastmath=True)
+def _point_by_point(y, y0, indptr, tails, per_sample, next_pos, per_negative, next_neg, rng, a, b, gamma, alpha,
+                    epoch):
+    """The epoch written plainly: each point's edges in order, each sampled edge's pull then its pushes."""
+    n = y.shape[0]
+    one, four, tiny = np.float32(1.0), np.float32(4.0), np.float32(0.001)
+    b1, pull, push = b - one, np.float32(-2.0) * a * b, np.float32(2.0) * gamma * b
+    for j in range(n):
+        state = rng[j]
+        for e in range(indptr[j], indptr[j + 1]):
+            if next_pos[e] > epoch:
+                continue
+            pull_step(y, y0, j, tails[e], a, b1, pull, one, four, alpha)
+            next_pos[e] += per_sample[e]
+            count = int((epoch - next_neg[e]) / per_negative[e])
+            next_neg[e] += count * per_negative[e]
+            for _ in range(count):
+                state = next_random(state)
+                push_step(y, y0, j, draw_point(state, n), a, b, push, tiny, one, four, alpha)
+        rng[j] = state
+
+
+def test_the_interleaved_lanes_take_each_points_steps_as_one_by_one(monkeypatch):
+    """The epoch moves four points side by side on a thread; every point must take the same
+    steps, in the same order, as when the points are moved one after another. Each epoch of a
+    real layout is run both ways from the same start and compared (over a whole run, rounding
+    differences of two compilations grow, as in any SGD, so the runs are compared epoch by epoch).
+    Run against a kernel that mixes up the lanes' edges or streams, the schedules differ at once."""
+    x, _ = clusters(n_clusters=5, per=81, seed=7)  # 405 points: the last group of lanes is not full
+    lanes, compared = umap_epochs._epoch, []
+
+    def both(*args):
+        plain = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+        lanes(*args)
+        _point_by_point(*plain)
+        # the same edges sampled, the same number of draws from each point's stream: exactly
+        for mine, theirs in zip(args[5:9], plain[5:9]):
+            np.testing.assert_array_equal(mine, theirs)
+        # the same places, but for a point whose push met another almost on top of it, where the
+        # two compilations' last-bit rounding can flip a clipped step
+        y, y_plain = args[0], plain[0]
+        close = np.all(np.abs(y - y_plain) <= 1e-5 * float(np.abs(y_plain).max()), axis=1)
+        assert close.mean() > 0.99
+        compared.append(True)
+
+    monkeypatch.setattr(umap_epochs, "_epoch", both)
+    umap_layout(x, 2, seed=4, n_epochs=40)
+    assert len(compared) == 40

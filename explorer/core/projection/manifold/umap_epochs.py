@@ -21,10 +21,15 @@ both ends of an edge when it samples it; the graph holds every edge in both
 directions with the same weight, so here each end moves when its own copy
 of the edge is sampled.
 
-Most of the time is spent raising distances to the power b, once per
-negative sample; :func:`_pow` does it with a fifth-degree polynomial for
-log2 and exp2 (relative error below 1e-4, see the tests), about twice as
-fast as the C library's ``powf``.
+Each step of a point depends on the one before (its place moves), so one
+point's steps are a chain the CPU waits on. A thread moves :data:`LANES`
+points side by side, a step of each in turn: the chains overlap, and each
+point still takes its own steps in its own order, so the layout is the same
+to the bit as moving one point after another (the tests compare the two).
+Four lanes: 200 epochs of MiniLM's graph in 2.3 s instead of 3.8 s here.
+Raising distances to the power b, once per negative sample, is done with a
+fifth-degree polynomial for log2 and exp2 (:func:`_pow`, relative error
+below 1e-4, see the tests), about twice as fast as the C library's ``powf``.
 """
 
 from __future__ import annotations
@@ -36,12 +41,14 @@ import numpy as np
 from numba import types
 from numba.extending import intrinsic
 
-__all__ = ["optimize_layout", "epochs_for"]
+__all__ = ["optimize_layout", "epochs_for", "pull_step", "push_step", "next_random", "draw_point"]
 
 #: epochs above and below umap-learn's size threshold (its defaults)
 EPOCHS_SMALL, EPOCHS_BIG, BIG_GRAPH = 500, 200, 10_000
 #: epochs between two frames handed to the caller
 FRAME_EVERY = 10
+#: points moved side by side on one thread (their steps interleaved)
+LANES = 4
 
 # log2(1 + t) ≈ t·(c1 + c2 t + …) and 2^f on [0, 1): Chebyshev fits of degree 5
 # (max error 4.5e-5 and 2.3e-7 relative), converted to power series.
@@ -90,43 +97,96 @@ def pow_many(x, b):
     return out
 
 
+@numba.njit(fastmath=True, cache=True, inline="always")
+def pull_step(y, y0, j, k, a, b1, pull, one, four, alpha):
+    """Move point ``j`` towards ``k``'s place at the epoch's start (one sampled edge)."""
+    d2 = np.float32(0.0)
+    for d in range(y.shape[1]):
+        diff = y[j, d] - y0[k, d]
+        d2 += diff * diff
+    if d2 > 0.0:
+        p = _pow(d2, b1)
+        g = pull * p / (a * p * d2 + one)
+        for d in range(y.shape[1]):
+            y[j, d] += min(four, max(-four, g * (y[j, d] - y0[k, d]))) * alpha
+
+
+@numba.njit(fastmath=True, cache=True, inline="always")
+def push_step(y, y0, j, k, a, b, push, tiny, one, four, alpha):
+    """Move point ``j`` away from ``k``'s place at the epoch's start (one negative sample)."""
+    d2 = np.float32(0.0)
+    for d in range(y.shape[1]):
+        diff = y[j, d] - y0[k, d]
+        d2 += diff * diff
+    if d2 > 0.0 and k != j:
+        g = push / ((tiny + d2) * (a * _pow(d2, b) + one))
+        for d in range(y.shape[1]):
+            y[j, d] += min(four, max(-four, g * (y[j, d] - y0[k, d]))) * alpha
+
+
+@numba.njit(inline="always")
+def next_random(state):
+    """The next state of a point's random stream (a 64-bit LCG); its high 32 bits are the draw."""
+    return state * np.uint64(6364136223846793005) + np.uint64(1442695040888963407)
+
+
+@numba.njit(inline="always")
+def draw_point(state, n):
+    """A point in 0 … n − 1 from a state's high 32 bits (multiply and shift, no division)."""
+    return np.int64(((state >> np.uint64(32)) * np.uint64(n)) >> np.uint64(32))
+
+
 @numba.njit(parallel=True, fastmath=True, cache=True)
 def _epoch(y, y0, indptr, tails, per_sample, next_pos, per_negative, next_neg, rng, a, b, gamma, alpha, epoch):
-    n, dim = y.shape
+    """One epoch: every point, in :data:`LANES` interleaved lanes (see the module's text)."""
+    n = y.shape[0]
     one, four, tiny = np.float32(1.0), np.float32(4.0), np.float32(0.001)
     b1 = b - one
     pull = np.float32(-2.0) * a * b
     push = np.float32(2.0) * gamma * b
-    for j in numba.prange(n):
-        for e in range(indptr[j], indptr[j + 1]):
-            if next_pos[e] > epoch:
-                continue
-            k = tails[e]
-            d2 = np.float32(0.0)
-            for d in range(dim):
-                diff = y[j, d] - y0[k, d]
-                d2 += diff * diff
-            if d2 > 0.0:
-                p = _pow(d2, b1)
-                g = pull * p / (a * p * d2 + one)
-                for d in range(dim):
-                    y[j, d] += min(four, max(-four, g * (y[j, d] - y0[k, d]))) * alpha
-            next_pos[e] += per_sample[e]
-            n_neg = int((epoch - next_neg[e]) / per_negative[e])
-            state = rng[j]
-            for _ in range(n_neg):
-                state = state * np.uint64(6364136223846793005) + np.uint64(1442695040888963407)
-                k = np.int64(((state >> np.uint64(32)) * np.uint64(n)) >> np.uint64(32))
-                d2 = np.float32(0.0)
-                for d in range(dim):
-                    diff = y[j, d] - y0[k, d]
-                    d2 += diff * diff
-                if d2 > 0.0 and k != j:
-                    g = push / ((tiny + d2) * (a * _pow(d2, b) + one))
-                    for d in range(dim):
-                        y[j, d] += min(four, max(-four, g * (y[j, d] - y0[k, d]))) * alpha
-            rng[j] = state
-            next_neg[e] += n_neg * per_negative[e]
+    for group in numba.prange((n + LANES - 1) // LANES):
+        first = group * LANES
+        js = np.empty(LANES, np.int64)  # each lane's point, its next edge, its edges' end
+        edge = np.empty(LANES, np.int64)
+        stop = np.empty(LANES, np.int64)
+        state = np.empty(LANES, np.uint64)
+        negatives = np.empty(LANES, np.int64)
+        active = np.empty(LANES, np.bool_)  # the lane sampled an edge this round
+        for lane in range(LANES):
+            j = min(first + lane, n - 1)
+            js[lane], state[lane] = j, rng[j]
+            edge[lane] = indptr[j] if first + lane < n else 0
+            stop[lane] = indptr[j + 1] if first + lane < n else 0
+        while True:
+            most, any_edge = 0, False
+            for lane in range(LANES):  # each lane's next sampled edge: its pull, and how many pushes follow
+                e = edge[lane]
+                while e < stop[lane] and next_pos[e] > epoch:
+                    e += 1
+                edge[lane] = e
+                active[lane] = e < stop[lane]
+                negatives[lane] = 0
+                if active[lane]:
+                    any_edge = True
+                    pull_step(y, y0, js[lane], tails[e], a, b1, pull, one, four, alpha)
+                    next_pos[e] += per_sample[e]
+                    count = int((epoch - next_neg[e]) / per_negative[e])
+                    next_neg[e] += count * per_negative[e]
+                    negatives[lane] = count
+                    most = max(most, count)
+            if not any_edge:
+                break
+            for t in range(most):  # the lanes' pushes side by side
+                for lane in range(LANES):
+                    if t < negatives[lane]:
+                        state[lane] = next_random(state[lane])
+                        push_step(y, y0, js[lane], draw_point(state[lane], n), a, b, push, tiny, one, four, alpha)
+            for lane in range(LANES):
+                if active[lane]:
+                    edge[lane] += 1
+        for lane in range(LANES):
+            if first + lane < n:
+                rng[first + lane] = state[lane]
 
 
 def epochs_for(n_rows: int) -> int:
