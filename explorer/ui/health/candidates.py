@@ -44,6 +44,11 @@ class CandidateModel(QAbstractTableModel):
         self._cells: dict[int, list[str]] = {}  # the text of rows drawn once (Qt asks again on every repaint)
         self._verified: VerificationResult | None = None
 
+    @property
+    def vocab_size(self) -> int:
+        """Rows of the reported table (0 without a report)."""
+        return len(self._report.flags) if self._report is not None else 0
+
     def set_report(self, report: HealthReport | None, piece_of=None) -> None:
         self.beginResetModel()
         self._report, self._piece_of = report, piece_of
@@ -168,9 +173,15 @@ class CandidateTable(QTableView):
         self.verticalHeader().hide()
         self.verticalHeader().setDefaultSectionSize(22)
         self.horizontalHeader().setSectionResizeMode(QHeaderView.Interactive)
+        self.horizontalHeader().setStretchLastSection(False)  # the piece column takes the room (_fit_columns)
         self.setFont(mono_font())
         self.setAlternatingRowColors(True)
         self.clicked.connect(self._on_clicked)
+
+    @property
+    def vocab_size(self) -> int:
+        """Rows of the reported table (0 without a report)."""
+        return len(self._report.flags) if self._report is not None else 0
 
     def set_report(self, report: HealthReport | None, piece_of=None) -> None:
         self.model_.set_report(report, piece_of)
@@ -190,8 +201,7 @@ class CandidateTable(QTableView):
         metrics, pad = self.fontMetrics(), 8
         header = self.horizontalHeader().fontMetrics()
         rows = max(1, self.model_.rowCount())
-        report = self.model_._report
-        vocab = len(report.flags) if report is not None else rows
+        vocab = self.model_.vocab_size or rows
         # the category's swatch says it; its word may be elided (the tooltip gives it whole)
         longest = {"#": f"{rows:,}", "id": f"{vocab:,}", "norm": "-0.000", "score": "-0.000",
                    "repeat P": "0.00 verified", "in corpus": "00,000", "category": "xxxxxxx"}
@@ -200,8 +210,6 @@ class CandidateTable(QTableView):
                   for name in columns if name != "piece"}
         room = self.viewport().width() - sum(widths.values())
         widths["piece"] = max(_PIECE_MIN, room)
-        header_view = self.horizontalHeader()
-        header_view.setStretchLastSection(False)
         for c, name in enumerate(columns):
             self.setColumnWidth(c, widths[name])
 

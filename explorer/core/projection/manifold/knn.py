@@ -128,12 +128,12 @@ def knn_graph_job(unit_rows: np.ndarray, k: int = GRAPH_NEIGHBORS, digest: str |
             # the row itself first, even where another row is identical to it
             s[torch.arange(stop - start), torch.arange(start, stop)] = 3.0
             v, i = torch.topk(s, cols, dim=1)
-            indices[start:stop] = i.numpy()
             if bf16:  # the chosen neighbours' similarities again in float32, nearest first
                 v = torch.from_numpy(row_dots(rows, start, i.numpy()))
                 v[:, 0] = 3.0
                 v, at = torch.sort(v, dim=1, descending=True, stable=True)
-                indices[start:stop] = torch.gather(i, 1, at).numpy()
+                i = torch.gather(i, 1, at)
+            indices[start:stop] = i.numpy()
             sims[start:stop] = v.float().numpy()
             yield stop / n, f"Finding each of the {n:,} rows' nearest neighbours ({how})…"
     sims[:, 0] = (np.linalg.norm(unit_rows, axis=1) > 0).astype(np.float32)  # a unit row's cosine with itself

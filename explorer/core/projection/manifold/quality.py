@@ -44,9 +44,8 @@ def _trustworthiness(rows: np.ndarray, coords: np.ndarray, k: int, block: int = 
     unit = rows / np.where(norms > 0, norms, 1.0)
     # each point's k nearest points in the layout, itself left out (the first of those at distance 0)
     near = cKDTree(coords).query(coords, k + 1)[1]
-    own = near == np.arange(n)[:, None]
-    near = np.where(own.any(axis=1)[:, None], near[np.arange(n)[:, None], np.argsort(own, axis=1, kind="stable")],
-                    near)[:, :k]
+    own = near == np.arange(n)[:, None]  # moved last, keeping the others' order (no change without it)
+    near = np.take_along_axis(near, np.argsort(own, axis=1, kind="stable"), axis=1)[:, :k]
     penalty = 0
     for start in range(0, n, block):
         stop = min(n, start + block)

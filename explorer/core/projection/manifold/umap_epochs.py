@@ -41,7 +41,7 @@ import numpy as np
 from numba import types
 from numba.extending import intrinsic
 
-__all__ = ["optimize_layout", "epochs_for", "pull_step", "push_step", "next_random", "draw_point"]
+__all__ = ["optimize_layout", "sampled_edges", "epochs_for", "pull_step", "push_step", "next_random", "draw_point"]
 
 #: epochs above and below umap-learn's size threshold (its defaults)
 EPOCHS_SMALL, EPOCHS_BIG, BIG_GRAPH = 500, 200, 10_000
@@ -194,6 +194,18 @@ def epochs_for(n_rows: int) -> int:
     return EPOCHS_SMALL if n_rows <= BIG_GRAPH else EPOCHS_BIG
 
 
+def sampled_edges(graph, n_epochs: int):
+    """``graph`` (scipy sparse, edge weights) as CSR without the edges lighter than
+    1 / ``n_epochs`` of the heaviest: they would never be sampled (umap-learn drops them
+    before its spectral start too)."""
+    g = graph.tocsr()
+    g.sum_duplicates()
+    g.data[g.data < g.data.max() / float(n_epochs)] = 0.0
+    g.eliminate_zeros()
+    g.sort_indices()
+    return g
+
+
 def optimize_layout(start: np.ndarray, graph, n_epochs: int, a: float, b: float, seed: int = 0,
                     gamma: float = 1.0, negative_sample_rate: float = 5.0,
                     every: int = FRAME_EVERY) -> Iterator[tuple[int, np.ndarray]]:
@@ -201,16 +213,13 @@ def optimize_layout(start: np.ndarray, graph, n_epochs: int, a: float, b: float,
     matrix of edge weights, symmetric) for ``n_epochs`` epochs.
 
     Yields ``(epochs done, layout)`` every ``every`` epochs and at the end;
-    the layout array is the one being optimised (copy it to keep it). Edges
-    lighter than 1 / ``n_epochs`` of the heaviest are never sampled, as in
-    umap-learn.
+    the layout array is the one being optimised (copy it to keep it). Every
+    edge of ``graph`` is sampled: drop the light ones first (:func:`sampled_edges`).
     """
-    g = graph.tocsr().astype(np.float64)
-    g.sum_duplicates()
-    g.data[g.data < g.data.max() / float(n_epochs)] = 0.0
-    g.eliminate_zeros()
+    g = graph.tocsr()
     g.sort_indices()
-    per_sample = g.data.max() / g.data
+    weights = g.data.astype(np.float64)
+    per_sample = weights.max() / weights
     per_negative = per_sample / negative_sample_rate
     next_pos, next_neg = per_sample.copy(), per_negative.copy()
     rng = np.random.default_rng(seed).integers(0, 2 ** 63, len(start), dtype=np.uint64)

@@ -25,7 +25,7 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from explorer.core.projection.manifold.umap_epochs import FRAME_EVERY, epochs_for, optimize_layout
+from explorer.core.projection.manifold.umap_epochs import FRAME_EVERY, epochs_for, optimize_layout, sampled_edges
 
 __all__ = ["N_NEIGHBORS", "MIN_DIST", "umap_steps", "umap_layout", "warm_up_umap", "umap_warm_job"]
 
@@ -90,9 +90,7 @@ def umap_steps(unit_rows: np.ndarray, n_components: int = 2, seed: int = 0, n_ep
     fuzzy, _, _ = umap.umap_.fuzzy_simplicial_set(unit_rows, n_neighbors, random_state, "cosine",
                                                   knn_indices=indices, knn_dists=distances)
     total = int(n_epochs) if n_epochs else epochs_for(n)
-    fuzzy = fuzzy.tocsr()
-    fuzzy.data[fuzzy.data < fuzzy.data.max() / float(total)] = 0.0  # never sampled (umap-learn drops them first)
-    fuzzy.eliminate_zeros()
+    fuzzy = sampled_edges(fuzzy, total)
     if n > n_components + 1:
         with warnings.catch_warnings():  # a graph of several pieces: umap-learn says so, and lays them out apart
             warnings.simplefilter("ignore", UserWarning)
