@@ -49,7 +49,8 @@ class OnDemandRequests:
         """Read the user's metadata file for the open table in a worker; False with no table."""
         if self._table is None:
             return False
-        self.user_metadata.request(metadata_file_job, str(path), self._table, key=(str(path), id(self._table)))
+        # no key: picking a file is always read again (the user may have edited it since)
+        self.user_metadata.request(metadata_file_job, str(path), self._table)
         return True
 
     def request_piece_order(self, ids) -> None:

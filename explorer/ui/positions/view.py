@@ -89,7 +89,7 @@ class PositionsView(QWidget):
     def _build_page(self, k: int, cls):
         """Page ``cls`` in holder ``k``, given the report as it stands."""
         page = self._holders[k].hold(cls())
-        page.set_report(self._state.jobs.positions.value)
+        page.set_report(self.report)
         return page
 
     def _on_page_changed(self, index: int) -> None:

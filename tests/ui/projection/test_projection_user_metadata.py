@@ -58,3 +58,17 @@ def test_a_bad_metadata_file_is_said(qtbot, view, tmp_path):
         assert v.user_metadata.load(str(tmp_path / "bad.csv"))
     assert read.args == [False]
     assert "no id or piece column" in v.info.hover_label.text() and v.points.user is None
+
+
+def test_the_same_file_loaded_again_is_read_again(qtbot, view, tmp_path):
+    """The user edits the file and loads it again: the new columns are shown (a request keyed by
+    the path was taken for the last one and never read the file)."""
+    v, state, _ = view
+    state.set_table(open_table("default"))
+    qtbot.waitUntil(lambda: v.result is not None, timeout=TIMEOUT)
+    path = tmp_path / "mine.tsv"
+    for column in ("first", "second"):
+        path.write_text(f"id\t{column}\n" + "".join(f"{i}\tx{i % 2}\n" for i in range(20)), encoding="utf-8")
+        with qtbot.waitSignal(v.user_metadata.loaded, timeout=TIMEOUT) as read:
+            assert v.user_metadata.load(str(path))
+        assert read.args == [True] and v.colour.colour_by == f"user:{column}"
