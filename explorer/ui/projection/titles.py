@@ -34,16 +34,15 @@ def axis_texts(result, axes: tuple[int, int], stopped: bool = False, shown: int 
             f"{count} · {variance_shown(ev, x, y):.1%} of the variance" + (" shown" if shown is None else ""))
 
 
-def set_axis_texts(plot_item, old: tuple[str, str, str], new: tuple[str, str, str], color) -> tuple[str, str, str]:
-    """Set the (bottom label, left label, title) of ``plot_item`` that differ from ``old``; returns ``new``.
+def set_axis_texts(plot_item, new: tuple[str, str, str], color) -> None:
+    """Set the (bottom label, left label, title) of ``plot_item`` that differ from what it shows.
 
     Only what changed: pyqtgraph lays out and draws an axis again on each
     ``setLabel``, even to the same text, and a filter changes only the title's count.
     """
-    if new[0] != old[0]:
+    if new[0] != plot_item.getAxis("bottom").labelText:
         plot_item.setLabel("bottom", new[0])
-    if new[1] != old[1]:
+    if new[1] != plot_item.getAxis("left").labelText:
         plot_item.setLabel("left", new[1])
-    if new[2] != old[2]:
+    if new[2] != plot_item.titleLabel.text:
         plot_item.setTitle(new[2], color=color, size="10pt")
-    return new

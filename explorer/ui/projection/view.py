@@ -74,7 +74,6 @@ class ProjectionView(ProjectionExports, QWidget):
         self._prepared_for = None  # the table the controls were set up for
         self._line_ids: list[int] = []
         self._legend: tuple[str, list] = ("", [])
-        self._axis_texts: tuple[str, str, str] = ("", "", "")  # the plot's labels and title as last set
 
         outer = QVBoxLayout(self)
         outer.setContentsMargins(SPACING, SPACING, SPACING, SPACING)
@@ -366,7 +365,7 @@ class ProjectionView(ProjectionExports, QWidget):
         self.plot.set_cloud(res.ids[keep], xy[keep], group[keep], colors, size)
         self.plot_pages.set_cloud(res, group, colors, size)
         texts = axis_texts(res, self.axes(), stopped, self.points.shown_count())
-        self._axis_texts = set_axis_texts(self.plot.plot_item, self._axis_texts, texts, self.plot.foreground)
+        set_axis_texts(self.plot.plot_item, texts, self.plot.foreground)
         self._draw_overlays()
 
     def _on_colour_changed(self, *_args) -> None:
