@@ -100,3 +100,54 @@ def test_bfloat16_products_choose_nearly_the_exact_neighbours_at_float32_distanc
     same = (fast.indices == exact.indices).all(axis=1)
     assert same.mean() > 0.5
     np.testing.assert_allclose(fast.distances[same], exact.distances[same], atol=1e-5)
+
+
+def _reference_choice(patterns, rows, first, k, margin):
+    """What choose_neighbours promises, in numpy: the k largest float32 products among the columns whose
+    bfloat16 product is within `margin` steps of the k-th largest (every column where that is not positive)."""
+    out = []
+    for r, p in enumerate(patterns.astype(np.int64)):
+        threshold = np.sort(p)[-k] - margin
+        cand = np.flatnonzero(p >= threshold) if threshold >= 0 else np.arange(len(p))
+        dots = rows[cand].astype(np.float64) @ rows[first + r].astype(np.float64)
+        dots[cand == first + r] = 3.0
+        out.append((cand[np.argsort(-dots, kind="stable")[:k]], np.sort(dots)[::-1][:k],
+                    np.sort(dots)[::-1][k] if len(dots) > k else -np.inf))
+    return out
+
+
+def test_bfloat16_choice_is_the_float32_top_k_within_the_margin():
+    import torch
+
+    from explorer.core.projection.manifold.neighbour_choice import CHUNK, choose_neighbours
+
+    rng = np.random.default_rng(7)
+    # clustered rows (near ties inside clusters), all leaning one way, and 20 rows pointing the other way:
+    # fewer than k positive products, the path where every column is a candidate
+    centres = rng.standard_normal((60, 24))
+    x = centres[rng.integers(0, 60, 6000)] + 0.4 * rng.standard_normal((6000, 24))
+    x[:, 0] = 8.0
+    x[:20, 0] = -8.0
+    x = unit(x)
+    k = 31
+    assert 6000 // CHUNK > k  # the chunked path is the one taken for most rows
+    xs = torch.from_numpy(x).bfloat16()
+    for first in (0, 2500):
+        s = xs[first:first + 300] @ xs.T
+        s[torch.arange(300), torch.arange(first, first + 300)] = 3.0
+        patterns = s.view(torch.int16).numpy()
+        if first == 0:
+            assert ((s[:20] > 0).sum(1) < k).all()  # the rows against the rest take the every-column path
+        indices, sims = choose_neighbours(patterns, x, first, k, margin=2)
+        assert indices.shape == sims.shape == (300, k) and (indices[:, 0] == np.arange(first, first + 300)).all()
+        assert (np.diff(sims, axis=1) <= 0).all()
+        for r, (want, want_dots, next_dot) in enumerate(_reference_choice(patterns, x, first, k, margin=2)):
+            np.testing.assert_allclose(sims[r, 1:], want_dots[1:], atol=1e-5)
+            if want_dots[-1] - next_dot > 1e-5:  # no float32 near tie at the k-th place
+                assert set(indices[r]) == set(want)
+    # a wider margin keeps more candidates and never loses a neighbour the narrow one found
+    narrow, _ = choose_neighbours(patterns, x, 2500, k, margin=0)
+    wide, wide_sims = choose_neighbours(patterns, x, 2500, k, margin=8)
+    exact = 1 - run_to_end(knn_graph_job(x, k=k - 1, bf16=False)).distances[2500:2800]
+    assert (wide_sims[:, -1] >= exact[:, -1] - 1e-5).all()
+    assert np.mean([len(set(w) & set(nr)) for w, nr in zip(wide, narrow)]) > 0.99 * k
