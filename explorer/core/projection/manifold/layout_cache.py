@@ -30,7 +30,7 @@ import numpy as np
 __all__ = ["CACHE_VERSION", "MAX_CACHE_BYTES", "LayoutCache", "CachedLayout", "layout_key"]
 
 #: bump when an algorithm change makes old layouts differ from what the code would compute now
-CACHE_VERSION = 2  # 2: UMAP's own epochs, the bfloat16 neighbour graph
+CACHE_VERSION = 3  # 2: UMAP's own epochs, the bfloat16 neighbour graph; 3: classes of points, bfloat16 margin
 #: the folder's bound: about 40 whole-vocabulary layouts of MiniLM
 MAX_CACHE_BYTES = 64 << 20
 

@@ -2,13 +2,25 @@
 
 umap-learn runs its epochs on one core when it is given a seed: its
 parallel loop lets threads read and write the same points at once
-(Hogwild), so the layout would change from run to run. Here each epoch
-reads every other point from a copy of the layout taken when the epoch
-starts, and writes only the point being moved; every point draws its
-negative samples from a random stream of its own. So the points can be
-moved in any order, on any number of threads, and the layout is the same
-for the same seed (on the same CPU and libraries: the float rounding is the
-compiler's).
+(Hogwild), so the layout would change from run to run. Here the points are
+split into classes that hold no two neighbours (a greedy colouring of the
+graph; the points left when :data:`CLASSES` − 1 colours are used up share
+the last class), and an epoch moves the classes one after another. While a
+class moves, its points read their neighbours' places as they are now
+(those neighbours are in other classes, still), except a neighbour in the
+same last class, read, like every negative sample, from a copy of the
+layout taken when the epoch started; each point writes only itself and
+draws its negative samples from a random stream of its own. So a class's
+points can be moved in any order, on any number of threads, and the layout
+is the same for the same seed (on the same CPU and libraries: the float
+rounding is the compiler's).
+
+Reading the neighbours' new places, as umap-learn's one-core loop does,
+matters: with every place read from the epoch's copy, 200 epochs of
+MiniLM's 30,522 rows scored a trustworthiness of .795–.803 with 15
+neighbours against umap-learn's .809; with eight classes .813–.818, for
+about a tenth more time. The points are renumbered class by class for the
+epochs, so each class's points and edges lie together in memory.
 
 The objective, the edge schedule and the learning rate are UMAP's
 (McInnes, Healy & Melville 2018, section 4 and appendix): every edge of the
@@ -41,7 +53,8 @@ import numpy as np
 from numba import types
 from numba.extending import intrinsic
 
-__all__ = ["optimize_layout", "sampled_edges", "epochs_for", "pull_step", "push_step", "next_random", "draw_point"]
+__all__ = ["optimize_layout", "sampled_edges", "epochs_for", "colour_classes", "pull_step", "push_step", "next_random",
+           "draw_point"]
 
 #: epochs above and below umap-learn's size threshold (its defaults)
 EPOCHS_SMALL, EPOCHS_BIG, BIG_GRAPH = 500, 200, 10_000
@@ -49,6 +62,8 @@ EPOCHS_SMALL, EPOCHS_BIG, BIG_GRAPH = 500, 200, 10_000
 FRAME_EVERY = 10
 #: points moved side by side on one thread (their steps interleaved)
 LANES = 4
+#: classes of points moved one after another in an epoch (the colours of the graph, the rest in the last)
+CLASSES = 8
 
 # log2(1 + t) ≈ t·(c1 + c2 t + …) and 2^f on [0, 1): Chebyshev fits of degree 5
 # (max error 4.5e-5 and 2.3e-7 relative), converted to power series.
@@ -137,56 +152,83 @@ def draw_point(state, n):
 
 
 @numba.njit(parallel=True, fastmath=True, cache=True)
-def _epoch(y, y0, indptr, tails, per_sample, next_pos, per_negative, next_neg, rng, a, b, gamma, alpha, epoch):
-    """One epoch: every point, in :data:`LANES` interleaved lanes (see the module's text)."""
+def _epoch(y, y0, class_ptr, indptr, tails, per_sample, next_pos, per_negative, next_neg, rng, a, b, gamma, alpha,
+           epoch):
+    """One epoch: the classes one after another, each class's points in :data:`LANES`
+    interleaved lanes on every core (see the module's text)."""
     n = y.shape[0]
     one, four, tiny = np.float32(1.0), np.float32(4.0), np.float32(0.001)
     b1 = b - one
     pull = np.float32(-2.0) * a * b
     push = np.float32(2.0) * gamma * b
-    for group in numba.prange((n + LANES - 1) // LANES):
-        first = group * LANES
-        js = np.empty(LANES, np.int64)  # each lane's point, its next edge, its edges' end
-        edge = np.empty(LANES, np.int64)
-        stop = np.empty(LANES, np.int64)
-        state = np.empty(LANES, np.uint64)
-        negatives = np.empty(LANES, np.int64)
-        active = np.empty(LANES, np.bool_)  # the lane sampled an edge this round
-        for lane in range(LANES):
-            j = min(first + lane, n - 1)
-            js[lane], state[lane] = j, rng[j]
-            edge[lane] = indptr[j] if first + lane < n else 0
-            stop[lane] = indptr[j + 1] if first + lane < n else 0
-        while True:
-            most, any_edge = 0, False
-            for lane in range(LANES):  # each lane's next sampled edge: its pull, and how many pushes follow
-                e = edge[lane]
-                while e < stop[lane] and next_pos[e] > epoch:
-                    e += 1
-                edge[lane] = e
-                active[lane] = e < stop[lane]
-                negatives[lane] = 0
-                if active[lane]:
-                    any_edge = True
-                    pull_step(y, y0, js[lane], tails[e], a, b1, pull, one, four, alpha)
-                    next_pos[e] += per_sample[e]
-                    count = int((epoch - next_neg[e]) / per_negative[e])
-                    next_neg[e] += count * per_negative[e]
-                    negatives[lane] = count
-                    most = max(most, count)
-            if not any_edge:
-                break
-            for t in range(most):  # the lanes' pushes side by side
-                for lane in range(LANES):
-                    if t < negatives[lane]:
-                        state[lane] = next_random(state[lane])
-                        push_step(y, y0, js[lane], draw_point(state[lane], n), a, b, push, tiny, one, four, alpha)
+    for c in range(len(class_ptr) - 1):
+        lo, hi = class_ptr[c], class_ptr[c + 1]
+        for group in numba.prange((hi - lo + LANES - 1) // LANES):
+            first = lo + group * LANES
+            js = np.empty(LANES, np.int64)  # each lane's point, its next edge, its edges' end
+            edge = np.empty(LANES, np.int64)
+            stop = np.empty(LANES, np.int64)
+            state = np.empty(LANES, np.uint64)
+            negatives = np.empty(LANES, np.int64)
+            active = np.empty(LANES, np.bool_)  # the lane sampled an edge this round
             for lane in range(LANES):
-                if active[lane]:
-                    edge[lane] += 1
-        for lane in range(LANES):
-            if first + lane < n:
-                rng[first + lane] = state[lane]
+                j = min(first + lane, hi - 1)
+                js[lane], state[lane] = j, rng[j]
+                edge[lane] = indptr[j] if first + lane < hi else 0
+                stop[lane] = indptr[j + 1] if first + lane < hi else 0
+            while True:
+                most, any_edge = 0, False
+                for lane in range(LANES):  # each lane's next sampled edge: its pull, and how many pushes follow
+                    e = edge[lane]
+                    while e < stop[lane] and next_pos[e] > epoch:
+                        e += 1
+                    edge[lane] = e
+                    active[lane] = e < stop[lane]
+                    negatives[lane] = 0
+                    if active[lane]:
+                        any_edge = True
+                        k = tails[e]  # a neighbour in this class may be moving now: its place at the start
+                        pull_step(y, y0 if lo <= k < hi else y, js[lane], k, a, b1, pull, one, four, alpha)
+                        next_pos[e] += per_sample[e]
+                        count = int((epoch - next_neg[e]) / per_negative[e])
+                        next_neg[e] += count * per_negative[e]
+                        negatives[lane] = count
+                        most = max(most, count)
+                if not any_edge:
+                    break
+                for t in range(most):  # the lanes' pushes side by side
+                    for lane in range(LANES):
+                        if t < negatives[lane]:
+                            state[lane] = next_random(state[lane])
+                            push_step(y, y0, js[lane], draw_point(state[lane], n), a, b, push, tiny, one, four,
+                                      alpha)
+                for lane in range(LANES):
+                    if active[lane]:
+                        edge[lane] += 1
+            for lane in range(LANES):
+                if first + lane < hi:
+                    rng[first + lane] = state[lane]
+
+
+@numba.njit(cache=True)
+def colour_classes(indptr, tails, n, most):
+    """A colour for every point of the graph (CSR ``indptr``, ``tails``) such that no two
+    neighbours share one, smallest first, in the points' order; the points left over when
+    ``most`` − 1 colours are taken share the last. Returns (colour (n,) int64, classes used)."""
+    colour = -np.ones(n, np.int64)
+    seen = -np.ones(most, np.int64)  # seen[c] == j: a neighbour of j has colour c
+    used = 0
+    for j in range(n):
+        for e in range(indptr[j], indptr[j + 1]):
+            c = colour[tails[e]]
+            if c >= 0:
+                seen[c] = j
+        c = 0
+        while c < most - 1 and seen[c] == j:
+            c += 1
+        colour[j] = c
+        used = max(used, c + 1)
+    return colour, used
 
 
 def epochs_for(n_rows: int) -> int:
@@ -212,22 +254,30 @@ def optimize_layout(start: np.ndarray, graph, n_epochs: int, a: float, b: float,
     """Optimise ``start`` (n, k) as a layout of ``graph`` (a scipy sparse (n, n)
     matrix of edge weights, symmetric) for ``n_epochs`` epochs.
 
-    Yields ``(epochs done, layout)`` every ``every`` epochs and at the end;
-    the layout array is the one being optimised (copy it to keep it). Every
+    Yields ``(epochs done, layout)`` every ``every`` epochs and at the end,
+    the layout a new array each time. Every
     edge of ``graph`` is sampled: drop the light ones first (:func:`sampled_edges`).
     """
     g = graph.tocsr()
+    g.sort_indices()
+    n = g.shape[0]
+    colour, used = colour_classes(g.indptr.astype(np.int64), g.indices.astype(np.int64), n, CLASSES)
+    order = np.argsort(colour, kind="stable")  # the points renumbered class by class, in their order
+    class_ptr = np.searchsorted(colour[order], np.arange(used + 1)).astype(np.int64)
+    g = g[order][:, order].tocsr()
     g.sort_indices()
     weights = g.data.astype(np.float64)
     per_sample = weights.max() / weights
     per_negative = per_sample / negative_sample_rate
     next_pos, next_neg = per_sample.copy(), per_negative.copy()
-    rng = np.random.default_rng(seed).integers(0, 2 ** 63, len(start), dtype=np.uint64)
+    rng = np.random.default_rng(seed).integers(0, 2 ** 63, n, dtype=np.uint64)[order]
     indptr, tails = g.indptr.astype(np.int64), g.indices.astype(np.int64)
-    y = np.ascontiguousarray(start, dtype=np.float32).copy()
+    y = np.ascontiguousarray(start, dtype=np.float32)[order]
+    back = np.empty(n, np.int64)
+    back[order] = np.arange(n)
     f32 = np.float32
     for epoch in range(n_epochs):
-        _epoch(y, y.copy(), indptr, tails, per_sample, next_pos, per_negative, next_neg, rng,
+        _epoch(y, y.copy(), class_ptr, indptr, tails, per_sample, next_pos, per_negative, next_neg, rng,
                f32(a), f32(b), f32(gamma), f32(1.0 - epoch / n_epochs), float(epoch))
         if (epoch + 1) % every == 0 or epoch + 1 == n_epochs:
-            yield epoch + 1, y
+            yield epoch + 1, y[back]

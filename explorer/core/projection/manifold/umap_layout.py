@@ -102,7 +102,7 @@ def umap_steps(unit_rows: np.ndarray, n_components: int = 2, seed: int = 0, n_ep
     start = (_START_SCALE * (start - start.min(0)) / span).astype(np.float32)
     a, b = umap.umap_.find_ab_params(1.0, MIN_DIST)
     for done, coords in optimize_layout(start, fuzzy, total, a, b, seed, every=every):
-        yield done, total, coords.copy()
+        yield done, total, coords
 
 
 def umap_layout(unit_rows: np.ndarray, n_components: int = 2, seed: int = 0,
