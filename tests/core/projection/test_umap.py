@@ -194,3 +194,27 @@ def test_no_two_neighbours_share_a_class_but_the_last():
             earlier = g.indices[g.indptr[j]:g.indptr[j + 1]]
             earlier = earlier[earlier < j]
             assert set(range(used - 1)) <= set(colour[earlier])
+
+
+def test_the_fuzzy_graph_is_umap_learns():
+    """The fuzzy graph is compiled here (umap-learn's is compiled again in every session); it must be
+    umap-learn's own, edge for edge: on clustered rows, with exact duplicates (neighbours at distance 0,
+    where the scale falls back to its floor) and missing neighbours (-1)."""
+    import umap.umap_
+
+    from explorer.core.projection.manifold.fuzzy_graph import fuzzy_graph
+
+    x, _ = clusters(n_clusters=7, per=90, seed=5)
+    x[1:6] = x[0]  # six identical rows
+    graph = run_to_end(knn_graph_job(x, k=15))
+    indices, distances = graph.indices[:, :15].copy(), graph.distances[:, :15].copy()
+    indices[10, 12:], distances[10, 12:] = -1, np.inf  # a row with three neighbours missing
+    theirs, _, _ = umap.umap_.fuzzy_simplicial_set(x, 15, np.random.RandomState(0), "cosine",
+                                                   knn_indices=indices, knn_dists=distances)
+    mine, theirs = fuzzy_graph(indices, distances), theirs.tocsr()
+    mine.sort_indices()
+    theirs.sort_indices()
+    np.testing.assert_array_equal(mine.indptr, theirs.indptr)
+    np.testing.assert_array_equal(mine.indices, theirs.indices)
+    np.testing.assert_allclose(mine.data, theirs.data, atol=1e-6)
+    assert (abs(mine - mine.T) > 1e-7).nnz == 0 and mine.max() <= 1.0

@@ -1,9 +1,11 @@
-"""UMAP: umap-learn's fuzzy graph and spectral start, then our own epochs.
+"""UMAP: our fuzzy graph, umap-learn's spectral start, then our own epochs.
 
-The layout is UMAP's (McInnes, Healy & Melville 2018) step for step:
-umap-learn turns every row's nearest neighbours into a fuzzy graph
-(``fuzzy_simplicial_set``) and lays the graph out spectrally for a start;
-then the points are moved for umap-learn's default number of epochs. Those
+The layout is UMAP's (McInnes, Healy & Melville 2018) step for step: every
+row's nearest neighbours become a fuzzy graph
+(:mod:`~explorer.core.projection.manifold.fuzzy_graph`, the same graph as
+umap-learn's ``fuzzy_simplicial_set``, whose code is compiled again in
+every session), umap-learn lays the graph out spectrally for a start; then
+the points are moved for umap-learn's default number of epochs. Those
 epochs are :mod:`~explorer.core.projection.manifold.umap_epochs`' and not
 umap-learn's: given a seed, umap-learn runs them on one core, and they were
 most of its time (about 10 of 15 s on MiniLM's 30,522 rows). Ours run on
@@ -11,10 +13,11 @@ every core and give the same layout on any number of them; they hand a frame
 to the window every few epochs, so the points move while UMAP converges,
 and a worker can stop between two frames.
 
-Every piece is compiled by numba on first use: several seconds the first
-time in a process, less once numba's on-disk cache holds them.
-:func:`warm_up_umap` pays that on a tiny table, inside a worker's job,
-never on the GUI thread.
+Every piece of our own is compiled by numba once and kept in its on-disk
+cache; the first UMAP of a session still imports umap-learn and loads that
+code: 2.4–2.7 s here (8–9 s while umap-learn's fuzzy graph was used, compiled
+anew in every session). :func:`warm_up_umap` pays that on a tiny table,
+inside a worker's job, never on the GUI thread.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from collections.abc import Iterator
 
 import numpy as np
 
+from explorer.core.projection.manifold.fuzzy_graph import fuzzy_graph
 from explorer.core.projection.manifold.umap_epochs import FRAME_EVERY, epochs_for, optimize_layout, sampled_edges
 
 __all__ = ["N_NEIGHBORS", "MIN_DIST", "umap_steps", "umap_layout", "warm_up_umap", "umap_warm_job"]
@@ -87,8 +91,7 @@ def umap_steps(unit_rows: np.ndarray, n_components: int = 2, seed: int = 0, n_ep
         graph = run_to_end(knn_graph_job(unit_rows, k=n_neighbors))
     indices, distances = graph.for_umap(n_neighbors)
     random_state = np.random.RandomState(seed)
-    fuzzy, _, _ = umap.umap_.fuzzy_simplicial_set(unit_rows, n_neighbors, random_state, "cosine",
-                                                  knn_indices=indices, knn_dists=distances)
+    fuzzy = fuzzy_graph(indices, distances)
     total = int(n_epochs) if n_epochs else epochs_for(n)
     fuzzy = sampled_edges(fuzzy, total)
     if n > n_components + 1:
