@@ -234,3 +234,28 @@ def test_close_pairs_do_not_leapfrog_off_the_map():
     coords = umap_layout(rows, 2, seed=0)
     radius = np.linalg.norm(coords - np.median(coords, axis=0), axis=1)
     assert radius.max() < 2 * np.quantile(radius, 0.95)
+
+
+@pytest.mark.parametrize("spread, min_dist", [(1.0, 0.1), (1.0, 0.5), (2.0, 0.0)])
+def test_the_curve_parameters_are_umap_learns(spread, min_dist):
+    import umap.umap_
+
+    from explorer.core.projection.manifold.umap_layout import curve_parameters
+
+    np.testing.assert_allclose(curve_parameters(spread, min_dist), umap.umap_.find_ab_params(spread, min_dist),
+                               rtol=1e-6)
+
+
+def test_the_start_is_the_pca_stretched_to_ten():
+    from explorer.core.geometry.vectors import pca_project
+    from explorer.core.projection.manifold.umap_layout import pca_start
+
+    x, _ = clusters(n_clusters=4, per=50, seed=3)
+    start = pca_start(x, 2, seed=0)
+    assert start.dtype == np.float32 and start.shape == (200, 2)
+    np.testing.assert_allclose(start.min(0), 0, atol=1e-3)
+    np.testing.assert_allclose(start.max(0), 10, atol=1e-3)
+    pca = pca_project(x, n_components=2).coords
+    for axis in range(2):  # the same order of the points along each axis as the PCA's, to the jitter
+        assert np.corrcoef(start[:, axis], pca[:, axis])[0, 1] > 0.999999
+    assert not np.array_equal(start, pca_start(x, 2, seed=1))

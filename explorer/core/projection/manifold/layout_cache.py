@@ -30,7 +30,7 @@ import numpy as np
 __all__ = ["CACHE_VERSION", "MAX_CACHE_BYTES", "LayoutCache", "CachedLayout", "layout_key"]
 
 #: bump when an algorithm change makes old layouts differ from what the code would compute now
-CACHE_VERSION = 3  # 2: UMAP's own epochs, the bfloat16 neighbour graph; 3: classes of points, bfloat16 margin
+CACHE_VERSION = 4  # 2: UMAP's own epochs, bfloat16 graph; 3: classes, bfloat16 margin; 4: capped pull, PCA start
 #: the folder's bound: about 40 whole-vocabulary layouts of MiniLM
 MAX_CACHE_BYTES = 64 << 20
 
