@@ -171,16 +171,24 @@ def lesson(report: HealthReport, table, shown: int = 4) -> str:
     if report.corpus_counts is not None:
         counts = report.corpus_counts[report.corpus_counts >= 0]
         typical = int(np.median(counts)) if len(counts) else 0
+        theirs, usual = _median(report.norms[flagged]), _median(report.norms)
+        norms = (f", norm about {theirs:.2f} against {usual:.2f} for a typical row" if theirs is not None
+                 and usual is not None else " (their norms are not finite numbers)")
         return (f"Flagged: {words}{more}, occurring {_times(report, flagged)} in the model's training corpus "
                 f"(a typical word: {typical:,} times). {rule}: these never were, so their rows kept their random "
-                f"start, norm about {np.nanmedian(report.norms[flagged]):.2f} against "
-                f"{np.nanmedian(report.norms):.2f} for a typical row.")
+                f"start{norms}.")
     kind = {"unused_tokens": "the tokenizer's unused tokens", "model": "the rows the model never trained",
             "lowest_norm": "the shortest input rows"}.get(report.reference.kind, "the reference rows")
     shorter = "" if report.side == "shared" else ", or far shorter than typical"
     return (f"First: {words}{more}, pointing like {kind} once the direction all rows share is removed{shorter}. "
             f"{rule}: these tokens were (almost) never in the training text, so their rows kept (almost) their "
             "start. They are the \"glitch tokens\" that make models misbehave.")
+
+
+def _median(values: np.ndarray) -> float | None:
+    """The median of the finite values, or None when there is none."""
+    finite = values[np.isfinite(values)]
+    return float(np.median(finite)) if finite.size else None
 
 
 def _named(report: HealthReport, i: int, table) -> str:

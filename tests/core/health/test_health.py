@@ -253,3 +253,23 @@ def test_a_table_without_a_tokenizer_has_no_round_trip_to_report():
     assert "no tokenizer" in category_line(report) and "500 ok" not in format_report(report, 5, table)
     checked = health_report(open_table("default"))
     assert checked.round_trip_checked and "ok" in category_line(checked)
+
+
+def test_the_lesson_says_so_when_the_flagged_rows_norms_are_not_numbers(planted):
+    """A training run that diverged leaves NaN rows; the lesson's typical norms must not warn
+    ("All-NaN slice") or print nan."""
+    import dataclasses
+    import warnings
+
+    from explorer.core.health.text import lesson
+
+    table, _, r = planted
+    counts = np.zeros(len(r.norms), np.int64)
+    for norms, want in ((np.where(np.isin(np.arange(len(r.norms)), r.flagged), np.nan, r.norms), "not finite"),
+                        (r.norms, "norm about")):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            text = lesson(dataclasses.replace(r, norms=norms, corpus_counts=counts), table)
+        assert want in text and "nan" not in text.lower().replace("finite numbers", "")
+    nan_free = r.norms[np.isfinite(r.norms)]
+    assert f"against {np.median(nan_free):.2f} for a typical row" in text
