@@ -4,13 +4,14 @@ ranking (rows are filled only when Qt draws them) and the table widget."""
 from __future__ import annotations
 
 import numpy as np
-from PySide6.QtCore import QAbstractTableModel, QItemSelectionModel, QModelIndex, Qt, Signal
+from PySide6.QtCore import QAbstractTableModel, QItemSelectionModel, QModelIndex, Signal
 from PySide6.QtGui import QColor, QFont
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView
 
 from explorer.core.health import CATEGORY_LABELS, Flag, HealthReport
 from explorer.core.health.text import format_number
 from explorer.core.health.verify import VerificationResult
+from explorer.ui.common.roles import ALIGNMENT, DECORATION, DISPLAY, FONT, FOREGROUND, HORIZONTAL, LEFT, RIGHT, TOOLTIP
 from explorer.ui.style import ERROR, HEALTH_CATEGORY_COLORS, mono_font
 
 __all__ = ["CandidateModel", "CandidateTable", "MIN_ROWS_SHOWN", "MAX_ROWS_SHOWN"]
@@ -19,10 +20,8 @@ __all__ = ["CandidateModel", "CandidateTable", "MIN_ROWS_SHOWN", "MAX_ROWS_SHOWN
 MIN_ROWS_SHOWN = 200
 MAX_ROWS_SHOWN = 10_000
 
-_ROLES = {Qt.DisplayRole, Qt.TextAlignmentRole, Qt.DecorationRole, Qt.ForegroundRole, Qt.FontRole, Qt.ToolTipRole}
+_ROLES = frozenset({DISPLAY, ALIGNMENT, DECORATION, FOREGROUND, FONT, TOOLTIP})
 _NUMERIC = {"#", "id", "norm", "score", "in corpus", "repeat P"}
-_RIGHT = int(Qt.AlignRight | Qt.AlignVCenter)
-_LEFT = int(Qt.AlignLeft | Qt.AlignVCenter)
 #: the invalid index: Qt's root, the parent of every row of a flat table
 _ROOT = QModelIndex()
 
@@ -94,33 +93,33 @@ class CandidateModel(QAbstractTableModel):
     def columnCount(self, parent=_ROOT) -> int:
         return 0 if parent.isValid() else len(self.columns)
 
-    def headerData(self, section, orientation, role=Qt.DisplayRole):
-        if role == Qt.DisplayRole and orientation == Qt.Horizontal and section < len(self.columns):
+    def headerData(self, section, orientation, role=DISPLAY):
+        if role == DISPLAY and orientation == HORIZONTAL and section < len(self.columns):
             return self.columns[section]
         return None
 
-    def data(self, index, role=Qt.DisplayRole):
+    def data(self, index, role=DISPLAY):
         if role not in _ROLES or self._report is None or not index.isValid():
             return None
         row, col = index.row(), self.columns[index.column()]
-        if role == Qt.TextAlignmentRole:
-            return _RIGHT if col in _NUMERIC else _LEFT
+        if role == ALIGNMENT:
+            return RIGHT if col in _NUMERIC else LEFT
         cells = self._cells.get(row)
         if cells is None:
             cells = self._cells[row] = self._row_cells(row)
-        if role == Qt.DisplayRole:
+        if role == DISPLAY:
             return cells[index.column()]
         r, i = self._report, int(self._ids[row])
         flagged = bool(r.flags[i] & Flag.UNDER_TRAINED)
-        if role == Qt.DecorationRole:
+        if role == DECORATION:
             return self._swatches[r.category_of(i)] if col == "category" else None
-        if role == Qt.ToolTipRole and col == "category":
+        if role == TOOLTIP and col == "category":
             return cells[index.column()]  # whole where the narrow column elides it
         if col != "#" or not flagged:
             return None
-        if role == Qt.ForegroundRole:
+        if role == FOREGROUND:
             return self._flag_color
-        if role == Qt.FontRole:
+        if role == FONT:
             return self._bold
         flags = ", ".join(n.replace("_", " ") for n in r.candidate(row, piece="").flags)
         return f"flagged: {flags}"

@@ -31,6 +31,7 @@ from explorer.core.matrix.rows import pooled_word, row_facts
 from explorer.state.app_state import AppState
 from explorer.ui.common.binding import JobBinding, ShownGate
 from explorer.ui.common.integer_axis import IntegerAxis
+from explorer.ui.common.roles import ALIGNMENT, DISPLAY, HORIZONTAL, RIGHT
 from explorer.ui.inspector.output_side import OutputSide
 from explorer.ui.style import ACCENT, SPACING, mono_font, plot_colors, style_plot
 
@@ -65,19 +66,19 @@ class RowValuesModel(QAbstractTableModel):
     def columnCount(self, parent=_ROOT):
         return 2
 
-    def data(self, index, role=Qt.DisplayRole):
+    def data(self, index, role=DISPLAY):
         if not index.isValid():
             return None
-        if role == Qt.DisplayRole:
+        if role == DISPLAY:
             if index.column() == 0:
                 return f"{index.row():,}"
             return f"{self._values[index.row()]:+.6f}"
-        if role == Qt.TextAlignmentRole:
-            return int(Qt.AlignRight | Qt.AlignVCenter)
+        if role == ALIGNMENT:
+            return RIGHT
         return None
 
-    def headerData(self, section, orientation, role=Qt.DisplayRole):
-        if role == Qt.DisplayRole and orientation == Qt.Horizontal:
+    def headerData(self, section, orientation, role=DISPLAY):
+        if role == DISPLAY and orientation == HORIZONTAL:
             return ("column j", "E[i, j]")[section]
         return None
 

@@ -7,11 +7,12 @@ about 150 ms on the GUI thread)."""
 from __future__ import annotations
 
 import numpy as np
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, Signal
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, Signal
 from PySide6.QtGui import QColor, QFontMetrics
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView
 
 from explorer.core.input_layer import InputVectors, TextInputs
+from explorer.ui.common.roles import ALIGNMENT, DISPLAY, FONT, FOREGROUND, HORIZONTAL, LEFT, RIGHT
 from explorer.ui.style import ERROR, SPACING, mono_font
 
 __all__ = ["InputTable", "InputTableModel"]
@@ -86,23 +87,22 @@ class InputTableModel(QAbstractTableModel):
     def columnCount(self, parent=_ROOT) -> int:
         return 0 if parent.isValid() else len(self._headers)
 
-    def headerData(self, section, orientation, role=Qt.DisplayRole):
-        if role == Qt.DisplayRole and orientation == Qt.Horizontal and 0 <= section < len(self._headers):
+    def headerData(self, section, orientation, role=DISPLAY):
+        if role == DISPLAY and orientation == HORIZONTAL and 0 <= section < len(self._headers):
             return self._headers[section]
         return None
 
-    def data(self, index: QModelIndex, role=Qt.DisplayRole):
+    def data(self, index: QModelIndex, role=DISPLAY):
         if not index.isValid():
             return None
         r, c = index.row(), index.column()
-        if role == Qt.DisplayRole:
+        if role == DISPLAY:
             return self._cells[r][c]
-        if role == Qt.TextAlignmentRole:
-            left = c == 1 or (c >= 3 and not self._cells[r][c][:1].isdigit())
-            return int((Qt.AlignLeft if left else Qt.AlignRight) | Qt.AlignVCenter)
-        if role == Qt.FontRole and c != 1:
+        if role == ALIGNMENT:
+            return LEFT if c == 1 or (c >= 3 and not self._cells[r][c][:1].isdigit()) else RIGHT
+        if role == FONT and c != 1:
             return self._font
-        if role == Qt.ForegroundRole and self._flagged[r]:
+        if role == FOREGROUND and self._flagged[r]:
             return self._error
         return None
 

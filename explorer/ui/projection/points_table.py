@@ -12,6 +12,7 @@ from PySide6.QtGui import QFontDatabase
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView
 
 from explorer.core.projection.point_table import PieceOrder, PointTable
+from explorer.ui.common.roles import ALIGNMENT, DISPLAY, FONT, HORIZONTAL, RIGHT
 
 __all__ = ["PointsModel", "PointsTable", "SORTING"]
 
@@ -105,23 +106,25 @@ class PointsModel(QAbstractTableModel):
     def columnCount(self, parent=QModelIndex()) -> int:  # noqa: N802, B008
         return 0 if parent.isValid() or self.points is None else len(self.points.columns) + 2
 
-    def data(self, index, role=Qt.DisplayRole):
+    def data(self, index, role=DISPLAY):
         if not index.isValid() or self.points is None:
             return None
         c = index.column()
-        numeric = c == 0 or (c >= 2 and self.points.columns[c - 2].codes is None)
-        if role == Qt.DisplayRole:
+        if role == DISPLAY:
             return self.points.cell(int(self.rows[index.row()]), c)
-        if role == Qt.TextAlignmentRole and numeric:
-            return int(Qt.AlignRight | Qt.AlignVCenter)
-        if role == Qt.FontRole and numeric:
+        if role != ALIGNMENT and role != FONT:
+            return None
+        numeric = c == 0 or (c >= 2 and self.points.columns[c - 2].codes is None)
+        if role == ALIGNMENT and numeric:
+            return RIGHT
+        if role == FONT and numeric:
             return self._mono
         return None
 
-    def headerData(self, section, orientation, role=Qt.DisplayRole):  # noqa: N802
-        if role != Qt.DisplayRole or self.points is None:
+    def headerData(self, section, orientation, role=DISPLAY):  # noqa: N802
+        if role != DISPLAY or self.points is None:
             return None
-        if orientation != Qt.Horizontal:
+        if orientation != HORIZONTAL:
             return None
         return SORTING if section == 1 and self.sorting else self.points.header()[section]
 
