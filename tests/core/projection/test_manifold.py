@@ -121,3 +121,8 @@ def test_layout_bench_report_states_the_targets():
                 cpu_s=40.0)
     text = format_results({"layouts": LayoutBench(**slow)})
     assert text.count("FAIL") == 4 and "machine was busy" in text
+    # both timed twice in turn: the runs are shown, and the best of each compared
+    paired = dict(fast, umap_layout_runs=(18.0, 21.5), baseline_umap_runs=(44.0, 40.0))
+    text = format_results({"layouts": LayoutBench(**paired)})
+    assert "best of 2 each, run in turn: the app 18.00 s / 21.50 s, umap-learn 44.00 s / 40.00 s" in text
+    assert list(results_as_json({"layouts": LayoutBench(**paired)})["layouts"]["umap_layout_runs"]) == [18.0, 21.5]
