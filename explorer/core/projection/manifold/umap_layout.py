@@ -49,14 +49,18 @@ _warm = False
 
 def warm_up_umap() -> float:
     """Load (or, the first time on a machine, compile) the code of a layout (the
-    fuzzy graph and the epochs) on a tiny table, once per process. Returns the
-    seconds it took (0 when already warm)."""
+    fuzzy graph, the epochs, the bfloat16 neighbour choice) on a tiny table,
+    once per process. Returns the seconds it took (0 when already warm)."""
     global _warm
     if _warm:
         return 0.0
+    from explorer.core.projection.manifold.neighbour_choice import choose_neighbours
+
     t0 = time.perf_counter()
     rng = np.random.default_rng(0)
-    umap_layout(rng.standard_normal((64, 8)).astype(np.float32), 2, seed=0, n_epochs=10)
+    rows = rng.standard_normal((64, 8)).astype(np.float32)
+    umap_layout(rows, 2, seed=0, n_epochs=10)
+    choose_neighbours(np.zeros((2, 64), np.int16), rows, 0, 3)  # the big tables' neighbour search
     _warm = True
     return time.perf_counter() - t0
 
