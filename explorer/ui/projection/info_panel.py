@@ -101,7 +101,10 @@ class ProjectionInfo(QWidget):
                                     f"the first {len(ev)} together {float(np.sum(ev)):.1%}.")
 
     def _show_layout(self, result: ManifoldResult) -> None:
-        when = f"{result.seconds:.1f} s" if result.done else result.progress
+        if result.done:
+            when = f"Computed in {result.seconds:.1f} s"
+        else:  # "Epoch 40 of 200", or the start drawn before the first iteration
+            when = result.progress.capitalize() if result.n_iter else "Starting"
         if result.cached:
             when = ('Computed before, read from the layout cache (same rows, settings and seed). '
                     '<a href="recompute">Compute again</a>')

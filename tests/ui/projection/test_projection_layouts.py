@@ -150,6 +150,7 @@ def test_a_layout_asked_for_again_comes_from_the_cache_and_can_be_computed_again
     qtbot.waitUntil(lambda: isinstance(v.result, ManifoldResult) and v.result.done, timeout=TIMEOUT)
     first = v.result
     assert not first.cached and "layout cache" not in v.info.fit_label.text()
+    assert f"seed 0. Computed in {first.seconds:.1f} s. Other tokens" in v.info.fit_label.text()
     v.set_method("pca")
     qtbot.waitUntil(lambda: isinstance(v.result, ProjectionResult), timeout=TIMEOUT)
     v.set_method("tsne")
