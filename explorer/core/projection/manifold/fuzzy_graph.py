@@ -88,9 +88,8 @@ def fuzzy_graph(indices: np.ndarray, distances: np.ndarray) -> scipy.sparse.csr_
     w = _weights(indices, distances, sigma, rho)
     keep = (indices >= 0) & (w > 0)
     heads = np.repeat(np.arange(n), k).reshape(n, k)
-    graph = scipy.sparse.coo_matrix((w[keep], (heads[keep], indices[keep])), shape=(n, n)).tocsr()
-    graph.sum_duplicates()
+    graph = scipy.sparse.coo_matrix((w[keep], (heads[keep], indices[keep])), shape=(n, n)).tocsr()  # sums repeats
     reverse = graph.T.tocsr()
-    joined = graph + reverse - graph.multiply(reverse)
+    joined = (graph + reverse - graph.multiply(reverse)).tocsr()
     joined.eliminate_zeros()
-    return joined.tocsr()
+    return joined

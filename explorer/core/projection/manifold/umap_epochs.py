@@ -271,7 +271,6 @@ def optimize_layout(start: np.ndarray, graph, n_epochs: int, a: float, b: float,
     edge of ``graph`` is sampled: drop the light ones first (:func:`sampled_edges`).
     """
     g = graph.tocsr()
-    g.sort_indices()
     n = g.shape[0]
     colour, used = colour_classes(g.indptr.astype(np.int64), g.indices.astype(np.int64), n, CLASSES)
     order = np.argsort(colour, kind="stable")  # the points renumbered class by class, in their order

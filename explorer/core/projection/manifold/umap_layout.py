@@ -22,7 +22,7 @@ the shared neighbour graph:
 
 umap-learn itself is not imported (its import takes 2 s). Our compiled
 code is kept in numba's on-disk cache; :func:`warm_up_umap` loads it on a
-tiny table, inside a worker's job, never on the GUI thread (2.2 s in a
+tiny table, inside a worker's job, never on the GUI thread (1.7 s in a
 new process, most of it importing torch, which the window has already).
 """
 
