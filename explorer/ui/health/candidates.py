@@ -177,11 +177,6 @@ class CandidateTable(QTableView):
         self.setAlternatingRowColors(True)
         self.clicked.connect(self._on_clicked)
 
-    @property
-    def vocab_size(self) -> int:
-        """Rows of the reported table (0 without a report)."""
-        return len(self._report.flags) if self._report is not None else 0
-
     def set_report(self, report: HealthReport | None, piece_of=None) -> None:
         self.model_.set_report(report, piece_of)
         self._fit_columns()

@@ -134,12 +134,12 @@ class MatrixView(QWidget):
         self.overview_plot.addItem(self.band_region)
         style_plot(self.overview_plot)
         shrinkable(self.overview_plot.titleLabel)  # clipped rather than widen the grid past a narrow window
+        self.overview_plot.getViewBox().sigResized.connect(self._label_overview_columns)
 
     def _build_band(self, bg: str, fg: str) -> None:
         """The rows around the selected token, labelled with their pieces."""
         self.band_plot = self.glw.addPlot(row=0, col=1, enableMenu=False)
         self.band_plot.getViewBox().sigResized.connect(self._on_band_resized)
-        self.overview_plot.getViewBox().sigResized.connect(self._label_overview_columns)
         self.band_plot.setTitle("Rows around the selected token", color=fg, size="10pt")
         self.band_plot.invertY(True)
         self.band_plot.setLabel("bottom", "dimension (column of E)")
@@ -426,9 +426,9 @@ class MatrixView(QWidget):
         axis = self.overview_plot.getAxis("bottom")
         lo, hi = axis.range
         width = self.overview_plot.getViewBox().width()
-        widest = QFontMetrics(axis.font()).horizontalAdvance(f"{table.dim:,}") + _TICK_GAP_PX
         if hi <= lo or width <= 0:
             return
+        widest = QFontMetrics(axis.font()).horizontalAdvance(f"{table.dim:,}") + _TICK_GAP_PX
         # numbers every `step` columns are step * px_per_column apart: keep only steps that leave room
         px_per_column = width / (hi - lo)
         most = max(2, int(table.dim * px_per_column // widest) + 1)
