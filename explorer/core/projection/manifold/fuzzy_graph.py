@@ -20,7 +20,6 @@ import math
 
 import numba
 import numpy as np
-import scipy.sparse
 
 __all__ = ["fuzzy_graph", "row_scales"]
 
@@ -77,10 +76,12 @@ def _weights(indices, distances, sigma, rho):
     return w
 
 
-def fuzzy_graph(indices: np.ndarray, distances: np.ndarray) -> scipy.sparse.csr_matrix:
-    """UMAP's symmetric fuzzy graph (n, n) of every row's ``k`` neighbours:
-    ``indices`` (n, k) with the row itself first (−1 for none), ``distances``
-    (n, k) to them."""
+def fuzzy_graph(indices: np.ndarray, distances: np.ndarray):
+    """UMAP's symmetric fuzzy graph (n, n) of every row's ``k`` neighbours, a
+    scipy CSR matrix: ``indices`` (n, k) with the row itself first (−1 for
+    none), ``distances`` (n, k) to them."""
+    import scipy.sparse  # here, not at the window's start-up (0.4 s)
+
     indices = np.ascontiguousarray(indices, dtype=np.int64)
     distances = np.ascontiguousarray(distances, dtype=np.float32)
     n, k = indices.shape
