@@ -15,10 +15,13 @@ from __future__ import annotations
 import faulthandler
 import sys
 
-from PySide6.QtCore import QObject, QTimer, Signal
-from PySide6.QtWidgets import QApplication
+from PySide6.QtCore import QObject, QPoint, QRect, QTimer, Signal
+from PySide6.QtGui import QPainter, QPixmap
+from PySide6.QtWidgets import QApplication, QWidget
 
-__all__ = ["Screenshot", "arm_backstop", "LIMIT_S", "BACKSTOP_S", "EXIT_ERROR", "EXIT_GAVE_UP"]
+from explorer.ui.tour.card import FloatingCard
+
+__all__ = ["Screenshot", "arm_backstop", "LIMIT_S", "BACKSTOP_S", "EXIT_ERROR", "EXIT_GAVE_UP", "grab_window"]
 
 #: the longest --screenshot waits for the model, the tour's step, the training and the jobs
 #: (a shot takes 3-16 s; the biggest models and 200 training steps on a busy machine stay well inside)
@@ -153,7 +156,7 @@ class Screenshot(QObject):
             return
         app = QApplication.instance()
         app.processEvents()
-        if not self._ex.window.grab().save(self._path):
+        if not grab_window(self._ex.window).save(self._path):
             print(f"error: cannot write {self._path}", file=sys.stderr)
             self._finish(EXIT_ERROR)
         else:
@@ -164,3 +167,22 @@ class Screenshot(QObject):
         self._deadline.stop()
         self._poll.stop()
         self.finished.emit(code)
+
+
+def grab_window(window: QWidget) -> QPixmap:
+    """The window as shown, with what its OpenGL windows drew (the 3D view draws in a
+    native child window, which ``QWidget.grab`` leaves out) painted in their places."""
+    shot = window.grab()
+    frames = [w for w in window.findChildren(QWidget) if hasattr(w, "grab_frame") and w.isVisible()]
+    if frames:
+        painter = QPainter(shot)
+        for w in frames:
+            image = w.grab_frame()
+            if not image.isNull():
+                painter.drawImage(QRect(w.mapTo(window, QPoint(0, 0)), w.size()), image)
+        # what floats over the window's content (the tour's card, the hint) stays on top
+        for card in window.findChildren(FloatingCard):
+            if card.isVisible():
+                card.render(painter, card.mapTo(window, QPoint(0, 0)))
+        painter.end()
+    return shot

@@ -1,7 +1,16 @@
-"""The projection in 3D: a pyqtgraph ``GLViewWidget`` whose items are made
-once and then only fed data (the cloud, the highlighted tokens, the
-selection with lines to its neighbours, three labelled axes and a few token
-labels).
+"""The projection in 3D: pyqtgraph's GL view drawn in an OpenGL window of
+its own, whose items are made once and then only fed data (the cloud, the
+highlighted tokens, the selection with lines to its neighbours, three
+labelled axes and a few token labels).
+
+Why a window (``QOpenGLWindow`` in a window container) and not pyqtgraph's
+``GLViewWidget`` (a ``QOpenGLWidget``): the first ``QOpenGLWidget`` in a
+window turns the whole window over to OpenGL composition for the rest of the
+process, even after the widget is gone. Every repaint of every view then
+goes through a texture upload; with a software OpenGL (llvmpipe, as on a
+machine without a GPU) a resize of the window cost 86-96 ms instead of 28-30
+and two more threads' worth of CPU, in every tab. A native child window draws
+itself and leaves the rest of the window to Qt's raster painting.
 
 Drag to rotate, wheel to zoom, Ctrl+drag to pan; hovering a point names it
 and a click selects it (picked in screen space from the camera's matrices,
@@ -17,13 +26,16 @@ from __future__ import annotations
 import numpy as np
 import pyqtgraph.opengl as gl
 from OpenGL import GL
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QColor, QFont
+from pyqtgraph.opengl.GLViewWidget import GLViewMixin
+from PySide6.QtCore import QRect, Qt, Signal
+from PySide6.QtGui import QColor, QFont, QGuiApplication, QImage
+from PySide6.QtOpenGL import QOpenGLWindow
+from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 from explorer.ui.projection.scene3d import Cloud3D, nearest_on_screen, rgba_of
 from explorer.ui.style import ACCENT, blend, plot_colors
 
-__all__ = ["GLProjection", "MAX_LABELS_3D"]
+__all__ = ["GLProjection", "GLScene", "MAX_LABELS_3D"]
 
 #: token labels drawn in 3D (the selection's, then the text's); more would hide the cloud
 MAX_LABELS_3D = 24
@@ -31,8 +43,8 @@ MAX_LABELS_3D = 24
 CLICK_SLOP = 4
 
 
-class GLProjection(gl.GLViewWidget):
-    """Rotatable 3D scatter of the projection.
+class GLScene(GLViewMixin, QOpenGLWindow):
+    """Rotatable 3D scatter of the projection (the OpenGL window :class:`GLProjection` holds).
 
     Signals
     -------
@@ -49,11 +61,10 @@ class GLProjection(gl.GLViewWidget):
     failed = Signal(str)
 
     def __init__(self, parent=None):
-        super().__init__(parent)
+        super().__init__(parent=parent)
         bg, fg = plot_colors()
         self._fg = fg
         self.setBackgroundColor(bg)
-        self.setMouseTracking(True)
         self._broken = False
         self._press = None
         self._ids = np.zeros(0, np.int64)
@@ -76,10 +87,10 @@ class GLProjection(gl.GLViewWidget):
         axis_rgba = rgba_of([blend(fg, bg, 0.55)])[0]
         self.axes = gl.GLLinePlotItem(pos=np.zeros((0, 3)), mode="lines", width=1.5, color=axis_rgba, antialias=True,
                                       **opts)
-        font = QFont(self.font())
+        font = QFont(QGuiApplication.font())
         font.setPointSize(10)
         self.axis_titles = [gl.GLTextItem(text="", color=QColor(fg), font=font) for _ in range(3)]
-        self._label_font = QFont(self.font())
+        self._label_font = QFont(QGuiApplication.font())
         self._label_font.setPointSize(9)
         self.labels = [gl.GLTextItem(text="", font=self._label_font) for _ in range(MAX_LABELS_3D)]
         for item in (self.axes, self.cloud, self.neighbor_lines, self.marks, self.selection,
@@ -87,6 +98,13 @@ class GLProjection(gl.GLViewWidget):
             self.addItem(item)
         # seen from the negative side of PC1 and PC2: the positive ends, where the titles are, lie away
         self.setCameraPosition(distance=10, elevation=20, azimuth=-125)
+
+    # -- what pyqtgraph's GL items ask of a view, that a window lacks -------------------------
+    def devicePixelRatioF(self) -> float:
+        return self.devicePixelRatio()
+
+    def rect(self) -> QRect:
+        return QRect(0, 0, self.width(), self.height())
 
     # -- data ------------------------------------------------------------------------------
     def set_cloud(self, cloud: Cloud3D | None) -> None:
@@ -234,6 +252,68 @@ class GLProjection(gl.GLViewWidget):
     @property
     def broken(self) -> bool:
         return self._broken
+
+
+class GLProjection(QWidget):
+    """The 3D view as a widget: a container around the :class:`GLScene` window (``scene``),
+    with the scene's signals and data methods."""
+
+    point_hovered = Signal(int)
+    point_clicked = Signal(int)
+    failed = Signal(str)
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.scene = GLScene()
+        self.container = QWidget.createWindowContainer(self.scene, self)
+        self.container.setFocusPolicy(Qt.ClickFocus)
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.addWidget(self.container)
+        self.scene.point_hovered.connect(self.point_hovered)
+        self.scene.point_clicked.connect(self.point_clicked)
+        self.scene.failed.connect(self.failed)
+
+    # the scene's data and picking, as the view calls them
+    def set_cloud(self, cloud: Cloud3D | None) -> None:
+        self.scene.set_cloud(cloud)
+
+    def frame(self) -> None:
+        self.scene.frame()
+
+    def set_marks(self, ids: np.ndarray, pos: np.ndarray, colours: list[str]) -> None:
+        self.scene.set_marks(ids, pos, colours)
+
+    def set_selection(self, pos: np.ndarray) -> None:
+        self.scene.set_selection(pos)
+
+    def set_labels(self, labels: list[tuple[np.ndarray, str, str]]) -> None:
+        self.scene.set_labels(labels)
+
+    def labels_shown(self) -> list[str]:
+        return self.scene.labels_shown()
+
+    def mvp(self) -> np.ndarray:
+        return self.scene.mvp()
+
+    def token_at(self, x: float, y: float) -> int:
+        return self.scene.token_at(x, y)
+
+    def addItem(self, item) -> None:  # noqa: N802 (pyqtgraph's name)
+        self.scene.addItem(item)
+
+    def update(self) -> None:
+        """Draw the scene again (a widget's own update would not reach the window)."""
+        super().update()
+        self.scene.update()
+
+    @property
+    def broken(self) -> bool:
+        return self.scene.broken
+
+    def grab_frame(self) -> QImage:
+        """The scene as last drawn (``QWidget.grab`` leaves a native child window out)."""
+        return self.scene.grabFramebuffer()
 
 
 def pg_vector(xyz) -> object:

@@ -146,6 +146,40 @@ def test_gl_view_draws_the_cloud(qtbot, gl_view):
     assert v.plot_pages.gl.labels_shown()
 
 
+def test_3d_leaves_the_rest_of_the_window_to_raster_painting(qtbot, gl_view):
+    """No QOpenGLWidget anywhere: the first one in a window turns the whole window over to
+    OpenGL composition for good (every view's repaint through a texture upload)."""
+    from PySide6.QtOpenGLWidgets import QOpenGLWidget
+    from PySide6.QtWidgets import QApplication
+
+    v, _state = gl_view
+    assert v.plot_pages.showing_3d
+    assert not [w for top in QApplication.topLevelWidgets() for w in top.findChildren(QOpenGLWidget)]
+
+
+def test_a_screenshot_of_the_window_shows_what_3d_drew(qtbot, gl_view):
+    """The scene is a native child window, which QWidget.grab leaves out: the screenshot paints
+    the scene's frame into its place."""
+    from PySide6.QtCore import QPoint
+
+    from explorer.screenshot import grab_window
+
+    v, _state = gl_view
+    g = v.plot_pages.gl
+    qtbot.waitExposed(g.scene)
+    frame = g.grab_frame()
+    assert not frame.isNull()
+    top = v.window()
+    shot = grab_window(top).toImage()
+    corner = g.mapTo(top, QPoint(0, 0))
+    dpr = shot.devicePixelRatio()
+    for fx, fy in ((0.5, 0.5), (0.1, 0.9), (0.9, 0.1)):
+        x, y = int(g.width() * fx), int(g.height() * fy)
+        expect = frame.scaled(g.size()).pixelColor(x, y)
+        got = shot.pixelColor(int((corner.x() + x) * dpr), int((corner.y() + y) * dpr))
+        assert got == expect
+
+
 def test_a_gl_error_while_drawing_falls_back_to_2d(qtbot, gl_view):
     from pyqtgraph.opengl import GLGraphicsItem
 
@@ -176,8 +210,9 @@ def test_gl_hover_names_the_point_and_a_click_selects_it(qtbot, gl_view):
     x = (clip[0] / clip[3] + 1) * 0.5 * g.width()
     y = (1 - clip[1] / clip[3]) * 0.5 * g.height()
     assert g.token_at(x, y) == bank  # a highlighted token wins over the cloud under it
-    QTest.mouseMove(g, QPoint(round(x), round(y)))
+    qtbot.waitExposed(g.scene)
+    QTest.mouseMove(g.scene, QPoint(round(x), round(y)))  # the scene is a window of its own
     qtbot.waitUntil(lambda: "bank" in v.info.hover_label.text(), timeout=5_000)
     assert f"id {bank:,}" in v.info.hover_label.text() and "PC3 =" in v.info.hover_label.text()
-    QTest.mouseClick(g, Qt.LeftButton, pos=QPoint(round(x), round(y)))
+    QTest.mouseClick(g.scene, Qt.LeftButton, Qt.NoModifier, QPoint(round(x), round(y)))
     qtbot.waitUntil(lambda: state.selected_id == bank, timeout=5_000)
