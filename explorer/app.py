@@ -34,6 +34,11 @@ CLOSE_WAIT_MS = 500
 #: the views' code, imported by the warm-up (each tab's view is built when its tab is first shown)
 VIEW_MODULES = ("explorer.ui.lookup", "explorer.ui.projection", "explorer.ui.similarity", "explorer.ui.training",
                 "explorer.ui.cost", "explorer.ui.health", "explorer.ui.positions")
+#: torch's optimisers import torch._dynamo (and sympy) when the first one is made: 1.0-1.3 s of Python
+#: holding the GIL, which stalled the window 650 ms when a training started; the warm-up imports it first
+TORCH_MODULES = ("torch._dynamo",)
+#: imported by the warm-up where they can be: the 3D view's OpenGL (0.45 s the first time 3D is asked for)
+OPTIONAL_MODULES = ("explorer.ui.projection.gl_plot",)
 
 
 def _list_sources_job(recent_specs):
@@ -346,7 +351,7 @@ class Explorer(QObject):
             return
         warm = self._runner()
         warm.succeeded.connect(self._on_warm_up_succeeded)
-        warm.start(warm_up_job, VIEW_MODULES)
+        warm.start(warm_up_job, TORCH_MODULES + VIEW_MODULES, OPTIONAL_MODULES)
 
     def _on_warm_up_succeeded(self, _result) -> None:
         self.warmed_up.emit()

@@ -18,6 +18,7 @@ touches widgets; only the GUI-thread slots connected to these signals do.
 
 from __future__ import annotations
 
+import gc
 import importlib
 import time
 from collections.abc import Callable, Hashable, Iterator, Sequence
@@ -32,16 +33,37 @@ from explorer.core.runtime import limit_torch_threads
 __all__ = ["JobRunner", "Computation", "JobView", "JobViews", "await_all_workers", "warm_up_job"]
 
 
-def warm_up_job(modules: Sequence[str] = ()) -> Iterator[tuple[float, str]]:
+def warm_up_job(modules: Sequence[str] = (), optional: Sequence[str] = ()) -> Iterator[tuple[float, str]]:
     """Import torch off the GUI thread once the window is up: the lookup view
     and the training need it, and importing it takes over a second. Then
     ``modules`` (the views' code, 15-85 ms each), so that a tab's first show
-    builds its widgets without first importing them on the GUI thread."""
+    builds its widgets without first importing them on the GUI thread, and
+    ``optional`` ones, whose failure to import only means a feature will say
+    so when asked for (the 3D view's OpenGL).
+
+    The garbage collector is off meanwhile: a full collection in the middle of
+    these imports walks every object the process has, holding the GIL for
+    100-650 ms, and the window waited for each (seen in a real window as the
+    longest stalls after start-up). The caller may freeze what exists once the
+    job is done (``gc.freeze``)."""
     yield 0.0, "Preparing torch…"
-    limit_torch_threads()
-    for k, name in enumerate(modules):
-        yield (k + 1) / (len(modules) + 1), "Preparing the views…"
-        importlib.import_module(name)
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        limit_torch_threads()
+        steps = len(modules) + len(optional) + 1
+        for k, name in enumerate(modules):
+            yield (k + 1) / steps, "Preparing the views…"
+            importlib.import_module(name)
+        for k, name in enumerate(optional, start=len(modules)):
+            yield (k + 1) / steps, "Preparing the views…"
+            try:
+                importlib.import_module(name)
+            except Exception:  # noqa: BLE001 (the feature says what is missing when it is used)
+                pass
+    finally:
+        if collecting:
+            gc.enable()
     return True
 
 
