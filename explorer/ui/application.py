@@ -64,7 +64,7 @@ def make_app(argv=None) -> QApplication:
     install_tooltip_wrapping(app)  # long tooltips wrap at a readable width, whoever shows them
     configure_pyqtgraph()
     return_big_blocks_at_once()  # a dropped model's memory goes back to the system
-    favour_the_gui_thread()  # workers running Python hand the GIL back within 1 ms
+    favour_the_gui_thread()  # workers running Python hand the GIL back within 0.2 ms
     if pieces.glyph_check() is None:
         # pieces with characters no installed font has show their code point, not a box
         prepare_glyph_check()

@@ -65,13 +65,13 @@ def test_limit_torch_threads_waits_for_an_import_under_way_in_another_thread():
     assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr[-2000:]
 
 
-def test_the_gui_thread_gets_the_gil_back_within_a_millisecond():
+def test_the_gui_thread_gets_the_gil_back_within_a_fifth_of_a_millisecond():
     import sys
 
     before = sys.getswitchinterval()
     try:
         runtime.favour_the_gui_thread()
         assert sys.getswitchinterval() == pytest.approx(runtime.GIL_SWITCH_INTERVAL_S)
-        assert runtime.GIL_SWITCH_INTERVAL_S <= 0.001
+        assert runtime.GIL_SWITCH_INTERVAL_S <= 0.0002
     finally:
         sys.setswitchinterval(before)
