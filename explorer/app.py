@@ -21,6 +21,7 @@ from explorer.core.tokens.text import tokenizer_family  # noqa: E402
 from explorer.state.app_state import AppState  # noqa: E402
 from explorer.ui.application import APP, ORG, make_app  # noqa: E402
 from explorer.ui.bookmarks import BookmarkController  # noqa: E402
+from explorer.ui.common.prebuild import IdleBuilder  # noqa: E402
 from explorer.ui.main_window import MainWindow  # noqa: E402
 from explorer.ui.model_picker import ModelPicker  # noqa: E402
 from explorer.ui.style import apply_theme  # noqa: E402
@@ -99,6 +100,12 @@ class Explorer(QObject):
         w.tour_requested.connect(self.tour.start)
         self.hint = FirstRunHint(w, len(self.tour.steps))  # once, after the first model is in
         self.first_run_hint = True  # off for screenshots
+        # the tabs' views built while the user is idle, once warmed up (off for screenshots)
+        self.build_when_idle = True
+        self.idle_builder = IdleBuilder(self._pages.values(), ready=lambda: not self.loading, parent=self)
+        for signal in (self.state.model_changed, self.state.text_changed, self.state.selected_token_changed,
+                       self.state.extra_tokens_changed, w.tabs.currentChanged):
+            signal.connect(self.idle_builder.touch)
         self.hint.tour_requested.connect(self.tour.start)
         self.tour.step_ready.connect(self.hint.hide)
         w.theme_chosen.connect(self._on_window_theme_chosen)
@@ -354,6 +361,8 @@ class Explorer(QObject):
         warm.start(warm_up_job, TORCH_MODULES + VIEW_MODULES, OPTIONAL_MODULES)
 
     def _on_warm_up_succeeded(self, _result) -> None:
+        if self.build_when_idle and not self._closed:
+            self.idle_builder.start()
         self.warmed_up.emit()
 
     def _on_loader_failed(self, exc: BaseException) -> None:
@@ -453,6 +462,7 @@ class Explorer(QObject):
         the threads. Returns whether they all stopped."""
         if not self._closed:
             self._closed = True
+            self.idle_builder.stop()
             self.save_settings()
             if self.recording is not None:
                 self.recording.stop()

@@ -25,6 +25,7 @@ def run(model=None, text=None, token=None, view=None, screenshot=None, size=None
     app = make_app()
     ex = Explorer()
     ex.first_run_hint = not screenshot
+    ex.build_when_idle = not screenshot
     win = ex.window
     if watch:
         from explorer.core.recording.reader import latest_snapshot

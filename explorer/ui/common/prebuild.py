@@ -1,0 +1,92 @@
+"""Build the tabs' views while the user is idle, one at a time.
+
+Each tab builds its view the first time it is shown (start-up makes only
+what is on screen). That first show then cost 200-500 ms in a real window
+(Lookup 300, Positions 325, Projection 400 with its charts): the first
+click on every tab stalled. Once the app is warmed up, :class:`IdleBuilder`
+builds the views not built yet, one per idle moment: no state change and no
+pointer movement for :data:`IDLE_S`, no mouse button down, no popup or
+dialog open, nothing loading. A hidden view does no work after it is
+built (its gate defers every update until it is shown), so a built view
+costs memory, not time.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+
+from PySide6.QtCore import QObject, QTimer
+from PySide6.QtGui import QCursor
+from PySide6.QtWidgets import QApplication
+
+__all__ = ["IdleBuilder", "IDLE_S", "POLL_MS"]
+
+#: how long the user must have done nothing before a view is built
+IDLE_S = 1.5
+#: how often the builder looks
+POLL_MS = 250
+
+
+class IdleBuilder(QObject):
+    """Calls ``view()`` on each of ``pages`` not ``built`` yet, one per idle moment.
+
+    ``ready()`` says whether the app may build now (nothing loading);
+    :meth:`touch` marks user activity (connect it to the state's changes);
+    ``clock`` is injectable for tests.
+    """
+
+    def __init__(self, pages: Sequence, ready: Callable[[], bool] = lambda: True,
+                 clock: Callable[[], float] = time.monotonic, parent=None):
+        super().__init__(parent)
+        self._pages = list(pages)
+        self._ready, self._clock = ready, clock
+        self._last_activity = clock()
+        self._cursor = QCursor.pos()
+        self._timer = QTimer(self)
+        self._timer.setInterval(POLL_MS)
+        self._timer.timeout.connect(self.poll)
+
+    def start(self) -> None:
+        self.touch()
+        if self.pending():
+            self._timer.start()
+
+    def stop(self) -> None:
+        self._timer.stop()
+
+    @property
+    def active(self) -> bool:
+        return self._timer.isActive()
+
+    def pending(self) -> list:
+        """The pages whose view is not built yet, in order."""
+        return [p for p in self._pages if not p.built]
+
+    def touch(self, *_args) -> None:
+        """The user did something: wait for the next idle moment."""
+        self._last_activity = self._clock()
+
+    def _user_busy(self) -> bool:
+        pos = QCursor.pos()
+        moved, self._cursor = pos != self._cursor, pos
+        return bool(moved or QApplication.mouseButtons() or QApplication.activePopupWidget()
+                    or QApplication.activeModalWidget())
+
+    def poll(self) -> bool:
+        """Build the next view if the user is idle; True when one was built."""
+        if self._user_busy():
+            self.touch()
+            return False
+        if self._clock() - self._last_activity < IDLE_S or not self._ready():
+            return False
+        pending = self.pending()
+        if not pending:
+            self.stop()
+            return False
+        pending[0].view()
+        # the next one waits for another idle moment: a user who comes back meets at most one build
+        self.touch()
+        if len(pending) == 1:
+            self.stop()
+        return True

@@ -1,0 +1,99 @@
+"""Views built while the user is idle (pytest-qt, offscreen): one per idle
+moment, never while the user is active, a dialog is open or a model loads;
+in the real window every tab's view ends up built without being shown."""
+
+from __future__ import annotations
+
+from PySide6.QtWidgets import QApplication, QDialog, QLabel
+
+from explorer.ui.common import prebuild
+from explorer.ui.common.prebuild import IDLE_S, IdleBuilder
+from explorer.ui.main_window import LazyPage
+
+
+class Clock:
+    def __init__(self):
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def pages(qtbot, n=3):
+    made = []
+
+    def build(k):
+        def make():
+            made.append(k)
+            return QLabel(f"view {k}")
+        return make
+
+    out = [LazyPage(build(k)) for k in range(n)]
+    for p in out:
+        qtbot.addWidget(p)
+    return out, made
+
+
+def test_one_view_per_idle_moment_in_tab_order(qtbot):
+    ps, made = pages(qtbot)
+    clock = Clock()
+    b = IdleBuilder(ps, clock=clock)
+    b.start()
+    assert b.active and not made
+    clock.now += IDLE_S / 2
+    assert not b.poll() and not made  # not idle long enough
+    clock.now += IDLE_S
+    assert b.poll() and made == [0]
+    assert not b.poll() and made == [0]  # the next one waits for another idle moment
+    clock.now += IDLE_S + 0.1
+    assert b.poll() and made == [0, 1]
+    clock.now += IDLE_S + 0.1
+    assert b.poll() and made == [0, 1, 2]
+    assert not b.active and not b.pending()  # all built: the timer stops
+    assert isinstance(ps[0].view(), QLabel) and made == [0, 1, 2]  # built once
+
+
+def test_activity_postpones_and_a_busy_app_waits(qtbot):
+    ps, made = pages(qtbot)
+    clock = Clock()
+    loading = [True]
+    b = IdleBuilder(ps, ready=lambda: not loading[0], clock=clock)
+    b.start()
+    clock.now += IDLE_S + 1
+    assert not b.poll() and not made  # a model is loading
+    loading[0] = False
+    b.touch()  # the user typed: the state changed
+    clock.now += IDLE_S / 2
+    assert not b.poll() and not made
+    clock.now += IDLE_S
+    assert b.poll() and made == [0]
+
+
+def test_an_open_dialog_counts_as_activity(qtbot):
+    ps, made = pages(qtbot)
+    clock = Clock()
+    b = IdleBuilder(ps, clock=clock)
+    b.start()
+    dialog = QDialog()
+    qtbot.addWidget(dialog)
+    dialog.setModal(True)
+    dialog.show()
+    qtbot.waitUntil(lambda: QApplication.activeModalWidget() is dialog, timeout=5_000)
+    clock.now += IDLE_S + 1
+    assert not b.poll() and not made
+    dialog.close()
+    qtbot.waitUntil(lambda: QApplication.activeModalWidget() is None, timeout=5_000)
+    clock.now += IDLE_S + 1
+    assert b.poll() and made == [0]
+
+
+def test_the_window_builds_every_view_once_warmed_up_and_left_alone(qtbot, explorer, monkeypatch):
+    monkeypatch.setattr(prebuild, "IDLE_S", 0.2)  # the same rule, sooner
+    with qtbot.waitSignal(explorer.warmed_up, timeout=60_000):
+        explorer.start(model="default")
+    names = explorer.window.view_names()[1:]
+    assert explorer.idle_builder.active or all(explorer.view_built(n) for n in names)
+    qtbot.waitUntil(lambda: all(explorer.view_built(n) for n in names), timeout=60_000)
+    assert explorer.window.tabs.currentIndex() == 0  # built in the background: the matrix stays in front
+    # a view built hidden computes nothing until shown
+    assert explorer.state.projection.value is None and not explorer.state.projection.running
