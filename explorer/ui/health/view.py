@@ -79,6 +79,7 @@ class HealthView(QWidget):
         state.jobs.health.cancelled.connect(self._on_health_cancelled)
         state.jobs.health.running_changed.connect(self._on_health_running_changed)
         state.selected_token_changed.connect(self._on_state_selected_token_changed)
+        state.model_changed.connect(self._on_state_model_changed)
 
     def _build_status_row(self) -> QHBoxLayout:
         row = QHBoxLayout()
@@ -131,6 +132,11 @@ class HealthView(QWidget):
     # -- state -------------------------------------------------------------------------
     def _synchronize(self) -> None:
         self._binding.redraw()
+
+    def _on_state_model_changed(self, _table) -> None:
+        # the old model's report and pieces go at once, shown or not: a hidden view kept the
+        # whole old table (and its derived arrays) alive until it was next shown
+        self._clear()
 
     def _clear(self) -> None:
         self._report = None

@@ -254,6 +254,7 @@ class ProjectionView(ProjectionExports, QWidget):
         # every readout of the old model goes at once, shown or not
         self._clear_readouts()
         self._prepared_for = None
+        self.search.box.set_completions(None)  # its pieces came from the old table (and held it)
         self._gate.update(self._synchronize)
 
     def _clear_readouts(self) -> None:
