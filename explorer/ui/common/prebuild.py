@@ -8,7 +8,9 @@ builds the views not built yet, one per idle moment: no state change and no
 pointer movement for :data:`IDLE_S`, no mouse button down, no popup or
 dialog open, nothing loading. A hidden view does no work after it is
 built (its gate defers every update until it is shown), so a built view
-costs memory, not time.
+costs memory, not time. Then the parts views make on demand, one per idle
+moment too: a view lists them in ``idle_parts()`` (the Lookup's backward
+plots, the Positions' inner pages, the Projection's charts).
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ class IdleBuilder(QObject):
                  clock: Callable[[], float] = time.monotonic, parent=None):
         super().__init__(parent)
         self._pages = list(pages)
+        self._parts: list[Callable[[], object]] | None = None  # asked of the views once all are built
         self._ready, self._clock = ready, clock
         self._last_activity = clock()
         self._cursor = QCursor.pos()
@@ -49,7 +52,7 @@ class IdleBuilder(QObject):
 
     def start(self) -> None:
         self.touch()
-        if self.pending():
+        if self.pending() or self._parts is None or self._parts:
             self._timer.start()
 
     def stop(self) -> None:
@@ -81,12 +84,15 @@ class IdleBuilder(QObject):
         if self._clock() - self._last_activity < IDLE_S or not self._ready():
             return False
         pending = self.pending()
-        if not pending:
-            self.stop()
-            return False
-        pending[0].view()
+        if pending:
+            pending[0].view()
+        else:
+            if self._parts is None:
+                self._parts = [part for p in self._pages for part in getattr(p.view(), "idle_parts", list)()]
+            if not self._parts:
+                self.stop()
+                return False
+            self._parts.pop(0)()
         # the next one waits for another idle moment: a user who comes back meets at most one build
         self.touch()
-        if len(pending) == 1:
-            self.stop()
         return True

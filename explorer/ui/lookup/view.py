@@ -113,6 +113,10 @@ class LookupView(QWidget):
         self._bind(state)
         self._show_model()
 
+    def idle_parts(self) -> list:
+        """Parts made on demand, for the app to make while the user is idle (the backward step's plots)."""
+        return [self.backward.ensure_plots]
+
     def _build_top(self, clock) -> QHBoxLayout:
         """Playback, the stored dtype, the backward step's bar and the direction button."""
         top = QHBoxLayout()

@@ -72,6 +72,10 @@ class PositionsView(QWidget):
         state.model_changed.connect(self._on_state_model_changed)
         state.selected_token_changed.connect(self._on_state_selected_token_changed)
 
+    def idle_parts(self) -> list:
+        """Parts made on demand, for the app to make while the user is idle (the inner pages)."""
+        return [lambda: self.table_page, lambda: self.rotary]
+
     @property
     def table_page(self) -> PositionTablePage:
         """The position-table page (built now if it was not yet)."""

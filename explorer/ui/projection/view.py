@@ -250,6 +250,10 @@ class ProjectionView(ProjectionExports, QWidget):
         else:
             self._on_analogy_reset()
 
+    def idle_parts(self) -> list:
+        """Parts made on demand, for the app to make while the user is idle (the linked charts)."""
+        return [self.linked.charts.prebuild]
+
     def _on_state_model_changed(self, _table) -> None:
         # every readout of the old model goes at once, shown or not
         self._clear_readouts()

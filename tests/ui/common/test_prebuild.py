@@ -48,9 +48,34 @@ def test_one_view_per_idle_moment_in_tab_order(qtbot):
     clock.now += IDLE_S + 0.1
     assert b.poll() and made == [0, 1]
     clock.now += IDLE_S + 0.1
-    assert b.poll() and made == [0, 1, 2]
-    assert not b.active and not b.pending()  # all built: the timer stops
+    assert b.poll() and made == [0, 1, 2] and not b.pending()
+    clock.now += IDLE_S + 0.1
+    assert not b.poll() and not b.active  # all built, no parts asked for: the timer stops
     assert isinstance(ps[0].view(), QLabel) and made == [0, 1, 2]  # built once
+
+
+def test_then_the_parts_views_make_on_demand_one_per_idle_moment(qtbot):
+    made = []
+
+    class View(QLabel):
+        def idle_parts(self):
+            return [lambda: made.append("a"), lambda: made.append("b")]
+
+    page = LazyPage(View)
+    qtbot.addWidget(page)
+    clock = Clock()
+    b = IdleBuilder([page], clock=clock)
+    b.start()
+    clock.now += IDLE_S + 0.1
+    assert b.poll() and page.built and made == []
+    clock.now += IDLE_S + 0.1
+    assert b.poll() and made == ["a"]
+    b.touch()
+    assert not b.poll() and made == ["a"]  # the user came back
+    clock.now += IDLE_S + 0.1
+    assert b.poll() and made == ["a", "b"]
+    clock.now += IDLE_S + 0.1
+    assert not b.poll() and not b.active
 
 
 def test_activity_postpones_and_a_busy_app_waits(qtbot):
@@ -94,6 +119,12 @@ def test_the_window_builds_every_view_once_warmed_up_and_left_alone(qtbot, explo
     names = explorer.window.view_names()[1:]
     assert explorer.idle_builder.active or all(explorer.view_built(n) for n in names)
     qtbot.waitUntil(lambda: all(explorer.view_built(n) for n in names), timeout=60_000)
+    # then what the views make on demand: the lookup's backward plots, the positions' pages, the charts
+    qtbot.waitUntil(lambda: not explorer.idle_builder.active, timeout=60_000)
+    assert explorer.lookup_view.backward.plots_built
+    assert len(explorer.projection_view.linked.charts.charts) >= 5
+    positions = explorer.view("positions")
+    assert positions._table_page is not None and positions._rotary is not None
     assert explorer.window.tabs.currentIndex() == 0  # built in the background: the matrix stays in front
     # a view built hidden computes nothing until shown
     assert explorer.state.projection.value is None and not explorer.state.projection.running
