@@ -29,6 +29,9 @@ def settings(tmp_path):
 def explorer(qtbot, settings):
     make_app()
     ex = Explorer(settings=settings)
+    # views built in idle moments would run in every test that waits (and slow the suite);
+    # tests/ui/common/test_prebuild.py turns it on where it is the subject
+    ex.build_when_idle = False
     qtbot.addWidget(ex.window)
     ex.window.resize(1280, 800)
     ex.window.show()

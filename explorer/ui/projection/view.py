@@ -250,8 +250,7 @@ class ProjectionView(ProjectionExports, QWidget):
         else:
             self._on_analogy_reset()
 
-    def idle_parts(self) -> list:
-        """Parts made on demand, for the app to make while the user is idle (the linked charts)."""
+    def idle_parts(self) -> list:  # made while the user is idle (IdleBuilder)
         return [self.linked.charts.prebuild]
 
     def _on_state_model_changed(self, _table) -> None:

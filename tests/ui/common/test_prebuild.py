@@ -114,6 +114,7 @@ def test_an_open_dialog_counts_as_activity(qtbot):
 
 def test_the_window_builds_every_view_once_warmed_up_and_left_alone(qtbot, explorer, monkeypatch):
     monkeypatch.setattr(prebuild, "IDLE_S", 0.2)  # the same rule, sooner
+    explorer.build_when_idle = True  # as the app has it (the fixture turns it off)
     with qtbot.waitSignal(explorer.warmed_up, timeout=60_000):
         explorer.start(model="default")
     names = explorer.window.view_names()[1:]

@@ -115,7 +115,9 @@ def test_a_layout_asked_for_before_the_tokens_of_interest_lays_them_out(qtbot):
     state.request_projection("sample", 200, "tsne")  # nobody wanted the tokens of interest yet
     assert state.projection.key.interest == ()
     state.interest.want(consumer)
-    qtbot.waitUntil(lambda: isinstance(state.projection.value, ManifoldResult) and state.projection.value.done,
+    # the layout asked for first may end before the tokens of interest are known: wait for the one with them
+    qtbot.waitUntil(lambda: state.interest.value is not None and state.projection.key.interest != ()
+                    and isinstance(state.projection.value, ManifoldResult) and state.projection.value.done,
                     timeout=TIMEOUT)
     res = state.projection.value
     assert set(state.interest.value.all_ids()) <= set(res.ids.tolist())
