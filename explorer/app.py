@@ -102,7 +102,7 @@ class Explorer(QObject):
         self.first_run_hint = True  # off for screenshots
         # the tabs' views built while the user is idle, once warmed up (off for screenshots)
         self.build_when_idle = True
-        self.idle_builder = IdleBuilder(self._pages.values(), ready=lambda: not self.loading, parent=self)
+        self.idle_builder = IdleBuilder(self._pages.values(), ready=lambda: not self.busy(), parent=self)
         for signal in (self.state.model_changed, self.state.text_changed, self.state.selected_token_changed,
                        self.state.extra_tokens_changed, w.tabs.currentChanged):
             signal.connect(self.idle_builder.touch)

@@ -6,7 +6,7 @@ what is on screen). That first show then cost 200-500 ms in a real window
 click on every tab stalled. Once the app is warmed up, :class:`IdleBuilder`
 builds the views not built yet, one per idle moment: no state change and no
 pointer movement for :data:`IDLE_S`, no mouse button down, no popup or
-dialog open, nothing loading. A hidden view does no work after it is
+dialog open, no background job running. A hidden view does no work after it is
 built (its gate defers every update until it is shown), so a built view
 costs memory, not time. Then the parts views make on demand, one per idle
 moment too: a view lists them in ``idle_parts()`` (the Lookup's backward
@@ -33,7 +33,7 @@ POLL_MS = 250
 class IdleBuilder(QObject):
     """Calls ``view()`` on each of ``pages`` not ``built`` yet, one per idle moment.
 
-    ``ready()`` says whether the app may build now (nothing loading);
+    ``ready()`` says whether the app may build now (no background job);
     :meth:`touch` marks user activity (connect it to the state's changes);
     ``clock`` is injectable for tests.
     """
