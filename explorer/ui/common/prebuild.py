@@ -51,9 +51,9 @@ class IdleBuilder(QObject):
         self._timer.timeout.connect(self.poll)
 
     def start(self) -> None:
+        """Look every POLL_MS until every view and part is built (then the timer stops)."""
         self.touch()
-        if self.pending() or self._parts is None or self._parts:
-            self._timer.start()
+        self._timer.start()
 
     def stop(self) -> None:
         self._timer.stop()

@@ -134,9 +134,10 @@ class HealthView(QWidget):
         self._binding.redraw()
 
     def _on_state_model_changed(self, _table) -> None:
-        # the old model's report and pieces go at once, shown or not: a hidden view kept the
-        # whole old table (and its derived arrays) alive until it was next shown
-        self._clear()
+        # hidden, the health job's reset waits for the next show, and the old report and piece
+        # names kept the whole old table (and its derived arrays) alive until then: they go now
+        if not self._gate.visible:
+            self._clear()
 
     def _clear(self) -> None:
         self._report = None

@@ -116,10 +116,11 @@ class PositionsView(QWidget):
         self._text.redraw()
 
     def _on_state_model_changed(self, _table) -> None:
-        # the old model's readouts go at once, shown or not: a hidden view's piece names kept
-        # the whole old table alive until the view was next shown
-        self._on_inputs_reset()
-        self._on_positions_reset()
+        # hidden, the jobs' resets wait for the next show, and the inputs' piece names kept the
+        # whole old table alive until then: they go now (shown, the resets clear them at once)
+        if not self._gate.visible:
+            self._on_inputs_reset()
+            self._on_positions_reset()
         self._gate.update(self._synchronize)
 
     def _on_state_selected_token_changed(self, _token_id: int) -> None:
