@@ -90,17 +90,31 @@ class RandomRows:
         rng.standard_normal(dtype=np.float32, out=out)
         out *= self.std
 
-    def _block(self, b: int) -> np.ndarray:
+    def _rows_in(self, b: int) -> int:
+        return min(self.block_rows, self.v - b * self.block_rows)
+
+    def _block(self, b: int, need: int | None = None) -> np.ndarray:
+        """The first ``need`` rows of block ``b`` at least (all of them by default).
+
+        The draws of a block are one stream: its first rows are the same
+        whether or not the rest is drawn. So reading one row draws the block
+        only up to that row, and the cache keeps the longest start of each
+        block drawn so far (a sampled read of a wide table, one row in each
+        block, drew twice what it needed before)."""
+        rows = self._rows_in(b)
+        need = rows if need is None else min(need, rows)
         with self._lock:
             blk = self._cache.get(b)
-            if blk is not None:
+            if blk is not None and len(blk) >= need:
                 self._cache.move_to_end(b)
                 return blk
-        rows = min(self.block_rows, self.v - b * self.block_rows)
-        blk = np.empty((rows, self.d), np.float32)
+        blk = np.empty((need, self.d), np.float32)
         self._draw(b, blk)
         with self._lock:
-            self._cache[b] = blk
+            held = self._cache.get(b)
+            if held is None or len(held) < need:
+                self._cache[b] = blk
+            self._cache.move_to_end(b)
             while len(self._cache) > _RANDOM_CACHE_BLOCKS:
                 self._cache.popitem(last=False)
         return blk
@@ -110,26 +124,30 @@ class RandomRows:
         i = start
         while i < stop:
             b, off = divmod(i, self.block_rows)
-            rows = min(self.block_rows, self.v - b * self.block_rows)
+            rows = self._rows_in(b)
             n = min(stop - i, rows - off)
             if off == 0 and n == rows:
                 # a whole block: draw it in place (a long scan must not flush the cache)
                 with self._lock:
                     cached = self._cache.get(b)
-                if cached is not None:
+                if cached is not None and len(cached) == rows:
                     out[i - start : i - start + n] = cached
                 else:
                     self._draw(b, out[i - start : i - start + n])
             else:
-                out[i - start : i - start + n] = self._block(b)[off : off + n]
+                out[i - start : i - start + n] = self._block(b, off + n)[off : off + n]
             i += n
         return out
 
     def read(self, ids: np.ndarray) -> np.ndarray:
+        ids = np.asarray(ids, np.int64).reshape(-1)
         out = np.empty((len(ids), self.d), np.float32)
-        for k, i in enumerate(ids):
-            b, off = divmod(int(i), self.block_rows)
-            out[k] = self._block(b)[off]
+        blocks, offsets = np.divmod(ids, self.block_rows)
+        order = np.argsort(blocks, kind="stable")
+        bounds = np.flatnonzero(np.diff(blocks[order])) + 1
+        for group in np.split(order, bounds) if len(ids) else ():
+            blk = self._block(int(blocks[group[0]]), int(offsets[group].max()) + 1)
+            out[group] = blk[offsets[group]]
         return out
 
     def whole(self) -> np.ndarray | None:

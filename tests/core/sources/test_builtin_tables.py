@@ -225,6 +225,37 @@ def test_random_rows_are_drawn_in_small_blocks():
     assert float(np.std(whole)) == pytest.approx(0.02, rel=0.02)
 
 
+def test_a_sampled_read_draws_each_block_only_up_to_its_last_wanted_row():
+    """The matrix overview reads one row in every 63 of a 4,096-wide table
+    (one per 64-row block): it drew every row of the table, now only the
+    start of each block up to the row wanted, with the same values."""
+    from explorer.core.sources.readers import RandomRows
+
+    class Counted(RandomRows):
+        drawn = 0
+
+        def _draw(self, b, out):
+            Counted.drawn += out.shape[0]
+            super()._draw(b, out)
+
+    rows = Counted(128256, 4096, seed=0, std=0.02)
+    ids = np.array([63 * k for k in range(40)] + [5, 130, 5])  # out of order, one twice
+    got = rows.read(ids)
+    assert rows.block_rows == 64
+    whole = RandomRows(128256, 4096, seed=0, std=0.02).read_range(0, 63 * 39 + 1)
+    np.testing.assert_array_equal(got, whole[ids])
+    assert Counted.drawn == sum(max(int(o) for i, o in zip(*np.divmod(ids, 64)) if i == b) + 1
+                                for b in set((ids // 64).tolist()))
+    assert Counted.drawn < 0.75 * 64 * len(set((ids // 64).tolist()))  # whole blocks: 64 rows each
+    # rows inside the starts already drawn cost nothing; a row past one draws that block again, whole
+    before = Counted.drawn
+    np.testing.assert_array_equal(rows.read(np.array([1, 70])), whole[[1, 70]])
+    assert Counted.drawn == before
+    np.testing.assert_array_equal(rows.read(np.array([127])), whole[[127]])
+    assert Counted.drawn == before + 64
+    np.testing.assert_array_equal(rows.read_range(60, 130), whole[60:130])
+
+
 def test_wide_tables_stream_in_bounded_blocks_and_refuse_impossible_copies():
     from explorer.core.memory import MemoryLimitError
 
