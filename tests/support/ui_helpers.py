@@ -8,10 +8,17 @@ import numpy as np
 LOAD_TIMEOUT = 60_000
 
 
+#: rows converted to float64 at a time (a whole float64 copy of a 50,257 x 768 table is 309 MB)
+_CHUNK = 8192
+
+
 def _cosines(matrix: np.ndarray, i: int) -> np.ndarray:
-    m = matrix.astype(np.float64)
-    n = np.linalg.norm(m, axis=1)
-    cos = m @ m[i] / np.maximum(n * n[i], 1e-12)
+    q = matrix[i].astype(np.float64)
+    nq = np.linalg.norm(q)
+    cos = np.empty(len(matrix))
+    for s in range(0, len(matrix), _CHUNK):
+        m = matrix[s : s + _CHUNK].astype(np.float64)
+        cos[s : s + len(m)] = m @ q / np.maximum(np.sqrt(np.einsum("ij,ij->i", m, m)) * nq, 1e-12)
     cos[i] = -np.inf
     return cos
 
