@@ -24,3 +24,8 @@ def test_the_report_says_which_platform_and_which_action():
                    longest_stall_ms=150.0, longest_stall_action="open random:128256x4096")
     text = format_gui(figures)
     assert text.startswith("GUI (xcb,") and "150 ms, during: open random:128256x4096" in text
+    # the opens from the picker and the command line, each against the 100 ms target
+    figures.update(open_stall_ms={"minilm": 80.0}, cli_open_stall_ms={"smollm2": 290.0})
+    text = format_gui(figures)
+    assert "open minilm from the picker: longest stall 80 ms (target <= 100: met)" in text
+    assert "open smollm2 from the command line: longest stall 290 ms (target <= 100: NOT met)" in text
