@@ -260,7 +260,12 @@ class PcaChart(Chart):
         self._drawn_step = frame.step
         self.coords = coords
         self._fit_range(coords, refitted=frame.refitted)
-        self.points.setData(coords[:, 0], coords[:, 1], brush=self._brushes, size=self._sizes)
+        ok = np.isfinite(coords).all(axis=1)  # a diverging run's rows turn NaN: those have no place
+        if ok.all():
+            self.points.setData(coords[:, 0], coords[:, 1], brush=self._brushes, size=self._sizes)
+        else:
+            self.points.setData(coords[ok, 0], coords[ok, 1], brush=[b for b, k in zip(self._brushes, ok) if k],
+                                size=self._sizes[ok])
         self._place_labels(frame.centres)
         title = short = f"PCA of E at step {frame.step:,}"
         if frame.silhouette is not None:

@@ -4,7 +4,9 @@ the run's own history and frames."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import warnings
 
 import numpy as np
 import pytest
@@ -236,6 +238,26 @@ def test_a_diverging_run_keeps_its_charts_and_says_why(qtbot, view):
     assert 0 < view.history.n < 2000
     assert len(view.charts.loss.raw.getData()[0]) > 0 and view.buttons.export_button.isEnabled()
     assert view.buttons.start_button.isEnabled()
+
+
+def test_rows_gone_non_finite_are_left_out_of_the_pca(qtbot, view):
+    """A diverging run's last frame can have NaN rows (all of them, at the end): those
+    are not drawn, and pyqtgraph is never handed a NaN to bound (its "All-NaN slice"
+    warning once came out of a walk in the window)."""
+    _run(qtbot, view, 20)
+    pca, frame = view.charts.pca, view.history.frame
+    coords = frame.coords.copy()
+    coords[::3] = np.nan
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        pca.draw(dataclasses.replace(frame, step=frame.step + 1, coords=coords), None)
+        ok = np.isfinite(coords).all(axis=1)
+        np.testing.assert_array_equal(np.c_[pca.points.data["x"], pca.points.data["y"]], coords[ok])
+        assert [p.brush() for p in pca.points.points()] == [b for b, k in zip(pca._brushes, ok) if k]
+        pca.draw(dataclasses.replace(frame, step=frame.step + 2, coords=np.full_like(coords, np.nan)), None)
+        assert pca.points.data.size == 0
+        pca.points.dataBounds(0), pca.vb.autoRange()
+        view.grab()
 
 
 def test_save_as_model_folder_opens_in_the_explorer(qtbot, view, tmp_path):
