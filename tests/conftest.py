@@ -29,6 +29,8 @@ def pytest_xdist_auto_num_workers(config):
     return max(1, min(4, os.cpu_count() or 1))
 
 
+#: tests between full garbage collections (each walks every object torch, transformers and Qt hold: ~0.5 s)
+FULL_COLLECTION_EVERY = 100
 _tests_since_full_collection = 0
 
 
@@ -40,12 +42,12 @@ def _older_objects_frozen():
     the test made, not the millions of objects torch, transformers, Qt and
     the session's models hold (a full walk took ~0.3 s, once per UI test
     and often inside tests). Garbage among the older objects waits for a
-    full collection before every 50th test."""
+    full collection before every 100th test."""
     import gc
 
     global _tests_since_full_collection
     _tests_since_full_collection += 1
-    if _tests_since_full_collection >= 50:
+    if _tests_since_full_collection >= FULL_COLLECTION_EVERY:
         _tests_since_full_collection = 0
         gc.collect()
     gc.freeze()
