@@ -70,11 +70,18 @@ class IdleBuilder(QObject):
         """The user did something: wait for the next idle moment."""
         self._last_activity = self._clock()
 
-    def _user_busy(self) -> bool:
+    @staticmethod
+    def _user_busy() -> bool:
+        return bool(QApplication.mouseButtons() or QApplication.activePopupWidget()
+                    or QApplication.activeModalWidget())
+
+    def _pointer_moved(self) -> bool:
+        """Whether the pointer moved since the last look. A look is an X round trip
+        (10-25 ms while the X server is busy painting, seen inside the window's
+        stalls when it ran at every poll): taken only when the rest says idle."""
         pos = QCursor.pos()
         moved, self._cursor = pos != self._cursor, pos
-        return bool(moved or QApplication.mouseButtons() or QApplication.activePopupWidget()
-                    or QApplication.activeModalWidget())
+        return moved
 
     def poll(self) -> bool:
         """Build the next view if the user is idle; True when one was built."""
@@ -82,6 +89,9 @@ class IdleBuilder(QObject):
             self.touch()
             return False
         if self._clock() - self._last_activity < IDLE_S or not self._ready():
+            return False
+        if self._pointer_moved():  # moved since the last look: idle from now on
+            self.touch()
             return False
         pending = self.pending()
         if pending:

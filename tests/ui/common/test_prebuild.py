@@ -4,6 +4,9 @@ in the real window every tab's view ends up built without being shown."""
 
 from __future__ import annotations
 
+import pytest
+from PySide6.QtCore import QPoint
+from PySide6.QtGui import QCursor
 from PySide6.QtWidgets import QApplication, QDialog, QLabel
 
 from explorer.ui.common import prebuild
@@ -110,6 +113,26 @@ def test_an_open_dialog_counts_as_activity(qtbot):
     qtbot.waitUntil(lambda: QApplication.activeModalWidget() is None, timeout=5_000)
     clock.now += IDLE_S + 1
     assert b.poll() and made == [0]
+
+
+def test_a_pointer_that_moved_postpones_and_is_looked_at_only_when_idle(qtbot):
+    ps, made = pages(qtbot)
+    clock = Clock()
+    b = IdleBuilder(ps, clock=clock)
+    b.start()
+    start = QCursor.pos()
+    QCursor.setPos(start + QPoint(7, 5))
+    if QCursor.pos() == start:
+        pytest.skip(f"the {QApplication.platformName()!r} platform does not move the pointer")
+    clock.now += IDLE_S / 2
+    assert not b.poll() and not made
+    assert b._cursor == start  # not idle yet: the pointer is not looked at (an X round trip)
+    clock.now += IDLE_S
+    assert not b.poll() and not made  # idle by the clock, but the pointer moved meanwhile
+    clock.now += IDLE_S / 2
+    assert not b.poll()  # moving it counted as activity: the wait starts again
+    clock.now += IDLE_S
+    assert b.poll() and made == [0]  # still since the last look
 
 
 def test_the_window_builds_every_view_once_warmed_up_and_left_alone(qtbot, explorer, monkeypatch):
