@@ -34,8 +34,6 @@ from collections.abc import Iterator
 import numpy as np
 
 from explorer.core.geometry.vectors import pca_project
-from explorer.core.projection.manifold.fuzzy_graph import fuzzy_graph
-from explorer.core.projection.manifold.umap_epochs import FRAME_EVERY, epochs_for, optimize_layout, sampled_edges
 
 __all__ = ["N_NEIGHBORS", "MIN_DIST", "umap_steps", "umap_layout", "warm_up_umap", "umap_warm_job", "curve_parameters",
            "pca_start"]
@@ -95,7 +93,7 @@ def pca_start(unit_rows: np.ndarray, n_components: int, seed: int) -> np.ndarray
 
 
 def umap_steps(unit_rows: np.ndarray, n_components: int = 2, seed: int = 0, n_epochs: int | None = None,
-               graph=None, every: int = FRAME_EVERY) -> Iterator[tuple[int, int, np.ndarray]]:
+               graph=None, every: int | None = None) -> Iterator[tuple[int, int, np.ndarray]]:
     """UMAP of ``unit_rows`` (n, d) with cosine distance.
 
     Yields ``(epoch, total, coords)`` with coords (n, k) float32 (a copy) every
@@ -104,10 +102,16 @@ def umap_steps(unit_rows: np.ndarray, n_components: int = 2, seed: int = 0, n_ep
     :class:`~explorer.core.projection.manifold.knn.NeighbourGraph` of these rows
     with at least 16 columns) gives the neighbours; without it they are
     searched exactly here. ``n_epochs`` None: umap-learn's default (500 up to
-    10,000 rows, 200 above).
+    10,000 rows, 200 above). ``every`` None: the epochs' own (``FRAME_EVERY``).
     """
+    # numba's code, imported here: importing numba takes 0.27 s, and the state imports
+    # this module before the window first shows
     from explorer.core.jobs import run_to_end
+    from explorer.core.projection.manifold.fuzzy_graph import fuzzy_graph
     from explorer.core.projection.manifold.knn import knn_graph_job
+    from explorer.core.projection.manifold.umap_epochs import FRAME_EVERY, epochs_for, optimize_layout, sampled_edges
+
+    every = FRAME_EVERY if every is None else every
 
     unit_rows = np.ascontiguousarray(unit_rows, dtype=np.float32)
     n = len(unit_rows)
