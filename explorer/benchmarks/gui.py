@@ -49,6 +49,7 @@ import importlib.abc, importlib.util, os, sys, tempfile, time
 os.environ["XDG_CONFIG_HOME"] = tempfile.mkdtemp()
 made = []
 def record(launch):
+    global QTimer
     from PySide6.QtCore import QTimer
     class Recorded(launch.Explorer):
         def __init__(self, *args, **kwargs):
@@ -75,7 +76,6 @@ class Hook(importlib.abc.MetaPathFinder):
 sys.meta_path.insert(0, Hook())
 gap = {"last": None, "longest": 0.0, "met": None}
 def tick():
-    from PySide6.QtCore import QTimer
     now = time.perf_counter()
     ex = made[0] if made else None
     if ex is None or not ex.window.isVisible():

@@ -145,7 +145,7 @@ class PcaChart(Chart):
             "silhouette (cosine, by class, −1…1) says how well the classes separate")
         self.labels: list[ClassLabel] = []
         self._names: tuple[str, ...] = ()
-        self._brushes: list | None = None
+        self._brushes: np.ndarray | None = None  # one QBrush per row (objects)
         self._sizes: np.ndarray | None = None
         self.coords: np.ndarray | None = None
         #: the class centres the names were last placed for (view coordinates)
@@ -169,7 +169,7 @@ class PcaChart(Chart):
             brushes.append(cache[k])
             if k < 0:
                 sizes[i] = 5
-        self._brushes, self._sizes = brushes, sizes
+        self._brushes, self._sizes = np.array(brushes, dtype=object), sizes
         self.classes_for = vocab_size if classes is None else -1
         if names != self._names:
             for label in self.labels:
@@ -261,11 +261,7 @@ class PcaChart(Chart):
         self.coords = coords
         self._fit_range(coords, refitted=frame.refitted)
         ok = np.isfinite(coords).all(axis=1)  # a diverging run's rows turn NaN: those have no place
-        if ok.all():
-            self.points.setData(coords[:, 0], coords[:, 1], brush=self._brushes, size=self._sizes)
-        else:
-            self.points.setData(coords[ok, 0], coords[ok, 1], brush=[b for b, k in zip(self._brushes, ok) if k],
-                                size=self._sizes[ok])
+        self.points.setData(coords[ok, 0], coords[ok, 1], brush=self._brushes[ok], size=self._sizes[ok])
         self._place_labels(frame.centres)
         title = short = f"PCA of E at step {frame.step:,}"
         if frame.silhouette is not None:
