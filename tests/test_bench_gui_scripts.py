@@ -17,4 +17,4 @@ def test_the_window_comes_up_from_the_command_line_on_the_bundled_model():
     """The child runs ``python -m explorer --model default`` (the command's own code) and reports
     the seconds to the drawn model and the longest stall after the window showed."""
     seconds, stall_ms = launch_and_open("default", settle_s=0.1)  # raises if it never reported both
-    assert 0 < seconds < 300 and 0 < stall_ms < seconds * 1000
+    assert 0 < seconds < 300 and 0 < stall_ms and math.isfinite(stall_ms)  # no bound between two timings
