@@ -100,6 +100,8 @@ class Explorer(QObject):
         w.tour_requested.connect(self.tour.start)
         self.hint = FirstRunHint(w, len(self.tour.steps))  # once, after the first model is in
         self.first_run_hint = True  # off for screenshots
+        # what exists after the warm-up is parked out of the collector's walks (the app and the benches)
+        self.freeze_when_warm = False
         # the tabs' views built while the user is idle, once warmed up (off for screenshots)
         self.build_when_idle = True
         self.idle_builder = IdleBuilder(self._pages.values(), ready=lambda: not self.busy(), parent=self)
@@ -358,7 +360,7 @@ class Explorer(QObject):
             return
         warm = self._runner()
         warm.succeeded.connect(self._on_warm_up_succeeded)
-        warm.start(warm_up_job, TORCH_MODULES + VIEW_MODULES, OPTIONAL_MODULES)
+        warm.start(warm_up_job, TORCH_MODULES + VIEW_MODULES, OPTIONAL_MODULES, freeze=self.freeze_when_warm)
 
     def _on_warm_up_succeeded(self, _result) -> None:
         if self.build_when_idle and not self._closed:

@@ -4,7 +4,6 @@ view has finished its work, then exits."""
 
 from __future__ import annotations
 
-import gc
 import os
 import sys
 
@@ -63,7 +62,7 @@ def run(model=None, text=None, token=None, view=None, screenshot=None, size=None
     # torch, the tokenizers and the views make hundreds of thousands of long-lived
     # objects that every full garbage collection would walk again (60-180 ms, a
     # stall in whatever handler it lands): once they exist, park them
-    ex.warmed_up.connect(gc.freeze)
+    ex.freeze_when_warm = True
     win.show()
     QTimer.singleShot(0, lambda: ex.start(model=model, text=text, token=token))
     if tour and not screenshot:

@@ -33,7 +33,8 @@ from explorer.core.runtime import limit_torch_threads
 __all__ = ["JobRunner", "Computation", "JobView", "JobViews", "await_all_workers", "warm_up_job"]
 
 
-def warm_up_job(modules: Sequence[str] = (), optional: Sequence[str] = ()) -> Iterator[tuple[float, str]]:
+def warm_up_job(modules: Sequence[str] = (), optional: Sequence[str] = (),
+                freeze: bool = False) -> Iterator[tuple[float, str]]:
     """Import torch off the GUI thread once the window is up: the lookup view
     and the training need it, and importing it takes over a second. Then
     ``modules`` (the views' code, 15-85 ms each), so that a tab's first show
@@ -44,8 +45,10 @@ def warm_up_job(modules: Sequence[str] = (), optional: Sequence[str] = ()) -> It
     The garbage collector is off meanwhile: a full collection in the middle of
     these imports walks every object the process has, holding the GIL for
     100-650 ms, and the window waited for each (seen in a real window as the
-    longest stalls after start-up). The caller may freeze what exists once the
-    job is done (``gc.freeze``)."""
+    longest stalls after start-up). With ``freeze``, what exists then is
+    parked (``gc.freeze``) before the collector is on again: the first
+    collection after these imports walked them all, 190 ms holding the GIL
+    in whichever thread allocated next, before the caller could park them."""
     yield 0.0, "Preparing torch…"
     collecting = gc.isenabled()
     gc.disable()
@@ -62,6 +65,8 @@ def warm_up_job(modules: Sequence[str] = (), optional: Sequence[str] = ()) -> It
             except Exception:  # noqa: BLE001 (the feature says what is missing when it is used)
                 pass
     finally:
+        if freeze:
+            gc.freeze()
         if collecting:
             gc.enable()
     return True

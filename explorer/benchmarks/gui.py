@@ -8,7 +8,6 @@ happens: the time the window could not answer the user.
 
 from __future__ import annotations
 
-import gc
 import os
 import statistics
 import subprocess
@@ -245,7 +244,7 @@ def bench_gui() -> dict:
 
     app = make_app()
     ex = Explorer(settings=QSettings(os.path.join(tempfile.mkdtemp(), "s.ini"), QSettings.IniFormat))
-    ex.warmed_up.connect(gc.freeze)  # as explorer.launch.run does
+    ex.freeze_when_warm = True  # as explorer.launch.run does
     ex.window.resize(1280, 800)
     ex.window.show()
     meter = StallMeter(app)

@@ -19,7 +19,6 @@ token); the RSS growth over the walk is reported.
 
 from __future__ import annotations
 
-import gc
 import os
 import random
 import sys
@@ -408,7 +407,7 @@ def bench_monkey(n: int, seed: int = 0, heavy: bool = True, settle_ms: int = 30)
 
     app = make_app()
     ex = Explorer(settings=QSettings(os.path.join(tempfile.mkdtemp(), "s.ini"), QSettings.IniFormat))
-    ex.warmed_up.connect(gc.freeze)  # as explorer.launch.run does
+    ex.freeze_when_warm = True  # as explorer.launch.run does
     ex.window.resize(1280, 800)
     ex.window.show()
     ex.start(model="default")

@@ -11,7 +11,7 @@ from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication
 from superqt.utils import QMessageHandler
 
-from explorer.core.runtime import favour_the_gui_thread, return_big_blocks_at_once
+from explorer.core.runtime import favour_the_gui_thread, map_torch_without_the_gil, return_big_blocks_at_once
 from explorer.core.sources import resources_dir
 from explorer.core.tokens import pieces
 from explorer.ui.common.tooltips import install_tooltip_wrapping
@@ -65,6 +65,7 @@ def make_app(argv=None) -> QApplication:
     configure_pyqtgraph()
     return_big_blocks_at_once()  # a dropped model's memory goes back to the system
     favour_the_gui_thread()  # workers running Python hand the GIL back within 0.2 ms
+    map_torch_without_the_gil()  # the first import of torch maps its library with the GIL let go
     if pieces.glyph_check() is None:
         # pieces with characters no installed font has show their code point, not a box
         prepare_glyph_check()

@@ -75,3 +75,50 @@ def test_the_gui_thread_gets_the_gil_back_within_a_fifth_of_a_millisecond():
         assert runtime.GIL_SWITCH_INTERVAL_S <= 0.0002
     finally:
         sys.setswitchinterval(before)
+
+
+#: maps torch's library while another thread counts, then imports torch through the finder. The
+#: switch interval is an hour: the counter runs only while the main thread lets the GIL go
+_PRELOAD_SCRIPT = """
+import sys, threading, time
+from explorer.core import runtime
+path = runtime._torch_library_path()  # before the finder, which maps the library when torch is looked for
+finder = runtime.map_torch_without_the_gil()
+assert runtime.map_torch_without_the_gil() is finder and sys.meta_path[0] is finder
+count, done = 0, False
+def counter():
+    global count
+    while not done:
+        count += 1
+        time.sleep(0)
+sys.setswitchinterval(3600)
+thread = threading.Thread(target=counter)
+thread.start()
+time.sleep(0.01)
+before = count
+mapped = runtime._map_library(path)
+counted = count - before
+done = True
+thread.join()
+sys.setswitchinterval(0.005)
+print(mapped, counted > 0, runtime.TORCH_LIBRARY in open("/proc/self/maps").read(), "torch" in sys.modules)
+import torch
+print(finder.preloaded, float(torch.arange(4.0) @ torch.arange(4.0)), runtime.map_torch_without_the_gil())
+"""
+
+
+@pytest.mark.skipif(runtime._glibc() is None or runtime._torch_library_path() is None,
+                    reason="torch's library is mapped this way on Linux wheels")
+def test_torch_s_library_is_mapped_with_the_gil_let_go_before_torch_is_imported():
+    """The first import of torch maps libtorch_cpu while holding the GIL (0.2-0.35 s here,
+    the window waiting); mapped through ctypes first, other threads run meanwhile."""
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-c", _PRELOAD_SCRIPT], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr[-2000:]
+    mapped, imported = out.stdout.split("\n")[:2]
+    # mapped; another thread ran during the call; the library is in the process; torch is not imported
+    assert mapped.split() == ["True", "True", "True", "False"]
+    # the finder preloaded when torch was imported, torch works, and the finder is not installed again
+    assert imported.split() == ["True", "14.0", "None"]

@@ -376,3 +376,23 @@ def test_the_warm_up_imports_with_the_collector_off_and_skips_optional_modules_t
     with pytest.raises(ImportError):  # a view's own code failing is a bug, not a missing feature
         run_to_end(warm_up_job(["warm_broken_probe"]))
     assert gc.isenabled()
+
+
+def test_the_warm_up_parks_what_exists_before_the_collector_is_on_again(tmp_path, monkeypatch):
+    """The first collection after torch's import walked everything (190 ms holding the GIL, in
+    whichever thread allocated next) before the window's freeze came: the job freezes first."""
+    import gc
+    import sys
+
+    from explorer.core.jobs import run_to_end
+    from explorer.workers import warm_up_job
+
+    (tmp_path / "warm_freeze_probe.py").write_text("HELD = [[] for _ in range(1000)]\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "warm_freeze_probe", raising=False)
+    before = gc.get_freeze_count()  # the suite parks what exists before each test (tests/conftest.py)
+    assert run_to_end(warm_up_job()) is True
+    assert gc.get_freeze_count() == before  # not asked for: nothing parked
+    assert run_to_end(warm_up_job(["warm_freeze_probe"], freeze=True)) is True
+    assert gc.get_freeze_count() >= before + 1000  # the module's own lists among them
+    assert gc.isenabled()
