@@ -100,6 +100,7 @@ class AppState(OnDemandRequests, QObject):
     token_search : SearchHits of :meth:`request_token_search` (the projection's search).
     user_metadata : UserMetadata, the user's file read by :meth:`request_user_metadata`.
     piece_order : PieceOrder of :meth:`request_piece_order` (the points table sorted by piece).
+    completions : the sorted shown pieces the search boxes offer (:meth:`request_completions`).
     backward : LookupBackward, the lookup's gradient dL/dE = one_hot(x)ᵀ G for the text
         and a seeded G (lazy; :meth:`request_backward` sets the seed).
     tour_claim : Claim of the guided tour's step, for :meth:`request_tour_claim`.
@@ -156,6 +157,7 @@ class AppState(OnDemandRequests, QObject):
         # the projection's map of the layout drawn (issue 15): its density, its clusters
         self.layout_density, self.layout_clusters = Computation(self), Computation(self)
         self.piece_order = Computation(self)  # the points table's pieces, sorted (its first sort by piece)
+        self.completions = Computation(self)  # what the search boxes offer, listed when one is first used
         self._similarity_metric: str | None = None
         self._projection = ProjectionRequest(self.projection)
         self.interest.finished.connect(self._on_interest_finished)
@@ -169,7 +171,7 @@ class AppState(OnDemandRequests, QObject):
             token_search=self.token_search, user_metadata=self.user_metadata, positions=self.positions,
             input_layer=self.input_layer, backward=self.backward, tour_claim=self.tour_claim,
             layout_density=self.layout_density, layout_clusters=self.layout_clusters, piece_order=self.piece_order,
-            direct_path=self.ends.direct_path,
+            completions=self.completions, direct_path=self.ends.direct_path,
             output_overview=self.ends.output_overview,
         )
 

@@ -60,6 +60,11 @@ class OnDemandRequests:
         if self._table is not None:
             self.piece_order.request(piece_order_job, self._table.shown_piece, ids)
 
+    def request_completions(self) -> None:
+        """The pieces the search boxes offer, listed in a worker (once per model)."""
+        if self._table is not None:
+            self.completions.request(self._table.iter_completion_pieces, key=id(self._table))
+
     def request_health(self) -> None:
         """Check every row of the table (once per model; again after a Cancel)."""
         if self._table is not None:

@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import html
-from collections.abc import Callable
 
 from PySide6.QtCore import QStringListModel, Qt, Signal
 from PySide6.QtWidgets import QCompleter, QLineEdit
 
-from explorer.core.sources import EmbeddingTable
 from explorer.core.tokens.words import find_token_ids
 
 __all__ = ["TokenSearch"]
@@ -16,7 +14,10 @@ __all__ = ["TokenSearch"]
 
 class TokenSearch(QLineEdit):
     """Type a piece (or #id) and press Enter: the box looks it up in the
-    table ``table_of()`` gives and says what it found.
+    state's table and says what it found. The pieces it offers as the user
+    types are listed in a worker when a box first gets the focus on a model
+    (a second of Python for a big vocabulary, which the model's opening
+    does not wait for).
 
     Signals
     -------
@@ -29,9 +30,9 @@ class TokenSearch(QLineEdit):
     token_found = Signal(int)
     not_found = Signal(str)
 
-    def __init__(self, table_of: Callable[[], EmbeddingTable | None], parent=None):
+    def __init__(self, state, parent=None):
         super().__init__(parent)
-        self._table_of = table_of
+        self._state = state
         self.setPlaceholderText("Find a token…")
         self.setClearButtonEnabled(True)
         self.setToolTip("Type a piece (or #id) and press Enter: the token is added, selected and labelled")
@@ -42,23 +43,30 @@ class TokenSearch(QLineEdit):
         comp.setFilterMode(Qt.MatchStartsWith)
         comp.setMaxVisibleItems(12)
         self.setCompleter(comp)
-        self._source = None
         self.returnPressed.connect(self._on_return_pressed)
+        state.model_changed.connect(self._on_state_model_changed)
+        state.jobs.completions.finished.connect(self._pieces.setStringList)
 
-    def set_completions(self, source) -> None:
-        """``source()`` gives the pieces to offer; called the first time the box gets the focus."""
-        self._source = source
+    @property
+    def offered(self) -> list[str]:
+        """The pieces the box offers now (none until it was first used on this model)."""
+        return self._pieces.stringList()
+
+    def _on_state_model_changed(self, _table) -> None:
         self._pieces.setStringList([])
 
     def focusInEvent(self, event) -> None:
-        if self._source is not None:
-            source, self._source = self._source, None
-            self._pieces.setStringList(source())
+        if not self._pieces.rowCount():
+            listed = self._state.jobs.completions.value
+            if listed is not None:
+                self._pieces.setStringList(listed)
+            else:
+                self._state.request_completions()
         super().focusInEvent(event)
 
     def _on_return_pressed(self) -> None:
         query = self.text()
-        table = self._table_of()
+        table = self._state.table
         if not query.strip() or table is None:
             return
         hits = find_token_ids(table, query, limit=1)

@@ -20,8 +20,8 @@ TYPING_MS = 150
 class _Box(TokenSearch):
     """Enter selects the first hit when there are hits; otherwise it looks the token up as before."""
 
-    def __init__(self, table_of, first_hit, parent=None):
-        super().__init__(table_of, parent)
+    def __init__(self, state, first_hit, parent=None):
+        super().__init__(state, parent)
         self._first_hit = first_hit
 
     def _on_return_pressed(self) -> None:
@@ -43,12 +43,12 @@ class HitSearch(QWidget):
 
     query_changed = Signal(str, bool)
 
-    def __init__(self, table_of, first_hit, parent=None):
+    def __init__(self, state, first_hit, parent=None):
         super().__init__(parent)
         lay = QHBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
         lay.setSpacing(2)
-        self.box = _Box(table_of, first_hit)
+        self.box = _Box(state, first_hit)
         self.box.setPlaceholderText("Find tokens…")
         self.box.setMinimumWidth(76)  # with the .* button, as narrow as the token search it replaces
         self.box.setToolTip("Type part of a piece: every token containing it is ringed and counted (.* for a "

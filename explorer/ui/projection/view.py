@@ -101,7 +101,7 @@ class ProjectionView(ProjectionExports, QWidget):
         self._fits = FitRequest(state, self.method, self.fit, self.axes_entry, self)
         self.axes_controls = AxesControls()
         self.axes_controls.axes_changed.connect(self._on_axes_changed)
-        self.search = HitSearch(lambda: self._state.table, lambda: self.points.first_hit())
+        self.search = HitSearch(self._state, lambda: self.points.first_hit())
         self.search.box.token_found.connect(self._on_search_token_found)
         self.search.box.not_found.connect(lambda text: self.info.show_hover(text))
         self.export_button = ExportButton()
@@ -257,7 +257,6 @@ class ProjectionView(ProjectionExports, QWidget):
         # every readout of the old model goes at once, shown or not
         self._clear_readouts()
         self._prepared_for = None
-        self.search.box.set_completions(None)  # its pieces came from the old table (and held it)
         self._gate.update(self._synchronize)
 
     def _clear_readouts(self) -> None:
@@ -270,10 +269,9 @@ class ProjectionView(ProjectionExports, QWidget):
         self.plot_pages.clear()
 
     def _prepare_for(self, table) -> None:
-        """Controls for a new table: its default fit set, example analogy, search pieces."""
+        """Controls for a new table: its default fit set, example analogy."""
         self._prepared_for = table
         self.analogy_panel.set_table(table)
-        self.search.box.set_completions(table.completion_pieces)
         self.colour.show_default("classes" if self._state.classes is not None else "none")
 
     def _on_state_selected_token_changed(self, _token_id: int) -> None:

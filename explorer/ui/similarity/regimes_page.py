@@ -111,7 +111,7 @@ class RegimesPage(QWidget):
         self.metric_combo.currentIndexChanged.connect(self._on_metric_combo_changed)
         bar.addWidget(self.metric_combo)
         bar.addSpacing(SPACING)
-        self.search = TokenSearch(lambda: self._state.table)  # completions filled at the first focus
+        self.search = TokenSearch(self._state)  # completions listed at the first focus
         self.search.setPlaceholderText("Add a token…")
         self.search.setToolTip(f"Type a piece (or #id) and press Enter to add it to the matrix "
                                f"(up to {MAX_TOKENS} tokens in all)")
@@ -191,7 +191,6 @@ class RegimesPage(QWidget):
     # -- state -------------------------------------------------------------------------
     def _on_state_model_changed(self, table) -> None:
         self._pair = None
-        self.search.set_completions(table.completion_pieces if table is not None else list)
         self._gate.update(self._clear_hover)
 
     def _on_state_selected_token_changed(self, _token_id: int) -> None:

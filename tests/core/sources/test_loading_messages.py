@@ -32,3 +32,27 @@ def test_a_model_file_says_its_rows_are_being_read():
     messages = _messages("default")
     assert any(m.startswith("Reading rows for the overview") for m in messages)
     assert not any("random" in m for m in messages)
+
+
+def test_opening_a_model_does_not_list_its_vocabulary():
+    """The search boxes' list of pieces (a second of Python for SmolLM2, beside the window's
+    paints) is made when a box is first used, not while the model opens; chunked, it equals
+    the list made at once."""
+    from explorer.core.jobs import run_to_end
+
+    gen = load_model("default")
+    progress = []
+    try:
+        while True:
+            progress.append(next(gen))
+    except StopIteration as stop:
+        table = stop.value.table
+    assert not any("vocabulary for the search" in m for _, m in progress)
+    assert table._memo.completions is None
+    assert table.tokenizer._pieces is not None  # the id -> piece map is made here, off the GUI thread
+    steps = []
+    listed = run_to_end(table.iter_completion_pieces(chunk=1000), steps.append)
+    rows = table.trained_rows
+    assert [f for f, _ in steps] == [start / rows for start in range(0, rows, 1000)]
+    assert listed == sorted({table.shown_piece(i).text for i in range(rows)})
+    assert table.completion_pieces() is listed  # kept: asked again, not listed again
