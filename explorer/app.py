@@ -29,9 +29,11 @@ from explorer.ui.tour import TourController  # noqa: E402
 from explorer.ui.tour.hint import FirstRunHint  # noqa: E402
 from explorer.workers import JobRunner, await_all_workers, warm_up_job  # noqa: E402
 
-__all__ = ["Explorer", "make_app", "CLOSE_WAIT_MS", "ORG", "APP"]
+__all__ = ["Explorer", "make_app", "CLOSE_WAIT_MS", "HINT_DELAY_MS", "ORG", "APP"]
 #: how long closing the window waits for background jobs to reach a yield
 CLOSE_WAIT_MS = 500
+#: the first-run hint comes this long after the first model is in (not in the turn that draws it)
+HINT_DELAY_MS = 400
 #: the views' code, imported by the warm-up (each tab's view is built when its tab is first shown)
 VIEW_MODULES = ("explorer.ui.lookup", "explorer.ui.projection", "explorer.ui.similarity", "explorer.ui.training",
                 "explorer.ui.cost", "explorer.ui.health", "explorer.ui.positions")
@@ -345,8 +347,14 @@ class Explorer(QObject):
         if self.first_run_hint and not self.settings.value("hinted", False, type=bool) and not self.tour.active:
             self.settings.setValue("hinted", True)
             self.settings.sync()
-            self.hint.pop_up()
+            # a moment after the model is drawn: in the same turn, its first show lengthened the window's
+            # longest stall of the opening (the model's installation and first paint)
+            QTimer.singleShot(HINT_DELAY_MS, self._pop_up_hint)
         self.load_finished.emit(True)
+
+    def _pop_up_hint(self) -> None:
+        if not self._closed and not self.tour.active:
+            self.hint.pop_up()
 
     def _on_window_theme_chosen(self, choice: str) -> None:
         """View → Theme: saved, and the palette changes now (the window recolours the plots)."""
