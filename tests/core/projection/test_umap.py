@@ -172,15 +172,14 @@ def test_the_interleaved_lanes_take_each_points_steps_as_one_by_one(monkeypatch)
 def test_no_two_neighbours_share_a_class_but_the_last():
     """The classes moved one after another are colours of the graph: a point reads the places its
     neighbours have now, which is safe only when no neighbour moves at the same time."""
-    import umap.umap_
-
+    from explorer.core.projection.manifold.fuzzy_graph import fuzzy_graph
     from explorer.core.projection.manifold.umap_epochs import CLASSES, colour_classes, sampled_edges
 
     x, _ = clusters(n_clusters=8, per=150, seed=2)
     graph = run_to_end(knn_graph_job(x, k=15))
-    fuzzy, _, _ = umap.umap_.fuzzy_simplicial_set(x, 15, np.random.RandomState(0), "cosine",
-                                                  knn_indices=graph.indices[:, :15],
-                                                  knn_dists=graph.distances[:, :15])
+    # the app's own graph (umap-learn's, edge for edge: the next test), compiled once and kept;
+    # umap-learn's own is compiled again in every process (8-40 s of the suite)
+    fuzzy = fuzzy_graph(graph.indices[:, :15], graph.distances[:, :15])
     g = sampled_edges(fuzzy, 200)
     heads = np.repeat(np.arange(g.shape[0]), np.diff(g.indptr))
     for most in (CLASSES, 3):
