@@ -4,9 +4,9 @@ Each tab builds its view the first time it is shown (start-up makes only
 what is on screen). That first show then cost 200-500 ms in a real window
 (Lookup 300, Positions 325, Projection 400 with its charts): the first
 click on every tab stalled. Once the app is warmed up, :class:`IdleBuilder`
-builds the views not built yet, one per idle moment: no state change and no
-pointer movement for :data:`IDLE_S`, no mouse button down, no popup or
-dialog open, no background job running. A hidden view does no work after it is
+builds the views not built yet, one per idle moment: no state change, no
+pointer movement and no background job running for :data:`IDLE_S`, no mouse
+button down, no popup or dialog open. A hidden view does no work after it is
 built (its gate defers every update until it is shown), so a built view
 costs memory, not time. Then the parts views make on demand, one per idle
 moment too: a view lists them in ``idle_parts()`` (the Lookup's backward
@@ -88,7 +88,12 @@ class IdleBuilder(QObject):
         if self._user_busy():
             self.touch()
             return False
-        if self._clock() - self._last_activity < IDLE_S or not self._ready():
+        if not self._ready():
+            # the app's own work counts as activity: when it ends, its results change the screen
+            # and the user looks at them (a build at once collided with the first clicks after a load)
+            self.touch()
+            return False
+        if self._clock() - self._last_activity < IDLE_S:
             return False
         if self._pointer_moved():  # moved since the last look: idle from now on
             self.touch()
