@@ -27,6 +27,7 @@ import numpy as np
 
 __all__ = [
     "CLASSES", "FUNCTION_WORDS", "SPECIAL_TOKENS", "PEOPLE", "SHARED_WORDS", "Corpus", "make_corpus", "vocabulary",
+    "choice_cdf", "pick",
 ]
 
 CLASSES: dict[str, list[str]] = {
@@ -187,6 +188,25 @@ class Corpus:
         return np.array([names.index(self.classes[w]) if w in self.classes else -1 for w in self.words])
 
 
+def choice_cdf(p: np.ndarray) -> np.ndarray:
+    """The cumulative weights :func:`pick` looks a draw up in (as ``Generator.choice`` makes them)."""
+    cdf = np.asarray(p, dtype=np.float64).cumsum()
+    return cdf / cdf[-1]
+
+
+def pick(rng: np.random.Generator, cdf: np.ndarray) -> int:
+    """``rng.choice(len(p), p=p)``, the same index from the same stream, for ``cdf = choice_cdf(p)``.
+
+    ``choice`` checks ``p`` at every call, and its checks let the GIL go and
+    take it back: called 60,000 times in a row by a worker (a corpus), that
+    kept the window's thread from the GIL for up to 0.25 s at a time (a
+    thread that waits for the GIL is woken by each release and sleeps again
+    when the GIL is retaken first). One uniform looked up in the cdf does
+    not let it go, and is eight times faster.
+    """
+    return int(cdf.searchsorted(rng.random(), side="right"))
+
+
 def make_corpus(n_sentences: int = 20000, seed: int = 0) -> Corpus:
     """Generate the corpus deterministically.
 
@@ -205,7 +225,8 @@ def make_corpus(n_sentences: int = 20000, seed: int = 0) -> Corpus:
         p /= p.sum()
         shared = [(w, shares[cls]) for w, (_, shares) in SHARED_WORDS.items() if cls in shares]
         share = sum(s for _, s in shared)
-        slots[cls] = ([w for w, _ in shared] + ws, np.concatenate([[s for _, s in shared], p * (1.0 - share)]))
+        p = np.concatenate([[s for _, s in shared], p * (1.0 - share)])
+        slots[cls] = ([w for w, _ in shared] + ws, choice_cdf(p))
     weights = np.array([w for w, _ in TEMPLATES], dtype=np.float64)
     weights /= weights.sum()
     parsed = [t.split() for _, t in TEMPLATES]
@@ -221,8 +242,8 @@ def make_corpus(n_sentences: int = 20000, seed: int = 0) -> Corpus:
                 forms = AGREEMENT[part[2:-1]]
                 out.append(next(forms[a] for a in PEOPLE[person] if a in forms))
             elif part.startswith("{"):
-                ws, p = slots[part[1:-1]]
-                out.append(ws[rng.choice(len(ws), p=p)])
+                ws, cdf = slots[part[1:-1]]
+                out.append(ws[pick(rng, cdf)])
                 if out[-1] in PEOPLE:
                     person = out[-1]
             else:

@@ -86,6 +86,25 @@ def test_corpus_is_deterministic_and_zipfian():
         assert c[0] > 5 * max(c[-1], 1), cls  # frequent head, rare tail
 
 
+@pytest.mark.parametrize("seed", range(6))
+def test_a_pick_is_numpys_choice_from_the_same_stream(seed):
+    """The corpus draws its words with pick (choice's checks let the GIL go on every call and
+    starved the window while a worker made a corpus): the same indices, in the same order,
+    as Generator.choice with the same weights and seed, zero weights and single words included."""
+    from explorer.core.training.language import choice_cdf, pick
+
+    rng = np.random.default_rng(100 + seed)
+    for n in (1, 2, 7, 40):
+        p = rng.random(n) ** 3
+        p[rng.random(n) < 0.3] = 0.0
+        p = p / p.sum() if p.sum() > 0 else np.full(n, 1.0 / n)
+        ours, theirs = np.random.default_rng(seed), np.random.default_rng(seed)
+        cdf = choice_cdf(p)
+        picked = [pick(ours, cdf) for _ in range(300)]
+        assert picked == [int(theirs.choice(n, p=p)) for _ in range(300)]
+        assert ours.random() == theirs.random()  # the streams stay in step
+
+
 RIVER_SENTENCE = "the otter sat on the bank by the river ."
 MONEY_SENTENCE = "the bank held money for the baker ."
 
