@@ -135,6 +135,7 @@ class VocabPlot(QWidget):
                                   for c in order])
             self._auto_range(y)
         flagged = r.flagged[:MAX_RINGS]
+        flagged = flagged[np.isfinite(y[flagged])]  # a zero row has no score: no place on that axis
         self.rings.setData(flagged.astype(np.float64), y[flagged])
         bar = r.score_threshold if self.y_key == "score" else r.norm_threshold
         self.bar.setVisible(bool(np.isfinite(bar)))

@@ -14,6 +14,7 @@ from explorer.core.health import Flag
 from explorer.core.sources import open_table
 from explorer.ui.health import HealthView
 from explorer.ui.health.view import CANCELLED
+from explorer.ui.health.vocab_plot import Y_CHOICES
 from tests.support.ui_helpers import SceneClick, standalone_view
 
 CHECK_TIMEOUT = 60_000
@@ -98,6 +99,23 @@ def test_csv_export_lists_the_table(qtbot, view, tmp_path):
     i = int(first["id"])
     assert first["piece"] == table.piece(i) and first["flagged"] == "1" and first["corpus_count"] == "0"
     assert float(first["norm"]) == pytest.approx(np.linalg.norm(table.row(i)), rel=1e-5)
+
+
+def test_a_flagged_row_without_a_score_is_not_ringed_on_the_score_axis(qtbot, view, recwarn):
+    """cat-sat's zero row is flagged and has no score: on the score axis its ring had y NaN, and
+    pyqtgraph warned "All-NaN slice" at every paint (the monkey found it)."""
+    v, state, _ = view
+    _checked(qtbot, v, state, "toy:cat-sat")
+    r = v.report
+    assert r.flag_counts()["zero"] == 1 and v.vocab_plot.y_key == "norm"
+    assert len(v.vocab_plot.rings.getData()[0]) == 1  # on the norm axis, at 0
+    v.vocab_plot.y_choice.setCurrentIndex(list(Y_CHOICES).index("score"))
+    assert np.isnan(r.scores[r.flagged]).all()
+    rx, ry = v.vocab_plot.rings.getData()
+    assert len(rx) == 0 and np.isfinite(ry).all()
+    v.vocab_plot.plot.vb.autoRange()
+    v.vocab_plot.plot_widget.grab()  # a paint
+    assert not [w for w in recwarn if issubclass(w.category, RuntimeWarning)]
 
 
 def test_model_switch_clears_then_shows_the_new_model(qtbot, view):
