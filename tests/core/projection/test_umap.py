@@ -196,11 +196,15 @@ def test_no_two_neighbours_share_a_class_but_the_last():
             assert set(range(used - 1)) <= set(colour[earlier])
 
 
-def test_the_fuzzy_graph_is_umap_learns():
+def test_the_fuzzy_graph_is_umap_learns(monkeypatch):
     """The fuzzy graph is compiled here (umap-learn's is compiled again in every session); it must be
     umap-learn's own, edge for edge: on clustered rows, with exact duplicates (neighbours at distance 0,
-    where the scale falls back to its floor) and missing neighbours (-1)."""
+    where the scale falls back to its floor) and missing neighbours (-1). umap-learn's own code runs
+    as written, uncompiled: its two numba functions cost 10-40 s to compile in every test process."""
     import umap.umap_
+
+    for name in ("smooth_knn_dist", "compute_membership_strengths"):
+        monkeypatch.setattr(umap.umap_, name, getattr(umap.umap_, name).py_func)
 
     from explorer.core.projection.manifold.fuzzy_graph import fuzzy_graph
 
@@ -216,7 +220,9 @@ def test_the_fuzzy_graph_is_umap_learns():
     theirs.sort_indices()
     np.testing.assert_array_equal(mine.indptr, theirs.indptr)
     np.testing.assert_array_equal(mine.indices, theirs.indices)
-    np.testing.assert_allclose(mine.data, theirs.data, atol=1e-6)
+    # uncompiled, their search for each row's scale runs in float64 rather than numba's float32 and
+    # may stop at another step of its bisection (it stops within 1e-5): a few weights differ by 1e-6
+    np.testing.assert_allclose(mine.data, theirs.data, atol=1e-5)
     assert (abs(mine - mine.T) > 1e-7).nnz == 0 and mine.max() <= 1.0
 
 
