@@ -24,8 +24,9 @@ DEFAULT_CONFIG = TrainConfig(steps=4000, dim=32, context=3, batch_size=128, lr=0
 EXAMPLE_TEXT = "the quick fox chases the sleepy cat in the park ."
 
 
-def build_default(out_dir: str | Path, progress=None):
+def build_default(out_dir: str | Path, progress=None, steps: int | None = None):
     """Train the default model and save it; deterministic on one CPU (one thread).
+    ``steps`` trains that many steps instead of the default config's (a quick build).
 
     Returns the trained torch module.
     """
@@ -35,7 +36,7 @@ def build_default(out_dir: str | Path, progress=None):
     torch.set_num_threads(1)  # summation order fixed -> identical bits every run on this CPU
     try:
         corpus = make_corpus(CORPUS_SENTENCES, CORPUS_SEED)
-        cfg = TrainConfig(**DEFAULT_CONFIG.__dict__)
+        cfg = TrainConfig(**{**DEFAULT_CONFIG.__dict__, **({} if steps is None else {"steps": int(steps)})})
         torch.manual_seed(cfg.seed)
         model = ToyLM.build(corpus.vocab_size, cfg)
         for m in train(corpus.ids, corpus.vocab_size, cfg, model=model):
