@@ -15,7 +15,7 @@ from tests.support.ui_helpers import load
 #: the models cycled through: every kind of source that opens in well under a second
 SPECS = ["default", "toy:robot", "random:2000x64:1", "toy:cat-sat", "minilm", "random:300x16:2"]
 #: switches in all (EXPLORER_SOAK_CYCLES=100 makes a longer soak); the first WARM_UP reach steady state
-SWITCHES = int(os.environ.get("EXPLORER_SOAK_CYCLES", "0") or 0) or 60
+SWITCHES = int(os.environ.get("EXPLORER_SOAK_CYCLES", "0") or 0) or 42
 WARM_UP = 18  # every model of SPECS opened three times
 #: growth allowed after warm-up (issue 11: within 50 MB)
 SLACK_MB = 50
