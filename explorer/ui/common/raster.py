@@ -14,8 +14,8 @@ pixels.
 * :func:`rasterize`: device pixel positions -> a premultiplied image; the
   point cloud (``explorer.ui.projection.point_cloud``) paints it itself.
 * :class:`DotRaster`: a pyqtgraph image item that follows a ViewBox and
-  redraws its point groups with :func:`rasterize` whenever the visible range
-  or the plot's size changes (the Health view's vocabulary plot).
+  redraws its point groups with :func:`rasterize` before the first paint after
+  the visible range or the plot's size changed (the Health view's vocabulary plot).
 """
 
 from __future__ import annotations
@@ -120,11 +120,17 @@ class DotRaster(pg.ImageItem):
         self._groups: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
         self._vb = None
         self._holding = False
+        self._scene = None
+        self._stale = False
 
     def attach(self, viewbox: pg.ViewBox) -> None:
+        """Follow ``viewbox`` (already in its plot's scene)."""
         self._vb = viewbox
         viewbox.sigRangeChanged.connect(self._on_viewbox_changed)
         viewbox.sigResized.connect(self._on_viewbox_changed)
+        self._scene = viewbox.scene()
+        if self._scene is not None:
+            self._scene.sigPrepareForPaint.connect(self._draw_if_stale)
 
     def set_groups(self, groups) -> None:
         """``groups``: (x, y, colour) per group; non-finite points are left out."""
@@ -164,12 +170,24 @@ class DotRaster(pg.ImageItem):
             self.redraw()
 
     def _on_viewbox_changed(self, *_args) -> None:
-        self.redraw()
+        """A window's resize settles in several layout passes, each resizing the view, and a
+        drag moves the range many times a frame: the points are drawn once, just before the
+        next paint (they were drawn at every pass, 10 ms each on the Health view)."""
+        if self._scene is None:
+            self.redraw()
+            return
+        self._stale = True
+        self.update()
+
+    def _draw_if_stale(self) -> None:
+        if self._stale:
+            self.redraw()
 
     def redraw(self) -> None:
         """Draw the points into an image covering the visible range."""
         if self._holding:
             return
+        self._stale = False
         vb = self._vb
         if vb is None or not self._groups:
             self.setImage(np.zeros((1, 1, 4), np.uint8), autoLevels=False)

@@ -120,8 +120,19 @@ def test_dot_raster_follows_the_view_and_puts_later_groups_on_top(qtbot):
     red = (int(1 * h / 10), int(1 * w / 10))
     assert tuple(img[blue]) == (0, 0, 255, 255) and tuple(img[red]) == (255, 0, 0, 255)
     assert np.count_nonzero(img[..., 3]) == 2 * 9  # two 3 x 3 dots; the NaN point is left out
-    vb.setRange(xRange=(4, 6), yRange=(4, 6), padding=0)  # zoomed in: redrawn for the new range
+    drawn = []
+    real = dots.redraw
+    dots.redraw = lambda: (drawn.append(dots.getViewBox().viewRange()), real())[1]
+    for k in range(1, 6):  # zoomed in, in five steps before a paint: drawn once, for the last range
+        vb.setRange(xRange=(4 - 0.1 * k, 6 + 0.1 * k), yRange=(4 - 0.1 * k, 6 + 0.1 * k), padding=0)
+    vb.setRange(xRange=(4, 6), yRange=(4, 6), padding=0)
+    assert drawn == []
+    widget.grab()  # a paint
+    assert len(drawn) == 1 and np.allclose(drawn[0], [[4, 6], [4, 6]])
     assert np.count_nonzero(dots.image[..., 3]) == 9 and tuple(dots.image[h // 2, w // 2]) == (0, 0, 255, 255)
+    widget.grab()  # nothing changed: not drawn again
+    assert len(drawn) == 1
+    del dots.redraw, real
     dots.clear_points()
     assert dots.point_count() == 0 and not dots.image.any()
 
