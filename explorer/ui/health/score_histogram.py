@@ -9,6 +9,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 from explorer.core.health import HealthReport
+from explorer.ui.common.plot_grid import show_grid
 from explorer.ui.common.plot_title import FittedTitle
 from explorer.ui.style import ERROR, HEALTH_CATEGORY_COLORS, TEXT_TOKENS, plot_colors, style_plot, translucent
 
@@ -31,7 +32,7 @@ class ScoreHistogram(QWidget):
         self.plot.setLabel("bottom", "score")
         self.plot.setLabel("left", "rows (log scale)")
         self.plot.setLogMode(y=True)
-        self.plot.showGrid(x=True, y=True, alpha=0.12)
+        show_grid(self.plot)
         style_plot(self.plot)
         ok = HEALTH_CATEGORY_COLORS["ok"]
         self.all_rows = pg.PlotDataItem(stepMode="center", fillLevel=0, brush=pg.mkBrush(translucent(ok, 140)),

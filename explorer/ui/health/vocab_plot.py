@@ -13,6 +13,7 @@ from superqt.utils import qthrottled, signals_blocked
 from explorer.core.health import CATEGORIES, CATEGORY_LABELS, Flag, HealthReport
 from explorer.core.health.text import format_number
 from explorer.ui.common.integer_axis import IntegerAxis
+from explorer.ui.common.plot_grid import show_grid
 from explorer.ui.common.plot_title import FittedTitle
 from explorer.ui.common.raster import DotRaster
 from explorer.ui.style import ACCENT, ERROR, HEALTH_CATEGORY_COLORS, plot_colors, style_plot
@@ -64,7 +65,7 @@ class VocabPlot(QWidget):
         self.plot_widget.setMinimumHeight(120)
         self.plot = self.plot_widget.getPlotItem()
         self.plot.setMenuEnabled(False)
-        self.plot.showGrid(x=True, y=True, alpha=0.12)
+        show_grid(self.plot)
         self.plot.setLabel("bottom", "token id")
         style_plot(self.plot)
         self.dots = DotRaster(size=3)

@@ -9,6 +9,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel
 
 from explorer.core.input_layer import InputVectors
+from explorer.ui.common.plot_grid import show_grid
 from explorer.ui.positions.plot_frame import PlotPanel
 from explorer.ui.style import ACCENT, CLASS_COLORS, NEUTRAL, translucent
 
@@ -44,7 +45,7 @@ class PartsPlot(PlotPanel):
     def __init__(self, parent=None):
         super().__init__(parent)
         self.plot.setLabel("left", "value")
-        self.plot.showGrid(x=False, y=True, alpha=0.12)
+        show_grid(self.plot, x=False)
         self.plot.addItem(pg.InfiniteLine(pos=0, angle=0, pen=pg.mkPen(translucent(self._fg, 60))))
         self.curves = {name: pg.PlotDataItem(pen=pg.mkPen(color, width=width)) for name, (color, width)
                        in _STYLES.items()}

@@ -9,6 +9,7 @@ import pyqtgraph as pg
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from explorer.core.input_layer import PositionsReport
+from explorer.ui.common.plot_grid import show_grid
 from explorer.ui.common.plot_title import FittedTitle
 from explorer.ui.positions.plot_frame import add_plot
 from explorer.ui.style import CLASS_COLORS, SPACING
@@ -32,7 +33,7 @@ class RotaryPanel(QWidget):
         self.title = FittedTitle(self.plot, 10, span=True)
         self.plot.setLabel("bottom", "position")
         self.plot.setLabel("left", "cos(angle turned)")
-        self.plot.showGrid(x=True, y=True, alpha=0.12)
+        show_grid(self.plot)
         # the key under the plot, not over it: the curves fill the whole plot, a legend inside covers them
         self.key = QLabel("")
         self.key.setWordWrap(True)

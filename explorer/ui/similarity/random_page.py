@@ -15,6 +15,7 @@ from explorer.core.units import format_percent
 from explorer.state.app_state import AppState
 from explorer.ui.common.binding import JobBinding, ShownGate, job_progress, job_status
 from explorer.ui.common.export import export_graphics
+from explorer.ui.common.plot_grid import show_grid
 from explorer.ui.common.plot_title import FittedTitle
 from explorer.ui.style import ACCENT, SPACING, TEXT_TOKENS, plot_colors, style_plot, translucent
 
@@ -85,7 +86,7 @@ class RandomPage(QWidget):
         for plot in (self.rand_plot, self.real_plot):
             plot.setLabel("bottom", "cosine of a random pair")
             plot.setLabel("left", "density (per unit of cosine)")
-            plot.showGrid(x=True, y=True, alpha=0.12)
+            show_grid(plot)
             style_plot(plot)
         self.rand_plot.addItem(self.rand_band)
         self.rand_plot.addItem(self.rand_hist)
