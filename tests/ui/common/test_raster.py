@@ -132,7 +132,7 @@ def test_dot_raster_follows_the_view_and_puts_later_groups_on_top(qtbot):
     assert np.count_nonzero(dots.image[..., 3]) == 9 and tuple(dots.image[h // 2, w // 2]) == (0, 0, 255, 255)
     widget.grab()  # nothing changed: not drawn again
     assert len(drawn) == 1
-    del dots.redraw, real
+    del dots.redraw
     dots.clear_points()
     assert dots.point_count() == 0 and not dots.image.any()
 
