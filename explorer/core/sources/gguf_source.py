@@ -188,17 +188,19 @@ def tokenizer_cache_dir() -> Path:
 def _gguf_tokenizer(path: Path, header: ggufio.GGUFHeader) -> Tokenizer | None:
     """The GGUF file's own vocabulary as a fast tokenizer.
 
-    Building it through transformers takes seconds, so the result is saved
-    in the cache folder, keyed by the file's path, size and mtime.
+    Building it through transformers takes seconds (17 s for SmolLM2), so
+    the result is saved in the cache folder, keyed by the bytes it is built
+    from: the file's header (its metadata, the vocabulary among them, and its
+    tensor directory). The same file in another place (a reinstalled package,
+    a new environment, a copy) finds it; a file with another vocabulary has
+    another key.
     """
     n_tokens = header.array_lengths.get("tokenizer.ggml.tokens")
     if n_tokens is None:
         return None
     if n_tokens > _MAX_VOCAB or header.array_lengths.get("tokenizer.ggml.merges", 0) > _MAX_MERGES:
         raise ValueError(f"its vocabulary of {n_tokens:,} entries is far larger than any real one")
-    st = path.stat()
-    identity = f"{path.resolve()}|{st.st_size}|{st.st_mtime_ns}".encode("utf-8", "surrogatepass")
-    key = hashlib.sha1(identity).hexdigest()[:16]
+    key = _tokenizer_key(path, header)
     cached = tokenizer_cache_dir() / "gguf-tokenizers" / key / "tokenizer.json"
     if cached.is_file():
         try:
@@ -211,6 +213,21 @@ def _gguf_tokenizer(path: Path, header: ggufio.GGUFHeader) -> Tokenizer | None:
     backend = tok.backend_tokenizer
     save_atomically(backend, cached)
     return HFTokenizer(backend)
+
+
+def _tokenizer_key(path: Path, header: ggufio.GGUFHeader) -> str:
+    """The cache key of a GGUF file's tokenizer: a hash of its header's bytes (a few MB for a
+    128k vocabulary, hashed in milliseconds)."""
+    digest = hashlib.sha1(b"gguf-tokenizer|")
+    with open(path, "rb") as fh:
+        left = header.header_size
+        while left > 0:
+            chunk = fh.read(min(left, 1 << 20))
+            if not chunk:
+                break
+            digest.update(chunk)
+            left -= len(chunk)
+    return digest.hexdigest()[:16]
 
 
 def save_atomically(backend, target: Path) -> bool:

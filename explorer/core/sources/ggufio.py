@@ -79,6 +79,8 @@ class GGUFHeader:
     tensors: dict[str, GGUFTensorInfo]
     #: ``general.alignment`` (checked), 32 when the file does not say
     alignment: int = 32
+    #: bytes of the header and tensor directory, from the start of the file
+    header_size: int = 0
 
 
 def read_header(path: str | Path) -> GGUFHeader:
@@ -206,7 +208,7 @@ def _parse(path: Path, mm, size: int) -> GGUFHeader:
         for name, shape, type_id, off in infos
     }
     _check_layout(infos, alignment, data_start, size)
-    return GGUFHeader(path, version, metadata, array_lengths, tensors, alignment)
+    return GGUFHeader(path, version, metadata, array_lengths, tensors, alignment, pos)
 
 
 def _alignment(metadata: dict, types: dict[str, int]) -> int:

@@ -101,6 +101,33 @@ def test_gguf_tokenizer_cache_is_written_under_a_unique_name(gguf_with_vocab, tm
     assert [x.id for x in again.tokenizer.encode("cat sat")] == [x.id for x in t.tokenizer.encode("cat sat")]
 
 
+def test_the_gguf_tokenizer_cache_follows_the_file_not_its_place(gguf_with_vocab, tmp_path, monkeypatch):
+    """A reinstalled package holds the same file at another path with another mtime: it finds
+    the tokenizer built for the first (SmolLM2's took 17 s again in a new environment). A file
+    with another vocabulary never does."""
+    import shutil
+
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("EXPLORER_CACHE_DIR", str(cache))
+
+    def entries():
+        return sorted(cache.glob("gguf-tokenizers/*/tokenizer.json"))
+
+    first = open_table(str(gguf_with_vocab.path))
+    (entry,) = entries()
+    written = entry.stat().st_mtime_ns
+    moved = tmp_path / "reinstalled" / "vocab.gguf"
+    moved.parent.mkdir()
+    shutil.copyfile(gguf_with_vocab.path, moved)
+    os.utime(moved, ns=(written + 10**9, written + 10**9))  # another path, another mtime
+    again = open_table(str(moved))
+    assert entries() == [entry] and entry.stat().st_mtime_ns == written  # read, not built again
+    assert [x.id for x in again.tokenizer.encode("cat sat")] == [x.id for x in first.tokenizer.encode("cat sat")]
+    other = mf.build_gguf(tmp_path / "other.gguf", "Q8_0", tied=True, vocab=40, with_tokenizer=True, seed=11)
+    t = open_table(str(other.path))
+    assert len(entries()) == 2 and t.tokenizer.vocab_size < first.tokenizer.vocab_size
+
+
 def test_two_processes_build_the_gguf_tokenizer_at_once(gguf_with_vocab, tmp_path):
     import subprocess
     import sys
