@@ -186,3 +186,22 @@ def test_the_around_row_names_never_overlap_at_1024x700(qtbot, explorer, spec):
             assert not a.intersects(b), ([t.toPlainText() for t in shown], a, b)
     selected = pointer.near_plot.titleLabel.text.split("Around row ")[1].split(":")[0]
     assert any(t.toPlainText().endswith(selected) for t in shown), selected
+
+
+def test_the_parts_key_sits_under_its_plot_at_1024x700(qtbot, explorer):
+    """At 1024 x 700 the splitter gave the parts plot's panel the key's one-line height and
+    the wrapped key (five parts of MiniLM's input) was laid over the plot's token-axis labels."""
+    win = explorer.window
+    win.resize(1024, 700)
+    load(qtbot, explorer, "minilm")
+    explorer.state.select_position(1)
+    win.show_view("positions")
+    parts = explorer.view("positions").text_page.parts
+    qtbot.waitUntil(lambda: len(parts.shown) == 5, timeout=60_000)  # token, position, type, sum, input
+
+    def laid_out():
+        key, plot = parts.key.geometry(), parts.plot_widget.geometry()
+        return key.top() > plot.bottom() and key.height() >= parts.key.heightForWidth(key.width())
+
+    qtbot.waitUntil(laid_out, timeout=5_000)
+    assert parts.key.heightForWidth(parts.key.width()) > parts.key.fontMetrics().height()  # it wraps here
