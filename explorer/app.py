@@ -112,6 +112,7 @@ class Explorer(QObject):
             signal.connect(self.idle_builder.touch)
         self.hint.tour_requested.connect(self.tour.start)
         self.tour.step_ready.connect(self.hint.hide)
+        self.tour.step_ready.connect(self._prefer_next_tour_view)
         w.theme_chosen.connect(self._on_window_theme_chosen)
         self.bookmarks = BookmarkController(self)  # Bookmarks: save, restore, export, import
 
@@ -156,6 +157,13 @@ class Explorer(QObject):
     def view_built(self, name: str) -> bool:
         """Whether the view of tab ``name`` exists yet (asking builds nothing)."""
         return self._pages[name].built
+
+    def _prefer_next_tour_view(self, number: int) -> None:
+        """While step ``number`` is read, the next step's view is the one built at the next idle
+        moment: a first build (120-290 ms) no longer comes with the click on Next."""
+        page = self._pages.get(self.tour.steps[number].view) if number < len(self.tour.steps) else None
+        if page is not None:  # (the matrix is always built)
+            self.idle_builder.prefer(page)
 
     @property
     def lookup_view(self):

@@ -44,6 +44,7 @@ class IdleBuilder(QObject):
         self._pages = list(pages)
         self._parts: list[Callable[[], object]] | None = None  # asked of the views once all are built
         self._ready, self._clock = ready, clock
+        self._preferred = None  # a page to build before the others (the tour's next step)
         self._last_activity = clock()
         self._cursor = QCursor.pos()
         self._timer = QTimer(self)
@@ -65,6 +66,11 @@ class IdleBuilder(QObject):
     def pending(self) -> list:
         """The pages whose view is not built yet, in order."""
         return [p for p in self._pages if not p.built]
+
+    def prefer(self, page) -> None:
+        """Build ``page``'s view at the next idle moment, before the others: the view the
+        user is about to open (the tour's next step, while its current one is read)."""
+        self._preferred = None if page.built else page
 
     def touch(self, *_args) -> None:
         """The user did something: wait for the next idle moment."""
@@ -100,7 +106,9 @@ class IdleBuilder(QObject):
             return False
         pending = self.pending()
         if pending:
-            pending[0].view()
+            first = self._preferred if any(p is self._preferred for p in pending) else pending[0]
+            self._preferred = None
+            first.view()
         else:
             if self._parts is None:
                 self._parts = [part for p in self._pages for part in getattr(p.view(), "idle_parts", list)()]

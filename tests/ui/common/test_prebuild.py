@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QApplication, QDialog, QLabel
 from explorer.ui.common import prebuild
 from explorer.ui.common.prebuild import IDLE_S, IdleBuilder
 from explorer.ui.main_window import LazyPage
+from tests.support.ui_helpers import load
 
 
 class Clock:
@@ -157,3 +158,48 @@ def test_the_window_builds_every_view_once_warmed_up_and_left_alone(qtbot, explo
     assert explorer.window.tabs.currentIndex() == 0  # built in the background: the matrix stays in front
     # a view built hidden computes nothing until shown
     assert explorer.state.projection.value is None and not explorer.state.projection.running
+
+
+def test_a_preferred_view_is_built_first(qtbot):
+    ps, made = pages(qtbot)
+    clock = Clock()
+    b = IdleBuilder(ps, clock=clock)
+    b.start()
+    b.prefer(ps[2])
+    clock.now += IDLE_S + 0.1
+    assert b.poll() and made == [2]
+    clock.now += IDLE_S + 0.1
+    assert b.poll() and made == [2, 0]  # then the tab order again
+    b.prefer(ps[2])  # built already: nothing to prefer
+    clock.now += IDLE_S + 0.1
+    assert b.poll() and made == [2, 0, 1]
+
+
+def test_the_tour_has_its_next_steps_view_built_while_a_step_is_read(qtbot, explorer):
+    """A tour step's first build (120-290 ms in a real window) came with the click on Next."""
+    from explorer.core.tour.steps import STEPS
+
+    ex = explorer
+    load(qtbot, ex, "toy:cat-sat")
+    ex.build_when_idle = True
+    builder = ex.idle_builder
+    tabs = [name for name in ex.window.view_names() if name != "matrix"]
+
+    def in_tab_order_next(shown):  # the view an idle moment builds without a preference
+        return next(name for name in tabs if name != shown)
+
+    # a step whose next step's view is not the one the tab order builds next
+    n = next(n for n in range(1, len(STEPS)) if STEPS[n].view not in ("matrix", STEPS[n - 1].view)
+             and STEPS[n].view != in_tab_order_next(STEPS[n - 1].view))
+    with qtbot.waitSignal(ex.tour.step_ready, timeout=60_000):
+        ex.tour.start(n)  # step number n (index n - 1) is shown; the next is STEPS[n]
+    wanted = STEPS[n].view
+    assert not ex.view_built(wanted)
+    builder._clock = lambda: 10**9  # idle for long
+    builder._pointer_moved = lambda: False
+    builder._ready = lambda: True
+    assert builder.poll()
+    shown = STEPS[n - 1].view
+    assert ex.view_built(wanted)
+    assert [name for name in tabs if ex.view_built(name)] == sorted({wanted, shown} - {"matrix"}, key=tabs.index)
+    ex.tour.close()
