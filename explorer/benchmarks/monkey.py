@@ -25,6 +25,7 @@ import sys
 import tempfile
 import time
 import traceback
+import warnings
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -63,6 +64,8 @@ class MonkeyReport:
     actions: int = 0
     exceptions: int = 0
     qt_warnings: int = 0
+    #: numpy's and Python's RuntimeWarnings (a NaN or an overflow met while drawing or computing)
+    runtime_warnings: int = 0
     max_stall_ms: float = 0.0
     max_stall_action: str = ""
     rss_growth_mb: float = 0.0
@@ -110,6 +113,15 @@ def _collect_exception(kind, value, tb) -> None:
     _EXCEPTIONS_SEEN.append("".join(traceback.format_exception(kind, value, tb)))
 
 
+#: RuntimeWarnings shown while a walk runs (any thread), formatted
+_WARNINGS_SEEN: list[str] = []
+
+
+def _collect_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    if issubclass(category, RuntimeWarning):
+        _WARNINGS_SEEN.append(f"{category.__name__}: {message} ({filename}:{lineno})")
+
+
 class Monkey:
     """Walks ``ex`` (an :class:`explorer.app.Explorer` with its window shown)."""
 
@@ -152,6 +164,13 @@ class Monkey:
             self._record_exception(text)
         _EXCEPTIONS_SEEN.clear()
 
+    def _take_warnings(self) -> None:
+        for text in _WARNINGS_SEEN:
+            self.report.runtime_warnings += 1
+            if len(self.report.messages) < 20:
+                self.report.messages.append(text)
+        _WARNINGS_SEEN.clear()
+
     def _take_qt_messages(self) -> None:
         for message in _QT_SEEN:
             self.report.qt_warnings += 1
@@ -174,6 +193,11 @@ class Monkey:
         sys.excepthook = _collect_exception
         _QT_SEEN.clear()
         old_handler = qInstallMessageHandler(_collect_qt_message)
+        _WARNINGS_SEEN.clear()
+        caught = warnings.catch_warnings()
+        caught.__enter__()
+        warnings.simplefilter("always", RuntimeWarning)  # every one, not the first per place
+        warnings.showwarning = _collect_warning
         t0 = time.perf_counter()
         rss0 = _rss_mb()
         try:
@@ -189,6 +213,7 @@ class Monkey:
                 self._settle(self.settle_ms)
                 self._take_qt_messages()
                 self._take_exceptions()
+                self._take_warnings()
                 stall = self._longest * 1000
                 kind = self.report.stalls_by_action.setdefault(name, [0, 0, 0.0])
                 kind[0] += 1
@@ -203,10 +228,12 @@ class Monkey:
             self._check_readouts()
             self._take_qt_messages()
             self._take_exceptions()
+            self._take_warnings()
         finally:
             timer.stop()
             qInstallMessageHandler(old_handler)
             sys.excepthook = old_hook
+            caught.__exit__(None, None, None)
         self.report.rss_growth_mb = _rss_mb() - rss0
         self.report.seconds = time.perf_counter() - t0
         return self.report
@@ -423,7 +450,8 @@ def bench_monkey(n: int, seed: int = 0, heavy: bool = True, settle_ms: int = 30)
 
 def format_monkey(r: MonkeyReport) -> str:
     lines = [f"Monkey ({r.platform}, seed {r.seed}): {r.actions:,} actions in {r.seconds:.0f} s",
-             f"  exceptions {r.exceptions}, Qt warnings {r.qt_warnings}, readouts agree: "
+             f"  exceptions {r.exceptions}, Qt warnings {r.qt_warnings}, runtime warnings "
+             f"{r.runtime_warnings}, readouts agree: "
              f"{'yes' if r.readouts_agree else 'NO'}",
              f"  longest stall {r.max_stall_ms:.0f} ms ({r.max_stall_action}); {r.stalls_over_100ms} over 100 ms",
              f"  RSS growth {r.rss_growth_mb:.0f} MB"]

@@ -1,7 +1,8 @@
 """The monkey (issue 23): a seeded random walk of ~300 user actions through
 the real window, offscreen. No exception reaches sys.excepthook, no Qt
-warning, and at the end every visible readout agrees with AppState; once
-the window is closed nothing it made stays behind (the autouse leak check).
+warning, no RuntimeWarning (numpy meeting a NaN), and at the end every
+visible readout agrees with AppState; once the window is closed nothing it
+made stays behind (the autouse leak check).
 Stall times are not asserted here (offscreen, on a shared machine): ``bench
 --monkey`` reports them from a real window."""
 
@@ -25,9 +26,39 @@ def test_a_walk_of_user_actions_leaves_no_exception_warning_or_stale_readout(qtb
     assert report.actions == ACTIONS and report.platform == "offscreen"
     assert report.exceptions == 0, report.messages
     assert report.qt_warnings == 0, report.messages
+    assert report.runtime_warnings == 0, report.messages  # numpy met a NaN or an overflow (an All-NaN ring did)
     assert report.readouts_agree, report.disagreements
     assert report.rss_growth_mb < 1500
     kinds = report.stalls_by_action  # every action is counted under its kind
     assert sum(n for n, _, _ in kinds.values()) == ACTIONS and len(kinds) >= 8
     assert sum(over for _, over, _ in kinds.values()) == report.stalls_over_100ms
     assert max(ms for _, _, ms in kinds.values()) == round(report.max_stall_ms, 1)
+
+
+def test_the_walk_counts_runtime_warnings_from_any_thread(qtbot, explorer):
+    """A NaN met by numpy, in the window's thread or a worker's, is a finding of the walk
+    (pyqtgraph's "All-NaN slice" at every paint of a ring at y = NaN was only a line in the
+    suite's summary). Each one counts, not the first per place."""
+    import threading
+    import warnings
+
+    import numpy as np
+
+    ex = explorer
+    with qtbot.waitSignal(ex.load_finished, timeout=60_000):
+        ex.start(model="toy:robot")
+    monkey = Monkey(QApplication.instance(), ex, seed=0, settle_ms=1)
+
+    def all_nan():
+        np.nanmin(np.array([np.nan]))
+        worker = threading.Thread(target=lambda: np.nanmax(np.array([np.nan])))
+        worker.start()
+        worker.join()
+        return "two NaN slices"
+
+    monkey.actions = [("nan", all_nan)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # what the walk must see past
+        report = monkey.run(3)
+    assert report.runtime_warnings == 6 and "All-NaN" in report.messages[0]
+    assert report.exceptions == 0 and report.qt_warnings == 0
