@@ -113,7 +113,9 @@ def _collect_exception(kind, value, tb) -> None:
     _EXCEPTIONS_SEEN.append("".join(traceback.format_exception(kind, value, tb)))
 
 
-#: RuntimeWarnings shown while a walk runs (any thread), formatted
+#: RuntimeWarnings shown while a walk runs, formatted. Not those shown while a superqt worker
+#: runs: its run() sends every warning of the process to that worker's ``warned`` signal, which
+#: the app does not connect (and two overlapping workers leave one's handler installed for good)
 _WARNINGS_SEEN: list[str] = []
 
 
