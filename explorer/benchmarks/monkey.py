@@ -166,6 +166,11 @@ class Monkey:
             self._record_exception(text)
         _EXCEPTIONS_SEEN.clear()
 
+    @staticmethod
+    def _listen_for_warnings() -> None:
+        warnings.simplefilter("always", RuntimeWarning)  # every one, not the first per place
+        warnings.showwarning = _collect_warning
+
     def _take_warnings(self) -> None:
         for text in _WARNINGS_SEEN:
             self.report.runtime_warnings += 1
@@ -198,14 +203,13 @@ class Monkey:
         _WARNINGS_SEEN.clear()
         caught = warnings.catch_warnings()
         caught.__enter__()
-        warnings.simplefilter("always", RuntimeWarning)  # every one, not the first per place
-        warnings.showwarning = _collect_warning
         t0 = time.perf_counter()
         rss0 = _rss_mb()
         try:
             timer.start()
             for k in range(n):
                 name, act = self.rng.choice(self.actions)
+                self._listen_for_warnings()  # a worker that ended may have put back another handler
                 self._longest, self._last_tick = 0.0, time.perf_counter()
                 try:
                     what = act()

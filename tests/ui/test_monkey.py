@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 
+from PySide6.QtCore import QThreadPool
 from PySide6.QtWidgets import QApplication
 
 from explorer.benchmarks.monkey import Monkey, format_monkey
@@ -48,6 +49,8 @@ def test_the_walk_counts_runtime_warnings_of_the_window_and_other_threads(qtbot,
     ex = explorer
     with qtbot.waitSignal(ex.load_finished, timeout=60_000):
         ex.start(model="toy:robot")
+    qtbot.waitUntil(lambda: not ex.busy(), timeout=60_000)  # no superqt worker running
+    QThreadPool.globalInstance().waitForDone(30_000)
     monkey = Monkey(QApplication.instance(), ex, seed=0, settle_ms=1)
 
     def all_nan():
