@@ -100,7 +100,7 @@ class JobRunner(QObject):
     def __init__(self, parent: QObject | None = None):
         super().__init__(parent)
         self._generation = 0
-        self._worker: GeneratorWorker | None = None
+        self._worker: _Worker | None = None
         self._job_name = ""
 
     @property
@@ -123,11 +123,10 @@ class JobRunner(QObject):
         gen = self._generation
         self._job_name = getattr(job, "__name__", type(job).__name__)
         steps = job(*args, **kwargs)
-        worker = GeneratorWorker(_run_steps, steps)
+        worker = _Worker(_run_steps, steps)
         # A stopped job's generator is never resumed, so its frame (holding its
-        # arguments: a whole table) lives as long as the worker object, which
-        # superqt can keep (its run() swaps warnings.showwarning, not thread-safely,
-        # for a closure over the worker). Close it once the worker is done.
+        # arguments: a whole table) lives as long as the worker object. Close it
+        # once the worker is done.
         worker.finished.connect(lambda s=steps: _close_steps(s))
         # the lambdas hold the generation, not self: a runner deleted while its
         # job runs is detected in _alive()
@@ -200,6 +199,37 @@ class JobRunner(QObject):
         if self._alive(gen) and self._worker is not None:
             self._worker = None
             self.running_changed.emit(False)
+
+
+class _Worker(GeneratorWorker):
+    """superqt's generator worker, run without two habits of its ``run()``.
+
+    * It wrapped the job in ``warnings.catch_warnings`` and sent every warning
+      of the process, from any thread, to the worker's ``warned`` signal:
+      warnings vanished while any job ran, and two overlapping jobs left a
+      finished worker's handler in place for good.
+    * Its ``work()`` returns a ``RuntimeError`` the job raised instead of
+      raising it (superqt takes it for a deleted worker), and ``run()`` then
+      only warned: torch reports most failures as RuntimeError (a shape, an
+      allocation), and the job never said it had failed nor finished.
+    """
+
+    def run(self) -> None:
+        self.started.emit()
+        self._running = True
+        try:
+            result = self.work()
+            if isinstance(result, RuntimeError):
+                if not shiboken6.isValid(self):
+                    return  # the worker itself is gone: nobody to tell
+                raise result
+            if not self.abort_requested:
+                self.returned.emit(result)
+        except Exception as exc:  # noqa: BLE001 (the job's failure, handed to the GUI thread)
+            self.errored.emit(exc)
+        self._running = False
+        self.finished.emit()
+        self._finished.emit(self)
 
 
 def _run_steps(steps: Iterator):

@@ -113,9 +113,7 @@ def _collect_exception(kind, value, tb) -> None:
     _EXCEPTIONS_SEEN.append("".join(traceback.format_exception(kind, value, tb)))
 
 
-#: RuntimeWarnings shown while a walk runs, formatted. Not those shown while a superqt worker
-#: runs: its run() sends every warning of the process to that worker's ``warned`` signal, which
-#: the app does not connect (and two overlapping workers leave one's handler installed for good)
+#: RuntimeWarnings shown while a walk runs, from any thread, formatted
 _WARNINGS_SEEN: list[str] = []
 
 
@@ -201,48 +199,49 @@ class Monkey:
         _QT_SEEN.clear()
         old_handler = qInstallMessageHandler(_collect_qt_message)
         _WARNINGS_SEEN.clear()
-        caught = warnings.catch_warnings()
-        caught.__enter__()
         t0 = time.perf_counter()
         rss0 = _rss_mb()
         try:
-            timer.start()
-            for k in range(n):
-                name, act = self.rng.choice(self.actions)
-                self._listen_for_warnings()  # a worker that ended may have put back another handler
-                self._longest, self._last_tick = 0.0, time.perf_counter()
-                try:
-                    what = act()
-                except Exception as exc:  # a failure of the walk itself is a finding too
-                    _collect_exception(type(exc), exc, exc.__traceback__)
-                    what = f"{name} (failed)"
-                self._settle(self.settle_ms)
+            with warnings.catch_warnings():
+                self._listen_for_warnings()
+                timer.start()
+                self._walk(n)
+                self._wait_idle(idle_timeout_s)
+                self._check_readouts()
                 self._take_qt_messages()
                 self._take_exceptions()
                 self._take_warnings()
-                stall = self._longest * 1000
-                kind = self.report.stalls_by_action.setdefault(name, [0, 0, 0.0])
-                kind[0] += 1
-                kind[2] = max(kind[2], round(stall, 1))
-                if stall > 100:
-                    self.report.stalls_over_100ms += 1
-                    kind[1] += 1
-                if stall > self.report.max_stall_ms:
-                    self.report.max_stall_ms, self.report.max_stall_action = stall, f"#{k} {what}"
-                self.report.actions = k + 1
-            self._wait_idle(idle_timeout_s)
-            self._check_readouts()
-            self._take_qt_messages()
-            self._take_exceptions()
-            self._take_warnings()
         finally:
             timer.stop()
             qInstallMessageHandler(old_handler)
             sys.excepthook = old_hook
-            caught.__exit__(None, None, None)
         self.report.rss_growth_mb = _rss_mb() - rss0
         self.report.seconds = time.perf_counter() - t0
         return self.report
+
+    def _walk(self, n: int) -> None:
+        for k in range(n):
+            name, act = self.rng.choice(self.actions)
+            self._longest, self._last_tick = 0.0, time.perf_counter()
+            try:
+                what = act()
+            except Exception as exc:  # a failure of the walk itself is a finding too
+                _collect_exception(type(exc), exc, exc.__traceback__)
+                what = f"{name} (failed)"
+            self._settle(self.settle_ms)
+            self._take_qt_messages()
+            self._take_exceptions()
+            self._take_warnings()
+            stall = self._longest * 1000
+            kind = self.report.stalls_by_action.setdefault(name, [0, 0, 0.0])
+            kind[0] += 1
+            kind[2] = max(kind[2], round(stall, 1))
+            if stall > 100:
+                self.report.stalls_over_100ms += 1
+                kind[1] += 1
+            if stall > self.report.max_stall_ms:
+                self.report.max_stall_ms, self.report.max_stall_action = stall, f"#{k} {what}"
+            self.report.actions = k + 1
 
     def _wait_idle(self, timeout_s: float) -> None:
         """Close what the walk left open, stop training, and let the background work end."""

@@ -106,6 +106,59 @@ def test_failure_carries_the_exception(qtbot, comp):
     assert "open another one" in str(exc)
 
 
+def _torch_failing_job():
+    import torch
+
+    yield 0.1, "starting"
+    return torch.ones(2, 3) @ torch.ones(2, 3)  # torch says so with a RuntimeError
+
+
+def test_a_runtime_error_from_torch_is_a_failure_and_the_job_ends(qtbot, comp):
+    """superqt's worker took a RuntimeError for its own deletion: it only
+    warned, and the job stayed running for good with no failure shown."""
+    with qtbot.waitSignal(comp.failed, timeout=5000) as blocker:
+        comp.request(_torch_failing_job)
+    exc = blocker.args[0]
+    assert isinstance(exc, RuntimeError) and "cannot be multiplied" in str(exc)
+    assert comp.error is exc
+    qtbot.waitUntil(lambda: not comp.running, timeout=5000)
+
+
+def _warning_job(text: str, gate: threading.Event | None = None):
+    import warnings
+
+    yield 0.1, "starting"
+    if gate is not None:
+        while not gate.wait(0.005):
+            yield 0.5, "waiting"
+    warnings.warn(text, RuntimeWarning, stacklevel=1)
+    return text
+
+
+def test_a_jobs_warnings_reach_the_process_and_its_handler_is_left_alone(qtbot):
+    """superqt's run() sent every warning of the process to the worker's
+    unconnected ``warned`` signal while a job ran, and two overlapping jobs
+    left a finished worker's handler in ``warnings.showwarning``."""
+    import warnings
+
+    first, second = JobRunner(), JobRunner()
+    gate = threading.Event()
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        handler = warnings.showwarning
+        with qtbot.waitSignal(first.running_changed, timeout=5000):
+            first.start(_warning_job, "the first job's", gate)
+        with qtbot.waitSignal(second.succeeded, timeout=5000):
+            second.start(_warning_job, "the second job's")
+        warnings.warn("the window's own, while a job runs", RuntimeWarning, stacklevel=1)
+        with qtbot.waitSignal(first.succeeded, timeout=5000):
+            gate.set()
+        await_all_workers()
+        assert warnings.showwarning is handler
+    texts = sorted(str(w.message) for w in seen)
+    assert texts == ["the first job's", "the second job's", "the window's own, while a job runs"]
+
+
 def test_progress_is_forwarded(qtbot, comp):
     seen = []
     comp.progressed.connect(lambda f, m: seen.append((f, m)))

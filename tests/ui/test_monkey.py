@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 
-from PySide6.QtCore import QThreadPool
 from PySide6.QtWidgets import QApplication
 
 from explorer.benchmarks.monkey import Monkey, format_monkey
@@ -37,32 +36,40 @@ def test_a_walk_of_user_actions_leaves_no_exception_warning_or_stale_readout(qtb
 
 
 def test_the_walk_counts_runtime_warnings_of_the_window_and_other_threads(qtbot, explorer):
-    """A NaN met by numpy, in the window's thread or another thread, is a finding of the walk
-    (pyqtgraph's "All-NaN slice" at every paint of a ring at y = NaN was only a line in the
-    suite's summary). Each one counts, not the first per place. (Not while a superqt worker
-    runs: it takes every warning of the process for itself; see monkey._WARNINGS_SEEN.)"""
+    """A NaN met by numpy, in the window's thread, another thread or a job's worker, is a
+    finding of the walk (pyqtgraph's "All-NaN slice" at every paint of a ring at y = NaN was
+    only a line in the suite's summary). Each one counts, not the first per place. A job
+    running meanwhile hides none (superqt's worker took every warning of the process)."""
     import threading
     import warnings
 
     import numpy as np
 
+    from explorer.workers import JobRunner
+
     ex = explorer
     with qtbot.waitSignal(ex.load_finished, timeout=60_000):
         ex.start(model="toy:robot")
-    qtbot.waitUntil(lambda: not ex.busy(), timeout=60_000)  # no superqt worker running
-    QThreadPool.globalInstance().waitForDone(30_000)
     monkey = Monkey(QApplication.instance(), ex, seed=0, settle_ms=1)
+    runner = JobRunner()
+
+    def nan_job():
+        yield 0.5, "a NaN"
+        return np.nanmean(np.array([np.nan]))
 
     def all_nan():
+        runner.start(nan_job)
         np.nanmin(np.array([np.nan]))
         worker = threading.Thread(target=lambda: np.nanmax(np.array([np.nan])))
         worker.start()
         worker.join()
-        return "two NaN slices"
+        qtbot.waitUntil(lambda: not runner.running, timeout=30_000)
+        return "three NaN slices"
 
     monkey.actions = [("nan", all_nan)]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # what the walk must see past
         report = monkey.run(3)
-    assert report.runtime_warnings == 6 and "All-NaN" in report.messages[0]
+    assert report.runtime_warnings == 9 and "All-NaN" in report.messages[0]
+    assert sum("Mean of empty slice" in m for m in report.messages) == 3
     assert report.exceptions == 0 and report.qt_warnings == 0
