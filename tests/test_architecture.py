@@ -247,6 +247,20 @@ def test_core_is_packages_by_concept():
         assert not families, (folder, families)
 
 
+def test_no_plain_np_unique():
+    """numpy's np.unique without indices builds a hash set holding the GIL:
+    seconds on millions of values, a frozen window while a job runs. The
+    project's unique_sorted sorts instead (explorer/core/arrays.py)."""
+    plain = []
+    for p in PKG.rglob("*.py"):
+        for node in ast.walk(ast.parse(p.read_text())):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                    and node.func.attr == "unique" and getattr(node.func.value, "id", "") in ("np", "numpy") \
+                    and not any(k.arg and k.arg.startswith("return_") for k in node.keywords):
+                plain.append(f"{p.relative_to(REPO)}:{node.lineno}")
+    assert plain == []
+
+
 @pytest.mark.parametrize("top", ["explorer", "tests"])
 def test_no_file_over_500_lines(top):
     long = {str(p.relative_to(REPO)): n for p in (REPO / top).rglob("*.py")

@@ -16,6 +16,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from explorer.core.arrays import unique_rows, unique_sorted
+
 __all__ = ["SKETCH_DIM", "NEAR_RELATIVE", "sketch_directions", "Duplicates", "find_duplicates"]
 
 #: random directions per sketch
@@ -89,8 +91,7 @@ def find_duplicates(table, sketch: np.ndarray, norms: np.ndarray, valid: np.ndar
     if len(ids) < 2:
         return found.result(False)
     # equal rows give equal sketches: one point per group, members checked against its first
-    points, first, inverse = np.unique(unit, axis=0, return_index=True, return_inverse=True)
-    inverse = inverse.reshape(-1)
+    points, first, inverse = unique_rows(unit)
     groups: dict[int, np.ndarray] = {}
     if len(points) < len(ids):
         sizes = np.bincount(inverse)
@@ -133,7 +134,7 @@ def _close_pairs(points: np.ndarray, seed: int = 0) -> tuple[np.ndarray, bool]:
     if not found:
         return np.empty((0, 2), np.int64), False
     pairs = np.sort(np.concatenate(found), axis=1)
-    pairs = np.unique(pairs[:, 0] * n + pairs[:, 1])
+    pairs = unique_sorted(pairs[:, 0] * n + pairs[:, 1])
     pairs = np.stack([pairs // n, pairs % n], axis=1)
     near = np.linalg.norm(points[pairs[:, 0]] - points[pairs[:, 1]], axis=1) <= _RADIUS
     pairs = pairs[near]

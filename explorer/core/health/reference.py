@@ -23,6 +23,7 @@ import re
 
 import numpy as np
 
+from explorer.core.arrays import unique_sorted
 from explorer.core.health.report import Reference
 
 __all__ = ["UNUSED_PATTERNS", "unused_reference", "model_reference", "lowest_norm_reference",
@@ -80,11 +81,11 @@ def model_reference(never_in_utf8: np.ndarray, exact_duplicates: np.ndarray, unr
     parts = [(np.asarray(never_in_utf8, np.int64), "bytes never in UTF-8"),
              (np.asarray(exact_duplicates, np.int64), "rows equal to another row"),
              (np.asarray(unreachable, np.int64), "tokens no text encodes to")]
-    ids = np.unique(np.concatenate([p for p, _ in parts] + [np.empty(0, np.int64)]))
+    ids = unique_sorted(np.concatenate([p for p, _ in parts] + [np.empty(0, np.int64)]))
     ids = ids[(ids >= 0) & (ids < rows)]
     if len(ids) < MIN_UNUSED:
         return None
-    said = " and ".join(f"{len(np.unique(p)):,} {label}" for p, label in parts if len(p))
+    said = " and ".join(f"{len(unique_sorted(p)):,} {label}" for p, label in parts if len(p))
     return Reference("model", tuple(int(i) for i in ids),
                      f"rows the model never trained ({said}; the tokenizer reserves no unused tokens)")
 
@@ -111,7 +112,7 @@ def pca_sample_ids(vocab_size: int, dim: int) -> np.ndarray:
         return np.arange(vocab_size)
     run = max(1, want // _PCA_RUNS)
     starts = np.linspace(0, vocab_size - run, _PCA_RUNS).astype(np.int64)
-    return np.unique((starts[:, None] + np.arange(run)[None, :]).reshape(-1))
+    return unique_sorted((starts[:, None] + np.arange(run)[None, :]).reshape(-1))
 
 
 def first_principal_component(sample: np.ndarray, seed: int = 0) -> np.ndarray:

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
+from explorer.core.arrays import unique_sorted
 from explorer.core.errors import ExplorerError
 
 __all__ = ["MetadataFileError", "MetadataColumn", "UserMetadata", "read_metadata_file", "metadata_file_job",
@@ -114,7 +115,7 @@ def _column(name: str, cells: list[str], ids: np.ndarray, v: int) -> MetadataCol
     if numeric:
         values = np.full(v, np.nan)
         values[ids] = [float(c) if c != "" else np.nan for c in cells]
-        edges = np.unique(np.quantile(numbers, np.linspace(0, 1, _BINS + 1)[1:-1]))
+        edges = unique_sorted(np.quantile(numbers, np.linspace(0, 1, _BINS + 1)[1:-1]))
         known = np.isfinite(values)
         codes[known] = np.digitize(values[known], edges)
         bounds = [numbers.min(), *edges, numbers.max()]

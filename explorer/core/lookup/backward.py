@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from explorer.core.arrays import unique_sorted
 from explorer.core.errors import ExplorerError
 
 __all__ = [
@@ -79,7 +80,7 @@ class LookupBackward:
 
     @property
     def distinct_ids(self) -> int:
-        return int(np.unique(self.ids).size)
+        return int(unique_sorted(self.ids).size)
 
     @property
     def zero_rows(self) -> int:

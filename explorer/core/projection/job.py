@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from explorer.core.arrays import unique_sorted
 from explorer.core.geometry.nearest import Neighbor
 from explorer.core.geometry.vectors import pca_project
 
@@ -173,7 +174,7 @@ def indices_in(sorted_ids: np.ndarray, ids: Sequence[int]) -> np.ndarray:
 def _clean_ids(table, ids: Sequence[int]) -> np.ndarray:
     arr = np.asarray([int(i) for i in ids], dtype=np.int64).reshape(-1)
     arr = arr[(arr >= 0) & (arr < table.vocab_size)]
-    return np.unique(arr)
+    return unique_sorted(arr)
 
 
 def choose_fit_set(

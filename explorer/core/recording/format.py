@@ -14,6 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
+from explorer.core.arrays import unique_sorted
 from explorer.core.errors import ExplorerError
 
 __all__ = [
@@ -117,7 +118,7 @@ def decode_rows(data, vocab_size: int) -> np.ndarray:
         mask[out[(out >= 0) & (out < vocab_size)]] = False
         return np.nonzero(mask)[0]
     ids = np.asarray(data.get("ids") or [], np.int64)
-    return np.unique(ids[(ids >= 0) & (ids < vocab_size)])
+    return unique_sorted(ids[(ids >= 0) & (ids < vocab_size)])
 
 
 @dataclass(frozen=True)

@@ -24,6 +24,8 @@ from pathlib import Path
 
 import numpy as np
 
+from explorer.core.arrays import unique_sorted
+
 __all__ = ["OUTPUT_NAMES", "GGUF_OUTPUT", "STANDALONE_KINDS", "OutputFacts", "checkpoint_output", "gguf_output",
            "module_output", "tying_word", "same_rows_sampled"]
 
@@ -79,7 +81,7 @@ def same_rows_sampled(read_a, read_b, rows: int) -> bool:
     """Whether two matrices hold the same bytes in :data:`_SAMPLED_ROWS`
     rows spread over ``rows`` (first and last included); ``read_x(i)`` gives
     row i's bytes."""
-    for i in np.unique(np.linspace(0, rows - 1, _SAMPLED_ROWS).astype(np.int64)):
+    for i in unique_sorted(np.linspace(0, rows - 1, _SAMPLED_ROWS).astype(np.int64)):
         if read_a(int(i)) != read_b(int(i)):
             return False
     return True

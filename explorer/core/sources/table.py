@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
+from explorer.core.arrays import unique_sorted
 from explorer.core.jobs import run_to_end
 from explorer.core.memory import require
 from explorer.core.tokens.pieces import DisplayPiece, display_piece
@@ -390,7 +391,7 @@ class EmbeddingTable:
         else:
             ids = rng.choice(pool, size=n, replace=False)
         extra = np.asarray([i for i in include if 0 <= i < self.vocab_size], dtype=np.int64)
-        return np.unique(np.concatenate([ids.astype(np.int64), extra]))
+        return unique_sorted(np.concatenate([ids.astype(np.int64), extra]))
 
     def torch_table(self):
         """The stored table as a torch tensor (float32 for quantised GGUF).

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from explorer.core.arrays import unique_sorted
 from explorer.core.errors import ExplorerError
 
 __all__ = ["PatternError", "PieceIndex", "SearchHits", "iter_search_pieces", "search_pieces"]
@@ -121,7 +122,7 @@ def search_pieces(index: PieceIndex, query: str, regex: bool = False, case: bool
     if len(breaks) != len(index) - 1:  # a match ran into the next piece and took its line break
         return _piece_by_piece(index, query, regex, rx)
     lines = np.searchsorted(breaks, np.flatnonzero(codes == ord(_MARK)))
-    return SearchHits(query, regex, np.unique(lines).astype(np.int64))
+    return SearchHits(query, regex, unique_sorted(lines).astype(np.int64))
 
 
 def _piece_by_piece(index: PieceIndex, query: str, regex: bool, rx: re.Pattern) -> SearchHits:

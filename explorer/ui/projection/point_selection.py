@@ -16,6 +16,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QObject, Signal
 
+from explorer.core.arrays import unique_sorted
 from explorer.core.errors import user_message
 from explorer.core.projection.crossfilter import ChartFilter, CrossCounts, chart_columns, crossfilter
 from explorer.core.projection.point_filter import SHOW_ALL, PointFilter, visible_mask
@@ -195,7 +196,7 @@ class PointSelection(QObject):
 
     def set_chosen(self, ids) -> None:
         """The tokens inside the user's lasso (empty: none): the ``lasso`` colouring and the exports use them."""
-        self.chosen_ids = np.unique(np.asarray(ids, np.int64))
+        self.chosen_ids = unique_sorted(np.asarray(ids, np.int64))
         self.changed.emit()
 
     def click_group(self, group: int, alone: bool = False) -> None:

@@ -1,0 +1,49 @@
+"""unique_sorted and unique_rows give numpy's np.unique results (its hash
+path holds the GIL for seconds on millions of values; these sort instead)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from explorer.core.arrays import unique_rows, unique_sorted
+
+
+@pytest.mark.parametrize("values", [
+    np.array([], np.int64),
+    np.array([3]),
+    np.array([5, 1, 5, 3, 1, 1, 9], np.int64),
+    np.array([[4, 2], [2, 7]], np.int32),  # flattened, as np.unique does
+    np.array([True, False, True]),
+    np.array([2.5, np.nan, -0.0, 0.0, np.nan, 1.0, np.inf, -np.inf]),
+    np.array([np.nan, np.nan]),
+    np.array([1.0, 2.0], np.float32),
+])
+def test_unique_sorted_is_numpys_unique(values):
+    want = np.unique(values)
+    got = unique_sorted(values)
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(got, want)
+
+
+def test_unique_sorted_on_many_random_ints_is_numpys_unique():
+    values = np.random.default_rng(3).integers(-50, 10**6, 200_000)
+    np.testing.assert_array_equal(unique_sorted(values), np.unique(values))
+
+
+def test_unique_rows_is_numpys_unique_along_rows():
+    rng = np.random.default_rng(7)
+    rows = rng.standard_normal((3000, 16))
+    rows[[5, 100, 2999]] = rows[9]  # a group of four
+    rows[7] = rows[3]
+    rows[11] = 0.0
+    rows[12] = -0.0  # numbers, not bytes: the same row as 11
+    rows[13] = rows[14]
+    rows[13, 15] += 1e-12  # one bit apart: distinct
+    rows[20:30, 0] = rows[40, 0]  # equal in the first column only: ordered by the next ones
+    want = np.unique(rows, axis=0, return_index=True, return_inverse=True)
+    got = unique_rows(rows)
+    assert len(got[0]) == 3000 - 5
+    for w, g in zip(want, got):
+        np.testing.assert_array_equal(g, w.reshape(g.shape))
+    np.testing.assert_array_equal(got[0][got[2]], rows)  # every row is its distinct row
