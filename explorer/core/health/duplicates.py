@@ -40,6 +40,8 @@ _REACH = 32
 #: would otherwise make millions)
 MAX_PAIRS = 200_000
 _CHECK_BATCH = 1024
+#: candidate pairs whose sketches are measured at a time
+_MEASURE_BATCH = 1 << 16
 
 
 def sketch_directions(dim: int, seed: int = 0) -> np.ndarray:
@@ -94,9 +96,11 @@ def find_duplicates(table, sketch: np.ndarray, norms: np.ndarray, valid: np.ndar
     points, first, inverse = unique_rows(unit)
     groups: dict[int, np.ndarray] = {}
     if len(points) < len(ids):
-        sizes = np.bincount(inverse)
-        for g in np.nonzero(sizes > 1)[0]:
-            members = ids[inverse == g]
+        # members of each group in id order (ids ascend, the sort is stable)
+        by_group = np.argsort(inverse, kind="stable")
+        starts = np.searchsorted(inverse[by_group], np.arange(len(points) + 1))
+        for g in np.nonzero(np.diff(starts) > 1)[0]:
+            members = ids[by_group[starts[g] : starts[g + 1]]]
             groups[int(g)] = members
             found.check(table, np.full(len(members) - 1, members[0]), members[1:], norms)
     pairs, truncated = _close_pairs(points)
@@ -130,15 +134,24 @@ def _close_pairs(points: np.ndarray, seed: int = 0) -> tuple[np.ndarray, bool]:
             same = np.nonzero(key[k:] == key[:-k])[0]
             if len(same) == 0:
                 break
-            found.append(np.stack([order[same], order[same + k]], axis=1))
+            a, b = order[same], order[same + k]
+            found.append(np.minimum(a, b) * n + np.maximum(a, b))  # pair (i < j) as one number
     if not found:
         return np.empty((0, 2), np.int64), False
-    pairs = np.sort(np.concatenate(found), axis=1)
-    pairs = unique_sorted(pairs[:, 0] * n + pairs[:, 1])
-    pairs = np.stack([pairs // n, pairs % n], axis=1)
-    near = np.linalg.norm(points[pairs[:, 0]] - points[pairs[:, 1]], axis=1) <= _RADIUS
-    pairs = pairs[near]
-    return pairs[:MAX_PAIRS], len(pairs) > MAX_PAIRS
+    # in order of (i, j): the first MAX_PAIRS close ones are kept, so a crowded
+    # table (millions of candidates in a few cells) stops measuring once past them
+    candidates = unique_sorted(np.concatenate(found))
+    close, count = [], 0
+    for start in range(0, len(candidates), _MEASURE_BATCH):
+        part = candidates[start : start + _MEASURE_BATCH]
+        i, j = part // n, part % n
+        part = part[np.linalg.norm(points[i] - points[j], axis=1) <= _RADIUS]
+        close.append(part)
+        count += len(part)
+        if count > MAX_PAIRS:
+            break
+    pairs = np.concatenate(close)[:MAX_PAIRS]
+    return np.stack([pairs // n, pairs % n], axis=1), count > MAX_PAIRS
 
 
 class _Found:
