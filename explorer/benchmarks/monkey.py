@@ -76,6 +76,8 @@ class MonkeyReport:
     disagreements: list[str] = field(default_factory=list)
     messages: list[str] = field(default_factory=list)
     stalls_over_100ms: int = 0
+    #: every job stopped when the window closed (else the process must end without tearing down)
+    jobs_stopped: bool = True
     #: per kind of action: [actions, stalls over 100 ms, longest stall in ms]
     stalls_by_action: dict[str, list] = field(default_factory=dict)
 
@@ -446,11 +448,15 @@ def bench_monkey(n: int, seed: int = 0, heavy: bool = True, settle_ms: int = 30)
     end = time.perf_counter() + 60
     while ex.state.table is None and time.perf_counter() < end:
         _run_events(10)
+    report = None
     try:
-        return Monkey(app, ex, seed=seed, heavy=heavy, settle_ms=settle_ms).run(n)
+        report = Monkey(app, ex, seed=seed, heavy=heavy, settle_ms=settle_ms).run(n)
+        return report
     finally:
-        ex.shutdown()
+        stopped = ex.shutdown(wait_ms=60_000)
         ex.window.close()
+        if report is not None:
+            report.jobs_stopped = stopped
 
 
 def format_monkey(r: MonkeyReport) -> str:
@@ -463,5 +469,7 @@ def format_monkey(r: MonkeyReport) -> str:
     worst = sorted(r.stalls_by_action.items(), key=lambda kv: -kv[1][2])
     lines += [f"  {name}: {n:,} actions, {over:,} over 100 ms, longest {ms:.0f} ms" for name, (n, over, ms) in worst]
     lines += [f"  disagreement: {d}" for d in r.disagreements]
+    if not r.jobs_stopped:
+        lines.append("  a job was still running a minute after the window closed")
     lines += [f"  {m.splitlines()[-1] if m.strip() else m}" for m in r.messages[:10]]
     return "\n".join(lines)

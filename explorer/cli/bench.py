@@ -5,6 +5,8 @@ the default set and the window's."""
 from __future__ import annotations
 
 import json
+import os
+import sys
 
 from explorer.cli.errors import CliError
 from explorer.cli.output import open_table
@@ -96,7 +98,7 @@ def cmd_bench(args) -> int:
         results["gui"] = bench_gui()
     if args.json:
         print(json.dumps(bench.results_as_json(results), indent=1))
-        return 0
+        return _end(results.get("monkey"))
     gui = results.pop("gui", None)
     monkey = results.pop("monkey", None)
     if monkey is not None:
@@ -124,4 +126,15 @@ def cmd_bench(args) -> int:
         from explorer.benchmarks.gui import format_gui
 
         print(format_gui(gui))
+    return _end(monkey)
+
+
+def _end(monkey) -> int:
+    """0, once printed. A job still running after the walk's window closed (one long
+    library call cannot stop) would meet the interpreter's teardown in its thread and
+    crash the process: end it at once instead, as the app does on close."""
+    if monkey is not None and not monkey.jobs_stopped:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(0)
     return 0

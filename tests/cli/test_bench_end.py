@@ -1,0 +1,25 @@
+"""``bench --monkey``: when a job still runs after the walk's window closed,
+the command ends the process once its report is printed, without the
+interpreter's teardown (which crashed in that job's thread: exit 139)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+
+
+def test_a_job_left_running_ends_the_process_after_the_report():
+    code = textwrap.dedent("""
+        import threading, time
+        from explorer.benchmarks.monkey import MonkeyReport
+        from explorer.cli.bench import _end
+        assert _end(MonkeyReport()) == 0  # every job stopped: an ordinary return
+        threading.Thread(target=time.sleep, args=(60,)).start()  # not a daemon: teardown would wait
+        print("the report")
+        _end(MonkeyReport(jobs_stopped=False))
+        print("never printed")
+    """)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=50)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines() == ["the report"]
