@@ -58,10 +58,9 @@ def make_app(argv=None) -> QApplication:
     app.setApplicationName(APP)
     app.setDesktopFileName("embedding-explorer")  # the entry --install-desktop writes (Wayland matches on it)
     app.setWindowIcon(QIcon(str(resources_dir() / "icon.svg")))
-    app.setStyle("Fusion")
+    install_tooltip_wrapping(app)  # Fusion, whose long tooltips wrap at a readable width, whoever shows them
     apply_theme(app)
     app.setStyleSheet(STYLESHEET)
-    install_tooltip_wrapping(app)  # long tooltips wrap at a readable width, whoever shows them
     configure_pyqtgraph()
     return_big_blocks_at_once()  # a dropped model's memory goes back to the system
     favour_the_gui_thread()  # workers running Python hand the GIL back within 0.2 ms

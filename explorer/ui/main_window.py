@@ -28,7 +28,6 @@ from explorer.state.app_state import AppState
 from explorer.ui.common.progress import ProgressBar
 from explorer.ui.common.recolour import recolour_plots
 from explorer.ui.common.status_line import TableStatus
-from explorer.ui.common.tooltips import tooltip_wrapping_paused
 from explorer.ui.inspector.view import RowInspector
 from explorer.ui.matrix.view import MatrixView
 from explorer.ui.style import THEMES, plot_colors
@@ -95,8 +94,7 @@ class LazyPage(QScrollArea):
         """The page's view, built now if it was not yet."""
         if self._build is not None:
             build, self._build = self._build, None
-            with tooltip_wrapping_paused():  # ~20,000 construction events spared a trip into Python
-                self.setWidget(build())
+            self.setWidget(build())
         return self.widget()
 
     def showEvent(self, event) -> None:

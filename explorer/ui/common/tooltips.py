@@ -4,28 +4,27 @@ Qt 6 wraps a plain-text tooltip only when it is wider than the screen: a
 long explanation became one line about 1,500 pixels wide, cut at the
 screen's edge. Every tooltip, whoever asked for it (a widget, a tab, a
 table cell, a pyqtgraph item), is shown by the one label QToolTip keeps
-(object name ``qtooltip_label``). :class:`ToolTipWrapping`, installed once
-on the application, catches that label whenever Qt sizes it and, when it
-came out wider than :func:`readable_width`, turns word wrap on, sizes it
-to its wrapped size hint and keeps it beside the cursor on the screen.
-Only the tip label's events reach past the first comparison (an event's
-type is read only then: 1.5 µs per event instead of 2.6), but every event
-of the application still crosses into Python to get there (about 20,000
-while a view is built): :func:`tooltip_wrapping_paused` takes the filter
-out while a view is built, when no tooltip can show.
+(object name ``qtooltip_label``). The application's style,
+:class:`TipLabelStyle`, sees each such label when Qt polishes it, at its
+creation, and gives it the :class:`ToolTipWrapping` filter: whenever Qt
+sizes the label wider than :func:`readable_width`, the filter turns word
+wrap on, sizes it to its wrapped size hint and keeps it beside the cursor.
+
+The filter sits on the tip label alone. It sat on the whole application
+once: every event of every widget crossed into Python to be looked at,
+and each crossing waited for the GIL while a job ran Python in a worker
+(the window's stalls were found inside that filter, 180-790 samples of a
+walk's 2,800).
 """
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import Iterator
-
-from PySide6.QtCore import QCoreApplication, QEvent, QObject, QPoint
+from PySide6.QtCore import QEvent, QObject, QPoint, Qt
 from PySide6.QtGui import QCursor, QGuiApplication
-from PySide6.QtWidgets import QApplication, QLabel
+from PySide6.QtWidgets import QApplication, QLabel, QProxyStyle
 
-__all__ = ["ToolTipWrapping", "install_tooltip_wrapping", "tooltip_wrapping_paused", "readable_width",
-           "TIP_LABEL_NAME", "READABLE_CHARS"]
+__all__ = ["ToolTipWrapping", "TipLabelStyle", "install_tooltip_wrapping", "readable_width", "TIP_LABEL_NAME",
+           "READABLE_CHARS"]
 
 TIP_LABEL_NAME = "qtooltip_label"
 #: a readable line: about this many average characters (Qt's own choice for wrapped labels is 80)
@@ -41,7 +40,7 @@ def readable_width(label: QLabel) -> int:
 
 
 class ToolTipWrapping(QObject):
-    """The application-wide event filter that wraps over-wide tooltips (see the module)."""
+    """The event filter of the tooltip label that wraps it when over-wide (see the module)."""
 
     _TYPES = (QEvent.Resize, QEvent.Show)
 
@@ -50,8 +49,6 @@ class ToolTipWrapping(QObject):
         self._busy = False
 
     def eventFilter(self, obj, event) -> bool:
-        # the label first: reading an event's type makes a Python enum (about a microsecond),
-        # and every event of the application passes here
         if not isinstance(obj, QLabel) or self._busy or obj.objectName() != TIP_LABEL_NAME:
             return False
         if event.type() not in self._TYPES:
@@ -83,28 +80,30 @@ class ToolTipWrapping(QObject):
         label.move(pos)
 
 
-def install_tooltip_wrapping(app: QApplication) -> ToolTipWrapping:
-    """Install the filter on ``app`` once (again: the one already installed)."""
+_KEPT: list[QProxyStyle] = []
+
+
+class TipLabelStyle(QProxyStyle):
+    """A style (Fusion, by default) that hands every tooltip label it polishes to ``wrapping``."""
+
+    def __init__(self, wrapping: ToolTipWrapping, base: str = "Fusion"):
+        super().__init__(base)
+        self.wrapping = wrapping
+
+    def polish(self, target):  # the QWidget overload is the one wanted; QPalette's and QApplication's pass
+        if isinstance(target, QLabel) and target.windowType() == Qt.ToolTip:
+            target.removeEventFilter(self.wrapping)  # polished again on a change of style: one filter
+            target.installEventFilter(self.wrapping)
+        return super().polish(target)
+
+
+def install_tooltip_wrapping(app: QApplication, base: str = "Fusion") -> ToolTipWrapping:
+    """Give ``app`` the ``base`` style that wraps tooltips, once (again: the wrapping already there)."""
     existing = app.findChild(ToolTipWrapping)
     if existing is not None:
         return existing
     wrapping = ToolTipWrapping(app)
-    app.installEventFilter(wrapping)
+    style = TipLabelStyle(wrapping, base)
+    _KEPT.append(style)  # the application uses it for good: its Python half must live as long
+    app.setStyle(style)
     return wrapping
-
-
-@contextlib.contextmanager
-def tooltip_wrapping_paused() -> Iterator[None]:
-    """The application's :class:`ToolTipWrapping` filter taken out inside the
-    block (no tooltip shows while the GUI thread builds a view) and put back
-    after; nothing happens when none is installed."""
-    app = QCoreApplication.instance()
-    wrapping = app.findChild(ToolTipWrapping) if app is not None else None
-    if wrapping is None:
-        yield
-        return
-    app.removeEventFilter(wrapping)
-    try:
-        yield
-    finally:
-        app.installEventFilter(wrapping)

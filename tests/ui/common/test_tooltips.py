@@ -71,16 +71,25 @@ def test_a_long_tooltip_wraps_at_a_readable_width(qtbot, button):
 
 
 def test_without_the_filter_a_tooltip_is_one_wide_line(qtbot, button):
-    app = QApplication.instance()
-    wrapping = app.findChild(ToolTipWrapping)
+    """What Qt does alone (so the wrapping above is the filter's): the label shown, its filter
+    taken off, and a medium tip asked for while it shows (Qt sizes the same label again)."""
     one_line = _one_line_height(qtbot, button)
-    app.removeEventFilter(wrapping)
-    try:
-        button.setToolTip(MEDIUM)
-        label = _ask_tooltip(qtbot, button)
-        assert label.width() > readable_width(label) and label.height() == one_line
-    finally:
-        app.installEventFilter(wrapping)
+    label = _tip_label()
+    label.removeEventFilter(QApplication.instance().findChild(ToolTipWrapping))
+    button.setToolTip(MEDIUM)
+    QApplication.sendEvent(button, QHelpEvent(QEvent.ToolTip, QPoint(6, 6), button.mapToGlobal(QPoint(6, 6))))
+    qtbot.waitUntil(lambda: label.text() == MEDIUM)
+    assert _tip_label() is label
+    assert label.width() > readable_width(label) and label.height() == one_line
+
+
+def test_a_tip_sized_again_while_it_shows_wraps_too(qtbot, button):
+    _one_line_height(qtbot, button)
+    label = _tip_label()
+    button.setToolTip(MEDIUM)  # narrower than the screen: Qt alone would not wrap it
+    QApplication.sendEvent(button, QHelpEvent(QEvent.ToolTip, QPoint(6, 6), button.mapToGlobal(QPoint(6, 6))))
+    qtbot.waitUntil(lambda: label.text() == MEDIUM)
+    assert _tip_label() is label and label.wordWrap() and label.width() <= readable_width(label)
 
 
 def test_a_chart_items_tooltip_wraps_too(qtbot):
@@ -88,24 +97,12 @@ def test_a_chart_items_tooltip_wraps_too(qtbot):
     w = pg.PlotWidget()
     qtbot.addWidget(w)
     w.resize(400, 300)
-    w.getPlotItem().setToolTip(LONG)
+    w.getPlotItem().setToolTip(MEDIUM)
     w.show()
     qtbot.waitExposed(w)
     label = _ask_tooltip(qtbot, w.viewport(), QPoint(200, 150))
-    assert label.text() == LONG and label.width() <= readable_width(label)
+    assert label.text() == MEDIUM and label.width() <= readable_width(label)
     QToolTip.hideText()
-
-
-def test_the_filter_is_out_inside_the_pause_and_back_after(qtbot, button):
-    from explorer.ui.common.tooltips import tooltip_wrapping_paused
-
-    one_line = _one_line_height(qtbot, button)
-    button.setToolTip(MEDIUM)
-    with tooltip_wrapping_paused():  # as while a view is built: Qt's own one wide line
-        label = _ask_tooltip(qtbot, button)
-        assert label.width() > readable_width(label) and label.height() == one_line
-    label = _ask_tooltip(qtbot, button)  # and wrapped again after
-    assert label.wordWrap() and label.width() <= readable_width(label)
 
 
 def test_building_a_view_leaves_the_filter_in(qtbot, explorer):
