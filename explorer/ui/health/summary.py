@@ -15,6 +15,8 @@ from explorer.ui.style import HEALTH_CATEGORY_COLORS, SPACING
 
 __all__ = ["SummaryPanel"]
 
+#: the report's notes on the side scored: the line "Scored on ..." says it in short
+_SIDE_NOTES = ("Scored on the output matrix", "Tied:")
 _ROW_WORDS = {
     "zero": "all zero",
     "non_finite": "non-finite",
@@ -64,5 +66,6 @@ class SummaryPanel(QWidget):
             f"Tokenizer round trip: {cats}<br>"
             f"Rows: {report.flagged_count:,} flagged (ringed) · {conditions} · score against "
             f"{html.escape(report.reference.description)} · {report.seconds:.1f} s<br>"
-            f"Scored on {html.escape(side_line(report))}. {html.escape(candidates_line(report))}.")
+            f"Scored on {html.escape(side_line(report))}. {html.escape(candidates_line(report))}."
+            + "".join(f"<br>Note: {html.escape(n)}" for n in report.notes if not n.startswith(_SIDE_NOTES)))
         self.apart.setText("<br>".join(html.escape(line) for line in apart_lines(report, table, shown=8)))

@@ -231,3 +231,16 @@ def test_every_column_stays_in_view_beside_the_piece(qtbot, view):
         assert t.horizontalScrollBar().maximum() == 0
         assert all(t.columnWidth(c) >= header.horizontalAdvance(name) for c, name in enumerate(columns))
         assert t.columnWidth(columns.index("piece")) >= 72
+
+
+def test_the_reports_notes_are_shown_when_the_duplicate_search_was_cut(qtbot, view):
+    """Rows on a circle (random 20,000 x 2): more near pairs than are checked. The near count
+    shown is then a lower bound, and the window says so, as the command line does."""
+    v, state, _ = view
+    _checked(qtbot, v, state, "random:20000x2")
+    cut = [n for n in v.report.notes if n.startswith("More pairs of near-equal rows")]
+    assert len(cut) == 1
+    assert f"Note: {cut[0]}" in v.summary.counts.text()
+    _checked(qtbot, v, state, "default")
+    assert v.report.notes[0].startswith("Scored on the output matrix")  # said in short by "Scored on"
+    assert len(v.report.notes) == 1 and "Note:" not in v.summary.counts.text()
