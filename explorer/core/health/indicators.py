@@ -16,13 +16,16 @@ from statistics import NormalDist
 
 import numpy as np
 
-__all__ = ["CHANCE", "MIN_ROWS", "Thresholds", "z_threshold", "magikarp_scores", "reference_scores",
+__all__ = ["CHANCE", "MIN_ROWS", "MIN_DIMS", "Thresholds", "z_threshold", "magikarp_scores", "reference_scores",
            "plain_z", "robust_center_spread", "thresholds", "ranking"]
 
 #: rows a random table flags on average (two indicators, one tail each)
 CHANCE = 0.05
 #: fewer rows than this tell nothing about what is typical: no indicator flags
 MIN_ROWS = 16
+#: the score is a cosine in the d - 1 directions left once the first principal component is
+#: removed: with one direction left every row's is +1 or -1, and the score tells no rows apart
+MIN_DIMS = 3
 _MAD_TO_SD = 1.4826
 
 
@@ -135,8 +138,9 @@ class Thresholds:
     score_z: np.ndarray
 
 
-def thresholds(norms: np.ndarray, scores: np.ndarray, valid: np.ndarray) -> Thresholds:
-    """Robust z-scores of norm and score and the chance-level bar."""
+def thresholds(norms: np.ndarray, scores: np.ndarray, valid: np.ndarray, dim: int = MIN_DIMS) -> Thresholds:
+    """Robust z-scores of norm and score and the chance-level bar; no score bar
+    for rows of fewer than :data:`MIN_DIMS` values."""
     rows = int(valid.sum())
     z = z_threshold(rows)
     norm_z = np.full(len(norms), np.nan)
@@ -149,7 +153,7 @@ def thresholds(norms: np.ndarray, scores: np.ndarray, valid: np.ndarray) -> Thre
             norm_below = c - z * s
         sc = np.where(valid, scores, np.nan)
         c, s = robust_center_spread(sc)
-        if s > 0:
+        if s > 0 and dim >= MIN_DIMS:
             score_z = (sc - c) / s
             score_above = c + z * s
     return Thresholds(z, norm_below, score_above, norm_z, score_z)

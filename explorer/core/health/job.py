@@ -33,7 +33,7 @@ import numpy as np
 
 from explorer.core.geometry.scan import cached_row_norms, iter_scan
 from explorer.core.health.duplicates import find_duplicates, sketch_directions
-from explorer.core.health.indicators import CHANCE, magikarp_scores, plain_z, reference_scores, thresholds
+from explorer.core.health.indicators import CHANCE, MIN_DIMS, magikarp_scores, plain_z, reference_scores, thresholds
 from explorer.core.health.lesson import training_counts
 from explorer.core.health.reference import (
     first_principal_component,
@@ -151,13 +151,15 @@ def iter_health(table) -> Iterator[tuple[float, str]]:
     if len(ref_ids):
         scores[ref_ids] = reference_scores(scored.rows(ref_ids), pc1)
     scores[~valid_s] = np.nan
-    bar = thresholds(norms_in, scores, valid_in)
+    bar = thresholds(norms_in, scores, valid_in, dim=d)
     flags = _flags(norms_in, scores, valid_in, bar, low_norm_counts=table.tied is not True)
     flags[dups.exact] |= Flag.EXACT_DUPLICATE
     flags[dups.near] |= Flag.NEAR_DUPLICATE
     first = (flags & (Flag.ZERO | Flag.NON_FINITE)) != 0
     # a tied model without a reference keeps id order: its low-norm rows are its frequent tokens
-    order = _ranking(scores, bar.norm_z, first, by_score=reference.count > 0 or table.tied is True)
+    # rows of one or two values: the score tells no rows apart, the norm ranks them (untied)
+    by_score = (reference.count > 0 and d >= MIN_DIMS) or table.tied is True
+    order = _ranking(scores, bar.norm_z, first, by_score=by_score)
     reachable = categories[order] == CATEGORIES.index("ok")
     ranked = order[reachable]
     cut = ranked[: math.ceil(CANDIDATE_SHARE * len(ranked))] if len(ranked) else ranked

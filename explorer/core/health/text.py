@@ -7,6 +7,7 @@ import math
 
 import numpy as np
 
+from explorer.core.health.indicators import MIN_DIMS
 from explorer.core.health.report import CATEGORY_LABELS, HealthReport
 
 __all__ = ["verdict", "category_line", "format_report", "format_number", "lesson", "write_candidates_csv",
@@ -35,6 +36,16 @@ def verdict(report: HealthReport) -> str:
     if not math.isfinite(report.norm_threshold) and not math.isfinite(report.score_threshold):
         return (f"{n:,} of {v:,} rows flagged (all zero); too few rows to tell what a typical row is, "
                 "so the indicators flag nothing.")
+    if report.dim < MIN_DIMS:  # rows of one or two values: no score bar
+        blind = (f"with {report.dim} value{'s' * (report.dim != 1)} per row the score tells no rows apart (once the "
+                 "first principal component is removed, at most one direction is left)")
+        if report.side == "shared" or not math.isfinite(report.norm_threshold):
+            return f"{n:,} of {v:,} rows flagged (all zero); {blind}, so the indicators flag nothing."
+        if n == 0:
+            return (f"No row is flagged: none has a norm below {format_number(report.norm_threshold)}; {blind}; "
+                    f"{chance}. Nothing here beyond chance.")
+        return (f"{n:,} of {v:,} rows look under-trained (norm below {format_number(report.norm_threshold)}, or "
+                f"all zero); {blind}; {chance}.")
     score_bar = f"score above {format_number(report.score_threshold)}"
     # in a tied model a small row is a frequent token: there the norm is no indicator
     bar = score_bar if report.side == "shared" else f"norm below {format_number(report.norm_threshold)} or {score_bar}"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 import types
+import warnings
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,6 +18,11 @@ from explorer.core.tokens.pieces import DisplayPiece, display_piece
 from explorer.core.tokens.tokenize import Tokenizer
 
 __all__ = ["EmbeddingTable", "StoredBuffer", "CACHE_ELEMENTS"]
+
+# A user's array is held read-only (the app never writes into it), and torch warns, once per
+# process, that writing through a tensor made from it would be undefined. Blocks of it are read
+# in workers, where a catch_warnings around the call would swap the filters of every thread.
+warnings.filterwarnings("ignore", message="The given NumPy array is not writable", category=UserWarning)
 
 #: below this many elements a table's float32 copy is kept in memory (256 MB)
 CACHE_ELEMENTS = 64 * 1024 * 1024

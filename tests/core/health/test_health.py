@@ -273,3 +273,28 @@ def test_the_lesson_says_so_when_the_flagged_rows_norms_are_not_numbers(planted)
         assert want in text and "nan" not in text.lower().replace("finite numbers", "")
     nan_free = r.norms[np.isfinite(r.norms)]
     assert f"against {np.median(nan_free):.2f} for a typical row" in text
+
+
+@pytest.mark.filterwarnings("ignore:The given NumPy array is not writable")  # pytest's filters come first
+def test_rows_of_two_values_are_judged_by_their_norm_alone():
+    """With two values per row, one direction is left once the first principal component is
+    removed: every score is +1 or -1, and random 20,000 x 2 had 9,941 rows "under-trained".
+    Now the score bar is off, the planted small rows are the ones flagged, and the verdict says
+    why; three values keep the score."""
+    from explorer.core.sources.memory import open_object
+
+    rng = np.random.default_rng(4)
+    angles = rng.uniform(0, 2 * np.pi, 3000)
+    e = np.stack([np.cos(angles), np.sin(angles)], axis=1) * rng.uniform(0.9, 1.1, (3000, 1))
+    planted = rng.choice(3000, 12, replace=False)
+    e[planted] *= 1e-3
+    r = health_report(open_object(e.astype(np.float32)))
+    assert np.isnan(r.score_threshold) and np.isfinite(r.norm_threshold)
+    assert not (r.flags & Flag.HIGH_SCORE).any()
+    np.testing.assert_array_equal(np.nonzero(r.flags & Flag.LOW_NORM)[0], np.sort(planted))
+    assert r.flagged_count == 12
+    assert set(r.order[:12].tolist()) == set(planted.tolist())  # ranked by norm, smallest first
+    assert "per row the score tells no rows apart" in verdict(r) and verdict(r).startswith("12 of 3,000 rows")
+    assert health_report(open_table("random:20000x2")).flagged_count == 0
+    three = health_report(open_table("random:3000x3"))
+    assert np.isfinite(three.score_threshold) and "tells no rows apart" not in verdict(three)
