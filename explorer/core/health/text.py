@@ -36,22 +36,24 @@ def verdict(report: HealthReport) -> str:
     if not math.isfinite(report.norm_threshold) and not math.isfinite(report.score_threshold):
         return (f"{n:,} of {v:,} rows flagged (all zero); too few rows to tell what a typical row is, "
                 "so the indicators flag nothing.")
-    if report.dim < MIN_DIMS:  # rows of one or two values: no score bar
-        blind = (f"with {report.dim} value{'s' * (report.dim != 1)} per row the score tells no rows apart (once the "
-                 "first principal component is removed, at most one direction is left)")
-        if report.side == "shared" or not math.isfinite(report.norm_threshold):
-            return f"{n:,} of {v:,} rows flagged (all zero); {blind}, so the indicators flag nothing."
-        if n == 0:
-            return (f"No row is flagged: none has a norm below {format_number(report.norm_threshold)}; {blind}; "
-                    f"{chance}. Nothing here beyond chance.")
-        return (f"{n:,} of {v:,} rows look under-trained (norm below {format_number(report.norm_threshold)}, or "
-                f"all zero); {blind}; {chance}.")
-    score_bar = f"score above {format_number(report.score_threshold)}"
-    # in a tied model a small row is a frequent token: there the norm is no indicator
-    bar = score_bar if report.side == "shared" else f"norm below {format_number(report.norm_threshold)} or {score_bar}"
+    norm = report.norm_threshold
+    judged_by_norm = report.side != "shared"  # in a tied model a small row is a frequent token
+    bars, asides = [], []
+    if judged_by_norm and math.isfinite(norm) and norm > 0:
+        bars.append(f"norm below {format_number(norm)}")
+    elif judged_by_norm and math.isfinite(norm):  # a bar at or below zero: no norm can be under it
+        asides.append("the norms spread too widely for a small one to stand out")
+    if report.dim >= MIN_DIMS:
+        bars.append(f"score above {format_number(report.score_threshold)}")
+    else:  # rows of one or two values: no score bar
+        asides.append(f"with {report.dim} value{'s' * (report.dim != 1)} per row the score tells no rows apart "
+                      "(once the first principal component is removed, at most one direction is left)")
+    if not bars:
+        return f"{n:,} of {v:,} rows flagged (all zero); {'; '.join(asides)}, so the indicators flag nothing."
+    bar, aside = " or ".join(bars), "".join(f"; {a}" for a in asides)
     if n == 0:
-        return f"No row is flagged: none has a {bar}; {chance}. Nothing here beyond chance."
-    return f"{n:,} of {v:,} rows look under-trained ({bar}, or all zero); {chance}."
+        return f"No row is flagged: none has a {bar}{aside}; {chance}. Nothing here beyond chance."
+    return f"{n:,} of {v:,} rows look under-trained ({bar}, or all zero){aside}; {chance}."
 
 
 #: what the round trip says of a table without a tokenizer

@@ -298,3 +298,15 @@ def test_rows_of_two_values_are_judged_by_their_norm_alone():
     assert health_report(open_table("random:20000x2")).flagged_count == 0
     three = health_report(open_table("random:3000x3"))
     assert np.isfinite(three.score_threshold) and "tells no rows apart" not in verdict(three)
+
+
+def test_a_norm_bar_below_zero_is_not_quoted_as_a_bar():
+    """Random rows of 8 values: the norms spread so widely that the bar lands below zero. The
+    verdict said "none has a norm below -0.007"; it now says why the norm flags nothing."""
+    r = health_report(open_table("random:5000x8"))
+    assert r.norm_threshold < 0 and np.isfinite(r.score_threshold)
+    text = verdict(r)
+    assert "norm below" not in text and "the norms spread too widely" in text
+    assert "score above" in text and text.startswith("No row is flagged")
+    wide = health_report(open_table("random:5000x64"))
+    assert wide.norm_threshold > 0 and "norm below" in verdict(wide) and "spread" not in verdict(wide)
