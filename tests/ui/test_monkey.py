@@ -70,6 +70,7 @@ def test_the_walk_counts_runtime_warnings_of_the_window_and_other_threads(qtbot,
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # what the walk must see past
         report = monkey.run(3)
-    assert report.runtime_warnings == 9 and "All-NaN" in report.messages[0]
+    assert report.runtime_warnings == 9  # in any order: the job's may come first
+    assert sum("All-NaN" in m for m in report.messages) == 6
     assert sum("Mean of empty slice" in m for m in report.messages) == 3
     assert report.exceptions == 0 and report.qt_warnings == 0
