@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QLabel
-
 from explorer.core.input_layer import PositionsReport
+from explorer.ui.common.wrapped_label import WrappedLabel
 from explorer.ui.style import SPACING
 
 __all__ = ["SummaryLabel", "HEADLINES"]
@@ -18,12 +17,11 @@ HEADLINES = {
 }
 
 
-class SummaryLabel(QLabel):
+class SummaryLabel(WrappedLabel):
     """The headline for the model's scheme and the notes its input layer carries."""
 
     def __init__(self, parent=None):
-        super().__init__(parent)
-        self.setWordWrap(True)
+        super().__init__(parent=parent)
         self.setContentsMargins(SPACING, SPACING // 2, SPACING, 0)
 
     def set_report(self, report: PositionsReport | None, message: str = "") -> None:

@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import numpy as np
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QLabel, QSplitter, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QSplitter, QVBoxLayout, QWidget
 
 from explorer.core.input_layer import TextInputs
 from explorer.core.units import shorten
+from explorer.ui.common.wrapped_label import WrappedLabel
 from explorer.ui.positions.image_panel import ImagePanel, symmetric_levels
 from explorer.ui.positions.input_table import InputTable
 from explorer.ui.positions.parts_plot import PartsPlot
@@ -39,14 +40,12 @@ class TextInputsPage(QWidget):
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, SPACING // 2, 0, 0)
         lay.setSpacing(SPACING // 2)
-        self.formula = QLabel("")
-        self.formula.setWordWrap(True)
+        self.formula = WrappedLabel()
         self.formula.setContentsMargins(SPACING, 0, SPACING, 0)
         self.formula.setTextFormat(Qt.RichText)
         lay.addWidget(self.formula)
-        self.limit_note = QLabel("")
+        self.limit_note = WrappedLabel()
         self.limit_note.setObjectName("ErrorLine")
-        self.limit_note.setWordWrap(True)
         self.limit_note.setContentsMargins(SPACING, 0, SPACING, 0)
         self.limit_note.hide()
         lay.addWidget(self.limit_note)

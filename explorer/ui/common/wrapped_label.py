@@ -1,0 +1,36 @@
+"""A word-wrapped label that asks its layout for all of its lines.
+
+A box layout takes a word-wrapped QLabel's minimum height from one line.
+A page of wrapped sentences above plots then asked its scroll area for less
+than it needed: the scroll area did not scroll, and the plots below were
+squeezed under their minimum (the Positions page at 1024 x 700: the parts
+plot 11 px short, its key laid over the axis). :class:`WrappedLabel`'s
+minimum height is its height at its current width, asked again whenever
+its width or its text changes.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QSize
+from PySide6.QtWidgets import QLabel
+
+__all__ = ["WrappedLabel"]
+
+
+class WrappedLabel(QLabel):
+    """A QLabel with word wrap whose minimum height holds every line at its width."""
+
+    def __init__(self, text: str = "", parent=None):
+        super().__init__(text, parent)
+        self.setWordWrap(True)
+
+    def minimumSizeHint(self) -> QSize:  # noqa: N802 (Qt's name)
+        hint = super().minimumSizeHint()
+        if not self.text() or self.width() <= 0:
+            return hint
+        return QSize(hint.width(), max(hint.height(), self.heightForWidth(self.width())))
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 (Qt's name)
+        super().resizeEvent(event)
+        if event.size().width() != event.oldSize().width() and self.text():
+            self.updateGeometry()  # the lines wrap anew: the layout asks the minimum again

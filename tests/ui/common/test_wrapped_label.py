@@ -1,0 +1,44 @@
+"""WrappedLabel: a box layout asks for all of its lines (a plain word-wrapped QLabel gives one)."""
+
+from __future__ import annotations
+
+from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
+
+from explorer.ui.common.wrapped_label import WrappedLabel
+
+TEXT = "A learned position table of 512 rows adds one row per position: texts of up to 512 tokens. " * 3
+
+
+def _page(qtbot, label: QLabel) -> QWidget:
+    page = QWidget()
+    qtbot.addWidget(page)
+    lay = QVBoxLayout(page)
+    lay.setContentsMargins(0, 0, 0, 0)
+    lay.addWidget(label)
+    page.resize(300, 400)
+    page.show()
+    qtbot.waitExposed(page)
+    return page
+
+
+def test_the_layouts_minimum_holds_every_wrapped_line(qtbot):
+    label = WrappedLabel(TEXT)
+    page = _page(qtbot, label)
+    lines = label.heightForWidth(300) // label.fontMetrics().lineSpacing()
+    assert lines >= 4
+    qtbot.waitUntil(lambda: page.minimumSizeHint().height() >= label.heightForWidth(300))
+    label.setText("short")  # fewer lines: the minimum follows the text
+    qtbot.waitUntil(lambda: page.minimumSizeHint().height() < label.fontMetrics().lineSpacing() * 2)
+    page.resize(600, 400)  # and the width
+    label.setText(TEXT)
+    qtbot.waitUntil(lambda: page.minimumSizeHint().height() == max(label.minimumSizeHint().height(),
+                                                                   label.heightForWidth(600)))
+
+
+def test_a_plain_wrapped_qlabel_asks_for_fewer_lines(qtbot):
+    """What Qt does alone, so that the test above means something."""
+    label = QLabel(TEXT)
+    label.setWordWrap(True)
+    page = _page(qtbot, label)
+    qtbot.wait(50)
+    assert page.minimumSizeHint().height() < label.heightForWidth(300)
