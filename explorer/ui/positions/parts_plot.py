@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QSize, Qt
-from PySide6.QtWidgets import QLabel
+from PySide6.QtCore import Qt
 
 from explorer.core.input_layer import InputVectors
 from explorer.ui.common.plot_grid import show_grid
+from explorer.ui.common.wrapped_label import WrappedLabel
 from explorer.ui.positions.plot_frame import PlotPanel
 from explorer.ui.style import ACCENT, CLASS_COLORS, NEUTRAL, translucent
 
@@ -52,27 +52,13 @@ class PartsPlot(PlotPanel):
         for c in self.curves.values():
             self.plot.addItem(c)
         # the key under the plot, not over the curves: a legend covered half of a narrow plot
-        self.key = QLabel("")
+        # all its wrapped lines in the panel's minimum: a splitter that gave the panel the key's
+        # one-line height (1024 x 700) laid the key over the axis
+        self.key = WrappedLabel()
         self.key.setTextFormat(Qt.RichText)
-        self.key.setWordWrap(True)
         self.key.setAlignment(Qt.AlignHCenter)
         self._layout.addWidget(self.key)
         self.shown: list[str] = []
-
-    def minimumSizeHint(self) -> QSize:  # noqa: N802 (Qt's name)
-        """The plot's minimum and the key wrapped at the panel's width: a splitter that gave
-        the panel only the key's one-line height (1024 x 700) laid the key over the axis."""
-        hint = super().minimumSizeHint()
-        if not self.key.text():
-            return hint
-        wrapped = self.key.heightForWidth(max(1, self.width()))
-        spacing = self._layout.spacing() if self._layout.spacing() >= 0 else 0
-        return QSize(hint.width(), max(hint.height(), self.plot_widget.minimumHeight() + spacing + wrapped))
-
-    def resizeEvent(self, event) -> None:  # noqa: N802 (Qt's name)
-        super().resizeEvent(event)
-        if event.size().width() != event.oldSize().width() and self.key.text():
-            self.updateGeometry()  # the key wraps anew: the splitter asks the minimum again
 
     def set_token(self, v: InputVectors | None, i: int | None, label: str, dims: int) -> None:
         """Draw the parts of token ``i`` of ``v`` (None: nothing) over dimensions 0..dims-1."""
@@ -92,6 +78,5 @@ class PartsPlot(PlotPanel):
             key.append(f'<span style="color:{color}">■</span>&nbsp;{name.replace(" ", "&nbsp;")}&nbsp;‖{norm:.2f}‖')
             self.shown.append(name)
         self.key.setText(" &nbsp; ".join(key))
-        self.updateGeometry()
         self.set_title(f"The parts of “{label}”")
         self.plot.enableAutoRange()
