@@ -46,6 +46,7 @@ from explorer.core.health.reference import (
 from explorer.core.health.report import CATEGORIES, Flag, HealthReport, Reference, ScoreHistogram
 from explorer.core.health.roundtrip import iter_token_categories
 from explorer.core.health.tables import byte_tokens, contained_in, unreachable_tokens
+from explorer.core.health.text import SIDE_NOTES
 from explorer.core.jobs import run_to_end, scaled
 from explorer.core.runtime import limit_torch_threads
 from explorer.core.tokens.tokenize import IdTokenizer
@@ -215,13 +216,8 @@ def _ranking(scores: np.ndarray, norm_z: np.ndarray, first: np.ndarray, by_score
 def _notes(table, reference: Reference, valid: np.ndarray, truncated: bool, side: str) -> list[str]:
     notes = []
     rows = int(valid.sum())
-    if side == "output":
-        notes.append("Scored on the output matrix (its own, not tied to E): a token never seen in training keeps "
-                     "its random input row, while its output row is pushed down with every other unseen token's. "
-                     "The input rows' norms are the second indicator.")
-    elif side == "shared":
-        notes.append("Tied: the input table is also the output matrix, so it is scored once; a low norm is no "
-                     "sign of under-training here (frequent tokens have small rows).")
+    if side in SIDE_NOTES:
+        notes.append(SIDE_NOTES[side])
     if rows < 16:
         notes.append(f"Only {rows} rows with a finite, non-zero norm: too few to say what is typical, so "
                      "only all-zero, non-finite and duplicate rows are flagged.")

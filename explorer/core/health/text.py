@@ -11,7 +11,16 @@ from explorer.core.health.indicators import MIN_DIMS
 from explorer.core.health.report import CATEGORY_LABELS, HealthReport
 
 __all__ = ["verdict", "category_line", "format_report", "format_number", "lesson", "write_candidates_csv",
-           "CSV_COLUMNS"]
+           "CSV_COLUMNS", "SIDE_NOTES"]
+
+#: the note on the side scored, by side (the window says it in short in its "Scored on" line)
+SIDE_NOTES = {
+    "output": "Scored on the output matrix (its own, not tied to E): a token never seen in training keeps its "
+              "random input row, while its output row is pushed down with every other unseen token's. The input "
+              "rows' norms are the second indicator.",
+    "shared": "Tied: the input table is also the output matrix, so it is scored once; a low norm is no sign of "
+              "under-training here (frequent tokens have small rows).",
+}
 
 
 _CONDITION_WORDS = {

@@ -10,13 +10,19 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from explorer.core.health import CATEGORY_LABELS, HealthReport
-from explorer.core.health.text import apart_lines, candidates_line, category_line, lesson, side_line, verdict
+from explorer.core.health.text import (
+    SIDE_NOTES,
+    apart_lines,
+    candidates_line,
+    category_line,
+    lesson,
+    side_line,
+    verdict,
+)
 from explorer.ui.style import HEALTH_CATEGORY_COLORS, SPACING
 
 __all__ = ["SummaryPanel"]
 
-#: the report's notes on the side scored: the line "Scored on ..." says it in short
-_SIDE_NOTES = ("Scored on the output matrix", "Tied:")
 _ROW_WORDS = {
     "zero": "all zero",
     "non_finite": "non-finite",
@@ -67,5 +73,5 @@ class SummaryPanel(QWidget):
             f"Rows: {report.flagged_count:,} flagged (ringed) · {conditions} · score against "
             f"{html.escape(report.reference.description)} · {report.seconds:.1f} s<br>"
             f"Scored on {html.escape(side_line(report))}. {html.escape(candidates_line(report))}."
-            + "".join(f"<br>Note: {html.escape(n)}" for n in report.notes if not n.startswith(_SIDE_NOTES)))
+            + "".join(f"<br>Note: {html.escape(n)}" for n in report.notes if n not in SIDE_NOTES.values()))
         self.apart.setText("<br>".join(html.escape(line) for line in apart_lines(report, table, shown=8)))
