@@ -166,11 +166,6 @@ class Monkey:
             self._record_exception(text)
         _EXCEPTIONS_SEEN.clear()
 
-    @staticmethod
-    def _listen_for_warnings() -> None:
-        warnings.simplefilter("always", RuntimeWarning)  # every one, not the first per place
-        warnings.showwarning = _collect_warning
-
     def _take_warnings(self) -> None:
         for text in _WARNINGS_SEEN:
             self.report.runtime_warnings += 1
@@ -205,7 +200,8 @@ class Monkey:
         rss0 = _rss_mb()
         try:
             with warnings.catch_warnings():
-                self._listen_for_warnings()
+                warnings.simplefilter("always", RuntimeWarning)  # every one, not the first per place
+                warnings.showwarning = _collect_warning
                 timer.start()
                 self._walk(n)
                 self._wait_idle(idle_timeout_s)
