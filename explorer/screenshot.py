@@ -15,7 +15,7 @@ from __future__ import annotations
 import faulthandler
 import sys
 
-from PySide6.QtCore import QObject, QPoint, QRect, QTimer, Signal
+from PySide6.QtCore import QObject, QPoint, QRect, Qt, QTimer, Signal
 from PySide6.QtGui import QPainter, QPixmap
 from PySide6.QtWidgets import QApplication, QWidget
 
@@ -74,6 +74,8 @@ class Screenshot(QObject):
         self._settling = False
         self._deadline = QTimer(self)
         self._deadline.setSingleShot(True)
+        # a coarse timer may fire up to 5 % early, and the warning says the limit passed
+        self._deadline.setTimerType(Qt.TimerType.PreciseTimer)
         self._deadline.setInterval(int(self._limit_s * 1000))
         self._deadline.timeout.connect(self._on_deadline_timeout)
         self._poll = QTimer(self)
