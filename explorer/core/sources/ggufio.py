@@ -11,9 +11,12 @@ No Qt here.
 
 from __future__ import annotations
 
+import hashlib
 import mmap
 import struct
-from dataclasses import dataclass
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -101,6 +104,42 @@ def read_header(path: str | Path) -> GGUFHeader:
     """
     path = Path(path)
     size = path.stat().st_size
+    key = str(path.resolve())
+    with _HEADERS_LOCK:
+        kept = _HEADERS.get(key)
+    header = None
+    if kept is not None and kept[0] == size:
+        with open(path, "rb") as f:
+            same = _digest(f.read(kept[1].header_size)) == kept[2]
+        header = kept[1] if same else None
+    if header is None:
+        header = _read_header(path, size)
+        with open(path, "rb") as f:
+            digest = _digest(f.read(header.header_size))
+        with _HEADERS_LOCK:
+            _HEADERS[key] = (size, header, digest)
+            _HEADERS.move_to_end(key)
+            while len(_HEADERS) > _HEADERS_KEPT:
+                _HEADERS.popitem(last=False)
+    # the caller's own dicts: one that edits them must not change the next caller's header
+    return replace(header, path=path, metadata=dict(header.metadata), array_lengths=dict(header.array_lengths),
+                   tensors=dict(header.tensors))
+
+
+#: headers parsed so far, by real path, with the file's size and a digest of the header's bytes:
+#: the model list is read again each time the picker opens, and skipping SmolLM2's ~150,000
+#: strings in Python held the GIL for 11-50 ms each time. The digest (hashlib lets the GIL go)
+#: takes 1-2 ms; a header rewritten in place, within the file system's clock tick, is still seen
+_HEADERS: OrderedDict[str, tuple[int, GGUFHeader, bytes]] = OrderedDict()
+_HEADERS_KEPT = 16
+_HEADERS_LOCK = threading.Lock()
+
+
+def _digest(data: bytes) -> bytes:
+    return hashlib.blake2b(data, digest_size=16).digest()
+
+
+def _read_header(path: Path, size: int) -> GGUFHeader:
     if size < 24:
         raise GGUFError("the file is too short to be GGUF")
     with open(path, "rb") as f:

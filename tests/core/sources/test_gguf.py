@@ -102,3 +102,28 @@ def test_alignment_that_does_not_match_the_file_never_reads_padding(tmp_path):
                             kv=[("general.alignment", value, gguf.GGUFValueType.UINT32)])
         with pytest.raises(SourceError, match="alignment|offset"):
             open_table(str(bad))
+
+
+def test_a_header_read_again_is_parsed_once_and_a_rewrite_in_place_is_seen(tmp_path, monkeypatch):
+    """The model list reads every GGUF header each time the picker opens: a file read before
+    is not parsed again, but a header rewritten in place (same size, same inode, possibly the
+    same clock tick) is, and a caller that edits its header does not edit the next one's."""
+    from explorer.core.sources import ggufio
+    from tests.support.gguf_files import patch_gguf_tensor_type
+
+    path = mf.write_gguf(tmp_path / "t.gguf", np.ones((48, 64), np.float32))
+    parsed = []
+    real_parse = ggufio._parse
+    monkeypatch.setattr(ggufio, "_parse", lambda *a: parsed.append(a[0]) or real_parse(*a))
+    first = ggufio.read_header(path)
+    first.metadata["edited"] = 1
+    first.tensors.clear()
+    again = ggufio.read_header(str(path))
+    assert len(parsed) == 1 and "edited" not in again.metadata
+    assert again.tensors["token_embd.weight"].type_id == 0  # F32
+    size = path.stat().st_size
+    patch_gguf_tensor_type(path, "token_embd.weight", 1)  # F16: the same bytes of header, half the data
+    assert path.stat().st_size == size
+    with pytest.raises(ggufio.GGUFError, match="after its last tensor"):  # the new header, checked
+        ggufio.read_header(path)
+    assert len(parsed) == 2
