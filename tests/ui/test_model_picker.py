@@ -76,3 +76,34 @@ def test_the_picker_marks_the_open_model_and_does_not_reload_it(qtbot, explorer)
         picker.tree.itemDoubleClicked.emit(picker._items["toy:cat-sat"], 0)
     assert chosen == ["toy:cat-sat"] and explorer.state.table.spec == "toy:cat-sat"
     picker.spec_chosen.disconnect(chosen.append)
+
+
+def test_an_opened_model_heads_the_recent_menu_at_once_and_the_file_soon(qtbot, explorer, tmp_path, monkeypatch):
+    """The Recent menu changes in the same turn; the file is written by a thread of its own (the
+    window's thread once waited 0.55 s on it); the picker lists the window's recent models and
+    those another process added to the file."""
+    import json
+    import threading
+
+    from explorer.core.sources import recent
+    from tests.support.ui_helpers import load
+
+    monkeypatch.setenv("EXPLORER_CONFIG_DIR", str(tmp_path))
+    writers = []
+    real_add = recent.add
+    monkeypatch.setattr(recent, "add", lambda spec: writers.append(threading.current_thread()) or real_add(spec))
+    load(qtbot, explorer, "random:20x3")
+    assert explorer.window.recent_menu.actions()[0].text() == "random:20x3"
+    path = tmp_path / "recent.json"
+    qtbot.waitUntil(lambda: path.exists() and json.loads(path.read_text())[:1] == ["random:20x3"], timeout=5000)
+    assert writers and threading.main_thread() not in writers
+    real_add("random:40x5")  # the command line, or another window
+    load(qtbot, explorer, "random:30x4")
+    assert [a.text() for a in explorer.window.recent_menu.actions()][:2] == ["random:30x4", "random:20x3"]
+    qtbot.waitUntil(lambda: json.loads(path.read_text())[:3] == ["random:30x4", "random:40x5", "random:20x3"],
+                    timeout=5000)
+    with qtbot.waitSignal(explorer.listing.succeeded, timeout=30_000):
+        explorer.show_picker()
+    listed = set(explorer.picker._items)
+    assert {"random:20x3", "random:30x4", "random:40x5"} <= listed
+    explorer.picker.reject()

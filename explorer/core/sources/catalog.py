@@ -13,13 +13,14 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from explorer.core.errors import ExplorerError, user_message
+from explorer.core.sources import recent
 from explorer.core.sources.checkpoint import embedding_shape, file_facts, folder_facts
 from explorer.core.sources.common import PACKAGE_MODELS, TOY_NAMES, SourceError, package_path, shown
 from explorer.core.sources.gguf_source import gguf_facts
 from explorer.core.sources.hfcache import cached_repos, hf_cache_dir
 from explorer.core.sources.specs import open_table, parse_random_spec, resolve_spec
 
-__all__ = ["SourceInfo", "peek", "list_sources"]
+__all__ = ["SourceInfo", "peek", "list_sources", "list_sources_job"]
 
 
 @dataclass
@@ -140,3 +141,12 @@ def list_sources(recent: Sequence[str] = ()) -> list[SourceInfo]:
             out.append(peek(spec, "recent"))
             seen.add(spec)
     return out
+
+
+def list_sources_job(recent_specs: Sequence[str]):
+    """:func:`list_sources` as a background job. ``recent_specs`` is the window's own list of
+    recent models, first (its newest write to the file may not have landed); then come those
+    that other windows and the command line added to the file."""
+    yield 0.0, "Looking for models…"
+    on_file = [s for s in recent.load() if s not in recent_specs]
+    return list_sources((list(recent_specs) + on_file)[:recent.MAX_RECENT])

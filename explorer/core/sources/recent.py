@@ -30,10 +30,14 @@ def load() -> list[str]:
     return [s for s in data if isinstance(s, str)][:MAX_RECENT] if isinstance(data, list) else []
 
 
+def with_first(specs: list[str], spec: str) -> list[str]:
+    """``specs`` with ``spec`` first, once, at most :data:`MAX_RECENT` long (no file touched)."""
+    return ([spec] + [s for s in specs if s != spec])[:MAX_RECENT]
+
+
 def add(spec: str) -> list[str]:
     """Put ``spec`` first in the list and save it; returns the new list."""
-    specs = [spec] + [s for s in load() if s != spec]
-    specs = specs[:MAX_RECENT]
+    specs = with_first(load(), spec)
     p = _path()
     try:
         p.parent.mkdir(parents=True, exist_ok=True)
