@@ -141,6 +141,10 @@ class Monkey:
                                                                         str(corrupt.parent), str(corrupt)]
         self._last_tick = 0.0
         self._longest = 0.0
+        # the codec type_text splits texts with, looked up now: its first lookup imports a module, and
+        # an import on this thread waits for the warm-up's (2.8 s once, charged to a keystroke the
+        # window never had: a keyboard sends characters, no codec is imported)
+        "".encode("utf-16-le", "surrogatepass")
         self.actions: list[tuple[str, Callable[[], str]]] = [
             ("chip", self.click_chip), ("chip", self.click_chip), ("type", self.type_text),
             ("paste", self.paste_text), ("tab", self.switch_tab), ("tab", self.switch_tab),
