@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import threading
 from pathlib import Path
 
 MAX_RECENT = 10
@@ -41,7 +42,13 @@ def add(spec: str) -> list[str]:
     p = _path()
     try:
         p.parent.mkdir(parents=True, exist_ok=True)
-        p.write_text(json.dumps(specs, indent=1))
+        # a whole file or none: a reader (the picker's listing, another window) never sees it half written
+        tmp = p.with_name(f".{p.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+        try:
+            tmp.write_text(json.dumps(specs, indent=1))
+            os.replace(tmp, p)
+        finally:
+            tmp.unlink(missing_ok=True)
     except OSError:
         pass  # a read-only config folder must not break opening a model
     return specs
