@@ -80,6 +80,9 @@ class MonkeyReport:
     jobs_stopped: bool = True
     #: per kind of action: [actions, stalls over 100 ms, longest stall in ms]
     stalls_by_action: dict[str, list] = field(default_factory=dict)
+    #: by the number of background jobs running when the action began ("0", "1", "2+"): [actions,
+    #: stalls over 100 ms] (each running worker takes the GIL in turn with the window's thread)
+    stalls_by_jobs: dict[str, list] = field(default_factory=dict)
 
     def as_json(self) -> dict:
         return asdict(self)
@@ -224,6 +227,7 @@ class Monkey:
     def _walk(self, n: int) -> None:
         for k in range(n):
             name, act = self.rng.choice(self.actions)
+            jobs = len(self.ex.running_jobs())
             self._longest, self._last_tick = 0.0, time.perf_counter()
             try:
                 what = act()
@@ -238,9 +242,12 @@ class Monkey:
             kind = self.report.stalls_by_action.setdefault(name, [0, 0, 0.0])
             kind[0] += 1
             kind[2] = max(kind[2], round(stall, 1))
+            busy = self.report.stalls_by_jobs.setdefault(str(jobs) if jobs < 2 else "2+", [0, 0])
+            busy[0] += 1
             if stall > 100:
                 self.report.stalls_over_100ms += 1
                 kind[1] += 1
+                busy[1] += 1
             if stall > self.report.max_stall_ms:
                 self.report.max_stall_ms, self.report.max_stall_action = stall, f"#{k} {what}"
             self.report.actions = k + 1
@@ -468,6 +475,8 @@ def format_monkey(r: MonkeyReport) -> str:
              f"  RSS growth {r.rss_growth_mb:.0f} MB"]
     worst = sorted(r.stalls_by_action.items(), key=lambda kv: -kv[1][2])
     lines += [f"  {name}: {n:,} actions, {over:,} over 100 ms, longest {ms:.0f} ms" for name, (n, over, ms) in worst]
+    lines += [f"  begun with {jobs} background job{'' if jobs == '1' else 's'} running: {n:,} actions, "
+              f"{over:,} over 100 ms" for jobs, (n, over) in sorted(r.stalls_by_jobs.items())]
     lines += [f"  disagreement: {d}" for d in r.disagreements]
     if not r.jobs_stopped:
         lines.append("  a job was still running a minute after the window closed")

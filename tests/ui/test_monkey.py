@@ -33,6 +33,10 @@ def test_a_walk_of_user_actions_leaves_no_exception_warning_or_stale_readout(qtb
     assert sum(n for n, _, _ in kinds.values()) == ACTIONS and len(kinds) >= 8
     assert sum(over for _, over, _ in kinds.values()) == report.stalls_over_100ms
     assert max(ms for _, _, ms in kinds.values()) == round(report.max_stall_ms, 1)
+    by_jobs = report.stalls_by_jobs  # and under the number of jobs running when it began
+    assert by_jobs and set(by_jobs) <= {"0", "1", "2+"}
+    assert sum(n for n, _ in by_jobs.values()) == ACTIONS
+    assert sum(over for _, over in by_jobs.values()) == report.stalls_over_100ms
 
 
 def test_the_walk_counts_runtime_warnings_of_the_window_and_other_threads(qtbot, explorer):
