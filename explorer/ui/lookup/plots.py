@@ -10,6 +10,7 @@ from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QColor, QFont
 from PySide6.QtWidgets import QLabel, QSizePolicy
 
+from explorer.ui.common.cell_texts import CellTextLayer
 from explorer.ui.lookup.row_labels import RowLabelAxis
 from explorer.ui.style import ACCENT, DIVERGING, plot_colors, style_plot, text_color_on
 
@@ -79,27 +80,15 @@ def small_font(widget_font: QFont, point_size: int = 8) -> QFont:
 
 
 class CellTexts:
-    """Numbers written on the cells of a colour-mapped image (small tables).
-
-    At most ``n`` numbers. Text items are made when first needed, never
-    more than the most cells shown so far, and reused after that: a view
-    of a wide table (no numbers) makes none, and its first show does not
-    pay for hundreds of items it never draws.
-    """
+    """Numbers written on the cells of a colour-mapped image (small tables): at most
+    ``capacity`` of them, all painted by one :class:`CellTextLayer` (a text item per
+    number cost the first small table's frame hundreds of milliseconds)."""
 
     def __init__(self, plot: pg.PlotItem, n: int):
-        self._plot = plot
         self.capacity = n
         self._cmap = pg.colormap.get(DIVERGING)
-        self.items: list[pg.TextItem] = []
-
-    def _grow(self, n: int) -> None:
-        """Text items until there are ``n`` (made once, then reused)."""
-        for _ in range(len(self.items), min(n, self.capacity)):
-            t = pg.TextItem(anchor=(0.5, 0.5))
-            t.setZValue(10)
-            self._plot.addItem(t, ignoreBounds=True)
-            self.items.append(t)
+        self.layer = CellTextLayer(z=10)
+        plot.addItem(self.layer, ignoreBounds=True)
 
     def text_color(self, value: float, lim: float) -> QColor:
         """Text that reads on the cell's colour (the diverging map over [-lim, lim])."""
@@ -107,17 +96,13 @@ class CellTexts:
         return text_color_on(self._cmap.map(x, mode=pg.ColorMap.QCOLOR))
 
     def show(self, cells: list[tuple[float, float, str, float]], lim: float) -> None:
-        """(x, y, text, value) per cell (at most ``capacity``); the rest are hidden."""
-        self._grow(len(cells))
-        for k, t in enumerate(self.items):
-            if k < len(cells):
-                x, y, text, value = cells[k]
-                t.setText(text)
-                t.setColor(self.text_color(value, lim))
-                t.setPos(x, y)
-                t.show()
-            else:
-                t.hide()
+        """(x, y, text, value) per cell (at most ``capacity``); no others."""
+        self.layer.set_cells([(x, y, text, self.text_color(value, lim))
+                              for x, y, text, value in cells[: self.capacity]])
+
+    def shown(self) -> list[str]:
+        """The numbers written, in order."""
+        return self.layer.shown_texts()
 
 
 class OutputVector:

@@ -1,8 +1,8 @@
 """The lookup view's first show stays light (issue 23: a real window stalled
-0.6 s building it): numbers on cells are text items made only when a
-small table needs them, then reused, never recreated per token or table.
+0.6 s building it): numbers on cells are written only when a small table
+needs them, all by one layer per plot, kept across tokens and tables.
 
-Behaviour only: which items exist and what they say, never how long it took.
+Behaviour only: what is written where, never how long it took.
 """
 
 from __future__ import annotations
@@ -24,18 +24,18 @@ def _pools(view):
 
 
 def _shown(pool) -> list[str]:
-    return [t.toPlainText() for t in pool.items if t.isVisible()]
+    return pool.shown()
 
 
 def test_a_wide_table_makes_no_cell_numbers(setup):
     state, view = setup
-    assert all(not pool.items for pool in _pools(view))  # nothing made before anything is shown
+    assert all(not pool.shown() for pool in _pools(view))  # nothing written before anything is shown
     state.set_table(open_table("random:2000x16"))  # d = 16: curves and images, no numbers on cells
     state.set_text("5 7")
     state.set_selected_token(1500)
     view.seek(1.0)
     assert view.frame.finished
-    assert all(not pool.items for pool in _pools(view))
+    assert all(not pool.shown() for pool in _pools(view))
     assert not view.backward.plots_built  # the backward step's page was never opened
     assert view.measure_panel.chart is None  # nothing measured: no chart made yet
 
@@ -56,7 +56,7 @@ def test_the_backward_page_makes_its_plots_when_first_shown_and_draws_what_came(
     assert "Done" in panel.now_label.text()
 
 
-def test_a_small_table_writes_every_cell_and_reuses_the_items(qtbot, setup):
+def test_a_small_table_writes_every_cell_and_keeps_its_layer(qtbot, setup):
     state, view = setup
     table = open_table("toy:robot")  # V = 4, d = 3: every value of E written on its cell
     state.set_table(table)
@@ -65,12 +65,11 @@ def test_a_small_table_writes_every_cell_and_reuses_the_items(qtbot, setup):
     view.seek(1.0)
     e = table.matrix()
     zoom = view.onehot.zoom_texts
-    assert len(zoom.items) == e.size  # one item per cell shown, not the pool's capacity
-    assert _shown(zoom) == [f"{x:+.2f}" for x in e.ravel()]
+    assert _shown(zoom) == [f"{x:+.2f}" for x in e.ravel()]  # one number per cell, not the capacity
     out = view.onehot.output.texts
     assert _shown(out) == [f"{x:+.2f}" for x in e[2]]
-    made = [list(pool.items) for pool in _pools(view)]
-    # another token, then another small table: the same items say the new values
+    made = [pool.layer for pool in _pools(view)]
+    # another token, then another small table: the same layers say the new values
     state.set_selected_token(3)
     view.seek(1.0)
     assert _shown(out) == [f"{x:+.2f}" for x in e[3]]
@@ -81,12 +80,11 @@ def test_a_small_table_writes_every_cell_and_reuses_the_items(qtbot, setup):
     view.seek(1.0)
     f = other.matrix()
     assert _shown(zoom) == [f"{x:+.2f}" for x in f.ravel()]
-    assert zoom.items[:e.size] == made[0]  # grown to 24 cells, the first 12 kept
-    assert out.items[:3] == made[1]
-    # back to the robot: no new items, the extra ones hidden
+    assert [pool.layer for pool in _pools(view)] == made
+    # back to the robot: the numbers of the bigger table are gone
     state.set_table(table)
     state.set_text("robot arm")
     state.set_selected_token(0)
     view.seek(1.0)
-    assert len(zoom.items) == f.size and _shown(zoom) == [f"{x:+.2f}" for x in e.ravel()]
+    assert _shown(zoom) == [f"{x:+.2f}" for x in e.ravel()]
     np.testing.assert_array_equal(view.pointer.output.values, e[0])
