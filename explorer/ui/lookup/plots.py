@@ -131,7 +131,6 @@ class OutputVector:
         self._lim = lim
         self._filled = -1
         d = self._row.size
-        self.image.setRect(QRectF(0, 0, d, 1))
         self._ranges.set(self.plot, (0, d), (0, 1))
 
     def show(self, filled: int) -> None:
@@ -146,6 +145,9 @@ class OutputVector:
         self.curve.setVisible(not small)
         if small:
             self.image.setImage(values[None, :], levels=(-self._lim, self._lim), autoLevels=False)
+            # after the image: setRect scales the image it holds, and placed before it, it stretched the
+            # last row's width over d columns (a 3-value row of a toy table drew its first value 3 wide)
+            self.image.setRect(QRectF(0, 0, d, 1))
             self.texts.show([(j + 0.5, 0.5, f"{values[j]:+.2f}" if j < filled else "0", float(values[j]))
                              for j in range(d)], self._lim)
         else:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QRectF, Qt
 
 from explorer.core.sources import open_table
 
@@ -80,6 +80,9 @@ def test_a_small_table_writes_every_cell_and_keeps_its_layer(qtbot, setup):
     view.seek(1.0)
     f = other.matrix()
     assert _shown(zoom) == [f"{x:+.2f}" for x in f.ravel()]
+    for path in (view.onehot, view.pointer):  # each value's colour over its own cell, d cells wide
+        image = path.output.image
+        assert image.mapRectToParent(image.boundingRect()) == QRectF(0, 0, f.shape[1], 1)
     assert [pool.layer for pool in _pools(view)] == made
     # back to the robot: the numbers of the bigger table are gone
     state.set_table(table)
