@@ -13,6 +13,7 @@ from PySide6.QtCore import QRectF
 from PySide6.QtGui import QFont, QFontMetrics, QFontMetricsF
 from PySide6.QtWidgets import QApplication, QGraphicsRectItem
 
+from explorer.ui.common.cell_texts import CellTextLayer
 from explorer.ui.common.plot_title import FittedTitle
 from explorer.ui.similarity.token_axis import TokenAxis
 from explorer.ui.style import ACCENT, style_plot, text_colors_on
@@ -59,10 +60,10 @@ class Heatmap:
             r.setZValue(10)
             plot.addItem(r)
             r.hide()
-        self.texts: list[pg.TextItem] = []
+        self.layer = CellTextLayer(z=5)  # the values written in the cells, one painted item
+        plot.addItem(self.layer, ignoreBounds=True)
         self.values = np.zeros((0, 0))
         self._written = 0  # cells with a value written
-        self._cell_state: list = []  # per text item: what it shows (text, colour, column, row)
         self._text_box: dict[int, tuple[float, float]] = {}  # point size -> widest value, line height (px)
         #: the point size the values are written in (0: they do not fit and are hidden)
         self.cell_point_size = 0
@@ -116,8 +117,7 @@ class Heatmap:
     def clear(self) -> None:
         self.values = np.zeros((0, 0))
         self.image.hide()
-        for t in self.texts:
-            t.hide()
+        self.layer.clear()
         self._written = 0
         self.set_ticks([])
         self.highlight(-1, 0, None)
@@ -128,28 +128,12 @@ class Heatmap:
         that reads best on the cell's colour."""
         n = self.values.shape[0]
         want = n * n if n <= limit else 0
-        while len(self.texts) < want:
-            t = pg.TextItem("", anchor=(0.5, 0.5))
-            t.setZValue(5)
-            t.hide()
-            self.plot.addItem(t, ignoreBounds=True)
-            self.texts.append(t)
-            self._cell_state.append(None)
         lo, hi = levels
         values = self.values.ravel()[:want]
         fracs = np.full(want, 0.5) if hi == lo else (np.clip(values, lo, hi) - lo) / (hi - lo)
         colors = text_colors_on(cmap.map(fracs, mode="float")) if want else []
         texts = [fmt(float(v)) for v in values]
-        for k in range(want):
-            state = (texts[k], colors[k].rgb(), k % n, k // n)
-            if self._cell_state[k:k + 1] == [state]:
-                continue  # unchanged: touching a text item costs a relayout
-            t = self.texts[k]
-            t.setText(texts[k], color=colors[k])
-            t.setPos(k % n + 0.5, k // n + 0.5)
-            self._cell_state[k:k + 1] = [state]
-        for t in self.texts[want:]:
-            t.hide()
+        self.layer.set_cells([(k % n + 0.5, k // n + 0.5, texts[k], colors[k]) for k in range(want)])
         self._written = want
         self._text_box = {}
         for size in CELL_POINT_SIZES:
@@ -170,19 +154,17 @@ class Heatmap:
         size = next((s for s in CELL_POINT_SIZES
                      if self._text_box.get(s, (np.inf, 0))[0] + CELL_MARGIN <= px and self._text_box[s][1] <= px), 0)
         self.cell_point_size = size if self._written else 0
-        font = _cell_font(size) if size else None
-        for t in self.texts[: self._written]:
-            if font is not None and t.textItem.font().pointSize() != size:
-                t.setFont(font)
-            t.setVisible(font is not None)
+        if size:
+            self.layer.set_font(_cell_font(size))
+        self.layer.setVisible(bool(size))
 
     def cell_texts(self) -> list[str]:
         """The values written in the cells, row by row (shown when they fit)."""
-        return [t.textItem.toPlainText() for t in self.texts[: self._written]]
+        return self.layer.texts()
 
     @property
     def cell_texts_shown(self) -> bool:
-        return self._written > 0 and self.texts[0].isVisible()
+        return self._written > 0 and self.layer.isVisible()
 
     # -- axis labels ---------------------------------------------------------------------
     def set_ticks(self, labels: list[str], bottom: bool = True) -> None:

@@ -246,9 +246,9 @@ def test_labels_and_values_never_run_into_each_other(qtbot, sized_view):
         # values are written only in a font that fits the cell, never over a neighbour
         if h.cell_texts_shown:
             px = h.cell_px()
-            for t in h.texts[: n * n]:
-                fm = QFontMetrics(t.textItem.font())
-                assert fm.horizontalAdvance(t.textItem.toPlainText()) + 4 <= px and fm.height() <= px
+            fm = QFontMetrics(h.layer.font())
+            for text in h.cell_texts()[: n * n]:
+                assert fm.horizontalAdvance(text) + 4 <= px and fm.height() <= px
     main = page.main.bottom_axis
     if v.width() >= 1000:
         # wide enough for one line per column: every column labelled, long pieces in full (across or upwards)
@@ -434,9 +434,11 @@ def test_cell_text_is_readable_in_both_palettes(view):
             _robot(state)
             cmap = page.main.image.getColorMap()
             lo, hi = page.matrices.levels
-            for t, value in zip(page.main.texts, page.matrices.learned.ravel()):
+            cells = page.main.layer.cells()
+            assert len(cells) == page.matrices.learned.size  # every value written, each checked below
+            for (_, _, _, colour), value in zip(cells, page.matrices.learned.ravel()):
                 cell = cmap.map((value - lo) / (hi - lo), mode="qcolor")
-                assert contrast_ratio(cell, t.textItem.defaultTextColor()) >= 4.0, (value, cell.name())
+                assert contrast_ratio(cell, colour) >= 4.0, (value, cell.name())
     finally:
         app.setPalette(light)
 
