@@ -118,18 +118,19 @@ def test_matrix_cell_values_read_on_their_own_colour(qtbot, explorer):
     load(qtbot, explorer, "toy:five-rows")
     explorer.state.set_selected_token(2)
     view = explorer.window.matrix_view
-    qtbot.waitUntil(lambda: len(view._cell_texts) > 0, timeout=10_000)
+    qtbot.waitUntil(lambda: view._cell_texts is not None and len(view._cell_texts.cells()) > 0, timeout=10_000)
     table = explorer.state.table.matrix()
     lim = explorer.state.overview.limit
     cmap = pg.colormap.get(DIVERGING)
-    assert len(view._cell_texts) == table.size
-    for item in view._cell_texts:
-        r, c = int(item.pos().y()), int(item.pos().x())
+    cells = view._cell_texts.cells()
+    assert len(cells) == table.size
+    for x, y, text, colour in cells:
+        r, c = int(y), int(x)
         value = table[r, c]
-        assert item.toPlainText() == f"{value:+.2f}"
+        assert text == f"{value:+.2f}"
         cell = cmap.map(np.array([(np.clip(value, -lim, lim) + lim) / (2 * lim)]), mode="qcolor")[0]
-        assert item.color.name() == text_color_on(cell).name()
-        assert contrast_ratio(cell, item.color) >= 3.0
+        assert colour.name() == text_color_on(cell).name()
+        assert contrast_ratio(cell, colour) >= 3.0
 
 
 def test_band_row_labels_thin_out_when_rows_are_short_and_keep_the_selected_one(qtbot, explorer):
