@@ -113,9 +113,7 @@ def read_header(path: str | Path) -> GGUFHeader:
             same = _digest(f.read(kept[1].header_size)) == kept[2]
         header = kept[1] if same else None
     if header is None:
-        header = _read_header(path, size)
-        with open(path, "rb") as f:
-            digest = _digest(f.read(header.header_size))
+        header, digest = _read_header(path, size)
         with _HEADERS_LOCK:
             _HEADERS[key] = (size, header, digest)
             _HEADERS.move_to_end(key)
@@ -139,13 +137,15 @@ def _digest(data: bytes) -> bytes:
     return hashlib.blake2b(data, digest_size=16).digest()
 
 
-def _read_header(path: Path, size: int) -> GGUFHeader:
+def _read_header(path: Path, size: int) -> tuple[GGUFHeader, bytes]:
+    """The parsed header and the digest of its bytes, from one mapping of the file."""
     if size < 24:
         raise GGUFError("the file is too short to be GGUF")
     with open(path, "rb") as f:
         mm = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
         try:
-            return _parse(path, mm, size)
+            header = _parse(path, mm, size)
+            return header, _digest(mm[: header.header_size])
         except (struct.error, IndexError, OverflowError) as exc:
             raise GGUFError(f"the GGUF header is truncated or corrupt ({exc})") from None
         except UnicodeDecodeError:
