@@ -32,7 +32,8 @@ class CellTextLayer(pg.GraphicsObject):
         super().__init__()
         self._cells: list[Cell] = []
         self._font: QFont | None = None  # None: the application's font when painted
-        self._bounds: QRectF | None = None
+        self._bounds = QRectF()  # the visible part of the view, in the plot's coordinates
+        self._bounds_stale = True  # the view moved since: asked again at the next use
         self.setZValue(z)
 
     # -- what is written -------------------------------------------------------------------
@@ -72,19 +73,19 @@ class CellTextLayer(pg.GraphicsObject):
         return None  # the texts never widen the plot's range
 
     def viewTransformChanged(self) -> None:
-        self._bounds = None  # the visible part of the view, asked again at the next paint
+        self._bounds_stale = True
         super().viewTransformChanged()
 
     def boundingRect(self) -> QRectF:
         """The visible part of the view: texts keep their pixel size at every zoom, so they may
         reach past their cells, and a repaint must cover them all."""
-        if self._bounds is None:
+        if self._bounds_stale:
+            self._bounds_stale = False
             view = self.viewRect()
             bounds = QRectF() if view is None else QRectF(view)
-            if bounds != getattr(self, "_last_bounds", None):
+            if bounds != self._bounds:
                 self.prepareGeometryChange()
-                self._last_bounds = bounds
-            self._bounds = bounds
+                self._bounds = bounds
         return self._bounds
 
     def paint(self, p, *_args) -> None:

@@ -71,7 +71,6 @@ class MatrixView(QWidget):
         self._overview: MatrixOverview | None = None
         self._band: RowBand | None = None
         self._band_ticks_key: tuple | None = None  # what the band's row ticks were made for
-        self._cell_texts: CellTextLayer | None = None  # the values over a small band's cells
         self._overview_ticks: list | None = None  # the whole table's column numbers now
         bg, fg = plot_colors()
         outer = QVBoxLayout(self)
@@ -140,6 +139,8 @@ class MatrixView(QWidget):
     def _build_band(self, bg: str, fg: str) -> None:
         """The rows around the selected token, labelled with their pieces."""
         self.band_plot = self.glw.addPlot(row=0, col=1, enableMenu=False)
+        self._cell_texts = CellTextLayer()  # the values over a small band's cells
+        self.band_plot.addItem(self._cell_texts, ignoreBounds=True)
         self.band_plot.getViewBox().sigResized.connect(self._on_band_resized)
         self.band_plot.setTitle("Rows around the selected token", color=fg, size="10pt")
         self.band_plot.invertY(True)
@@ -442,11 +443,6 @@ class MatrixView(QWidget):
         """Each cell's value over it when the band is small, all painted by one layer (making 48
         text items, the first time a narrow table's band was drawn, stalled the window 250-400 ms)."""
         n = band.image.size if band.image.size <= SMALL_CELLS else 0
-        if self._cell_texts is None:
-            if not n:
-                return
-            self._cell_texts = CellTextLayer()
-            self.band_plot.addItem(self._cell_texts, ignoreBounds=True)
         if not n:
             self._cell_texts.clear()
             return
@@ -461,7 +457,7 @@ class MatrixView(QWidget):
 
     def cell_texts(self) -> list[tuple[float, float, str]]:
         """(column, row, text) of each value written over the band's cells (none for a big band)."""
-        return [] if self._cell_texts is None else [(x, y, t) for x, y, t, _ in self._cell_texts.cells()]
+        return [(x, y, t) for x, y, t, _ in self._cell_texts.cells()]
 
     def _on_scene_clicked(self, event) -> None:
         table = self._state.table

@@ -63,7 +63,6 @@ class Heatmap:
         self.layer = CellTextLayer(z=5)  # the values written in the cells, one painted item
         plot.addItem(self.layer, ignoreBounds=True)
         self.values = np.zeros((0, 0))
-        self._written = 0  # cells with a value written
         self._text_box: dict[int, tuple[float, float]] = {}  # point size -> widest value, line height (px)
         #: the point size the values are written in (0: they do not fit and are hidden)
         self.cell_point_size = 0
@@ -118,7 +117,6 @@ class Heatmap:
         self.values = np.zeros((0, 0))
         self.image.hide()
         self.layer.clear()
-        self._written = 0
         self.set_ticks([])
         self.highlight(-1, 0, None)
 
@@ -134,7 +132,6 @@ class Heatmap:
         colors = text_colors_on(cmap.map(fracs, mode="float")) if want else []
         texts = [fmt(float(v)) for v in values]
         self.layer.set_cells([(k % n + 0.5, k // n + 0.5, texts[k], colors[k]) for k in range(want)])
-        self._written = want
         self._text_box = {}
         for size in CELL_POINT_SIZES:
             m = QFontMetrics(_cell_font(size))
@@ -153,7 +150,7 @@ class Heatmap:
         px = self.cell_px()
         size = next((s for s in CELL_POINT_SIZES
                      if self._text_box.get(s, (np.inf, 0))[0] + CELL_MARGIN <= px and self._text_box[s][1] <= px), 0)
-        self.cell_point_size = size if self._written else 0
+        self.cell_point_size = size if self.layer.cells() else 0
         if size:
             self.layer.set_font(_cell_font(size))
         self.layer.setVisible(bool(size))
@@ -164,7 +161,7 @@ class Heatmap:
 
     @property
     def cell_texts_shown(self) -> bool:
-        return self._written > 0 and self.layer.isVisible()
+        return bool(self.layer.cells()) and self.layer.isVisible()
 
     # -- axis labels ---------------------------------------------------------------------
     def set_ticks(self, labels: list[str], bottom: bool = True) -> None:
