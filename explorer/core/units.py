@@ -22,6 +22,7 @@ __all__ = [
     "format_seconds",
     "format_count",
     "format_percent",
+    "format_ordinal",
     "short_size",
     "short_count",
     "short_seconds",
@@ -155,6 +156,14 @@ def format_percent(fraction: float, decimals: int = 2, rest: float | None = None
     if below_one and pct > 100 - step:
         return f"> {100 - step:.{decimals}f} %"
     return f"{pct:,.{decimals}f} %"
+
+
+def format_ordinal(n: int) -> str:
+    """``1st``, ``2nd``, ``3rd``, ``4th``, ``11th``, ``12th``, ``13th``, ``21st``, ``1,002nd``."""
+    n = int(n)
+    tens = abs(n) % 100
+    suffix = "th" if 11 <= tens <= 13 else {1: "st", 2: "nd", 3: "rd"}.get(abs(n) % 10, "th")
+    return f"{n:,}{suffix}"
 
 
 def _short(n: float, scales: tuple[tuple[str, float], ...], rest: str) -> str:

@@ -44,3 +44,10 @@ def test_time_ticks_at_every_decade():
 def test_size_and_count_ticks():
     assert [units.short_size(10.0**k) for k in (2, 3, 7, 9, 12)] == ["100 B", "1 kB", "10 MB", "1 GB", "1 TB"]
     assert [units.short_count(10.0**k) for k in (2, 3, 7, 9, 11)] == ["100", "1 k", "10 M", "1 B", "100 B"]
+
+
+def test_ordinals_follow_english():
+    # the Matrix view's "every 3rd row": the teens take "th", the rest follow the last digit
+    cases = {1: "1st", 2: "2nd", 3: "3rd", 4: "4th", 11: "11th", 12: "12th", 13: "13th", 21: "21st",
+             22: "22nd", 23: "23rd", 101: "101st", 111: "111th", 112: "112th", 1002: "1,002nd", 0: "0th"}
+    assert {n: units.format_ordinal(n) for n in cases} == cases

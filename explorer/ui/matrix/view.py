@@ -20,10 +20,11 @@ from PySide6.QtWidgets import (
 from explorer.core.matrix.axis_labels import column_ticks, label_step
 from explorer.core.matrix.overview import CODE_STEPS, NAN_CODE, MatrixOverview, RowBand, row_band
 from explorer.core.sources.output import STANDALONE_KINDS
+from explorer.core.units import format_ordinal
 from explorer.state.app_state import AppState
 from explorer.state.both_ends import INPUT, OUTPUT
 from explorer.ui.common.binding import JobBinding, ShownGate, job_status
-from explorer.ui.common.cell_texts import CellTextLayer
+from explorer.ui.common.cell_texts import FIT_POINT_SIZES, CellTextLayer
 from explorer.ui.style import (
     ACCENT,
     DIVERGING,
@@ -139,7 +140,8 @@ class MatrixView(QWidget):
     def _build_band(self, bg: str, fg: str) -> None:
         """The rows around the selected token, labelled with their pieces."""
         self.band_plot = self.glw.addPlot(row=0, col=1, enableMenu=False)
-        self._cell_texts = CellTextLayer()  # the values over a small band's cells
+        # the values over a small band's cells, in the largest font that fits a cell (else none)
+        self._cell_texts = CellTextLayer(fit=FIT_POINT_SIZES)
         self.band_plot.addItem(self._cell_texts, ignoreBounds=True)
         self.band_plot.getViewBox().sigResized.connect(self._on_band_resized)
         self.band_plot.setTitle("Rows around the selected token", color=fg, size="10pt")
@@ -311,9 +313,10 @@ class MatrixView(QWidget):
         self.overview_plot.setVisible(not small)
         self.overview_plot.setTitle(f"Whole table: {v:,} × {d:,}" if name == "E" else
                                     f"Whole output matrix: {v:,} × {d:,}", size="10pt")
-        rows = "token id (row)" if overview.row_step == 1 else f"token id (every {overview.row_step:,}th row)"
+        step = overview.row_step
+        rows = "token id (row)" if step == 1 else f"token id (every {format_ordinal(step)} row)"
         self.overview_plot.setLabel("left", rows)
-        cols = "dimension" if overview.col_step == 1 else f"dimension (every {overview.col_step:,}th)"
+        cols = "dimension" if overview.col_step == 1 else f"dimension (every {format_ordinal(overview.col_step)})"
         self.overview_plot.setLabel("bottom", cols)
         self.overview_plot.setLimits(xMin=-d * 0.05, xMax=d * 1.05, yMin=-v * 0.05, yMax=v * 1.05)
         # room on the left for the marks of the text's rows (not behind the axis)
@@ -458,6 +461,10 @@ class MatrixView(QWidget):
     def cell_texts(self) -> list[tuple[float, float, str]]:
         """(column, row, text) of each value written over the band's cells (none for a big band)."""
         return [(x, y, t) for x, y, t, _ in self._cell_texts.cells()]
+
+    def cell_texts_layer(self) -> CellTextLayer:
+        """The layer that paints them (it writes none while they would not fit their cells)."""
+        return self._cell_texts
 
     def _on_scene_clicked(self, event) -> None:
         table = self._state.table

@@ -10,20 +10,16 @@ from collections.abc import Callable
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QRectF
-from PySide6.QtGui import QFont, QFontMetrics, QFontMetricsF
+from PySide6.QtGui import QFontMetricsF
 from PySide6.QtWidgets import QApplication, QGraphicsRectItem
 
-from explorer.ui.common.cell_texts import CellTextLayer
+from explorer.ui.common.cell_texts import FIT_POINT_SIZES, CellTextLayer
 from explorer.ui.common.plot_title import FittedTitle
 from explorer.ui.similarity.token_axis import TokenAxis
 from explorer.ui.style import ACCENT, style_plot, text_colors_on
 
 #: values are written in the cells up to this many tokens
 CELL_TEXT_MAX = 14
-#: font sizes tried for the values, largest first; below the last they are not written
-CELL_POINT_SIZES = (9, 8, 7)
-#: free pixels a value leaves in its cell
-CELL_MARGIN = 4
 
 
 class Heatmap:
@@ -60,12 +56,10 @@ class Heatmap:
             r.setZValue(10)
             plot.addItem(r)
             r.hide()
-        self.layer = CellTextLayer(z=5)  # the values written in the cells, one painted item
+        # the values written in the cells, one painted item, in the largest font that fits them
+        self.layer = CellTextLayer(z=5, fit=FIT_POINT_SIZES)
         plot.addItem(self.layer, ignoreBounds=True)
         self.values = np.zeros((0, 0))
-        self._text_box: dict[int, tuple[float, float]] = {}  # point size -> widest value, line height (px)
-        #: the point size the values are written in (0: they do not fit and are hidden)
-        self.cell_point_size = 0
         self.colorbar: pg.ColorBarItem | None = None
         self._bar_fitted: tuple[float, float] | None = None  # the levels the colour bar's width was fitted to
         if colorbar_label is not None:
@@ -75,7 +69,6 @@ class Heatmap:
             if colorbar_label:
                 self.colorbar.setLabel("right", colorbar_label)
             style_plot(self.colorbar)
-        plot.getViewBox().sigResized.connect(self._on_view_resized)
 
     def set_title(self, title: str) -> None:
         self.title.set(title)
@@ -132,28 +125,11 @@ class Heatmap:
         colors = text_colors_on(cmap.map(fracs, mode="float")) if want else []
         texts = [fmt(float(v)) for v in values]
         self.layer.set_cells([(k % n + 0.5, k // n + 0.5, texts[k], colors[k]) for k in range(want)])
-        self._text_box = {}
-        for size in CELL_POINT_SIZES:
-            m = QFontMetrics(_cell_font(size))
-            self._text_box[size] = (max((m.horizontalAdvance(x) for x in set(texts)), default=0), m.height())
-        self._fit_cell_texts()
 
-    def cell_px(self) -> float:
-        """A cell's side in pixels, from the view's current range (0 when not laid out)."""
-        vb = self.plot.getViewBox()
-        (x0, x1), _ = vb.viewRange()
-        return vb.width() / (x1 - x0) if x1 > x0 else 0.0
-
-    def _fit_cell_texts(self) -> None:
-        """The values in the largest font that fits their cells; none when even
-        the smallest does not (never over a neighbour's cell)."""
-        px = self.cell_px()
-        size = next((s for s in CELL_POINT_SIZES
-                     if self._text_box.get(s, (np.inf, 0))[0] + CELL_MARGIN <= px and self._text_box[s][1] <= px), 0)
-        self.cell_point_size = size if self.layer.cells() else 0
-        if size:
-            self.layer.set_font(_cell_font(size))
-        self.layer.setVisible(bool(size))
+    @property
+    def cell_point_size(self) -> int:
+        """The point size the values are written in (0: they do not fit, or none is written)."""
+        return self.layer.point_size()
 
     def cell_texts(self) -> list[str]:
         """The values written in the cells, row by row (shown when they fit)."""
@@ -161,16 +137,13 @@ class Heatmap:
 
     @property
     def cell_texts_shown(self) -> bool:
-        return bool(self.layer.cells()) and self.layer.isVisible()
+        return bool(self.layer.shown_texts())
 
     # -- axis labels ---------------------------------------------------------------------
     def set_ticks(self, labels: list[str], bottom: bool = True) -> None:
         """Token labels on the left (and, with ``bottom``, under the columns)."""
         self.left_axis.set_labels(list(labels))
         self.bottom_axis.set_labels(list(labels) if bottom else [])
-
-    def _on_view_resized(self, *_args) -> None:
-        self._fit_cell_texts()
 
     # -- selection -----------------------------------------------------------------------
     def highlight(self, row: int, n: int, pair: tuple[int, int] | None) -> None:
@@ -201,8 +174,3 @@ class Heatmap:
             return r, c
         return None
 
-
-def _cell_font(point_size: int) -> QFont:
-    font = QFont(QApplication.font())
-    font.setPointSize(point_size)
-    return font

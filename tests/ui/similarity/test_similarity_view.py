@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 import torch
 from PySide6.QtCore import QPointF, Qt
-from PySide6.QtGui import QFontMetrics
+from PySide6.QtGui import QFontMetrics, QFontMetricsF
 from PySide6.QtWidgets import QApplication
 from safetensors.torch import save_file
 
@@ -245,10 +245,12 @@ def test_labels_and_values_never_run_into_each_other(qtbot, sized_view):
                 assert len(rects) == n
         # values are written only in a font that fits the cell, never over a neighbour
         if h.cell_texts_shown:
-            px = h.cell_px()
-            fm = QFontMetrics(h.layer.font())
+            px_w, px_h = h.layer.cell_px()
+            font = h.layer.font()
+            font.setPointSize(h.cell_point_size)
+            fm = QFontMetricsF(font)
             for text in h.cell_texts()[: n * n]:
-                assert fm.horizontalAdvance(text) + 4 <= px and fm.height() <= px
+                assert fm.horizontalAdvance(text) + 4 <= px_w and fm.height() <= px_h
     main = page.main.bottom_axis
     if v.width() >= 1000:
         # wide enough for one line per column: every column labelled, long pieces in full (across or upwards)
