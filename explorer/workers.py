@@ -28,7 +28,7 @@ from PySide6.QtCore import QObject, QThreadPool, Signal
 from superqt.utils import GeneratorWorker, WorkerBase
 
 from explorer.core.jobs import run_to_end
-from explorer.core.runtime import limit_torch_threads
+from explorer.core.runtime import limit_torch_threads, lower_this_thread
 
 __all__ = ["JobRunner", "Computation", "JobView", "JobViews", "await_all_workers", "warm_up_job"]
 
@@ -215,6 +215,7 @@ class _Worker(GeneratorWorker):
     """
 
     def run(self) -> None:
+        lower_this_thread()  # the window's thread first when the cores are short
         self.started.emit()
         self._running = True
         try:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 import pytest
 
 from explorer.core import runtime
@@ -75,6 +77,26 @@ def test_the_gui_thread_gets_the_gil_back_within_a_fifth_of_a_millisecond():
         assert runtime.GIL_SWITCH_INTERVAL_S <= 0.0002
     finally:
         sys.setswitchinterval(before)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="a nice value per thread is Linux's")
+def test_a_lowered_thread_runs_nicer_and_leaves_the_others_alone():
+    import os
+    import threading
+
+    mine = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+    seen = {}
+
+    def work():
+        seen["lowered"] = runtime.lower_this_thread()
+        seen["nice"] = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+        seen["again"] = runtime.lower_this_thread()  # already low: stays so, no error
+
+    thread = threading.Thread(target=work)
+    thread.start()
+    thread.join()
+    assert seen == {"lowered": True, "nice": max(mine, runtime.WORKER_NICENESS), "again": True}
+    assert os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) == mine  # the caller's thread untouched
 
 
 #: maps torch's library while another thread counts, then imports torch through the finder. The

@@ -3,6 +3,7 @@ work waits for a consumer, failures carry the exception (pytest-qt, no widgets).
 
 from __future__ import annotations
 
+import sys
 import threading
 
 import pytest
@@ -215,3 +216,23 @@ def test_a_finished_or_stopped_job_lets_go_of_its_arguments(qtbot):
         qtbot.wait(10)  # the worker's finished signal reaches the GUI thread
         gc.collect()
         assert ref() is None, "the job's generator still holds its argument"
+
+
+def _own_priority():
+    import os
+
+    yield 0.5, "asking"
+    return os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="a nice value per thread is Linux's")
+def test_jobs_run_at_a_lower_priority_than_the_window(qtbot, comp):
+    import os
+
+    from explorer.core.runtime import WORKER_NICENESS
+
+    gui = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+    with qtbot.waitSignal(comp.finished, timeout=5000) as blocker:
+        comp.request(_own_priority)
+    assert blocker.args[0] >= WORKER_NICENESS  # the worker's thread yields the cores to the window
+    assert os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) == gui  # the window's thread keeps its own
