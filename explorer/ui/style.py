@@ -166,6 +166,24 @@ def text_colors_on(rgb) -> list[QColor]:
     return [dark if d else light for d in use_dark]
 
 
+def cell_text_colors(values, levels: tuple[float, float], cmap) -> list[QColor]:
+    """The text colour that reads on each cell of an image of ``values`` drawn with ``cmap``
+    over ``levels``, as pyqtgraph draws it: values past the levels and ±inf in the end
+    colours, NaN not at all (the plot's background shows through). Pass the values the
+    image was given (a map drawn with NaN replaced gets the replaced values)."""
+    import numpy as np
+
+    v = np.asarray(values, dtype=np.float64).ravel()
+    lo, hi = float(levels[0]), float(levels[1])
+    nan = np.isnan(v)
+    fracs = np.full(v.shape, 0.5) if not hi > lo else (np.clip(np.where(nan, lo, v), lo, hi) - lo) / (hi - lo)
+    colors = text_colors_on(cmap.map(fracs, mode="float")) if len(v) else []
+    if nan.any():
+        background = text_color_on(plot_colors()[0])
+        colors = [background if n else c for c, n in zip(colors, nan.tolist())]
+    return colors
+
+
 def mono_font(point_size: int | None = None) -> QFont:
     f = QFontDatabase.systemFont(QFontDatabase.FixedFont)
     if point_size:

@@ -12,7 +12,7 @@ from PySide6.QtWidgets import QLabel, QSizePolicy
 
 from explorer.ui.common.cell_texts import CellTextLayer
 from explorer.ui.lookup.row_labels import RowLabelAxis
-from explorer.ui.style import ACCENT, DIVERGING, plot_colors, style_plot, text_color_on
+from explorer.ui.style import ACCENT, DIVERGING, cell_text_colors, plot_colors, style_plot
 
 #: values are written as numbers (and drawn as cells) when d is at most this
 SMALL_D = 12
@@ -92,13 +92,13 @@ class CellTexts:
 
     def text_color(self, value: float, lim: float) -> QColor:
         """Text that reads on the cell's colour (the diverging map over [-lim, lim])."""
-        x = 0.5 if not np.isfinite(value) else float(np.clip(0.5 + 0.5 * value / lim, 0.0, 1.0))
-        return text_color_on(self._cmap.map(x, mode=pg.ColorMap.QCOLOR))
+        return cell_text_colors([value], (-lim, lim), self._cmap)[0]
 
     def show(self, cells: list[tuple[float, float, str, float]], lim: float) -> None:
         """(x, y, text, value) per cell (at most ``capacity``); no others."""
-        self.layer.set_cells([(x, y, text, self.text_color(value, lim))
-                              for x, y, text, value in cells[: self.capacity]])
+        cells = cells[: self.capacity]
+        colors = cell_text_colors([value for *_, value in cells], (-lim, lim), self._cmap)
+        self.layer.set_cells([(x, y, text, color) for (x, y, text, _), color in zip(cells, colors)])
 
     def shown(self) -> list[str]:
         """The numbers written, in order."""

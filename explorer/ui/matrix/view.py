@@ -31,10 +31,10 @@ from explorer.ui.style import (
     EXTRA,
     SPACING,
     TEXT_TOKENS,
+    cell_text_colors,
     plot_colors,
     shrinkable,
     style_plot,
-    text_colors_on,
 )
 
 #: rows either side of the selected one in the zoomed band
@@ -450,10 +450,8 @@ class MatrixView(QWidget):
             self._cell_texts.clear()
             return
         lim = self._overview.limit if self._overview else 1.0
-        # the text colour that reads on each cell's own colour (either palette)
-        fracs = (np.clip(band.image.ravel(), -lim, lim) + lim) / (2 * lim) if lim > 0 else \
-            np.full(band.image.size, 0.5)
-        colors = text_colors_on(self._cmap.map(np.nan_to_num(fracs, nan=0.5), mode="float"))
+        # the text colour that reads on each cell's own colour (either palette; NaN: the background)
+        colors = cell_text_colors(band.image, (-lim, lim), self._cmap)
         width = band.image.shape[1]
         self._cell_texts.set_cells([(k % width + 0.5, band.start + k // width + 0.5,
                                      f"{band.image.flat[k]:+.2f}", colors[k]) for k in range(n)])

@@ -16,7 +16,7 @@ from PySide6.QtWidgets import QApplication, QGraphicsRectItem
 from explorer.ui.common.cell_texts import FIT_POINT_SIZES, CellTextLayer
 from explorer.ui.common.plot_title import FittedTitle
 from explorer.ui.similarity.token_axis import TokenAxis
-from explorer.ui.style import ACCENT, style_plot, text_colors_on
+from explorer.ui.style import ACCENT, cell_text_colors, style_plot
 
 #: values are written in the cells up to this many tokens
 CELL_TEXT_MAX = 14
@@ -119,10 +119,8 @@ class Heatmap:
         that reads best on the cell's colour."""
         n = self.values.shape[0]
         want = n * n if n <= limit else 0
-        lo, hi = levels
         values = self.values.ravel()[:want]
-        fracs = np.full(want, 0.5) if hi == lo else (np.clip(values, lo, hi) - lo) / (hi - lo)
-        colors = text_colors_on(cmap.map(fracs, mode="float")) if want else []
+        colors = cell_text_colors(np.nan_to_num(values), levels, cmap)  # the image shows NaN as 0
         texts = [fmt(float(v)) for v in values]
         self.layer.set_cells([(k % n + 0.5, k // n + 0.5, texts[k], colors[k]) for k in range(want)])
 
