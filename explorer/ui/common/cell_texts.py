@@ -38,17 +38,14 @@ FIT_MARGIN_PX = 4
 class CellTextLayer(pg.GraphicsObject):
     """Texts centred on data points, drawn in one paint; add it with ``ignoreBounds=True``.
 
-    With ``fit`` (point sizes, largest first) each text sits in a cell of ``cell`` data
-    units around its point, and the layer picks the largest size whose widest text fits.
+    With ``fit`` (point sizes, largest first) each text sits in a cell of one data unit
+    square around its point, and the layer picks the largest size whose widest text fits.
     """
 
-    def __init__(self, z: float = 10.0, fit: Sequence[int] = (),
-                 cell: tuple[float, float] = (1.0, 1.0)):
+    def __init__(self, z: float = 10.0, fit: Sequence[int] = ()):
         super().__init__()
         self._cells: list[Cell] = []
-        self._font: QFont | None = None  # None: the application's font when painted
         self._fit = tuple(fit)
-        self._cell = cell
         self._boxes: dict[int, tuple[float, float]] | None = None  # size -> widest text, line height (px)
         self._bounds = QRectF()  # the visible part of the view, in the plot's coordinates
         self._bounds_stale = True  # the view moved since: asked again at the next use
@@ -66,14 +63,9 @@ class CellTextLayer(pg.GraphicsObject):
     def clear(self) -> None:
         self.set_cells([])
 
-    def set_font(self, font: QFont | None) -> None:
-        """The texts' font (None: the application's)."""
-        if font != self._font:
-            self._font = QFont(font) if font is not None else None
-            self.update()
-
     def font(self) -> QFont:
-        return QFont(self._font) if self._font is not None else QApplication.font()
+        """The texts' font: the application's (at the fitted size, for a fitted layer)."""
+        return QApplication.font()
 
     # -- fitting --------------------------------------------------------------------------
     def fitted_size(self, cell_px: tuple[float, float]) -> int:
@@ -94,9 +86,7 @@ class CellTextLayer(pg.GraphicsObject):
     def cell_px(self) -> tuple[float, float]:
         """A cell's width and height on screen now, in pixels (0, 0 before the layer is shown)."""
         transform = self.deviceTransform_()  # pyqtgraph's: None before the view is shown
-        if transform is None:
-            return 0.0, 0.0
-        return self._cell[0] * abs(transform.m11()), self._cell[1] * abs(transform.m22())
+        return (0.0, 0.0) if transform is None else _unit_px(transform)
 
     def point_size(self) -> int:
         """The point size a fitted layer writes in now (0: its texts are not written)."""
@@ -147,7 +137,7 @@ class CellTextLayer(pg.GraphicsObject):
         to_device = p.transform()
         font = self.font()
         if self._fit:
-            size = self.fitted_size((self._cell[0] * abs(to_device.m11()), self._cell[1] * abs(to_device.m22())))
+            size = self.fitted_size(_unit_px(to_device))
             if not size:
                 return  # even the smallest size would run over the next cell
             font = self._sized_font(size)
@@ -163,3 +153,8 @@ class CellTextLayer(pg.GraphicsObject):
             p.drawText(QRectF(centre.x() - width / 2, centre.y() - height / 2, width, height),
                        Qt.AlignmentFlag.AlignCenter, text)
         p.restore()
+
+
+def _unit_px(transform) -> tuple[float, float]:
+    """The pixels one data unit spans across and down under ``transform`` (plots are not rotated)."""
+    return abs(transform.m11()), abs(transform.m22())

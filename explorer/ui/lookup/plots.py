@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QRectF, Qt
-from PySide6.QtGui import QColor, QFont
+from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QLabel, QSizePolicy
 
 from explorer.ui.common.cell_texts import CellTextLayer
@@ -89,10 +89,6 @@ class CellTexts:
         self._cmap = pg.colormap.get(DIVERGING)
         self.layer = CellTextLayer(z=10)
         plot.addItem(self.layer, ignoreBounds=True)
-
-    def text_color(self, value: float, lim: float) -> QColor:
-        """Text that reads on the cell's colour (the diverging map over [-lim, lim])."""
-        return cell_text_colors([value], (-lim, lim), self._cmap)[0]
 
     def show(self, cells: list[tuple[float, float, str, float]], lim: float) -> None:
         """(x, y, text, value) per cell (at most ``capacity``); no others."""
