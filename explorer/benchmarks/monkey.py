@@ -83,6 +83,8 @@ class MonkeyReport:
     #: by the number of background jobs running when the action began ("0", "1", "2+"): [actions,
     #: stalls over 100 ms] (each running worker takes the GIL in turn with the window's thread)
     stalls_by_jobs: dict[str, list] = field(default_factory=dict)
+    #: every stall over 100 ms, in walk order: [ms, "#k what it did", jobs running when it began]
+    stalls: list[list] = field(default_factory=list)
 
     def as_json(self) -> dict:
         return asdict(self)
@@ -246,6 +248,7 @@ class Monkey:
             busy[0] += 1
             if stall > 100:
                 self.report.stalls_over_100ms += 1
+                self.report.stalls.append([round(stall), f"#{k} {what}", jobs])
                 kind[1] += 1
                 busy[1] += 1
             if stall > self.report.max_stall_ms:
