@@ -282,20 +282,21 @@ class Explorer(QObject):
         """Whether the window was closed (the explorer has shut down)."""
         return self._closed
 
-    def open_spec(self, spec: str, keep_text: bool = False) -> None:
+    def open_spec(self, spec: str, keep_text: bool = False, text: str | None = None) -> None:
         """Load ``spec`` in the background; the current model stays until it succeeds.
 
-        The new model gets the text last typed for its kind of tokenizer, or
-        with ``keep_text`` the text on screen (unless it cannot read it).
+        The new model gets ``text`` ("" for its own example), else with ``keep_text`` the text
+        on screen (unless it cannot read it), else the text last typed for its kind of tokenizer.
         The spec of the last table shown from Python opens that table again.
         """
         spec = (spec or "").strip()
         if not spec or self._closed:
             return
+        keep, text = keep_text or text is not None, self.state.text if text is None else text
         if self._held is not None and spec == self._held.spec:
-            self.open_table(self._held, self.state.text if keep_text else None)
+            self.open_table(self._held, text if keep else None)
             return
-        self._start_load(load_model, spec, spec, self.state.text, keep_text)
+        self._start_load(load_model, spec, spec, text, keep)
 
     def open_table(self, table, text: str | None = None) -> None:
         """Load a table already open (one made from Python objects by
@@ -474,8 +475,7 @@ class Explorer(QObject):
         self.settings.sync()
 
     def _on_window_closing(self) -> None:
-        # the window goes at once; a job stuck in a long library call is left
-        # to run() (which ends the process) rather than holding the close
+        # the window goes at once; a job stuck in a library call is left to run(), which ends the process
         self.shutdown(wait_ms=CLOSE_WAIT_MS)
 
     def shutdown(self, wait_ms: int = 15000) -> bool:

@@ -2,7 +2,7 @@
 
 It drives the app through the small interface the composition root hands
 it (``state``, ``window``, ``view(name)``, ``view_built(name)``,
-``open_spec(spec, keep_text)``, ``loading`` and the ``load_finished(bool)`` signal), rings the step's
+``open_spec(spec, keep_text, text)``, ``loading`` and the ``load_finished(bool)`` signal), rings the step's
 widget, asks the state for the step's words (computed from what the step
 opened: :func:`explorer.core.tour.steps.claim_job`) and, on leaving, gives the
 user back their model, text, token, view and training settings.
@@ -59,6 +59,7 @@ class TourController(QObject):
         self._trained = False
         self._waiting_to_start: int | None = None
         self._restore_position: int | None = None
+        self._restore_text: str | None = None  # the user's text, set if their model fails to come back
         self._remembered: set[str] = set()  # views whose page and words _saved holds
         self.panel.back_clicked.connect(self.back)
         self.panel.next_clicked.connect(self.next)
@@ -97,8 +98,9 @@ class TourController(QObject):
         if step.spec is not None and (table is None or table.spec != step.spec):
             self._pending_spec = step.spec
             self.panel.set_text(f"Opening {step.spec}…")
-            self._state.set_text(step.text or "")  # empty: the load gives the model's own example text
-            self._app.open_spec(step.spec, keep_text=True)
+            # the step's text goes with the load ("": the model's own example): set now, it was
+            # tokenized and drawn for the model on its way out (11-23 ms, and its paint)
+            self._app.open_spec(step.spec, text=step.text or "")
             return
         self._pending_spec = None
         if step.spec is not None:
@@ -180,15 +182,16 @@ class TourController(QObject):
         if analogy is not None:
             analogy.set_words(*saved["analogy"])
             analogy.clear_answers()  # the tour's answers, not the user's
-        self._state.set_text(saved["text"])
-        self._window.show_view(saved["view"])
         table = self._state.table
         reload = saved["spec"] is not None and (table is None or table.spec != saved["spec"])
+        if not reload:  # else the text comes back with the user's model
+            self._state.set_text(saved["text"])
+        self._window.show_view(saved["view"])
         if saved["solved"] and analogy is not None and not reload:
             analogy.solve()  # the user's own words, solved again on their own model
         if reload:
-            self._restore_position = saved["position"]
-            self._app.open_spec(saved["spec"], keep_text=True)
+            self._restore_position, self._restore_text = saved["position"], saved["text"]
+            self._app.open_spec(saved["spec"], text=saved["text"])
         elif saved["position"] >= 0:
             self._state.select_position(saved["position"])
 
@@ -202,9 +205,11 @@ class TourController(QObject):
             return
         position = self._restore_position
         if not self.active and position is not None:
-            self._restore_position = None
+            self._restore_position, text, self._restore_text = None, self._restore_text, None
             if ok and position >= 0:
                 self._state.select_position(position)
+            elif not ok and text is not None:
+                self._state.set_text(text)  # the tour's model stays, the user's text comes back
             return
         if not self.active or self._pending_spec is None or self._app.loading:
             return

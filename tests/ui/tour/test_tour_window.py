@@ -7,7 +7,9 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
+import torch
 from PySide6.QtWidgets import QMessageBox
+from safetensors.torch import save_file
 
 from explorer.cli import main
 from explorer.core.tour.steps import STEPS, claim_for
@@ -188,5 +190,47 @@ def test_a_step_whose_model_cannot_be_opened_is_ready_with_a_note(qtbot, explore
     assert _wait_step(qtbot, ex, lambda: ex.tour.start(1)) == 1
     assert ex.tour.panel.body.text() == f"{missing} could not be opened here; press Next to go on."
     assert ex.state.table.spec == "toy:robot"  # the model on screen stays
+    for box in ex.window.findChildren(QMessageBox):  # the load's error box
+        box.close()
+
+
+def test_a_step_that_opens_a_model_tokenizes_its_text_once_with_that_model(qtbot, explorer):
+    """The step's text goes to the loader with the step's model: it was set first and so
+    tokenized and drawn with the model on its way out, work thrown away a moment later
+    (a stall of the window at every step that opened a model)."""
+    ex = explorer
+    _load(qtbot, ex, "toy:robot", "robot arm tool")
+    seen = []
+
+    def record(tok) -> None:
+        seen.append((ex.state.table.spec, tok.text))
+
+    ex.state.tokens_changed.connect(record)
+    step = STEPS[0]
+    assert step.spec == "toy:cat-sat" and step.text
+    assert _wait_step(qtbot, ex, ex.tour.start) == 1
+    ex.state.tokens_changed.disconnect(record)
+    assert ex.state.table.spec == step.spec and ex.state.text == step.text
+    assert seen == [(step.spec, step.text)]  # never the step's text with toy:robot
+
+
+def test_closing_the_tour_when_the_users_model_cannot_come_back_gives_their_text_back(qtbot, explorer, tmp_path):
+    """The user's text now returns with their model: when that model fails to open (its file
+    went away while the tour ran), the text still comes back, on the model the tour left."""
+    ex = explorer
+    folder = tmp_path / "mine"
+    folder.mkdir()
+    save_file({"embed.weight": torch.randn(40, 6, generator=torch.Generator().manual_seed(0))},
+              str(folder / "model.safetensors"))
+    _load(qtbot, ex, str(folder / "model.safetensors"), "")
+    ex.state.set_text("3 1 4 1 5")  # a table with no tokenizer reads ids
+    assert _wait_step(qtbot, ex, ex.tour.start) == 1
+    assert ex.state.text == STEPS[0].text
+    (folder / "model.safetensors").unlink()
+    with qtbot.waitSignal(ex.load_finished, timeout=TIMEOUT) as blocker:
+        ex.tour.close()
+    assert blocker.args == [False]
+    assert ex.state.table.spec == STEPS[0].spec and ex.state.text == "3 1 4 1 5"
+    assert ex.window.token_strip.edit.text() == "3 1 4 1 5"
     for box in ex.window.findChildren(QMessageBox):  # the load's error box
         box.close()
