@@ -38,7 +38,7 @@ def test_a_walk_of_user_actions_leaves_no_exception_warning_or_stale_readout(qtb
     assert sum(n for n, _ in by_jobs.values()) == ACTIONS
     assert sum(over for _, over in by_jobs.values()) == report.stalls_over_100ms
     assert len(report.stalls) == report.stalls_over_100ms  # each one listed, with what caused it
-    assert all(ms > 100 and what.startswith("#") and jobs >= 0 for ms, what, jobs in report.stalls)
+    assert all(ms >= 100 and what.startswith("#") and jobs >= 0 for ms, what, jobs in report.stalls)  # rounded
 
 
 def test_the_walk_counts_runtime_warnings_of_the_window_and_other_threads(qtbot, explorer):
