@@ -203,3 +203,61 @@ def test_the_tour_has_its_next_steps_view_built_while_a_step_is_read(qtbot, expl
     assert ex.view_built(wanted)
     assert [name for name in tabs if ex.view_built(name)] == sorted({wanted, shown} - {"matrix"}, key=tabs.index)
     ex.tour.close()
+
+
+def test_a_tab_the_user_opens_is_built_over_three_turns(qtbot):
+    """The click shows the tab saying its view is being built; the view is made in a later
+    turn and goes on screen in the one after: never all in the click's turn (150-280 ms)."""
+    from PySide6.QtWidgets import QTabWidget
+
+    made = []
+
+    def make():
+        made.append(len(made))
+        return QLabel("the view")
+
+    tabs = QTabWidget()
+    qtbot.addWidget(tabs)
+    tabs.addTab(QLabel("first"), "first")
+    page = LazyPage(make)
+    tabs.addTab(page, "lazy")
+    tabs.show()
+    qtbot.waitExposed(tabs)
+    tabs.setCurrentIndex(1)  # what a click on the tab does
+    assert not made and not page.built
+    assert page.widget().text() == "Building this view…" and page.widget().isVisible()
+    qtbot.waitUntil(lambda: page.built, timeout=5000)
+    assert made == [0] and page.widget().text() == "the view" and page.widget().isVisible()
+    assert page.view() is page.widget() and made == [0]  # built once
+
+
+def test_whoever_needs_the_view_gets_it_at_once_and_it_is_built_once(qtbot):
+    from PySide6.QtWidgets import QTabWidget
+
+    made = []
+
+    def make():
+        made.append(len(made))
+        return QLabel("the view")
+
+    tabs = QTabWidget()
+    qtbot.addWidget(tabs)
+    tabs.addTab(QLabel("first"), "first")
+    page = LazyPage(make)
+    tabs.addTab(page, "lazy")
+    tabs.show()
+    qtbot.waitExposed(tabs)
+    tabs.setCurrentIndex(1)
+    view = page.view()  # between the turns: built and on the page now
+    assert made == [0] and page.built and view.text() == "the view" and view.isVisible()
+    qtbot.wait(50)  # the turns still scheduled find nothing left to do
+    assert made == [0] and page.widget() is view
+
+
+def test_a_view_shown_by_name_is_on_screen_at_once(qtbot, explorer):
+    """The tour, --view and lessons' links ask for a view by name: no turn in between."""
+    load(qtbot, explorer, "default")
+    w = explorer.window
+    assert not explorer.view_built("cost")
+    assert w.show_view("cost")
+    assert explorer.view_built("cost") and explorer.view("cost").isVisible()
