@@ -205,9 +205,8 @@ def test_the_tour_has_its_next_steps_view_built_while_a_step_is_read(qtbot, expl
     ex.tour.close()
 
 
-def test_a_tab_the_user_opens_is_built_over_three_turns(qtbot):
-    """The click shows the tab saying its view is being built; the view is made in a later
-    turn and goes on screen in the one after: never all in the click's turn (150-280 ms)."""
+def _lazy_tab(qtbot):
+    """A shown tab widget whose second tab is a LazyPage: (tabs, page, the list of builds)."""
     from PySide6.QtWidgets import QTabWidget
 
     made = []
@@ -223,6 +222,13 @@ def test_a_tab_the_user_opens_is_built_over_three_turns(qtbot):
     tabs.addTab(page, "lazy")
     tabs.show()
     qtbot.waitExposed(tabs)
+    return tabs, page, made
+
+
+def test_a_tab_the_user_opens_is_built_over_three_turns(qtbot):
+    """The click shows the tab saying its view is being built; the view is made in a later
+    turn and goes on screen in the one after: never all in the click's turn (150-280 ms)."""
+    tabs, page, made = _lazy_tab(qtbot)
     tabs.setCurrentIndex(1)  # what a click on the tab does
     assert not made and not page.built
     assert page.widget().text() == "Building this view…" and page.widget().isVisible()
@@ -232,21 +238,7 @@ def test_a_tab_the_user_opens_is_built_over_three_turns(qtbot):
 
 
 def test_whoever_needs_the_view_gets_it_at_once_and_it_is_built_once(qtbot):
-    from PySide6.QtWidgets import QTabWidget
-
-    made = []
-
-    def make():
-        made.append(len(made))
-        return QLabel("the view")
-
-    tabs = QTabWidget()
-    qtbot.addWidget(tabs)
-    tabs.addTab(QLabel("first"), "first")
-    page = LazyPage(make)
-    tabs.addTab(page, "lazy")
-    tabs.show()
-    qtbot.waitExposed(tabs)
+    tabs, page, made = _lazy_tab(qtbot)
     tabs.setCurrentIndex(1)
     view = page.view()  # between the turns: built and on the page now
     assert made == [0] and page.built and view.text() == "the view" and view.isVisible()
