@@ -192,7 +192,7 @@ class StallMeter:
         if self._cond():
             self._loop.quit()
 
-    def run_until(self, cond, timeout_s: float = 120.0, settle_s: float = 0.3, action: str = "") -> float:
+    def run_until(self, cond, *, action: str, timeout_s: float = 120.0, settle_s: float = 0.3) -> float:
         """Run until ``cond()`` then ``settle_s`` more; returns the longest stall in ms
         (``action`` names what happened, for :attr:`worst_action`)."""
         deadline = time.perf_counter() + timeout_s
@@ -269,7 +269,7 @@ def bench_gui() -> dict:
         ex.window.show_view(name)
         meter.run_until(lambda: not ex.busy(), settle_s=0.2, action=f"show the {name} view")
     ex.window.show_view("matrix")
-    meter.run_until(lambda: not ex.busy(), settle_s=0.2)
+    meter.run_until(lambda: not ex.busy(), settle_s=0.2, action="back to the matrix view")
     times = _select_times(app, ex, ids)
     out["select_token_ms_median"] = statistics.median(times)
     out["select_token_ms_max"] = max(times)
@@ -279,7 +279,7 @@ def bench_gui() -> dict:
     # the biggest table: opening it, then clicking in it
     _seconds, out["big_open_stall_ms"] = open_and_wait(BIG_SPEC)
     ex.state.set_text(" ".join(str(i) for i in (42, 7, 128000, 1234, 99999, 5, 64000, 999, 100000, 12)))
-    meter.run_until(lambda: not ex.busy(), settle_s=0.1)
+    meter.run_until(lambda: not ex.busy(), settle_s=0.1, action="ten ids typed for the biggest table")
     big = _select_times(app, ex, [42, 7, 128000, 1234, 99999, 5, 64000, 999, 100000, 12])
     out["select_token_big_ms_median"] = statistics.median(big)
     out["select_token_big_ms_max"] = max(big)
@@ -323,7 +323,8 @@ def _scatter_fps(app, ex, meter, seconds: float = 3.0) -> dict:
     """Frames per second while panning and zooming the 50,257-point projection."""
     win = ex.window
     win.show_view("projection")
-    meter.run_until(lambda: not ex.busy() and ex.projection_view.result is not None, settle_s=0.5)
+    meter.run_until(lambda: not ex.busy() and ex.projection_view.result is not None, settle_s=0.5,
+                    action="the projection of 50,257 rows")
     view = ex.projection_view
     fps = _pan_zoom_fps(view, seconds)
     points = int(len(view.result.ids)) if view.result is not None else 0
@@ -353,7 +354,7 @@ def scatter_big_fps(app, ex, meter, seconds: float = 3.0) -> dict:
     win = ex.window
     ex.open_spec(SCATTER_BIG_SPEC)
     meter.run_until(lambda: ex.state.table is not None and ex.state.table.spec == SCATTER_BIG_SPEC
-                    and not ex.busy(), timeout_s=300)
+                    and not ex.busy(), timeout_s=300, action=f"open {SCATTER_BIG_SPEC}")
     win.show_view("projection")
     view = ex.projection_view
     view.set_fit_mode("all")
@@ -364,7 +365,7 @@ def scatter_big_fps(app, ex, meter, seconds: float = 3.0) -> dict:
         return (not ex.busy() and res is not None and res.spec == SCATTER_BIG_SPEC and res.mode == "all"
                 and (not density.shown or density.value is not None))
 
-    meter.run_until(drawn, timeout_s=300, settle_s=0.5)
+    meter.run_until(drawn, timeout_s=300, settle_s=0.5, action="the projection of 256,000 rows")
     fps = _pan_zoom_fps(view, seconds)
     out = {"scatter_big_points": int(len(view.result.ids)), "scatter_big_fps": fps,
            "scatter_big_density": bool(density.shown)}
