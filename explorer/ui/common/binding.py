@@ -201,9 +201,16 @@ def job_status() -> QLabel:
 
 
 def job_progress() -> QProgressBar:
-    """A narrow, hidden progress bar for a JobBinding (it shows it while the job runs)."""
+    """A narrow, hidden progress bar for a JobBinding (it shows it while the job runs).
+
+    Hidden, it keeps its room: a bar taller than its row's label that came and went with
+    every job made the row, and every plot under it, change height twice per job (each
+    plot's axes drawn anew and repainted: four relayouts in one switch to Positions)."""
     bar = ProgressBar()
     bar.setMaximumWidth(160)
     bar.setTextVisible(False)
+    policy = bar.sizePolicy()
+    policy.setRetainSizeWhenHidden(True)
+    bar.setSizePolicy(policy)
     bar.hide()
     return bar

@@ -114,3 +114,33 @@ def test_redraw_draws_the_value_or_clears(qtbot):
     view.draws.clear()
     binding.redraw()
     assert view.draws == ["cleared"]
+
+
+def test_a_job_coming_and_going_leaves_the_layout_as_it_was(qtbot):
+    """The progress bar keeps its room while hidden: shown and hidden with every job, it made
+    its row and every plot under it change height (four relayouts in one switch to Positions)."""
+    from PySide6.QtCore import QEvent
+    from PySide6.QtWidgets import QApplication, QHBoxLayout
+
+    from explorer.ui.common.binding import job_progress, job_status
+
+    page = QWidget()
+    qtbot.addWidget(page)
+    lay = QVBoxLayout(page)
+    row = QHBoxLayout()
+    status, bar = job_status(), job_progress()
+    row.addWidget(status, 1)
+    row.addWidget(bar)
+    lay.addLayout(row)
+    below = QLabel("a plot")
+    lay.addWidget(below, 1)
+    page.resize(600, 300)
+    page.show()
+    qtbot.waitExposed(page)
+    before = (status.geometry(), below.geometry())
+    assert not bar.isVisible() and bar.sizeHint().height() > status.sizeHint().height()
+    for running in (True, False):
+        bar.setVisible(running)
+        status.setText("Reading the model's input layer…" if running else "")
+        QApplication.sendPostedEvents(None, QEvent.LayoutRequest)
+        assert below.geometry() == before[1] and status.geometry().height() == before[0].height()
