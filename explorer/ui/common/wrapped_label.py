@@ -7,6 +7,11 @@ squeezed under their minimum (the Positions page at 1024 x 700: the parts
 plot 11 px short, its key laid over the axis). :class:`WrappedLabel`'s
 minimum height is its height at its current width, asked again whenever
 its width or its text changes.
+
+:meth:`hold` clears it (or shows a short message) while it keeps its height:
+a label cleared when a job restarts and filled when its result comes made
+everything under it move twice (the Positions page: every plot resized, its
+axes drawn anew and repainted, at each text change).
 """
 
 from __future__ import annotations
@@ -23,9 +28,26 @@ class WrappedLabel(QLabel):
     def __init__(self, text: str = "", parent=None):
         super().__init__(text, parent)
         self.setWordWrap(True)
+        self._held = 0  # the height kept by hold() until the next setText
+
+    def setText(self, text: str) -> None:  # noqa: N802 (Qt's name)
+        self._held = 0
+        super().setText(text)
+
+    def hold(self, text: str = "") -> None:
+        """Show ``text`` (nothing by default) in the height the label has now, until the
+        next :meth:`setText`: the words on their way take the room the last ones had."""
+        self._held = max(self._held, self.height() if self.isVisible() else 0)
+        super().setText(text)
+        self.updateGeometry()
+
+    def heightForWidth(self, width: int) -> int:  # noqa: N802 (Qt's name; what a box layout asks)
+        return max(super().heightForWidth(width), self._held)
 
     def minimumSizeHint(self) -> QSize:  # noqa: N802 (Qt's name)
         hint = super().minimumSizeHint()
+        if self._held:
+            hint.setHeight(max(hint.height(), self._held))
         if not self.text() or self.width() <= 0:
             return hint
         return QSize(hint.width(), max(hint.height(), self.heightForWidth(self.width())))

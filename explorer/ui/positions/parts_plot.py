@@ -67,6 +67,7 @@ class PartsPlot(PlotPanel):
         for c in self.curves.values():
             c.setData([], [])
         if v is None or i is None:
+            self.key.hold()  # the next token's key takes this room: the plot does not move twice
             self.set_title("Select a token to see the parts of its input vector")
             return
         x = np.arange(dims)

@@ -26,7 +26,7 @@ class SummaryLabel(WrappedLabel):
 
     def set_report(self, report: PositionsReport | None, message: str = "") -> None:
         if report is None:
-            self.setText(message)
+            self.hold(message)  # "Reading…" in the last summary's room: the pages under it stay put
             return
         layer = report.layer
         notes = " ".join(layer.notes)

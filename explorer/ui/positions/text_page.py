@@ -72,7 +72,7 @@ class TextInputsPage(QWidget):
         self._inputs, self._tokens, self._piece_of = inputs, tuple(tokens), piece_of
         self.table.set_inputs(inputs, tokens, piece_of)
         if inputs is None:
-            self.formula.setText("")
+            self.formula.hold()  # until the new inputs come: what is under it stays put
             self.limit_note.hide()
             self.token_map.clear()
             self.input_map.clear()

@@ -42,3 +42,29 @@ def test_a_plain_wrapped_qlabel_asks_for_fewer_lines(qtbot):
     page = _page(qtbot, label)
     qtbot.wait(50)
     assert page.minimumSizeHint().height() < label.heightForWidth(300)
+
+
+def test_a_held_label_keeps_its_room_until_its_next_text(qtbot):
+    """A job restarting clears its label and its result fills it: held, the label keeps its
+    lines' height meanwhile (a box layout asks heightForWidth), so what is under it stays put."""
+    from PySide6.QtCore import QEvent
+    from PySide6.QtWidgets import QApplication
+
+    page = QWidget()
+    qtbot.addWidget(page)
+    lay = QVBoxLayout(page)
+    label, below = WrappedLabel(TEXT), QLabel("a plot")
+    lay.addWidget(label)
+    lay.addWidget(below, 1)
+    page.resize(300, 400)
+    page.show()
+    qtbot.waitExposed(page)
+    QApplication.sendPostedEvents(None, QEvent.LayoutRequest)
+    tall, where = label.height(), below.geometry()
+    assert tall >= 4 * label.fontMetrics().lineSpacing() and where.top() >= tall
+    label.hold("Reading…")
+    QApplication.sendPostedEvents(None, QEvent.LayoutRequest)
+    assert label.text() == "Reading…" and label.height() == tall and below.geometry() == where
+    label.setText("short")  # the words came: the label takes their height again
+    qtbot.waitUntil(lambda: label.height() < 2 * label.fontMetrics().lineSpacing() + 4)
+    assert below.geometry().top() < where.top()
