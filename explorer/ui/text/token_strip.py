@@ -161,8 +161,11 @@ class TokenStrip(QWidget):
             act = self._menu.addAction(ex)
             act.triggered.connect(lambda _=False, t=ex: self._on_example_chosen(t))
         self.edit.setPlaceholderText(f"Type some text to see its tokens ({table.tokenizer.description})…")
-        # the old model's chips go at once; the new ones arrive with tokens_changed
-        self._on_state_tokens_changed(self._state.tokenized)
+        # the old model's chips go at once; the new ones arrive with tokens_changed, the strip keeping its
+        # shape meanwhile: its empty state shown and hidden again within one switch laid the window out
+        # twice more (showing a widget lays its parent out at once), every plot resized and repainted
+        self.chips.set_tokens(self._state.tokenized)
+        self._update_summary()
 
     def _on_state_text_changed(self, text: str) -> None:
         if self.edit.text() != text:

@@ -1,0 +1,44 @@
+"""The token strip across a model switch, in the real window (offscreen): the old model's
+chips go at once and the new ones come in the same turn, the strip keeping its shape."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QEvent, QObject
+
+from tests.support.ui_helpers import load
+
+
+class _Watch(QObject):
+    """Counts the show and hide events and the height changes of the widgets it watches."""
+
+    def __init__(self):
+        super().__init__()
+        self.seen = []
+
+    def eventFilter(self, obj, event):  # noqa: N802 (Qt's name)
+        kind = event.type()
+        if kind in (QEvent.Show, QEvent.Hide):
+            self.seen.append((obj.objectName() or type(obj).__name__, "shown" if kind == QEvent.Show else "hidden"))
+        elif kind == QEvent.Resize and event.oldSize().height() not in (-1, event.size().height()):
+            self.seen.append((obj.objectName() or type(obj).__name__, event.oldSize().height(), event.size().height()))
+        return False
+
+
+def test_a_model_switch_shows_no_empty_state_and_moves_no_view(qtbot, explorer):
+    """Its empty state ("Type some text…") was shown and hidden again inside each switch;
+    showing a widget lays its parent out at once, so the window was laid out twice more and
+    every plot under the strip resized and repainted (Health: 14 plot resizes per switch)."""
+    ex = explorer
+    load(qtbot, ex, "toy:robot")
+    ex.state.set_text("robot arm tool")
+    ex.window.show_view("matrix")
+    qtbot.wait(100)
+    strip = ex.window.token_strip
+    assert strip.scroll.isVisible() and not strip.empty.isVisible()
+    watch = _Watch()
+    for w in (strip.empty, strip.scroll, ex.window.tabs):
+        w.installEventFilter(watch)
+    load(qtbot, ex, "toy:cat-sat")  # its example text, as many chip lines
+    assert ex.state.tokens and strip.scroll.isVisible() and not strip.empty.isVisible()
+    assert not watch.seen, watch.seen
+    assert list(strip.chips.tokens()) == list(ex.state.tokens)
