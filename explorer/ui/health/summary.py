@@ -7,7 +7,7 @@ from __future__ import annotations
 import html
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 from explorer.core.health import CATEGORY_LABELS, HealthReport
 from explorer.core.health.text import (
@@ -19,6 +19,7 @@ from explorer.core.health.text import (
     side_line,
     verdict,
 )
+from explorer.ui.common.wrapped_label import WrappedLabel
 from explorer.ui.style import HEALTH_CATEGORY_COLORS, SPACING
 
 __all__ = ["SummaryPanel"]
@@ -39,15 +40,12 @@ class SummaryPanel(QWidget):
         lay = QVBoxLayout(self)
         lay.setContentsMargins(SPACING, 0, SPACING, 0)
         lay.setSpacing(4)
-        self.caption = QLabel("")
-        self.caption.setWordWrap(True)
+        self.caption = WrappedLabel("")
         self.caption.setTextFormat(Qt.RichText)
         self.caption.setTextInteractionFlags(Qt.TextSelectableByMouse)
-        self.counts = QLabel("")
-        self.counts.setWordWrap(True)
+        self.counts = WrappedLabel("")
         self.counts.setTextFormat(Qt.RichText)
-        self.apart = QLabel("")
-        self.apart.setWordWrap(True)
+        self.apart = WrappedLabel("")
         self.apart.setObjectName("ChipId")
         self.apart.setToolTip("Tokens no text selects (unreachable, partial UTF-8) or only the tokenizer writes "
                               "(special) are listed here, never ranked among the tokens a text can reach")
@@ -55,7 +53,14 @@ class SummaryPanel(QWidget):
         lay.addWidget(self.counts)
         lay.addWidget(self.apart)
 
-    def show_message(self, text: str) -> None:
+    def show_message(self, text: str, hold: bool = False) -> None:
+        """``text`` alone; with ``hold``, in the room the last report had (a new one is on its
+        way: the plots under the panel do not move twice)."""
+        if hold:
+            self.caption.hold(html.escape(text))
+            self.counts.hold()
+            self.apart.hold()
+            return
         self.caption.setText(html.escape(text))
         self.counts.setText("")
         self.apart.setText("")

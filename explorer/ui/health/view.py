@@ -5,7 +5,7 @@ screen) and the selection; clicking a point or a candidate selects it."""
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QFileDialog, QHBoxLayout, QLabel, QPushButton, QSplitter, QToolButton, QWidget
+from PySide6.QtWidgets import QFileDialog, QHBoxLayout, QPushButton, QSplitter, QToolButton, QWidget
 
 from explorer.core.errors import user_message
 from explorer.core.health import HealthReport
@@ -13,6 +13,7 @@ from explorer.core.health.text import write_candidates_csv
 from explorer.core.health.verify import VerificationResult, VerifyUnavailable, model_source
 from explorer.state.app_state import AppState
 from explorer.ui.common.binding import JobBinding, ShownGate, job_progress, job_status
+from explorer.ui.common.wrapped_label import WrappedLabel
 from explorer.ui.health.candidates import CandidateTable
 from explorer.ui.health.score_histogram import ScoreHistogram
 from explorer.ui.health.summary import SummaryPanel
@@ -50,8 +51,7 @@ class HealthView(QWidget):
         lay.addLayout(self._build_status_row())
         self.summary = SummaryPanel()
         lay.addWidget(self.summary)
-        self.verify_note = QLabel("")
-        self.verify_note.setWordWrap(True)
+        self.verify_note = WrappedLabel("")
         self.verify_note.setContentsMargins(SPACING, 0, SPACING, 0)
         lay.addWidget(self.verify_note)
         self.histogram = ScoreHistogram()
@@ -147,9 +147,12 @@ class HealthView(QWidget):
         self.table.set_report(None)
         self.export_button.setEnabled(False)
         self.verify_button.setEnabled(False)
-        self.verify_note.setText("")
         has_model = self._state.table is not None
-        self.summary.show_message(WAITING if has_model else NO_MODEL)
+        if has_model:
+            self.verify_note.hold()  # its next words take its room
+        else:
+            self.verify_note.setText("")
+        self.summary.show_message(WAITING if has_model else NO_MODEL, hold=has_model)
         health = self._state.jobs.health
         self.run_button.setVisible(has_model and not health.running and not health.pending)
 

@@ -244,3 +244,30 @@ def test_the_reports_notes_are_shown_when_the_duplicate_search_was_cut(qtbot, vi
     _checked(qtbot, v, state, "default")
     assert v.report.notes[0].startswith("Scored on the output matrix")  # said in short by "Scored on"
     assert len(v.report.notes) == 1 and "Note:" not in v.summary.counts.text()
+
+
+def test_checking_again_leaves_the_plots_where_they_are(qtbot, view):
+    """While the check runs again its sentences keep their room (WrappedLabel.hold): cleared to
+    one line and grown back, they resized the two plots under them twice per model switch."""
+    from PySide6.QtCore import QEvent, QObject
+
+    v, state, _ = view
+    _checked(qtbot, v, state, "default")
+    qtbot.wait(100)  # the layout settles
+    assert v.summary.caption.height() > 2 * v.summary.caption.fontMetrics().lineSpacing()
+    changes = []
+
+    class Watch(QObject):
+        def eventFilter(self, obj, event):  # noqa: N802 (Qt's name)
+            if event.type() == QEvent.Resize and event.oldSize().height() != event.size().height():
+                changes.append((type(obj).__name__, event.oldSize().height(), event.size().height()))
+            return False
+
+    watch = Watch()
+    plots = (v.vocab_plot.plot, v.histogram.plot)
+    for p in plots:
+        p.getViewBox().scene().views()[0].installEventFilter(watch)
+    old = v.report
+    _checked(qtbot, v, state, "default")  # the same table opened again: the same sentences come back
+    qtbot.wait(100)
+    assert v.report is not old and not changes, changes
