@@ -103,11 +103,15 @@ class LazyPage(QScrollArea):
     def built(self) -> bool:
         return self._build is None and self._made is None
 
-    def view(self) -> QWidget:
-        """The page's view, built (and put on the page) now if it was not yet."""
+    def _construct(self) -> None:
+        """Make the view (once), not yet on the page."""
         if self._build is not None:
             build, self._build = self._build, None
             self._made = build()
+
+    def view(self) -> QWidget:
+        """The page's view, built (and put on the page) now if it was not yet."""
+        self._construct()
         if self._made is not None:
             made, self._made = self._made, None
             self.setWidget(made)
@@ -123,9 +127,8 @@ class LazyPage(QScrollArea):
         super().showEvent(event)
 
     def _make(self) -> None:
-        if self._build is not None:
-            build, self._build = self._build, None
-            self._made = build()
+        if self._build is not None:  # else view() was asked for meanwhile: nothing left to do
+            self._construct()
             QTimer.singleShot(FIRST_SHOW_STEP_MS, self, self.view)
 
 
