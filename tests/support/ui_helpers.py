@@ -116,3 +116,15 @@ class SceneClick:
 
     def scenePos(self):
         return self._pos
+
+
+def settle_layout(rounds: int = 5) -> None:
+    """Run the posted events and layout requests ``rounds`` times over (a layout pass can
+    post another): the layout a test records is the one the window settles in, whatever
+    the machine's speed (a fixed wait could record it half done)."""
+    from PySide6.QtCore import QCoreApplication, QEvent
+
+    app = QCoreApplication.instance()
+    for _ in range(rounds):
+        app.processEvents()
+        app.sendPostedEvents(None, QEvent.LayoutRequest)

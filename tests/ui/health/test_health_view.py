@@ -15,7 +15,7 @@ from explorer.core.sources import open_table
 from explorer.ui.health import HealthView
 from explorer.ui.health.view import CANCELLED
 from explorer.ui.health.vocab_plot import Y_CHOICES
-from tests.support.ui_helpers import SceneClick, standalone_view
+from tests.support.ui_helpers import SceneClick, settle_layout, standalone_view
 
 CHECK_TIMEOUT = 60_000
 
@@ -253,7 +253,7 @@ def test_checking_again_leaves_the_plots_where_they_are(qtbot, view):
 
     v, state, _ = view
     _checked(qtbot, v, state, "default")
-    qtbot.wait(100)  # the layout settles
+    settle_layout()
     assert v.summary.caption.height() > 2 * v.summary.caption.fontMetrics().lineSpacing()
     changes = []
 
@@ -269,5 +269,5 @@ def test_checking_again_leaves_the_plots_where_they_are(qtbot, view):
         p.getViewBox().scene().views()[0].installEventFilter(watch)
     old = v.report
     _checked(qtbot, v, state, "default")  # the same table opened again: the same sentences come back
-    qtbot.wait(100)
+    settle_layout()
     assert v.report is not old and not changes, changes

@@ -13,7 +13,7 @@ from explorer.core.sources import open_table  # noqa: E402
 from explorer.ui.positions import PositionsView  # noqa: E402
 from explorer.ui.positions.table_page import MODEL_TABLE, SINUSOIDAL  # noqa: E402
 from tests.support import model_factory as mf  # noqa: E402
-from tests.support.ui_helpers import standalone_view  # noqa: E402
+from tests.support.ui_helpers import settle_layout, standalone_view  # noqa: E402
 
 TIMEOUT = 60_000
 
@@ -248,7 +248,7 @@ def test_a_new_text_leaves_the_plots_where_they_are(qtbot, view, minilm_table):
     v, state, _ = view
     _shown(qtbot, v, state, minilm_table, "the quick fox chases the sleepy cat in the park .")
     state.select_position(2)
-    qtbot.wait(100)  # the layout settles
+    settle_layout()
     formula, key = v.text_page.formula, v.text_page.parts.key
     assert key.height() > key.fontMetrics().lineSpacing()  # the key wraps under its narrow plot
     changes = []
@@ -268,6 +268,6 @@ def test_a_new_text_leaves_the_plots_where_they_are(qtbot, view, minilm_table):
         state.set_text(text)
         qtbot.waitUntil(lambda t=text: v.inputs is not None and state.tokenized.text == t
                         and bool(key.text()), timeout=TIMEOUT)
-        qtbot.wait(100)
+        settle_layout()
     assert not changes, changes
     assert formula.text() and key.text()  # filled again, in the room they kept

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QEvent, QObject
 
-from tests.support.ui_helpers import load
+from tests.support.ui_helpers import load, settle_layout
 
 
 class _Watch(QObject):
@@ -32,7 +32,7 @@ def test_a_model_switch_shows_no_empty_state_and_moves_no_view(qtbot, explorer):
     load(qtbot, ex, "toy:robot")
     ex.state.set_text("robot arm tool")
     ex.window.show_view("matrix")
-    qtbot.wait(100)
+    settle_layout()
     strip = ex.window.token_strip
     assert strip.scroll.isVisible() and not strip.empty.isVisible()
     watch = _Watch()
