@@ -41,6 +41,11 @@ class WrappedLabel(QLabel):
         super().setText(text)
         self.updateGeometry()
 
+    @property
+    def held(self) -> bool:
+        """Whether the label keeps a height from :meth:`hold` (until the next setText)."""
+        return self._held > 0
+
     def heightForWidth(self, width: int) -> int:  # noqa: N802 (Qt's name; what a box layout asks)
         return max(super().heightForWidth(width), self._held)
 

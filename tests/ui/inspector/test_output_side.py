@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from PySide6.QtCore import QEvent, QObject
 
 from explorer.core.sources import open_table
 from explorer.ui.inspector.view import RowInspector
-from tests.support.ui_helpers import standalone_view
+from tests.support.ui_helpers import settle_layout, standalone_view
 
 TIMEOUT = 60_000
 
@@ -65,3 +66,55 @@ def test_an_encoder_has_no_output_side(qtbot, view):
     heading = v.output_side.heading.text()
     assert heading == "Output side · no output layer: the model has no language-model head (an encoder)"
     assert not v.output_side.predicts.isVisible() and not v.output_side.lesson.isVisible()
+
+
+class _Heights(QObject):
+    """Records the panel's height changes."""
+
+    def __init__(self, widget):
+        super().__init__()
+        self.changes = []
+        widget.installEventFilter(self)
+
+    def eventFilter(self, obj, event):  # noqa: N802 (Qt's name)
+        if event.type() == QEvent.Resize and event.oldSize().height() > 0 \
+                and event.oldSize().height() != event.size().height():
+            self.changes.append((event.oldSize().height(), event.size().height()))
+        return False
+
+
+def test_a_new_token_keeps_the_panel_in_place_while_its_direct_path_runs(qtbot, view):
+    """SmolLM2's direct path runs in a worker: the panel keeps the last token's room until the
+    next one comes, instead of shrinking to its heading and growing back (every click made
+    the inspector beside every view lay out and repaint twice)."""
+    v, state, _ = view
+    table, _ = _select(qtbot, state, "smollm2", "Hello")
+    side = v.output_side
+    settle_layout()
+    before = side.height()
+    heights = _Heights(side)
+    state.set_selected_token(table.tokenizer.id_of("world"))
+    assert state.ends.direct_path.running  # not inline: the value comes in a later turn
+    settle_layout()
+    assert side.height() == before and side.predicts.isVisible() and side.lesson.isVisible()
+    qtbot.waitUntil(lambda: state.ends.direct_path.value is not None, timeout=TIMEOUT)
+    settle_layout()
+    assert len(heights.changes) <= 1, heights.changes  # at most once, to the new token's own lines
+    assert side.predicts.text().startswith("Predicts directly: ") and not side.predicts.held
+
+
+def test_a_model_without_output_gives_the_room_back(qtbot, view):
+    """When no value is coming (MiniLM has no output layer), the held lines go in the next turn."""
+    v, state, _ = view
+    _select(qtbot, state, "default", "king")
+    side = v.output_side
+    settle_layout()
+    two_lines = side.height()
+    table = open_table("minilm")
+    state.set_table(table)
+    state.set_selected_token(table.tokenizer.id_of("hello"))
+    qtbot.waitUntil(lambda: not side.predicts.isVisible() and not side.lesson.isVisible())
+    settle_layout()
+    assert not (side.predicts.held or side.lesson.held or side.heading.held)
+    assert side.heading.text().startswith("Output side · no output layer")
+    assert side.height() < two_lines
