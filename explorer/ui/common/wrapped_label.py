@@ -16,7 +16,7 @@ axes drawn anew and repainted, at each text change).
 
 from __future__ import annotations
 
-from PySide6.QtCore import QSize
+from PySide6.QtCore import QSize, Qt
 from PySide6.QtWidgets import QLabel
 
 __all__ = ["WrappedLabel"]
@@ -37,9 +37,17 @@ class WrappedLabel(QLabel):
     def hold(self, text: str = "") -> None:
         """Show ``text`` (nothing by default) in the height the label has now, until the
         next :meth:`setText`: the words on their way take the room the last ones had."""
-        self._held = max(self._held, self.height() if self.isVisible() else 0)
+        self._held = max(self._held, self._laid_out_height())
         super().setText(text)
         self.updateGeometry()
+
+    def _laid_out_height(self) -> int:
+        """The height the layout last gave the label; also in a tab not on screen, where the
+        next show lays the page out again (a view hidden during a model switch holds too).
+        0 for a label hidden itself or never laid out (its height is Qt's default)."""
+        if self.isHidden() or not self.testAttribute(Qt.WA_Resized):
+            return 0
+        return self.height()
 
     @property
     def held(self) -> bool:

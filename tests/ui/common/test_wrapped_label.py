@@ -68,3 +68,32 @@ def test_a_held_label_keeps_its_room_until_its_next_text(qtbot):
     label.setText("short")  # the words came: the label takes their height again
     qtbot.waitUntil(lambda: label.height() < 2 * label.fontMetrics().lineSpacing() + 4)
     assert below.geometry().top() < where.top()
+
+
+def test_a_label_in_a_hidden_page_holds_the_height_it_was_laid_out_in(qtbot):
+    """A tab not on screen during a model switch: its labels are cleared while hidden, and the
+    next show must not lay the page out with them empty before their new words come."""
+    from PySide6.QtCore import QEvent
+    from PySide6.QtWidgets import QApplication
+
+    label = WrappedLabel(TEXT)
+    page = _page(qtbot, label)
+    QApplication.sendPostedEvents(None, QEvent.LayoutRequest)
+    tall = label.height()
+    assert tall >= 4 * label.fontMetrics().lineSpacing()
+    page.hide()
+    label.hold()
+    page.show()
+    qtbot.waitExposed(page)
+    QApplication.sendPostedEvents(None, QEvent.LayoutRequest)
+    assert label.held and label.height() == tall
+    # a label never laid out has only Qt's default size: it holds nothing
+    fresh = WrappedLabel(TEXT)
+    qtbot.addWidget(fresh)
+    fresh.hold()
+    assert not fresh.held
+    # nor does a label the view hid itself
+    label.setText(TEXT)
+    label.hide()
+    label.hold()
+    assert not label.held
