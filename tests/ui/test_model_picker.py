@@ -78,7 +78,16 @@ def test_the_picker_marks_the_open_model_and_does_not_reload_it(qtbot, explorer)
     picker.spec_chosen.disconnect(chosen.append)
 
 
-def test_an_opened_model_heads_the_recent_menu_at_once_and_the_file_soon(qtbot, explorer, tmp_path, monkeypatch):
+@pytest.fixture
+def own_config(tmp_path, monkeypatch):
+    """A config folder of the test's own, in place before the window reads its recent models:
+    the session's folder holds what earlier tests opened (up to ten), and which tests ran
+    before depends on how the suite is split over workers."""
+    monkeypatch.setenv("EXPLORER_CONFIG_DIR", str(tmp_path))
+    return tmp_path
+
+
+def test_an_opened_model_heads_the_recent_menu_at_once_and_the_file_soon(qtbot, own_config, explorer, monkeypatch):
     """The Recent menu changes in the same turn; the file is written by a thread of its own (the
     window's thread once waited 0.55 s on it); the picker lists the window's recent models and
     those another process added to the file."""
@@ -88,7 +97,8 @@ def test_an_opened_model_heads_the_recent_menu_at_once_and_the_file_soon(qtbot, 
     from explorer.core.sources import recent
     from tests.support.ui_helpers import load
 
-    monkeypatch.setenv("EXPLORER_CONFIG_DIR", str(tmp_path))
+    tmp_path = own_config
+    assert explorer.window.recent_menu.actions() == []  # nothing from earlier tests
     writers = []
     real_add = recent.add
     monkeypatch.setattr(recent, "add", lambda spec: writers.append(threading.current_thread()) or real_add(spec))
