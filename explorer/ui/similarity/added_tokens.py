@@ -97,6 +97,9 @@ class AddedTokensBar(QWidget):
         self.clear_button.setToolTip("Remove every added token (the text's tokens stay)")
         self.clear_button.clicked.connect(self.clear_requested)
         lay.addWidget(self.clear_button)
+        # as tall as its buttons when none is shown: Add comes with a selection not compared yet and
+        # goes when it is (both within one new text), and each time the plot under the bar moved
+        self.setMinimumHeight(max(b.sizeHint().height() for b in (self.add_button, self.clear_button)))
         self.chips: list[QToolButton] = []
         self._tokens: list[tuple[int, DisplayPiece]] = []
         self._used: list[QToolButton] = []  # the buttons that carry a token, shown or not

@@ -458,3 +458,25 @@ def test_the_small_maps_titles_are_whole_at_1024(qtbot):
         for h in (page.ids_map, page.onehot):
             assert h.title.shown == h.title.text
             assert h.plot.titleLabel.item.boundingRect().width() <= h.plot.width()
+
+
+def test_the_add_button_coming_and_going_leaves_the_plots_in_place(qtbot, view):
+    """Add is offered while the selection is not compared and goes when it is: the bar keeps a
+    button's height throughout, so the maps under it are not resized twice."""
+    from tests.support.ui_helpers import settle_layout
+
+    v, state, _ = view
+    page = v.regimes_page
+    t = open_table("default")
+    state.set_table(t)
+    state.set_text("the cat")
+    settle_layout()
+    bar_height, plots = page.added.height(), page.glw.geometry()
+    assert not page.added.add_button.isVisibleTo(page.added)
+    page.added.set_candidate(t.tokenizer.id_of("dog"), t.shown_piece(t.tokenizer.id_of("dog")))
+    settle_layout()
+    assert page.added.add_button.isVisibleTo(page.added)
+    assert page.added.height() == bar_height and page.glw.geometry() == plots
+    page.added.set_candidate(-1, None)
+    settle_layout()
+    assert page.added.height() == bar_height and page.glw.geometry() == plots
