@@ -87,8 +87,9 @@ class OutputSide(QWidget):
         self.heading.setToolTip(table.output_how if table is not None and table.output_how else
                                 "The output matrix W_out (lm_head) turns the last hidden state h into logits "
                                 "h · W_outᵀ. Tied: W_out is E itself.")
-        for label in (self.predicts, self.lesson, self.status):
-            label.setVisible(bool(label.text()) or getattr(label, "held", False))
+        for label in (self.predicts, self.lesson):
+            label.setVisible(bool(label.text()) or label.held)
+        self.status.setVisible(bool(self.status.text()))
 
     def _set_heading(self, text: str) -> None:
         if self._waiting:
@@ -127,9 +128,8 @@ class OutputSide(QWidget):
         self._show_heading()
 
     def _on_failed(self, exc: BaseException) -> None:
-        self._release()
         self.status.setText(user_message(exc))
-        self.status.setVisible(True)
+        self._release()
 
     def _show(self, result: DirectPath | None) -> None:
         table = self._state.table
