@@ -128,3 +128,28 @@ def settle_layout(rounds: int = 5) -> None:
     for _ in range(rounds):
         app.processEvents()
         app.sendPostedEvents(None, QEvent.LayoutRequest)
+
+
+def layout_watch(*widgets, shows: bool = False):
+    """A recorder of the height changes of ``widgets`` (and, with ``shows``, of their show and
+    hide events): its ``seen`` lists them as (name, old height, new height) and (name, "shown" /
+    "hidden"). For tests that a result arriving leaves the layout where it is."""
+    from PySide6.QtCore import QEvent, QObject
+
+    class LayoutWatch(QObject):
+        def __init__(self):
+            super().__init__()
+            self.seen = []
+
+        def eventFilter(self, obj, event):  # noqa: N802 (Qt's name)
+            kind, name = event.type(), obj.objectName() or type(obj).__name__
+            if shows and kind in (QEvent.Show, QEvent.Hide):
+                self.seen.append((name, "shown" if kind == QEvent.Show else "hidden"))
+            elif kind == QEvent.Resize and event.oldSize().height() not in (-1, event.size().height()):
+                self.seen.append((name, event.oldSize().height(), event.size().height()))
+            return False
+
+    watch = LayoutWatch()
+    for w in widgets:
+        w.installEventFilter(watch)
+    return watch

@@ -249,25 +249,14 @@ def test_the_reports_notes_are_shown_when_the_duplicate_search_was_cut(qtbot, vi
 def test_checking_again_leaves_the_plots_where_they_are(qtbot, view):
     """While the check runs again its sentences keep their room (WrappedLabel.hold): cleared to
     one line and grown back, they resized the two plots under them twice per model switch."""
-    from PySide6.QtCore import QEvent, QObject
+    from tests.support.ui_helpers import layout_watch
 
     v, state, _ = view
     _checked(qtbot, v, state, "default")
     settle_layout()
     assert v.summary.caption.height() > 2 * v.summary.caption.fontMetrics().lineSpacing()
-    changes = []
-
-    class Watch(QObject):
-        def eventFilter(self, obj, event):  # noqa: N802 (Qt's name)
-            if event.type() == QEvent.Resize and event.oldSize().height() != event.size().height():
-                changes.append((type(obj).__name__, event.oldSize().height(), event.size().height()))
-            return False
-
-    watch = Watch()
-    plots = (v.vocab_plot.plot, v.histogram.plot)
-    for p in plots:
-        p.getViewBox().scene().views()[0].installEventFilter(watch)
+    watch = layout_watch(*(p.getViewBox().scene().views()[0] for p in (v.vocab_plot.plot, v.histogram.plot)))
     old = v.report
     _checked(qtbot, v, state, "default")  # the same table opened again: the same sentences come back
     settle_layout()
-    assert v.report is not old and not changes, changes
+    assert v.report is not old and not watch.seen, watch.seen

@@ -5,11 +5,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from PySide6.QtCore import QEvent, QObject
 
 from explorer.core.sources import open_table
 from explorer.ui.inspector.view import RowInspector
-from tests.support.ui_helpers import settle_layout, standalone_view
+from tests.support.ui_helpers import layout_watch, settle_layout, standalone_view
 
 TIMEOUT = 60_000
 
@@ -68,21 +67,6 @@ def test_an_encoder_has_no_output_side(qtbot, view):
     assert not v.output_side.predicts.isVisible() and not v.output_side.lesson.isVisible()
 
 
-class _Heights(QObject):
-    """Records the panel's height changes."""
-
-    def __init__(self, widget):
-        super().__init__()
-        self.changes = []
-        widget.installEventFilter(self)
-
-    def eventFilter(self, obj, event):  # noqa: N802 (Qt's name)
-        if event.type() == QEvent.Resize and event.oldSize().height() > 0 \
-                and event.oldSize().height() != event.size().height():
-            self.changes.append((event.oldSize().height(), event.size().height()))
-        return False
-
-
 def test_a_new_token_keeps_the_panel_in_place_while_its_direct_path_runs(qtbot, view):
     """SmolLM2's direct path runs in a worker: the panel keeps the last token's room until the
     next one comes, instead of shrinking to its heading and growing back (every click made
@@ -92,14 +76,14 @@ def test_a_new_token_keeps_the_panel_in_place_while_its_direct_path_runs(qtbot, 
     side = v.output_side
     settle_layout()
     before = side.height()
-    heights = _Heights(side)
+    heights = layout_watch(side)
     state.set_selected_token(table.tokenizer.id_of("world"))
     assert state.ends.direct_path.running  # not inline: the value comes in a later turn
     settle_layout()
     assert side.height() == before and side.predicts.isVisible() and side.lesson.isVisible()
     qtbot.waitUntil(lambda: state.ends.direct_path.value is not None, timeout=TIMEOUT)
     settle_layout()
-    assert len(heights.changes) <= 1, heights.changes  # at most once, to the new token's own lines
+    assert len(heights.seen) <= 1, heights.seen  # at most once, to the new token's own lines
     assert side.predicts.text().startswith("Predicts directly: ") and not side.predicts.held
 
 

@@ -243,7 +243,8 @@ def test_a_new_text_leaves_the_plots_where_they_are(qtbot, view, minilm_table):
     computed (:meth:`WrappedLabel.hold`): cleared, they shrank to a line and grew back, and
     every plot under them was resized twice, its axes drawn anew and repainted."""
     import pyqtgraph as pg
-    from PySide6.QtCore import QEvent, QObject
+
+    from tests.support.ui_helpers import layout_watch
 
     v, state, _ = view
     _shown(qtbot, v, state, minilm_table, "the quick fox chases the sleepy cat in the park .")
@@ -251,23 +252,13 @@ def test_a_new_text_leaves_the_plots_where_they_are(qtbot, view, minilm_table):
     settle_layout()
     formula, key = v.text_page.formula, v.text_page.parts.key
     assert key.height() > key.fontMetrics().lineSpacing()  # the key wraps under its narrow plot
-    changes = []
-
-    class Watch(QObject):
-        def eventFilter(self, obj, event):
-            if event.type() == QEvent.Resize and event.oldSize().height() != event.size().height():
-                changes.append((type(obj).__name__, event.oldSize().height(), event.size().height()))
-            return False
-
-    watch = Watch()
     plots = [p for p in v.findChildren(pg.PlotWidget) if p.isVisible()]
     assert len(plots) == 3
-    for p in plots:
-        p.installEventFilter(watch)
+    watch = layout_watch(*plots)
     for text in ("a cat sat on the mat and looked at the dog .", "the quick fox chases the sleepy cat in the park ."):
         state.set_text(text)
         qtbot.waitUntil(lambda t=text: v.inputs is not None and state.tokenized.text == t
                         and bool(key.text()), timeout=TIMEOUT)
         settle_layout()
-    assert not changes, changes
+    assert not watch.seen, watch.seen
     assert formula.text() and key.text()  # filled again, in the room they kept

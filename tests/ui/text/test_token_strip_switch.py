@@ -3,25 +3,7 @@ chips go at once and the new ones come in the same turn, the strip keeping its s
 
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, QObject
-
-from tests.support.ui_helpers import load, settle_layout
-
-
-class _Watch(QObject):
-    """Counts the show and hide events and the height changes of the widgets it watches."""
-
-    def __init__(self):
-        super().__init__()
-        self.seen = []
-
-    def eventFilter(self, obj, event):  # noqa: N802 (Qt's name)
-        kind = event.type()
-        if kind in (QEvent.Show, QEvent.Hide):
-            self.seen.append((obj.objectName() or type(obj).__name__, "shown" if kind == QEvent.Show else "hidden"))
-        elif kind == QEvent.Resize and event.oldSize().height() not in (-1, event.size().height()):
-            self.seen.append((obj.objectName() or type(obj).__name__, event.oldSize().height(), event.size().height()))
-        return False
+from tests.support.ui_helpers import layout_watch, load, settle_layout
 
 
 def test_a_model_switch_shows_no_empty_state_and_moves_no_view(qtbot, explorer):
@@ -35,9 +17,7 @@ def test_a_model_switch_shows_no_empty_state_and_moves_no_view(qtbot, explorer):
     settle_layout()
     strip = ex.window.token_strip
     assert strip.scroll.isVisible() and not strip.empty.isVisible()
-    watch = _Watch()
-    for w in (strip.empty, strip.scroll, ex.window.tabs):
-        w.installEventFilter(watch)
+    watch = layout_watch(strip.empty, strip.scroll, ex.window.tabs, shows=True)
     load(qtbot, ex, "toy:cat-sat")  # its example text, as many chip lines
     assert ex.state.tokens and strip.scroll.isVisible() and not strip.empty.isVisible()
     assert not watch.seen, watch.seen
