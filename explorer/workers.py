@@ -28,7 +28,7 @@ from PySide6.QtCore import QObject, QThreadPool, Signal
 from superqt.utils import GeneratorWorker, WorkerBase
 
 from explorer.core.jobs import run_to_end
-from explorer.core.runtime import limit_torch_threads, lower_this_thread
+from explorer.core.runtime import collector_paused, limit_torch_threads, lower_this_thread
 
 __all__ = ["JobRunner", "Computation", "JobView", "JobViews", "await_all_workers", "warm_up_job"]
 
@@ -50,25 +50,22 @@ def warm_up_job(modules: Sequence[str] = (), optional: Sequence[str] = (),
     collection after these imports walked them all, 190 ms holding the GIL
     in whichever thread allocated next, before the caller could park them."""
     yield 0.0, "Preparing torch…"
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
-        limit_torch_threads()
-        steps = len(modules) + len(optional) + 1
-        for k, name in enumerate(modules):
-            yield (k + 1) / steps, "Preparing the views…"
-            importlib.import_module(name)
-        for k, name in enumerate(optional, start=len(modules)):
-            yield (k + 1) / steps, "Preparing the views…"
-            try:
+    with collector_paused():
+        try:
+            limit_torch_threads()
+            steps = len(modules) + len(optional) + 1
+            for k, name in enumerate(modules):
+                yield (k + 1) / steps, "Preparing the views…"
                 importlib.import_module(name)
-            except Exception:  # noqa: BLE001 (the feature says what is missing when it is used)
-                pass
-    finally:
-        if freeze:
-            gc.freeze()
-        if collecting:
-            gc.enable()
+            for k, name in enumerate(optional, start=len(modules)):
+                yield (k + 1) / steps, "Preparing the views…"
+                try:
+                    importlib.import_module(name)
+                except Exception:  # noqa: BLE001 (the feature says what is missing when it is used)
+                    pass
+        finally:
+            if freeze:
+                gc.freeze()
     return True
 
 

@@ -144,3 +144,45 @@ def test_torch_s_library_is_mapped_with_the_gil_let_go_before_torch_is_imported(
     assert mapped.split() == ["True", "True", "True", "False"]
     # the finder preloaded when torch was imported, torch works, and the finder is not installed again
     assert imported.split() == ["True", "14.0", "None"]
+
+
+def test_the_collector_is_off_while_any_thread_pauses_it_and_back_as_it_was():
+    """Two threads' pauses overlap: the collector stays off until the last one
+    leaves, then is on again; a collector that was off before stays off."""
+    import gc
+    import threading
+
+    from explorer.core.runtime import collector_paused
+
+    was = gc.isenabled()
+    try:
+        gc.enable()
+        inside, leave = threading.Event(), threading.Event()
+
+        def other():
+            with collector_paused():
+                inside.set()
+                leave.wait(30)
+
+        t = threading.Thread(target=other)
+        with collector_paused():
+            assert not gc.isenabled()
+            t.start()
+            assert inside.wait(30)
+        assert not gc.isenabled(), "the other thread is still inside its pause"
+        leave.set()
+        t.join(30)
+        assert gc.isenabled()
+        gc.disable()
+        with collector_paused():
+            pass
+        assert not gc.isenabled()
+        with pytest.raises(RuntimeError), collector_paused():
+            raise RuntimeError("a block that fails")
+        assert not gc.isenabled()
+        gc.enable()
+        with pytest.raises(RuntimeError), collector_paused():
+            raise RuntimeError("a block that fails")
+        assert gc.isenabled()
+    finally:
+        (gc.enable if was else gc.disable)()

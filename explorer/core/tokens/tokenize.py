@@ -239,16 +239,19 @@ class HFTokenizer:
     tokenizer : tokenizers.Tokenizer
     kind : str
         The tokenizer model's family, for display ("WordPiece", "BPE", ...).
+    pieces : dict[int, str], optional
+        Its pieces by id, when the caller has them already (read from the
+        file); otherwise asked of the tokenizer when first needed.
     """
 
-    def __init__(self, tokenizer, kind: str | None = None):
+    def __init__(self, tokenizer, kind: str | None = None, pieces: dict[int, str] | None = None):
         self._tok = tokenizer
         self.vocab_size = int(tokenizer.get_vocab_size(with_added_tokens=True))
         model = type(tokenizer.model).__name__
         self.kind = kind or model
         self.description = f"{self.kind}, {self.vocab_size:,} entries"
         self.family = piece_family_of(tokenizer)
-        self._pieces: dict[int, str] | None = None
+        self._pieces: dict[int, str] | None = pieces
         # ids of the tokenizer's special tokens ([UNK], <unk>, <|endoftext|>...):
         # the encoding's mask marks only those the post-processor adds
         try:
@@ -269,7 +272,8 @@ class HFTokenizer:
 
     @classmethod
     def from_file(cls, path: str | Path) -> HFTokenizer:
-        """Load a ``tokenizer.json``.
+        """Load a ``tokenizer.json``, in steps that let the window paint in
+        between (:mod:`explorer.core.tokens.tokenizer_json`).
 
         Raises
         ------
@@ -277,10 +281,11 @@ class HFTokenizer:
             When the file cannot be read or the tokenizers library refuses it
             (a Rust panic included).
         """
-        from tokenizers import Tokenizer as _T
+        from explorer.core.tokens.tokenizer_json import read_tokenizer_json
 
         try:
-            return cls(_T.from_file(str(path)))
+            read = read_tokenizer_json(path)
+            return cls(read.tokenizer, pieces=read.pieces)
         except BaseException as exc:  # noqa: B036 - Rust panics are BaseExceptions
             if not isinstance(exc, Exception) and not _is_panic(exc):
                 raise
