@@ -185,9 +185,15 @@ class TokenStrip(QWidget):
         table = self._state.table
         self.chips.set_tokens(tokenized)
         has = bool(tokenized.tokens)
-        self.scroll.setVisible(has)
-        self.empty.setVisible(not has and err is None)
+        # the first tokens after none: the summary's words and the chips' height first, then the one
+        # show. Showing a widget lays the strip out at once; shown at the scroll area's default height
+        # (94 px), with the summary shown after, the strip went 84 -> 140 -> 146 -> 98 px on a model's
+        # first tokens, and every view under it was resized and painted twice in the open's longest turn
         self._update_summary()
+        if has:
+            self._fit_height()
+        self.empty.setVisible(not has and err is None)
+        self.scroll.setVisible(has)
         self._fit_height()
         self.chips.set_selection(self._state.selected_position, self._state.selected_id)
         if table is None:
@@ -208,16 +214,26 @@ class TokenStrip(QWidget):
             parts.append(f"the text box holds at most {MAX_TEXT_CHARS:,} characters; a longer text is cut there")
         if self._state.tokenizing:
             parts.append("tokenizing…")
+        # always shown, no words giving it no height: showing it when its words came laid the strip
+        # out at once, a step of its own; a new maximum height waits for the strip's next layout
         self.summary.setText(" · ".join(parts))
-        self.summary.setVisible(bool(parts))
+        self.summary.setMaximumHeight((1 << 24) - 1 if parts else 0)  # (1 << 24) - 1: Qt's no maximum
 
     def _fit_height(self) -> None:
         """As tall as the chips need (up to a few lines), no taller."""
-        width = max(200, self.scroll.viewport().width())
+        width = max(200, self._chips_width())
         need = self.chips.heightForWidth(width)
         line = self.chips.minimumSizeHint().height() or 48
         lines = visible_lines(self.window().height())
         self.scroll.setFixedHeight(max(line + 4, min(need + 4, lines * (line + 6))))
+
+    def _chips_width(self) -> int:
+        """The width the chips are laid out in: the scroll area's viewport, or while it is hidden the
+        strip's own width inside its margins, where the scroll area will go (it spans the strip)."""
+        if self.scroll.isVisible():
+            return self.scroll.viewport().width()
+        margins = self.layout().contentsMargins()
+        return self.contentsRect().width() - margins.left() - margins.right()
 
     def resizeEvent(self, event):
         super().resizeEvent(event)

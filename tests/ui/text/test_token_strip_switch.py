@@ -22,3 +22,29 @@ def test_a_model_switch_shows_no_empty_state_and_moves_no_view(qtbot, explorer):
     assert ex.state.tokens and strip.scroll.isVisible() and not strip.empty.isVisible()
     assert not watch.seen, watch.seen
     assert list(strip.chips.tokens()) == list(ex.state.tokens)
+
+
+def test_the_first_tokens_after_none_lay_the_strip_out_once(qtbot, explorer):
+    """From no tokens (an empty text box) to tokens: the chips and the summary come in one
+    step. They came in three (84 -> 140 -> 146 -> 98 px on SmolLM2's first open): the chips'
+    scroll area was shown at its default height before its height was fitted, and the
+    summary was shown after it, each show laying the strip out at once and resizing every
+    view under it."""
+    ex = explorer
+    load(qtbot, ex, "toy:robot")
+    ex.window.show_view("matrix")
+    ex.state.set_text("")
+    qtbot.waitUntil(lambda: not ex.state.tokens and not ex.state.tokenizing)
+    settle_layout()
+    strip = ex.window.token_strip
+    assert strip.empty.isVisible() and not strip.scroll.isVisible() and not strip.summary.text()
+    before = strip.height()
+    watch = layout_watch(strip, ex.window.tabs)
+    ex.state.set_text("robot arm tool robot")
+    qtbot.waitUntil(lambda: bool(ex.state.tokens) and not ex.state.tokenizing)
+    settle_layout()
+    assert strip.scroll.isVisible() and not strip.empty.isVisible() and "4 tokens" in strip.summary.text()
+    strip_steps = [s for s in watch.seen if s[0] == "TokenStrip"]
+    assert len(strip_steps) <= 1, watch.seen
+    assert len([s for s in watch.seen if s[0] != "TokenStrip"]) <= 1, watch.seen
+    assert strip.height() == (strip_steps[-1][2] if strip_steps else before)
