@@ -41,7 +41,7 @@ from explorer.core.runtime import collector_paused
 
 __all__ = ["ReadTokenizer", "read_tokenizer_json"]
 
-#: the fields of each model type this reading builds, as tokenizers 0.19-0.23 write them
+#: the fields of each model type this reading builds, as the tokenizers library writes them
 _FIELDS = {
     "BPE": {"type", "dropout", "unk_token", "continuing_subword_prefix", "end_of_word_suffix", "fuse_unk",
             "byte_fallback", "ignore_merges", "vocab", "merges"},
@@ -101,7 +101,7 @@ def _in_steps(data: dict) -> ReadTokenizer | None:
     added = _added_ids(data.get("added_tokens", []), vocab)
     if added is None:
         return None
-    merges = _merges(model.get("merges", [])) if kind == "BPE" else []
+    merges = _merges(model.get("merges")) if kind == "BPE" else []
     if merges is None:
         return None
     try:
@@ -111,7 +111,12 @@ def _in_steps(data: dict) -> ReadTokenizer | None:
     from tokenizers import Tokenizer
 
     shell = dict(data, model=dict(model, vocab=added, **({"merges": []} if kind == "BPE" else {})))
-    tokenizer = Tokenizer.from_str(json.dumps(shell))
+    try:
+        tokenizer = Tokenizer.from_str(json.dumps(shell))
+    except BaseException as exc:  # noqa: B036 - a Rust panic is a BaseException
+        if not isinstance(exc, Exception) and type(exc).__name__ != "PanicException":
+            raise
+        return None  # the file as written goes to from_str, whose message then points into it
     tokenizer.model = real
     pieces = {i: p for p, i in vocab.items()}
     for content, i in added.items():
@@ -121,24 +126,35 @@ def _in_steps(data: dict) -> ReadTokenizer | None:
 
 def _added_ids(tokens: Any, vocab: dict[str, int]) -> dict[str, int] | None:
     """The id each added token gets when the library reads the file, None when
-    one would not get the id the file gives it (the library numbers an added
-    token missing from the vocabulary itself, after the vocabulary or the
-    highest added id; a file it wrote agrees)."""
+    one might not get the id the file gives it.
+
+    The library gives an added token found in the vocabulary its id there, and
+    numbers one missing from it itself: after the vocabulary, one by one (and
+    by another rule before 0.22, after the highest added id). Both rules agree,
+    and agree with a file the library wrote, when no added token in the
+    vocabulary has an id past its end; anything else (a vocabulary with gaps,
+    an added token with no content, which the library skips) goes to the
+    library whole.
+    """
     if not isinstance(tokens, list):
         return None
     size = len(vocab)
+    fresh = size
     ids: dict[str, int] = {}
     for t in tokens:
         if not isinstance(t, dict) or not isinstance(t.get("content"), str) or type(t.get("id")) is not int:
             return None
         content, given = t["content"], t["id"]
+        if not content:
+            return None
         if content in ids:
             got = ids[content]
         elif content in vocab:
             got = vocab[content]
+            if got >= size:
+                return None
         else:
-            top = max(ids.values(), default=None)
-            got = size if top is None else (top + 1 if top >= size or size == 0 else size)
+            got, fresh = fresh, fresh + 1
         if got != given:
             return None
         ids[content] = got
@@ -146,11 +162,15 @@ def _added_ids(tokens: Any, vocab: dict[str, int]) -> dict[str, int] | None:
 
 
 def _merges(raw: Any) -> list[tuple[str, str]] | None:
-    """BPE merges as pairs, from either form the file may use ("a b" or ["a", "b"])."""
+    """BPE merges as pairs, from either form the file may use ("a b" or ["a", "b"]),
+    None for anything the library would refuse (no merges, the two forms mixed)."""
     if not isinstance(raw, list):
         return None
+    form = type(raw[0]) if raw else list
     pairs = []
     for m in raw:
+        if type(m) is not form:
+            return None
         if isinstance(m, str):
             parts = m.split(" ")
         elif isinstance(m, list):

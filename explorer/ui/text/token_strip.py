@@ -185,15 +185,19 @@ class TokenStrip(QWidget):
         table = self._state.table
         self.chips.set_tokens(tokenized)
         has = bool(tokenized.tokens)
-        # the first tokens after none: the summary's words and the chips' height first, then the one
-        # show. Showing a widget lays the strip out at once; shown at the scroll area's default height
-        # (94 px), with the summary shown after, the strip went 84 -> 140 -> 146 -> 98 px on a model's
-        # first tokens, and every view under it was resized and painted twice in the open's longest turn
+        # Showing a widget lays the strip out at once. The chips shown at the scroll area's default
+        # height (94 px), the summary shown after them, the strip went 84 -> 140 -> 146 -> 98 px on a
+        # model's first tokens, every view under it resized and painted twice in the open's longest turn.
+        # Now the summary's words and the chips' height come first, then the one show, and the hide always
+        # before the show (a hide waits for the next layout): the strip takes one step either way.
         self._update_summary()
         if has:
             self._fit_height()
-        self.empty.setVisible(not has and err is None)
-        self.scroll.setVisible(has)
+            self.empty.hide()
+            self.scroll.show()
+        else:
+            self.scroll.hide()
+            self.empty.setVisible(err is None)
         self._fit_height()
         self.chips.set_selection(self._state.selected_position, self._state.selected_id)
         if table is None:

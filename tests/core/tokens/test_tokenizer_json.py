@@ -139,3 +139,71 @@ def test_not_json_or_not_text(tmp_path):
         (tmp_path / name).write_bytes(data)
         with pytest.raises(TokenizeError, match="tokenizer file cannot be read"):
             HFTokenizer.from_file(tmp_path / name)
+
+
+def _tiny(vocab, added, merges=()):
+    """A BPE tokenizer.json written by hand, as another writer (or an older library) might."""
+    return {"version": "1.0", "truncation": None, "padding": None,
+            "added_tokens": [{"id": i, "content": c, "single_word": False, "lstrip": False, "rstrip": False,
+                              "normalized": False, "special": True} for c, i in added],
+            "normalizer": None, "pre_tokenizer": {"type": "Whitespace"}, "post_processor": None, "decoder": None,
+            "model": {"type": "BPE", "dropout": None, "unk_token": None, "continuing_subword_prefix": None,
+                      "end_of_word_suffix": None, "fuse_unk": False, "byte_fallback": False,
+                      "ignore_merges": False, "vocab": vocab, "merges": list(merges)}}
+
+
+@pytest.mark.parametrize("case", ["gap in the vocabulary", "added token with no content"])
+def test_added_tokens_the_library_numbers_its_own_way(tmp_path, case):
+    """A vocabulary with a gap (an added token in it past its end) or an added token with no
+    content: the library numbers the new ones its own way (``<x>`` gets 4, or 3, not the file's
+    id), and the reading gives them the library's ids too, by leaving the file to it."""
+    vocab = {"a": 0, "b": 1, "ab": 2}
+    if case == "gap in the vocabulary":
+        vocab["<s>"] = 9
+        added = [("<s>", 9), ("<x>", 10)]
+    else:
+        added = [("", 3), ("<x>", 4)]
+    path = tmp_path / "tokenizer.json"
+    path.write_text(json.dumps(_tiny(vocab, added, [["a", "b"]])), encoding="utf-8")
+    try:
+        lib = Tokenizer.from_file(str(path))
+    except Exception:  # noqa: BLE001 - a library that refuses the file: then so must the reading
+        with pytest.raises(TokenizeError):
+            HFTokenizer.from_file(path)
+        return
+    read = read_tokenizer_json(path)
+    assert read.tokenizer.token_to_id("<x>") == lib.token_to_id("<x>")
+    assert read.tokenizer.encode("a b <x> ab").ids == lib.encode("a b <x> ab").ids
+    assert json.loads(read.tokenizer.to_str()) == json.loads(lib.to_str())
+
+
+@pytest.mark.parametrize("edit", [
+    lambda d: d["model"]["merges"].append("a b"),  # "a b" among ["a", "b"] pairs
+    lambda d: d["model"].pop("merges"),
+])
+def test_merges_the_library_refuses_are_refused(tmp_path, edit):
+    data = _tiny({"a": 0, "b": 1, "ab": 2}, [], [["a", "b"]])
+    edit(data)
+    path = tmp_path / "tokenizer.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    with pytest.raises(Exception) as lib:
+        Tokenizer.from_file(str(path))
+    with pytest.raises(TokenizeError, match="tokenizer file cannot be read") as ours:
+        HFTokenizer.from_file(path)
+    assert str(lib.value)[:40] in str(ours.value)
+
+
+def test_a_bad_part_outside_the_model_is_reported_where_it_is_in_the_file(tmp_path):
+    """A broken normalizer in a pretty-printed file: the message names its line in the file,
+    as the library's does, not a position in a rewritten copy."""
+    data = _tiny({"a": 0, "b": 1, "ab": 2}, [], [["a", "b"]])
+    data["normalizer"] = {"type": "NoSuchNormalizer"}
+    path = tmp_path / "tokenizer.json"
+    path.write_text(json.dumps(data, indent=2), encoding="utf-8")
+    with pytest.raises(Exception) as lib:
+        Tokenizer.from_file(str(path))
+    where = re.search(r"line \d+ column \d+", str(lib.value))
+    assert where is not None and not where.group().startswith("line 1 ")
+    with pytest.raises(TokenizeError) as ours:
+        HFTokenizer.from_file(path)
+    assert where.group() in str(ours.value)
