@@ -12,12 +12,19 @@ from __future__ import annotations
 
 import unicodedata
 
-__all__ = ["ExplorerError", "user_message", "shown"]
+__all__ = ["ExplorerError", "user_message", "shown", "is_rust_panic"]
 
 
 class ExplorerError(Exception):
     """An error whose message is written for the user: what was wrong and
     what to do. Subclasses name the area (sources, tokenizing, training...)."""
+
+
+def is_rust_panic(exc: BaseException) -> bool:
+    """A Rust panic surfacing from a Rust-backed library (tokenizers, safetensors):
+    ``pyo3_runtime.PanicException``, a BaseException that ``except Exception`` does
+    not catch, and which a reader of a user's file turns into a clear error."""
+    return type(exc).__name__ == "PanicException"
 
 
 def user_message(exc: BaseException) -> str:

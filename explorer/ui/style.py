@@ -66,6 +66,8 @@ DENSITY_LIGHT = "#2F6DB5"
 DENSITY_DARK = "#7FB2E5"
 
 SPACING = 8
+#: Qt's QWIDGETSIZE_MAX (not exported by PySide6): no maximum width or height
+NO_MAXIMUM = (1 << 24) - 1
 
 
 def configure_pyqtgraph() -> None:

@@ -20,6 +20,7 @@ from collections.abc import Iterator
 
 import numpy as np
 
+from explorer.core.errors import is_rust_panic
 from explorer.core.health.report import CATEGORIES
 from explorer.core.jobs import run_to_end
 from explorer.core.tokens.tokenize import HFTokenizer, IdTokenizer, TokenizeError
@@ -159,7 +160,7 @@ def _round_trip(tok, ids: list[int], out: np.ndarray, rows: int, anchor: int | N
         encode = getattr(tok, "encode_batch_fast", tok.encode_batch)
         encs = encode(texts, add_special_tokens=False)
     except BaseException as exc:  # noqa: B036 - a Rust panic is a BaseException
-        if not isinstance(exc, Exception) and type(exc).__name__ != "PanicException":
+        if not isinstance(exc, Exception) and not is_rust_panic(exc):
             raise
         return list(ids)
     failed = []

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from explorer.core.errors import is_rust_panic
 from explorer.core.tokens.pieces import PieceFamily, piece_bytes
 
 __all__ = ["NEVER_IN_UTF8", "ByteToken", "UnreachableToken", "byte_tokens", "unreachable_tokens", "contained_in",
@@ -105,7 +106,7 @@ def unreachable_tokens(tokenizer, ids: Sequence[int]) -> list[UnreachableToken]:
             encs = backend.encode_batch(texts, add_special_tokens=False)
             return [UnreachableToken(i, tuple(int(x) for x in e.ids)) for i, e in zip(ids, encs)]
         except BaseException as exc:  # noqa: B036 - a Rust panic is a BaseException
-            if not isinstance(exc, Exception) and type(exc).__name__ != "PanicException":
+            if not isinstance(exc, Exception) and not is_rust_panic(exc):
                 raise
     out = []
     for i in ids:

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from explorer.core.errors import is_rust_panic
 from explorer.core.sources.common import (
     DEFAULT_EXAMPLE,
     SourceError,
@@ -360,7 +361,7 @@ def folder_tokenizer(folder: Path) -> Tokenizer | None:
             if backend is not None:
                 return HFTokenizer(backend)
         except BaseException as exc:  # noqa: B036 - a Rust panic is a BaseException
-            if not isinstance(exc, Exception) and type(exc).__name__ != "PanicException":
+            if not isinstance(exc, Exception) and not is_rust_panic(exc):
                 raise
             return None
     return None

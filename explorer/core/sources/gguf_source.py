@@ -12,6 +12,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from explorer.core.errors import is_rust_panic
 from explorer.core.sources import ggufio
 from explorer.core.sources.common import DEFAULT_EXAMPLE, SourceError, ids_example, table_shape
 from explorer.core.sources.output import GGUF_OUTPUT, OutputFacts, gguf_output
@@ -138,7 +139,7 @@ def open_gguf(path: Path, spec: str, kind: str = "gguf", name: str | None = None
     try:
         tokenizer = _gguf_tokenizer(path, header)
     except BaseException as exc:  # noqa: B036 - a GGUF without a usable vocabulary still has a table
-        if not isinstance(exc, Exception) and type(exc).__name__ != "PanicException":
+        if not isinstance(exc, Exception) and not is_rust_panic(exc):
             raise
         notes.append(f"The tokenizer inside the GGUF file could not be built ({str(exc)[:160]}); type token ids.")
     v = facts.vocab_size

@@ -21,7 +21,7 @@ from typing import Protocol
 
 import numpy as np
 
-from explorer.core.errors import ExplorerError
+from explorer.core.errors import ExplorerError, is_rust_panic
 from explorer.core.tokens.pieces import PieceFamily
 from explorer.core.tokens.problems import TokenProblem
 
@@ -66,12 +66,6 @@ def _reason(exc: BaseException) -> str:
     text = str(exc).strip().splitlines()
     first = text[0] if text else type(exc).__name__
     return first[:160]
-
-
-def _is_panic(exc: BaseException) -> bool:
-    """A Rust panic surfacing from a tokenizer (``pyo3_runtime.PanicException``),
-    a BaseException that ``except Exception`` does not catch."""
-    return type(exc).__name__ == "PanicException"
 
 
 class TokenizeError(ExplorerError, ValueError):
@@ -287,7 +281,7 @@ class HFTokenizer:
             read = read_tokenizer_json(path)
             return cls(read.tokenizer, pieces=read.pieces)
         except BaseException as exc:  # noqa: B036 - Rust panics are BaseExceptions
-            if not isinstance(exc, Exception) and not _is_panic(exc):
+            if not isinstance(exc, Exception) and not is_rust_panic(exc):
                 raise
             raise TokenizeError(
                 f"{path}: the tokenizer file cannot be read ({_reason(exc)}); replace it"
@@ -318,7 +312,7 @@ class HFTokenizer:
             enc = self._tok.encode(text)
             rows = list(zip(enc.ids, enc.tokens, enc.offsets, enc.special_tokens_mask, enc.word_ids))
         except BaseException as exc:  # noqa: B036 - Rust panics are BaseExceptions
-            if not isinstance(exc, Exception) and not _is_panic(exc):
+            if not isinstance(exc, Exception) and not is_rust_panic(exc):
                 raise
             raise TokenizeError(
                 f"the tokenizer failed on this text ({_reason(exc)}); its tokenizer.json is broken, "

@@ -37,6 +37,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from explorer.core.errors import is_rust_panic
 from explorer.core.runtime import collector_paused
 
 __all__ = ["ReadTokenizer", "read_tokenizer_json"]
@@ -114,7 +115,7 @@ def _in_steps(data: dict) -> ReadTokenizer | None:
     try:
         tokenizer = Tokenizer.from_str(json.dumps(shell))
     except BaseException as exc:  # noqa: B036 - a Rust panic is a BaseException
-        if not isinstance(exc, Exception) and type(exc).__name__ != "PanicException":
+        if not isinstance(exc, Exception) and not is_rust_panic(exc):
             raise
         return None  # the file as written goes to from_str, whose message then points into it
     tokenizer.model = real

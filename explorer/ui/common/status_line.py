@@ -6,13 +6,13 @@ from __future__ import annotations
 from PySide6.QtCore import QEvent, QObject, QSize, Qt
 from PySide6.QtWidgets import QLabel, QStatusBar, QWidget
 
+from explorer.ui.style import NO_MAXIMUM
+
 __all__ = ["TableStatus"]
 
 #: room for a temporary message beyond its text: Qt leaves 6 px on
 #: the left and 12 on the right of its message rectangle, and a gap before the description
 _MESSAGE_MARGINS = 48
-#: Qt's QWIDGETSIZE_MAX (not exported by PySide6): no maximum width
-_NO_MAXIMUM = (1 << 24) - 1
 #: the description never shrinks below this
 _MIN_WIDTH = 120
 
@@ -79,7 +79,7 @@ class TableStatus(QLabel):
     def _fit(self, message: str) -> None:
         """Leave the message its width (or the bar's width less the minimum)."""
         if not message:
-            self.setMaximumWidth(_NO_MAXIMUM)
+            self.setMaximumWidth(NO_MAXIMUM)
             return
         # the loading label, bar and button (normally hidden while a message shows)
         others = sum(w.width() for w in self._bar.findChildren(QWidget)

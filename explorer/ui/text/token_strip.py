@@ -19,7 +19,7 @@ from superqt.utils import qdebounced
 from explorer.core.tokens.text import TokenizedText
 from explorer.core.tokens.tokenize import MAX_TEXT_CHARS, IdTokenizer, NameTokenizer
 from explorer.state.app_state import AppState
-from explorer.ui.style import SPACING
+from explorer.ui.style import NO_MAXIMUM, SPACING
 from explorer.ui.text.chip_view import ChipView
 from explorer.ui.text.text_box import TextBox
 
@@ -221,7 +221,7 @@ class TokenStrip(QWidget):
         # always shown, no words giving it no height: showing it when its words came laid the strip
         # out at once, a step of its own; a new maximum height waits for the strip's next layout
         self.summary.setText(" · ".join(parts))
-        self.summary.setMaximumHeight((1 << 24) - 1 if parts else 0)  # (1 << 24) - 1: Qt's no maximum
+        self.summary.setMaximumHeight(NO_MAXIMUM if parts else 0)
 
     def _fit_height(self) -> None:
         """As tall as the chips need (up to a few lines), no taller."""
