@@ -15,6 +15,7 @@ from PySide6.QtCore import QByteArray, QObject, QSettings, QTimer, Signal  # noq
 from PySide6.QtWidgets import QApplication, QFileDialog  # noqa: E402
 
 from explorer.core.errors import user_message  # noqa: E402
+from explorer.core.runtime import settle_collector  # noqa: E402
 from explorer.core.sources import recent  # noqa: E402
 from explorer.core.sources.catalog import list_sources_job  # noqa: E402
 from explorer.core.sources.loading import LoadedModel, load_model, prepare_table  # noqa: E402
@@ -98,8 +99,7 @@ class Explorer(QObject):
         w.tour_requested.connect(self.tour.start)
         self.hint = FirstRunHint(w, len(self.tour.steps))  # once, after the first model is in
         self.first_run_hint = True  # off for screenshots
-        # what exists after the warm-up is parked out of the collector's walks (the app and the benches)
-        self.freeze_when_warm = False
+        self.freeze_when_warm = False  # park from the collector what exists once warm, and at idle moments
         # the tabs' views built while the user is idle, once warmed up (off for screenshots)
         self.build_when_idle = True
         self.idle_builder = IdleBuilder(self._pages.values(), ready=lambda: not self.busy(), parent=self)
@@ -376,7 +376,7 @@ class Explorer(QObject):
 
     def _on_warm_up_succeeded(self, _result) -> None:
         if self.build_when_idle and not self._closed:
-            self.idle_builder.start()
+            self.idle_builder.start(chores=[settle_collector] if self.freeze_when_warm else [])
         self.warmed_up.emit()
 
     def _on_loader_failed(self, exc: BaseException) -> None:

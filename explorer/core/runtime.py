@@ -252,3 +252,36 @@ def collector_paused() -> Iterator[None]:
             _collector_pausers -= 1
             if _collector_pausers == 0 and _collector_was_on:
                 gc.enable()
+
+
+#: objects the collector walks (outside the frozen generation) before an idle moment parks them
+SETTLE_MIN_OBJECTS = 20_000
+
+
+def settle_collector(min_objects: int = SETTLE_MIN_OBJECTS) -> int:
+    """At an idle moment: collect the garbage among the objects the collector walks, then park
+    the rest (``gc.freeze``), so that later full collections walk only what is made after.
+
+    The warm-up parks what start-up made. What comes later stays in the walk: the modules a
+    first t-SNE or UMAP imports (numba alone is tens of thousands of objects), a tokenizer's
+    pieces, the views' charts. After a walk of 1,500 user actions 223,000 such objects were
+    tracked, and a full collection (the collector's own, whenever the oldest generation has
+    grown by a quarter) took 130-170 ms in whichever thread allocated, holding the GIL: the
+    window stood still for it (634 ms once, on a busier process). Here the collection runs
+    while the user is idle (109 ms for those 223,000), and what survives is parked.
+
+    Nothing is parked that is garbage now: the collection comes first. A parked object freed
+    later by its reference count is freed as before; only a reference cycle among parked
+    objects is never collected (a model switched away is not one: it goes with its last
+    reference). Returns how many objects were parked: 0 when fewer than ``min_objects`` were
+    walked, the collector is off, or a thread is in :func:`collector_paused`.
+    """
+    with _collector_lock:
+        if _collector_pausers or not gc.isenabled():
+            return 0
+    if len(gc.get_objects()) < min_objects:
+        return 0
+    gc.collect()
+    walked = len(gc.get_objects())
+    gc.freeze()
+    return walked

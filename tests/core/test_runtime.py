@@ -186,3 +186,43 @@ def test_the_collector_is_off_while_any_thread_pauses_it_and_back_as_it_was():
         assert gc.isenabled()
     finally:
         (gc.enable if was else gc.disable)()
+
+
+_SETTLE_SCRIPT = """
+import gc, weakref
+from explorer.core import runtime
+
+class Node:
+    pass
+
+gc.collect()
+kept = [[i] for i in range(50_000)]  # long-lived containers the collector walks
+node = Node()
+node.me = node  # a reference cycle, garbage once its name goes
+dead = weakref.ref(node)
+del node
+before = gc.get_freeze_count()
+assert runtime.settle_collector(min_objects=10**9) == 0  # too few to be worth it
+assert gc.get_freeze_count() == before and dead() is not None
+with runtime.collector_paused():  # a worker's block: no collection meanwhile, and none here
+    assert runtime.settle_collector(min_objects=1_000) == 0 and dead() is not None
+gc.disable()
+assert runtime.settle_collector(min_objects=1_000) == 0 and dead() is not None
+gc.enable()
+parked = runtime.settle_collector(min_objects=1_000)
+assert parked >= 50_000, parked
+assert dead() is None  # the garbage was collected, not parked
+assert gc.get_freeze_count() >= before + 50_000
+walked = gc.get_objects()
+assert len(walked) < 1_000, len(walked)  # what is left for later collections to walk
+assert not any(o is kept[0] for o in walked) and kept[49_999] == [49_999]
+print("ok")
+"""
+
+
+def test_an_idle_moment_collects_then_parks_what_lives_so_later_collections_walk_only_the_new():
+    """In a process of its own: parking is for the life of the process."""
+    import subprocess
+
+    out = subprocess.run([sys.executable, "-c", _SETTLE_SCRIPT], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr[-2000:]

@@ -10,7 +10,9 @@ button down, no popup or dialog open. A hidden view does no work after it is
 built (its gate defers every update until it is shown), so a built view
 costs memory, not time. Then the parts views make on demand, one per idle
 moment too: a view lists them in ``idle_parts()`` (the Lookup's backward
-plots, the Positions' inner pages, the Projection's charts).
+plots, the Positions' inner pages, the Projection's charts). Last, its
+``chores`` (the app's: :func:`explorer.core.runtime.settle_collector`) run
+once in each idle moment that follows the user's activity.
 """
 
 from __future__ import annotations
@@ -35,13 +37,18 @@ class IdleBuilder(QObject):
 
     ``ready()`` says whether the app may build now (no background job);
     :meth:`touch` marks user activity (connect it to the state's changes);
-    ``clock`` is injectable for tests.
+    ``clock`` is injectable for tests. ``chores`` (here or given to
+    :meth:`start`) run once everything is built, all of them in the first idle
+    moment after each stretch of activity; with none, the timer stops then.
     """
 
     def __init__(self, pages: Sequence, ready: Callable[[], bool] = lambda: True,
-                 clock: Callable[[], float] = time.monotonic, parent=None):
+                 clock: Callable[[], float] = time.monotonic, parent=None,
+                 chores: Sequence[Callable[[], object]] = ()):
         super().__init__(parent)
         self._pages = list(pages)
+        self.chores: list[Callable[[], object]] = list(chores)
+        self._chores_done_for: float | None = None  # the activity the chores last ran after
         self._parts: list[Callable[[], object]] | None = None  # asked of the views once all are built
         self._ready, self._clock = ready, clock
         self._preferred = None  # a page to build before the others (the tour's next step)
@@ -51,8 +58,10 @@ class IdleBuilder(QObject):
         self._timer.setInterval(POLL_MS)
         self._timer.timeout.connect(self.poll)
 
-    def start(self) -> None:
-        """Look every POLL_MS until every view and part is built (then the timer stops)."""
+    def start(self, chores: Sequence[Callable[[], object]] = ()) -> None:
+        """Look every POLL_MS until every view and part is built (then the timer stops, unless
+        there are chores); ``chores`` are added to those given at construction."""
+        self.chores += [c for c in chores if c not in self.chores]
         self.touch()
         self._timer.start()
 
@@ -90,7 +99,7 @@ class IdleBuilder(QObject):
         return moved
 
     def poll(self) -> bool:
-        """Build the next view if the user is idle; True when one was built."""
+        """Build the next view, or run the chores, if the user is idle; True when it did."""
         if self._user_busy():
             self.touch()
             return False
@@ -101,6 +110,8 @@ class IdleBuilder(QObject):
             return False
         if self._clock() - self._last_activity < IDLE_S:
             return False
+        if self._parts == [] and self._chores_done_for == self._last_activity:
+            return False  # all built, chores run since the last activity: the pointer is not looked at
         if self._pointer_moved():  # moved since the last look: idle from now on
             self.touch()
             return False
@@ -113,9 +124,20 @@ class IdleBuilder(QObject):
             if self._parts is None:
                 self._parts = [part for p in self._pages for part in getattr(p.view(), "idle_parts", list)()]
             if not self._parts:
-                self.stop()
-                return False
+                return self._do_chores()
             self._parts.pop(0)()
         # the next one waits for another idle moment: a user who comes back meets at most one build
         self.touch()
+        return True
+
+    def _do_chores(self) -> bool:
+        """Everything is built: the chores, once per idle moment after activity (False: none run)."""
+        if not self.chores:
+            self.stop()
+            return False
+        if self._chores_done_for == self._last_activity:
+            return False
+        self._chores_done_for = self._last_activity
+        for chore in list(self.chores):
+            chore()
         return True

@@ -141,6 +141,30 @@ def test_a_pointer_that_moved_postpones_and_is_looked_at_only_when_idle(qtbot):
     assert b.poll() and made == [0]  # still since the last look
 
 
+def test_once_all_is_built_the_chores_run_once_in_each_idle_moment_after_activity(qtbot):
+    ps, made = pages(qtbot, n=1)
+    clock = Clock()
+    ran = []
+    b = IdleBuilder(ps, clock=clock, chores=[lambda: ran.append("a")])
+    b.start(chores=[lambda: ran.append("b")])  # the app gives its own once warmed up
+    clock.now += IDLE_S + 0.1
+    assert b.poll() and made == [0] and not ran  # the views first
+    clock.now += IDLE_S / 2
+    assert not b.poll() and not ran  # not idle long enough
+    clock.now += IDLE_S
+    assert b.poll() and ran == ["a", "b"] and b.active  # every chore; the timer keeps looking
+    clock.now += IDLE_S + 0.1
+    QCursor.setPos(QCursor.pos() + QPoint(3, 2))
+    looked = b._cursor
+    assert not b.poll() and ran == ["a", "b"]  # once per idle moment
+    assert b._cursor == looked  # and nothing to do: the pointer is not looked at (an X round trip)
+    b.touch()  # the user came back
+    assert not b.poll() and ran == ["a", "b"]
+    clock.now += IDLE_S + 0.1
+    b._cursor = QCursor.pos()  # (the pointer, where it is now: no move since the last look)
+    assert b.poll() and ran == ["a", "b", "a", "b"]
+
+
 def test_the_window_builds_every_view_once_warmed_up_and_left_alone(qtbot, explorer, monkeypatch):
     monkeypatch.setattr(prebuild, "IDLE_S", 0.2)  # the same rule, sooner
     explorer.build_when_idle = True  # as the app has it (the fixture turns it off)
@@ -158,6 +182,23 @@ def test_the_window_builds_every_view_once_warmed_up_and_left_alone(qtbot, explo
     assert explorer.window.tabs.currentIndex() == 0  # built in the background: the matrix stays in front
     # a view built hidden computes nothing until shown
     assert explorer.state.projection.value is None and not explorer.state.projection.running
+    assert explorer.idle_builder.chores == []  # nothing is parked from the collector in tests (freeze_when_warm)
+
+
+def test_the_app_parks_what_lives_from_the_collector_at_idle_moments(qtbot, explorer):
+    import gc
+
+    from explorer.core.runtime import settle_collector
+
+    explorer.build_when_idle = True
+    explorer.freeze_when_warm = True  # as explorer.launch.run has it
+    try:
+        with qtbot.waitSignal(explorer.warmed_up, timeout=60_000):
+            explorer.start(model="default")
+        assert explorer.idle_builder.chores == [settle_collector]
+    finally:
+        explorer.idle_builder.stop()
+        gc.unfreeze()  # the warm-up parked this test process's objects: the suite's own collections walk them
 
 
 def test_a_preferred_view_is_built_first(qtbot):
