@@ -65,7 +65,12 @@ class RandomPage(QWidget):
         self._binding = JobBinding(self._gate, state.jobs.random_check, on_reset=self._clear, on_result=self._draw,
                                    on_error=self._on_check_failed, progress=self.progress, status=self.status)
 
-    def _build_plots(self) -> None:
+    @property
+    def plots_built(self) -> bool:
+        return self._plots_built
+
+    def ensure_plots(self) -> None:
+        """The two histograms, made now if they were not yet (the app makes them while the user is idle)."""
         if self._plots_built:
             return
         self._plots_built = True
@@ -101,11 +106,11 @@ class RandomPage(QWidget):
 
     # -- state -------------------------------------------------------------------------
     def _synchronize(self) -> None:
-        self._build_plots()
+        self.ensure_plots()
         self._binding.redraw()
 
     def _clear(self) -> None:
-        self._build_plots()
+        self.ensure_plots()
         self._check = None
         for item in (self.rand_hist, self.real_hist, self.rand_curve, self.real_curve):
             item.setData([], [])
@@ -118,7 +123,7 @@ class RandomPage(QWidget):
         self.facts.setText(f"The random-vector check failed: {user_message(exc)}")
 
     def _draw(self, check: CosineCheck) -> None:
-        self._build_plots()
+        self.ensure_plots()
         self._check = check
         self.status.setText("")
         self.rand_hist.setData(check.random_edges, check.random_density)
@@ -154,5 +159,5 @@ class RandomPage(QWidget):
         """Save the two histograms as PNG or SVG."""
         if self._gate.stale:
             self._gate.sync_now()
-        self._build_plots()
+        self.ensure_plots()
         export_graphics(self.glw.ci, path)

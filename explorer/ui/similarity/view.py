@@ -38,6 +38,11 @@ class SimilarityView(QWidget):
         self.pair_selected = self.regimes_page.pair_selected
         self.token_added = self.regimes_page.token_added
 
+    def idle_parts(self) -> list:
+        """Parts made on demand, for the app to make while the user is idle (the random page's plots:
+        made at its first show, they were about 25 ms of the tour's step 6 in a real window)."""
+        return [self.random_page.ensure_plots]
+
     def show_page(self, name: str) -> None:
         """Bring page ``name`` (regimes, random) to the front."""
         self.pages.setCurrentWidget(getattr(self, f"{name}_page"))

@@ -176,6 +176,7 @@ def test_the_window_builds_every_view_once_warmed_up_and_left_alone(qtbot, explo
     # then what the views make on demand: the lookup's backward plots, the positions' pages, the charts
     qtbot.waitUntil(lambda: not explorer.idle_builder.active, timeout=60_000)
     assert explorer.lookup_view.backward.plots_built
+    assert explorer.similarity_view.random_page.plots_built
     assert len(explorer.projection_view.linked.charts.charts) >= 5
     positions = explorer.view("positions")
     assert positions._table_page is not None and positions._rotary is not None
