@@ -61,7 +61,7 @@ class AppState(OnDemandRequests, QObject):
         A new EmbeddingTable is installed: every model-specific readout
         clears now; the new model's tokens and selection follow at once.
     overview_changed(object)
-        The MatrixOverview of the new table.
+        The MatrixOverview of the new table, once its tokens and selection are in.
     text_changed(str)
     tokens_changed(object)
         The TokenizedText of the text for this table (after a text or model change).
@@ -230,7 +230,7 @@ class AppState(OnDemandRequests, QObject):
     def set_model(self, loaded: LoadedModel, adopt_text: bool = True) -> None:
         """Install a model the loader prepared: table, overview, classes and the
         text's tokens go in together, then the selection (the same position
-        when it still exists).
+        when it still exists), then ``overview_changed``.
 
         With ``adopt_text`` the text the loader tokenized (the text for this
         table's kind of tokenizer, or its example) becomes the text; without
@@ -254,7 +254,6 @@ class AppState(OnDemandRequests, QObject):
         self._projection.forget()
         self.ends.set_table(loaded.table)
         self.model_changed.emit(loaded.table)
-        self.overview_changed.emit(loaded.overview)
         self.extra_tokens_changed.emit([])
         self.random_check.request(random_vector_check_job, loaded.table, N_RANDOM_PAIRS, key=id(loaded.table))
         self.stored_base.request(stored_base_job, loaded.table, key=id(loaded.table))
@@ -268,6 +267,9 @@ class AppState(OnDemandRequests, QObject):
             self._install_tokens(loaded.tokenized, position)
         else:
             self._retokenize(position)
+        # last, with the selection made: the matrix draws its overview and the band of rows around
+        # the selected one once (before, the band was read for row 0, then again for the selection)
+        self.overview_changed.emit(loaded.overview)
 
     def set_table(self, table: EmbeddingTable) -> None:
         """Install a table opened elsewhere (tests, a saved training run):

@@ -284,10 +284,13 @@ class MatrixView(QWidget):
         self._overview = None
         self._band = None
         self._band_ticks_key = None
-        self._stack.setCurrentWidget(self.empty)
         self.empty.setText("Open a model to see its embedding matrix (Ctrl+O)" if self._state.table is None
                            else "Reading the output matrix…" if self._state.ends.matrix_side == OUTPUT
                            else "Drawing the matrix…")
+        if self._current_overview() is None:  # else a new model's, drawn later in this turn: the plots
+            # stay (hidden and shown again in one turn, they were laid out again: 8 ms of the biggest
+            # table's arrival)
+            self._stack.setCurrentWidget(self.empty)
 
     def _draw_overview(self, overview: MatrixOverview) -> None:
         """Draw the overview the loader computed off the GUI thread (one setImage)."""
