@@ -15,7 +15,6 @@ from PySide6.QtCore import QByteArray, QObject, QSettings, QTimer, Signal  # noq
 from PySide6.QtWidgets import QApplication, QFileDialog  # noqa: E402
 
 from explorer.core.errors import user_message  # noqa: E402
-from explorer.core.runtime import settle_collector  # noqa: E402
 from explorer.core.sources import recent  # noqa: E402
 from explorer.core.sources.catalog import list_sources_job  # noqa: E402
 from explorer.core.sources.loading import LoadedModel, load_model, prepare_table  # noqa: E402
@@ -30,7 +29,7 @@ from explorer.ui.model_picker import ModelPicker  # noqa: E402
 from explorer.ui.style import apply_theme  # noqa: E402
 from explorer.ui.tour import TourController  # noqa: E402
 from explorer.ui.tour.hint import FirstRunHint  # noqa: E402
-from explorer.workers import JobRunner, await_all_workers, warm_up_job  # noqa: E402
+from explorer.workers import JobRunner, await_all_workers, settle_collector_between_jobs, warm_up_job  # noqa: E402
 
 __all__ = ["Explorer", "make_app", "CLOSE_WAIT_MS", "HINT_DELAY_MS", "ORG", "APP"]
 #: how long closing the window waits for background jobs to reach a yield
@@ -376,7 +375,7 @@ class Explorer(QObject):
 
     def _on_warm_up_succeeded(self, _result) -> None:
         if self.build_when_idle and not self._closed:
-            self.idle_builder.start(chores=[settle_collector] if self.freeze_when_warm else [])
+            self.idle_builder.start(chores=[settle_collector_between_jobs] if self.freeze_when_warm else [])
         self.warmed_up.emit()
 
     def _on_loader_failed(self, exc: BaseException) -> None:

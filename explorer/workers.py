@@ -28,9 +28,10 @@ from PySide6.QtCore import QObject, QThreadPool, Signal
 from superqt.utils import GeneratorWorker, WorkerBase
 
 from explorer.core.jobs import run_to_end
-from explorer.core.runtime import collector_paused, limit_torch_threads, lower_this_thread
+from explorer.core.runtime import collector_paused, limit_torch_threads, lower_this_thread, settle_collector
 
-__all__ = ["JobRunner", "Computation", "JobView", "JobViews", "await_all_workers", "warm_up_job"]
+__all__ = ["JobRunner", "Computation", "JobView", "JobViews", "await_all_workers", "warm_up_job",
+           "settle_collector_between_jobs"]
 
 
 def warm_up_job(modules: Sequence[str] = (), optional: Sequence[str] = (),
@@ -473,3 +474,14 @@ def await_all_workers(msecs: int = 10000) -> bool:
         return False
     left = max(0, msecs - int((time.monotonic() - start) * 1000))
     return QThreadPool.globalInstance().waitForDone(left)
+
+
+def settle_collector_between_jobs() -> int:
+    """:func:`~explorer.core.runtime.settle_collector` when no worker thread runs (0 otherwise).
+
+    A cancelled job's thread runs on to its next yield after its runner has let it go (the
+    app is no longer busy): its frame and half-built objects must not be parked, where a
+    cycle they later join would never be collected."""
+    if QThreadPool.globalInstance().activeThreadCount():
+        return 0
+    return settle_collector()

@@ -221,7 +221,7 @@ def quiet_transformers() -> None:
         gguf_utils.tqdm = hf_logging.tqdm
 
 
-_collector_lock = threading.Lock()
+_collector_lock = threading.RLock()  # (re-entered by a finalizer that pauses, during settle_collector)
 _collector_pausers = 0
 _collector_was_on = False
 
@@ -276,12 +276,10 @@ def settle_collector(min_objects: int = SETTLE_MIN_OBJECTS) -> int:
     reference). Returns how many objects were parked: 0 when fewer than ``min_objects`` were
     walked, the collector is off, or a thread is in :func:`collector_paused`.
     """
-    with _collector_lock:
-        if _collector_pausers or not gc.isenabled():
+    with _collector_lock:  # held throughout: no thread enters a paused block meanwhile
+        if _collector_pausers or not gc.isenabled() or len(gc.get_objects()) < min_objects:
             return 0
-    if len(gc.get_objects()) < min_objects:
-        return 0
-    gc.collect()
-    walked = len(gc.get_objects())
-    gc.freeze()
-    return walked
+        gc.collect()
+        walked = len(gc.get_objects())
+        gc.freeze()
+        return walked

@@ -61,7 +61,8 @@ class AppState(OnDemandRequests, QObject):
         A new EmbeddingTable is installed: every model-specific readout
         clears now; the new model's tokens and selection follow at once.
     overview_changed(object)
-        The MatrixOverview of the new table, once its tokens and selection are in.
+        The MatrixOverview of the new table, after its tokens and selection when
+        they come with it (a text too long to tokenize inline brings them later).
     text_changed(str)
     tokens_changed(object)
         The TokenizedText of the text for this table (after a text or model change).
@@ -230,7 +231,8 @@ class AppState(OnDemandRequests, QObject):
     def set_model(self, loaded: LoadedModel, adopt_text: bool = True) -> None:
         """Install a model the loader prepared: table, overview, classes and the
         text's tokens go in together, then the selection (the same position
-        when it still exists), then ``overview_changed``.
+        when it still exists), then ``overview_changed`` (a text too long to
+        tokenize inline brings its tokens and selection later, from a job).
 
         With ``adopt_text`` the text the loader tokenized (the text for this
         table's kind of tokenizer, or its example) becomes the text; without
@@ -254,7 +256,14 @@ class AppState(OnDemandRequests, QObject):
         self._projection.forget()
         self.ends.set_table(loaded.table)
         self.model_changed.emit(loaded.table)
-        self.extra_tokens_changed.emit([])
+        try:
+            self._install_model_parts(loaded, adopt_text, position)
+        finally:  # last, after the selection: the matrix reads the band of rows once, around the
+            # selected row (not row 0's, then the selection's); and draws the new table whatever failed
+            self.overview_changed.emit(loaded.overview)
+
+    def _install_model_parts(self, loaded: LoadedModel, adopt_text: bool, position: int) -> None:
+        self.extra_tokens_changed.emit([])  # what a new model brings besides its table
         self.random_check.request(random_vector_check_job, loaded.table, N_RANDOM_PAIRS, key=id(loaded.table))
         self.stored_base.request(stored_base_job, loaded.table, key=id(loaded.table))
         self.token_meta.request(iter_token_metadata, loaded.table, key=id(loaded.table))
@@ -267,9 +276,6 @@ class AppState(OnDemandRequests, QObject):
             self._install_tokens(loaded.tokenized, position)
         else:
             self._retokenize(position)
-        # last, with the selection made: the matrix draws its overview and the band of rows around
-        # the selected one once (before, the band was read for row 0, then again for the selection)
-        self.overview_changed.emit(loaded.overview)
 
     def set_table(self, table: EmbeddingTable) -> None:
         """Install a table opened elsewhere (tests, a saved training run):

@@ -206,6 +206,9 @@ assert runtime.settle_collector(min_objects=10**9) == 0  # too few to be worth i
 assert gc.get_freeze_count() == before and dead() is not None
 with runtime.collector_paused():  # a worker's block: no collection meanwhile, and none here
     assert runtime.settle_collector(min_objects=1_000) == 0 and dead() is not None
+    gc.enable()  # (as if turned on elsewhere: the block alone still keeps the collection off)
+    assert runtime.settle_collector(min_objects=1_000) == 0 and dead() is not None
+    gc.disable()
 gc.disable()
 assert runtime.settle_collector(min_objects=1_000) == 0 and dead() is not None
 gc.enable()

@@ -59,7 +59,7 @@ class RandomPage(QWidget):
         self.facts.setTextInteractionFlags(Qt.TextSelectableByMouse)
         self.facts.setContentsMargins(SPACING, 0, SPACING, SPACING)
         lay.addWidget(self.facts)
-        self._plots_built = False  # built when the page is first shown: the view opens on the other page
+        self._plots_built = False  # made at the first show or an idle moment (the view opens on the other page)
 
         self._gate = ShownGate(self, self._synchronize)
         self._binding = JobBinding(self._gate, state.jobs.random_check, on_reset=self._clear, on_result=self._draw,

@@ -186,20 +186,59 @@ def test_the_window_builds_every_view_once_warmed_up_and_left_alone(qtbot, explo
     assert explorer.idle_builder.chores == []  # nothing is parked from the collector in tests (freeze_when_warm)
 
 
-def test_the_app_parks_what_lives_from_the_collector_at_idle_moments(qtbot, explorer):
+def test_the_app_parks_what_lives_from_the_collector_at_idle_moments(qtbot, explorer, monkeypatch):
     import gc
 
-    from explorer.core.runtime import settle_collector
+    from explorer import workers
 
+    parked = []
+
+    def recorded(*args, **kwargs):
+        parked.append(real(*args, **kwargs))
+        return parked[-1]
+
+    real = workers.settle_collector
+    monkeypatch.setattr(workers, "settle_collector", recorded)
+    monkeypatch.setattr(prebuild, "IDLE_S", 0.2)  # the same rule, sooner
     explorer.build_when_idle = True
     explorer.freeze_when_warm = True  # as explorer.launch.run has it
+    with qtbot.waitSignal(explorer.warmed_up, timeout=60_000):
+        explorer.start(model="default")
+    assert explorer.idle_builder.chores == [workers.settle_collector_between_jobs]
+    before = gc.get_freeze_count()
+    qtbot.waitUntil(lambda: bool(parked), timeout=60_000)  # once every view and part is built
+    assert explorer.idle_builder.active  # it keeps looking, for the next idle moment
     try:
-        with qtbot.waitSignal(explorer.warmed_up, timeout=60_000):
-            explorer.start(model="default")
-        assert explorer.idle_builder.chores == [settle_collector]
+        assert parked[0] == 0 or gc.get_freeze_count() > before
     finally:
         explorer.idle_builder.stop()
-        gc.unfreeze()  # the warm-up parked this test process's objects: the suite's own collections walk them
+        # the window's objects back in the collector's walk: a parked cycle is never collected, and the
+        # window's teardown after the test is made of cycles (pyqtgraph's menus would be left behind)
+        gc.unfreeze()
+
+
+def test_nothing_is_parked_while_a_worker_thread_runs(qtbot, monkeypatch):
+    import threading
+
+    from explorer import workers
+
+    calls = []
+    monkeypatch.setattr(workers, "settle_collector", lambda: calls.append(1) or 7)
+    release = threading.Event()
+
+    def job():
+        yield 0.0, "waiting"
+        release.wait(30)
+        return True
+
+    runner = workers.JobRunner()
+    runner.start(job)
+    qtbot.waitUntil(lambda: workers.QThreadPool.globalInstance().activeThreadCount() > 0, timeout=10_000)
+    runner.cancel()  # let go of by its runner, the thread runs on to its next yield
+    assert workers.settle_collector_between_jobs() == 0 and not calls
+    release.set()
+    assert workers.await_all_workers(30_000)
+    assert workers.settle_collector_between_jobs() == 7 and calls == [1]
 
 
 def test_a_preferred_view_is_built_first(qtbot):
