@@ -234,7 +234,7 @@ class Explorer(QObject):
             return view
         from explorer.ui.training import TrainingView
 
-        view = TrainingView(self.state)
+        view = yield from TrainingView.built_in_steps(self.state)  # over turns, when a tab is opened
         view.model_saved.connect(self.open_spec)
         return view
 

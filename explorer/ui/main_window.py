@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import inspect
+from collections.abc import Callable, Generator
 
 from PySide6.QtCore import QEvent, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QActionGroup, QGuiApplication, QKeySequence
@@ -88,26 +89,45 @@ class LazyPage(QScrollArea):
     event loop: the tab comes up saying its view is being built, then the view
     is made, then it goes on screen (its first synchronization and paint). One
     turn for all three stalled the window 150-280 ms in a real window (the
-    build alone 60-144 ms). :meth:`view` still builds at once for whoever
-    needs the view now.
+    build alone 60-144 ms). A ``build`` that is a generator function is made
+    over as many turns as it yields, one step a turn (the view is what it
+    returns). :meth:`view` still builds at once for whoever needs the view now.
     """
 
-    def __init__(self, build: Callable[[], QWidget], parent=None):
+    def __init__(self, build: Callable[[], QWidget | Generator[None, None, QWidget]], parent=None):
         super().__init__(parent)
         self.setWidgetResizable(True)
         self.setFrameShape(QFrame.NoFrame)
         self._build = build
-        self._made: QWidget | None = None  # made in the second turn, on screen in the third
+        self._steps: Generator[None, None, QWidget] | None = None  # a build under way, one step a turn
+        self._made: QWidget | None = None  # made in the second turn (or later), on screen in the next
 
     @property
     def built(self) -> bool:
-        return self._build is None and self._made is None
+        return self._build is None and self._steps is None and self._made is None
 
-    def _construct(self) -> None:
-        """Make the view (once), not yet on the page."""
+    def _step(self) -> bool:
+        """One step of the build (all of it when it is not a generator); True once the view is made."""
         if self._build is not None:
             build, self._build = self._build, None
-            self._made = build()
+            made = build()
+            if not inspect.isgenerator(made):
+                self._made = made
+                return True
+            self._steps = made
+        if self._steps is not None:
+            try:
+                next(self._steps)
+            except StopIteration as done:
+                self._steps, self._made = None, done.value
+                return True
+            return False
+        return True
+
+    def _construct(self) -> None:
+        """Make the view (once, every step now), not yet on the page."""
+        while not self._step():
+            pass
 
     def view(self) -> QWidget:
         """The page's view, built (and put on the page) now if it was not yet."""
@@ -127,9 +147,12 @@ class LazyPage(QScrollArea):
         super().showEvent(event)
 
     def _make(self) -> None:
-        if self._build is not None:  # else view() was asked for meanwhile: nothing left to do
-            self._construct()
+        if self._build is None and self._steps is None:
+            return  # view() was asked for meanwhile: nothing left to do
+        if self._step():
             QTimer.singleShot(FIRST_SHOW_STEP_MS, self, self.view)
+        else:
+            QTimer.singleShot(FIRST_SHOW_STEP_MS, self, self._make)  # the build's next step, next turn
 
 
 class MainWindow(QMainWindow):

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Sequence
 
 import numpy as np
 import pyqtgraph as pg
@@ -199,6 +200,10 @@ class RasterChart(Chart):
         self.cells = img
 
 
+#: the charts of the grid: loss, sparsity, raster, updates per row, drift, PCA
+CHART_COUNT = 6
+
+
 class TrainingCharts(pg.GraphicsLayoutWidget):
     """Loss, sparsity, raster, updates per row, drift and PCA, drawn from a TrainingSession.
 
@@ -212,8 +217,9 @@ class TrainingCharts(pg.GraphicsLayoutWidget):
 
     paintEvent = QGraphicsView.paintEvent
 
-    def __init__(self, parent=None):
+    def __init__(self, parent=None, plots: Sequence[pg.PlotItem] = ()):
         super().__init__(parent)
+        self._plots = list(plots)  # made beforehand (TrainingView.built_in_steps), one per chart, in order
         bg, fg = plot_colors()
         self.setBackground(bg)
         self.ci.setContentsMargins(SPACING, SPACING, SPACING, SPACING)
@@ -240,6 +246,14 @@ class TrainingCharts(pg.GraphicsLayoutWidget):
         self._slow_at = -math.inf
         self._drawn_version = -1
         self._paint_taken = 0.0
+
+    def take_plot(self, row: int, col: int) -> pg.PlotItem:
+        """A chart's PlotItem at (row, col): one made beforehand, else a new one (no menu)."""
+        if self._plots:
+            plot = self._plots.pop(0)
+            self.addItem(plot, row=row, col=col)
+            return plot
+        return self.addPlot(row=row, col=col, enableMenu=False)
 
     def recolour(self, _swapped) -> None:
         """A new palette (see ui/common/recolour.py): the colours mixed with the old background."""

@@ -26,9 +26,10 @@ def _scrolled(panel: QWidget) -> QScrollArea:
     return scroll
 
 
-def lay_out_training(view: QWidget, panel: QWidget, caption: str, caption_tip: str):
+def lay_out_training(view: QWidget, panel: QWidget, caption: str, caption_tip: str, plots=()):
     """Lay ``view`` out: ``panel`` (scrolling) on the left, the caption, charts and
-    lesson on the right. Returns (caption label, TrainingCharts, LessonCaption)."""
+    lesson on the right (``plots``: the charts' PlotItems, made beforehand). Returns
+    (caption label, TrainingCharts, LessonCaption)."""
     lay = QHBoxLayout(view)
     lay.setContentsMargins(0, 0, 0, 0)
     lay.setSpacing(0)
@@ -43,7 +44,7 @@ def lay_out_training(view: QWidget, panel: QWidget, caption: str, caption_tip: s
     label.setContentsMargins(SPACING, SPACING // 2, SPACING, 0)
     label.setWordWrap(True)
     label.setToolTip(caption_tip)
-    charts = TrainingCharts()
+    charts = TrainingCharts(plots=plots)
     right.addWidget(label)
     right.addWidget(ChartsArea(charts), 1)
     # the lesson, from the live figures, under the charts

@@ -116,7 +116,7 @@ class Chart:
         self._short = short_title
         self._compact = False
         self.paint_log = paint_log if paint_log is not None else PaintLog()
-        p = glw.addPlot(row=row, col=col, enableMenu=False)  # no menu: none is built
+        p = glw.take_plot(row, col)  # no menu: none is built
         shrinkable(p.titleLabel)
         self._shown: tuple = (title, "9pt", None)
         p.setTitle(title, color=fg, size="9pt")

@@ -12,9 +12,11 @@ from __future__ import annotations
 import functools
 import time
 from collections import deque
+from collections.abc import Generator, Sequence
 from pathlib import Path
 
 import numpy as np
+import pyqtgraph as pg
 from PySide6.QtCore import QTimer, Signal
 from PySide6.QtWidgets import (
     QFileDialog,
@@ -32,6 +34,7 @@ from explorer.state.app_state import AppState
 from explorer.ui.common.binding import ShownGate
 from explorer.ui.common.export import export_graphics
 from explorer.ui.style import SPACING
+from explorer.ui.training.charts import CHART_COUNT
 from explorer.ui.training.controls import (
     CORPUS_MODEL,
     CORPUS_SYNTHETIC,
@@ -72,7 +75,20 @@ class TrainingView(QWidget):
     model_saved = Signal(str)
     steps_reached = Signal(int)
 
-    def __init__(self, state: AppState, parent=None):
+    @classmethod
+    def built_in_steps(cls, state: AppState, per_step: int = 2) -> Generator[None, None, TrainingView]:
+        """The view made over several turns of the event loop (a generator for the tab's
+        :class:`~explorer.ui.main_window.LazyPage`): its six PlotItems ``per_step`` at a time,
+        then the rest. Made in one go, the first show of the tab stalled the window 100-140 ms
+        in a real window, and over 300 ms while the warm-up still imported."""
+        plots: list[pg.PlotItem] = []
+        while len(plots) < CHART_COUNT:
+            yield
+            plots += [pg.PlotItem(enableMenu=False) for _ in range(min(per_step, CHART_COUNT - len(plots)))]
+        yield
+        return cls(state, plots=plots)
+
+    def __init__(self, state: AppState, parent=None, plots: Sequence[pg.PlotItem] = ()):
         super().__init__(parent)
         self._state = state
         self._training = state.training
@@ -83,7 +99,7 @@ class TrainingView(QWidget):
         self._readout_at = -1.0
 
         self.caption, self.charts, self.lesson = lay_out_training(self, self._build_controls(), EMPTY_TEXT,
-                                                                  "What the charts show")
+                                                                  "What the charts show", plots)
 
         self.frame_timer = QTimer(self)
         self.frame_timer.setInterval(int(1000 / FRAME_HZ))

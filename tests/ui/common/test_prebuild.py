@@ -286,24 +286,29 @@ def test_the_tour_has_its_next_steps_view_built_while_a_step_is_read(qtbot, expl
     ex.tour.close()
 
 
-def _lazy_tab(qtbot):
-    """A shown tab widget whose second tab is a LazyPage: (tabs, page, the list of builds)."""
+def _tab_of(qtbot, page: LazyPage):
+    """A shown tab widget whose second tab is ``page``."""
     from PySide6.QtWidgets import QTabWidget
 
+    tabs = QTabWidget()
+    qtbot.addWidget(tabs)
+    tabs.addTab(QLabel("first"), "first")
+    tabs.addTab(page, "lazy")
+    tabs.show()
+    qtbot.waitExposed(tabs)
+    return tabs
+
+
+def _lazy_tab(qtbot):
+    """A shown tab widget whose second tab is a LazyPage: (tabs, page, the list of builds)."""
     made = []
 
     def make():
         made.append(len(made))
         return QLabel("the view")
 
-    tabs = QTabWidget()
-    qtbot.addWidget(tabs)
-    tabs.addTab(QLabel("first"), "first")
     page = LazyPage(make)
-    tabs.addTab(page, "lazy")
-    tabs.show()
-    qtbot.waitExposed(tabs)
-    return tabs, page, made
+    return _tab_of(qtbot, page), page, made
 
 
 def test_a_tab_the_user_opens_is_built_over_three_turns(qtbot):
@@ -316,6 +321,51 @@ def test_a_tab_the_user_opens_is_built_over_three_turns(qtbot):
     qtbot.waitUntil(lambda: page.built, timeout=5000)
     assert made == [0] and page.widget().text() == "the view" and page.widget().isVisible()
     assert page.view() is page.widget() and made == [0]  # built once
+
+
+def _stepped_tab(qtbot, steps: int = 3):
+    """Like _lazy_tab, with a build that yields ``steps`` times: (tabs, page, what each step
+    made with the event loop's turn it ran in; a 0 ms timer counts the turns)."""
+    from PySide6.QtCore import QTimer
+
+    turn, made = [0], []
+
+    def make_in_steps():
+        for k in range(steps):
+            made.append((f"step {k}", turn[0]))
+            yield
+        made.append(("view", turn[0]))
+        return QLabel("the view")
+
+    page = LazyPage(make_in_steps)
+    tabs = _tab_of(qtbot, page)
+    ticker = QTimer(tabs)
+    ticker.timeout.connect(lambda: turn.__setitem__(0, turn[0] + 1))
+    ticker.start(0)
+    return tabs, page, made
+
+
+def test_a_view_built_in_steps_takes_one_step_a_turn_or_all_when_needed_now(qtbot):
+    """The Training view makes its six plots two a turn (TrainingView.built_in_steps)."""
+    from PySide6.QtCore import QCoreApplication
+
+    tabs, page, made = _stepped_tab(qtbot)
+    tabs.setCurrentIndex(1)
+    assert not made and page.widget().text() == "Building this view…"
+    qtbot.waitUntil(lambda: page.built, timeout=5000)
+    assert [what for what, _ in made] == ["step 0", "step 1", "step 2", "view"]
+    turns = [t for _, t in made]
+    assert turns == sorted(set(turns)), turns  # one step a turn
+    assert page.widget().text() == "the view" and page.widget().isVisible()
+
+    tabs, page, made = _stepped_tab(qtbot)
+    tabs.setCurrentIndex(1)
+    view = page.view()  # needed now (the tour, a lesson's link): every step at once
+    assert [what for what, _ in made] == ["step 0", "step 1", "step 2", "view"] and page.built
+    assert view.isVisible() and len({t for _, t in made}) == 1
+    for _ in range(5):
+        QCoreApplication.processEvents()  # the turns still scheduled find nothing left to do
+    assert len(made) == 4 and page.widget() is view
 
 
 def test_whoever_needs_the_view_gets_it_at_once_and_it_is_built_once(qtbot):

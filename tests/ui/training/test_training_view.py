@@ -423,3 +423,31 @@ def test_the_lesson_under_the_charts_and_the_decay_series(qtbot, view):
     assert view.lesson.geometry().top() >= view.charts.parentWidget().parentWidget().geometry().bottom()
     view.reset()
     assert "Start a run" in view.lesson.text()
+
+
+def test_the_view_made_in_steps_is_the_view_with_its_plots_made_beforehand(qtbot):
+    """The Training tab's first show makes the view over turns (LazyPage): the six plots
+    two a step, then the rest; the charts are laid out as when made at once."""
+    from explorer.state.app_state import AppState
+
+    state = AppState()
+    steps, n = TrainingView.built_in_steps(state), 0
+    while True:
+        try:
+            next(steps)
+            n += 1
+        except StopIteration as done:
+            v = done.value
+            break
+    qtbot.addWidget(v)
+    assert n >= 4  # three steps of two plots, then the rest: not one turn for all
+    assert not v.charts._plots  # every plot made beforehand went to a chart
+    plots = [c.plot for c in v.charts.charts]
+    assert len({id(p) for p in plots}) == 6
+    for k, plot in enumerate(plots):
+        assert v.charts.ci.getItem(k // 2, k % 2) is plot
+        assert plot.getViewBox().menu is None and plot.titleLabel.text
+    v.resize(1000, 700)
+    v.show()
+    assert "Start" in v.caption.text() and v.buttons.start_button.isEnabled()
+    state.deleteLater()
