@@ -1,6 +1,6 @@
-"""The Projection view: where tokens sit on two principal components (or in
-a t-SNE / UMAP layout that moves while it converges), the text's tokens and
-the selection's neighbours highlighted, analogies drawn as arrows.
+"""The Projection view: where tokens sit on two principal components (or in a t-SNE
+/ UMAP layout that moves while it converges, its newest frame drawn once a turn),
+the text's tokens and the selection's neighbours highlighted, analogies as arrows.
 
 It mirrors the state and computes nothing: the PCA is ``state.jobs.projection``
 (asked for with ``state.request_projection``), the highlighted tokens are
@@ -22,7 +22,7 @@ from explorer.core.geometry.analogy import AnalogyResult
 from explorer.core.projection.job import ProjectionResult
 from explorer.core.projection.manifold import METHOD_NAMES, ManifoldResult
 from explorer.state.app_state import AppState
-from explorer.ui.common.binding import JobBinding, ShownGate
+from explorer.ui.common.binding import JobBinding, NewestOnly, ShownGate
 from explorer.ui.projection.axes_entry import AxesEntry
 from explorer.ui.projection.colouring import cloud_colours
 from explorer.ui.projection.controls import AxesControls, ExportButton, FitControls, MethodControls
@@ -175,6 +175,8 @@ class ProjectionView(ProjectionExports, QWidget):
         ]
         jobs.analogy.cancelled.connect(self._on_analogy_cancelled)
         jobs.projection.cancelled.connect(self._on_projection_cancelled)
+        self._frames = NewestOnly(lambda f: self._gate.update(self._on_projection_result, f),
+                                  lambda: jobs.projection.running, self)  # t-SNE's and UMAP's moving layouts
         jobs.projection.produced.connect(self._on_projection_produced)
         state.model_changed.connect(self._on_state_model_changed)
         state.selected_token_changed.connect(self._on_state_selected_token_changed)
@@ -283,6 +285,7 @@ class ProjectionView(ProjectionExports, QWidget):
 
     def _on_projection_reset(self) -> None:
         self._result = None
+        self._frames.drop()
         self.run_strip.hide()
         table = self._state.table
         if table is None:
@@ -310,8 +313,8 @@ class ProjectionView(ProjectionExports, QWidget):
         self.plot.auto_range()
 
     def _on_projection_produced(self, frame) -> None:
-        if getattr(frame, "linear", None) is False:  # a t-SNE layout moving towards convergence
-            self._gate.update(self._on_projection_result, frame)
+        if getattr(frame, "linear", None) is False:  # a t-SNE or UMAP layout moving towards convergence
+            self._frames.push(frame)  # the newest of those queued, once
 
     def _on_projection_failed(self, exc: BaseException) -> None:
         self._result = None
@@ -400,8 +403,7 @@ class ProjectionView(ProjectionExports, QWidget):
         if not self._drawn():
             return
         interest, analogy = self._state.jobs.interest.value, self._state.jobs.analogy.value
-        # arrows only on a linear map: there the image of a − b + c is P(a) − P(b) + P(c)
-        linear = self._result is not None and self._result.linear
+        linear = self._result is not None and self._result.linear  # arrows: on it P(a − b + c) = P(a) − P(b) + P(c)
         solved = analogy if linear and analogy is not None and analogy.best is not None else None
         marks: list[tuple[int, str, tuple[int, str]]] = []  # token id, colour, kind
         if interest is not None:

@@ -144,3 +144,32 @@ def test_a_job_coming_and_going_leaves_the_layout_as_it_was(qtbot):
         status.setText("Reading the model's input layer…" if running else "")
         QApplication.sendPostedEvents(None, QEvent.LayoutRequest)
         assert below.geometry() == before[1] and status.geometry().height() == before[0].height()
+
+
+def test_newest_only_draws_the_newest_of_a_turns_values_once(qtbot):
+    """A job's frames queued faster than they are drawn (a UMAP of 100 rows): one draw a turn."""
+    from PySide6.QtCore import QObject
+
+    from explorer.ui.common.binding import NewestOnly
+
+    owner, drawn, running = QObject(), [], [True]
+    frames = NewestOnly(drawn.append, lambda: running[0], owner)
+    for k in range(300):  # what one pass over the queued signals delivers
+        frames.push(k)
+    assert drawn == []  # not in the pushes' turn
+    qtbot.waitUntil(lambda: drawn == [299], timeout=5000)
+    frames.push(300)
+    frames.push(301)
+    qtbot.waitUntil(lambda: drawn == [299, 301], timeout=5000)
+    frames.push(302)
+    running[0] = False  # the final result came in the same turn: the frame lost to it
+    frames.push(303)
+    frames.drop()
+    frames.push(304)
+    qtbot.wait(20)
+    assert drawn == [299, 301]
+    running[0] = True
+    frames.push(305)
+    frames.drop()  # a new run began: the old run's frame is forgotten
+    qtbot.wait(20)
+    assert drawn == [299, 301]
