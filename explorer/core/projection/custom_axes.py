@@ -88,7 +88,8 @@ def custom_axes_job(table, axes: Sequence[Axis], mode: str = "auto", sample_size
     rows = yield from read_fit_rows(table, fit, 0.02, 0.8)
     rows = np.where(np.isfinite(rows), rows, 0.0)
     coords = (rows @ comps.T).astype(np.float32)
-    total = float(rows.var(axis=0, dtype=np.float64).sum())
+    # no rows (the chosen tokens, none yet): no variance to share, and no numpy warning about it
+    total = float(rows.var(axis=0, dtype=np.float64).sum()) if len(rows) else 0.0
     explained = coords.var(axis=0, dtype=np.float64) / total if total > 0 else np.zeros(len(axes))
     yield 1.0, "Done"
     return ProjectionResult(spec=getattr(table, "spec", ""), mode=fit.mode, ids=fit.ids, coords=coords,

@@ -126,3 +126,18 @@ def test_layout_bench_report_states_the_targets():
     text = format_results({"layouts": LayoutBench(**paired)})
     assert "best of 2 each, run in turn: the app 18.00 s / 21.50 s, umap-learn 44.00 s / 40.00 s" in text
     assert list(results_as_json({"layouts": LayoutBench(**paired)})["layouts"]["umap_layout_runs"]) == [18.0, 21.5]
+
+
+def test_custom_axes_of_no_chosen_tokens_place_none_without_a_numpy_warning():
+    """Found by the monkey: "chosen tokens" with none chosen yet warned "Degrees of freedom
+    <= 0 for slice" from numpy in the worker."""
+    import warnings
+
+    table = open_table("default")
+    axes = [parse_axis(table, "man → woman"), parse_axis(table, "king")]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        _, res = run(custom_axes_job(table, axes, mode="chosen", interest=()))
+        _, one = run(custom_axes_job(table, axes, mode="chosen", interest=(5,)))
+    assert len(res.ids) == 0 and res.coords.shape == (0, 2) and res.explained.tolist() == [0.0, 0.0]
+    assert one.ids.tolist() == [5] and one.explained.tolist() == [0.0, 0.0]  # one row: no spread either
