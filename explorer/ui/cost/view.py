@@ -3,8 +3,6 @@ while it is on screen."""
 
 from __future__ import annotations
 
-from collections.abc import Generator, Mapping
-
 from PySide6.QtWidgets import QTabWidget, QVBoxLayout, QWidget
 
 from explorer.state.app_state import AppState
@@ -14,15 +12,12 @@ from explorer.ui.cost.context_page import ContextPage
 from explorer.ui.cost.tiles import TILE_STYLE
 from explorer.ui.cost.why_page import WhyPage
 
-#: each page: its attribute, tab title, tooltip (and below, its class)
 PAGES = [
     ("card_page", "Cost card", "Parameters and bytes of the loaded table, with their formulas"),
     ("compare_page", "Famous models", "The same figures for GPT-2, BERT, Llama 3, Gemma and the original Transformer"),
     ("why_page", "Why vectors", "The same tokens as ids, as one-hot vectors and as learned vectors"),
     ("context_page", "Context-free", "One word in two sentences reads one row; only later layers add context"),
 ]
-
-PAGE_CLASSES = {"card_page": CardPage, "compare_page": ComparePage, "why_page": WhyPage, "context_page": ContextPage}
 
 
 class CostView(QWidget):
@@ -34,19 +29,7 @@ class CostView(QWidget):
         That of :class:`WhyPage`: the user clicked a token on its number line.
     """
 
-    @classmethod
-    def built_in_steps(cls, state: AppState) -> Generator[None, None, CostView]:
-        """The view made over several turns of the event loop (a generator for the tab's
-        :class:`~explorer.ui.main_window.LazyPage`): one page a step. Made in one go, it was
-        150-190 ms of a tour step in a real window, and 347 ms in a monkey walk's first tab show."""
-        pages = {}
-        for key, _title, _tip in PAGES:
-            yield
-            pages[key] = PAGE_CLASSES[key](state)
-        yield
-        return cls(state, pages=pages)
-
-    def __init__(self, state: AppState, parent=None, pages: Mapping[str, QWidget] | None = None):
+    def __init__(self, state: AppState, parent=None):
         super().__init__(parent)
         self.setStyleSheet(TILE_STYLE)
         lay = QVBoxLayout(self)  # its pages want their full height: the tab page scrolls
@@ -54,15 +37,10 @@ class CostView(QWidget):
         self.pages = QTabWidget()
         self.pages.setDocumentMode(True)
         lay.addWidget(self.pages)
-        made = dict(pages or {})  # made beforehand (built_in_steps), else now
-
-        def page(key: str) -> QWidget:
-            return made[key] if key in made else PAGE_CLASSES[key](state)
-
-        self.card_page = page("card_page")
-        self.compare_page = page("compare_page")
-        self.why_page = page("why_page")
-        self.context_page = page("context_page")
+        self.card_page = CardPage(state)
+        self.compare_page = ComparePage(state)
+        self.why_page = WhyPage(state)
+        self.context_page = ContextPage(state)
         for key, title, tip in PAGES:
             self.pages.addTab(getattr(self, key), title)
             self.pages.setTabToolTip(self.pages.count() - 1, tip)

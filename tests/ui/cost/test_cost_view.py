@@ -415,29 +415,3 @@ def test_names_of_neighbouring_ids_do_not_cover_each_other(qtbot, view):
     assert a.bottom() <= b.top() + 1
     points = page.numberline_points.data
     assert all(-0.6 < y < 1.0 for y in points["y"])
-
-
-def test_the_view_made_in_steps_makes_one_page_a_step_and_follows_the_state(qtbot):
-    """The Cost tab's first show makes the view over turns (LazyPage): one page a step."""
-    from explorer.state.app_state import AppState
-    from explorer.ui.cost.view import PAGES
-
-    state = AppState()
-    steps, made = CostView.built_in_steps(state), []
-    while True:
-        try:
-            next(steps)
-            made.append(sum(1 for w in QApplication.allWidgets() if type(w).__name__.endswith("Page")))
-        except StopIteration as done:
-            v = done.value
-            break
-    qtbot.addWidget(v)
-    assert len(made) == len(PAGES) + 1 and made == sorted(made)  # one page more at each step
-    assert [v.pages.tabText(k) for k in range(v.pages.count())] == [title for _, title, _ in PAGES]
-    assert all(v.pages.widget(k) is getattr(v, key) for k, (key, _, _) in enumerate(PAGES))
-    state.set_table(open_table("random:500x8"))  # the pages follow the state as when made at once
-    v.resize(1000, 700)
-    v.show()
-    assert v.current_page() == "card"
-    qtbot.waitUntil(lambda: v.card_page.tiles["params"].value.text() == "4,000", timeout=5000)  # 500 x 8
-    state.deleteLater()
