@@ -11,7 +11,7 @@ built (its gate defers every update until it is shown), so a built view
 costs memory, not time. Then the parts views make on demand, one per idle
 moment too: a view lists them in ``idle_parts()`` (the Lookup's backward
 plots, the Positions' inner pages, the Projection's charts). Last, its
-``chores`` (the app's: :func:`explorer.core.runtime.settle_collector`) run
+``chores`` (the app's: :func:`explorer.workers.settle_collector_between_jobs`) run
 once in each idle moment that follows the user's activity.
 """
 
@@ -131,11 +131,9 @@ class IdleBuilder(QObject):
         return True
 
     def _do_chores(self) -> bool:
-        """Everything is built: the chores, once per idle moment after activity (False: none run)."""
+        """Everything is built: the chores (poll() comes here once per idle moment after activity)."""
         if not self.chores:
             self.stop()
-            return False
-        if self._chores_done_for == self._last_activity:
             return False
         self._chores_done_for = self._last_activity
         for chore in list(self.chores):
