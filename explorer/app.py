@@ -241,7 +241,7 @@ class Explorer(QObject):
     def _build_cost(self):
         from explorer.ui.cost import CostView
 
-        view = CostView(self.state)
+        view = yield from CostView.built_in_steps(self.state)  # over turns, when a tab is opened
         view.token_selected.connect(self.state.set_selected_token)
         return view
 

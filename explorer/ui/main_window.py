@@ -92,21 +92,28 @@ class LazyPage(QScrollArea):
     build alone 60-144 ms). A ``build`` that is a generator function is made
     over as many turns as it yields, one step a turn (the view is what it
     returns). :meth:`view` still builds at once for whoever needs the view now.
+
+    Between turns nothing a build made may be left without a Qt parent: the
+    collector could delete it after the window and the application are gone
+    (a half-made Cost view crashed a test's teardown that way). A step may
+    yield a widget it has made: the page holds it, hidden, until the view is
+    done. A build still under way when the page is destroyed is closed then,
+    so what its frame holds goes while Qt still runs.
     """
 
-    def __init__(self, build: Callable[[], QWidget | Generator[None, None, QWidget]], parent=None):
+    def __init__(self, build: Callable[[], QWidget | Generator[QWidget | None, None, QWidget]], parent=None):
         super().__init__(parent)
         self.setWidgetResizable(True)
         self.setFrameShape(QFrame.NoFrame)
         self._build = build
-        self._steps: Generator[None, None, QWidget] | None = None  # a build under way, one step a turn
+        self._steps: Generator[QWidget | None, None, QWidget] | None = None  # a build under way, one step a turn
         self._made: QWidget | None = None  # made in the second turn (or later), on screen in the next
 
     @property
     def built(self) -> bool:
         return self._build is None and self._steps is None and self._made is None
 
-    def _step(self) -> bool:
+    def build_step(self) -> bool:
         """One step of the build (all of it when it is not a generator); True once the view is made."""
         if self._build is not None:
             build, self._build = self._build, None
@@ -115,18 +122,23 @@ class LazyPage(QScrollArea):
                 self._made = made
                 return True
             self._steps = made
+            # closed with the page, not by the collector later (the lambda does not keep the page)
+            self.destroyed.connect(lambda *_: made.close())
         if self._steps is not None:
             try:
-                next(self._steps)
+                held = next(self._steps)
             except StopIteration as done:
                 self._steps, self._made = None, done.value
                 return True
+            if isinstance(held, QWidget) and held.parentWidget() is None:
+                held.setParent(self)  # Qt owns it from now on; setWidget moves it onto the page
+                held.hide()  # explicitly: a page shown later would show it
             return False
         return True
 
     def _construct(self) -> None:
         """Make the view (once, every step now), not yet on the page."""
-        while not self._step():
+        while not self.build_step():
             pass
 
     def view(self) -> QWidget:
@@ -149,7 +161,7 @@ class LazyPage(QScrollArea):
     def _make(self) -> None:
         if self._build is None and self._steps is None:
             return  # view() was asked for meanwhile: nothing left to do
-        if self._step():
+        if self.build_step():
             QTimer.singleShot(FIRST_SHOW_STEP_MS, self, self.view)
         else:
             QTimer.singleShot(FIRST_SHOW_STEP_MS, self, self._make)  # the build's next step, next turn

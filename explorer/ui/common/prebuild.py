@@ -118,6 +118,11 @@ class IdleBuilder(QObject):
         pending = self.pending()
         if pending:
             first = self._preferred if any(p is self._preferred for p in pending) else pending[0]
+            if not first.build_step():
+                # a view made in steps (LazyPage): one step a look while the user stays away, so a
+                # user who comes back meets one step, not the whole build
+                self._preferred = first
+                return True
             self._preferred = None
             first.view()
         else:

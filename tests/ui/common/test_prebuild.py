@@ -279,7 +279,10 @@ def test_the_tour_has_its_next_steps_view_built_while_a_step_is_read(qtbot, expl
     builder._clock = lambda: 10**9  # idle for long
     builder._pointer_moved = lambda: False
     builder._ready = lambda: True
-    assert builder.poll()
+    for _ in range(10):  # a view made in steps takes one step a look
+        assert builder.poll()
+        if ex.view_built(wanted):
+            break
     shown = STEPS[n - 1].view
     assert ex.view_built(wanted)
     assert [name for name in tabs if ex.view_built(name)] == sorted({wanted, shown} - {"matrix"}, key=tabs.index)
@@ -384,3 +387,67 @@ def test_a_view_shown_by_name_is_on_screen_at_once(qtbot, explorer):
     assert not explorer.view_built("cost")
     assert w.show_view("cost")
     assert explorer.view_built("cost") and explorer.view("cost").isVisible()
+
+
+def test_a_build_in_steps_is_stepped_one_look_at_a_time_while_the_user_stays_away(qtbot):
+    """A view made in steps (the Cost and Training tabs) is made one step per look of the idle
+    builder: a user who comes back meets one step, not the whole build."""
+    made = []
+
+    def make_in_steps():
+        for k in range(3):
+            made.append(k)
+            yield
+        return QLabel("the view")
+
+    page, other = LazyPage(make_in_steps), LazyPage(lambda: QLabel("other"))
+    for p in (page, other):
+        qtbot.addWidget(p)
+    clock = Clock()
+    b = IdleBuilder([page, other], clock=clock)
+    b.start()
+    clock.now += IDLE_S + 0.1
+    assert b.poll() and made == [0] and not page.built
+    assert b.poll() and made == [0, 1]  # still away: the next step at the next look
+    b.touch()
+    assert not b.poll() and made == [0, 1]  # the user came back
+    clock.now += IDLE_S + 0.1
+    assert b.poll() and made == [0, 1, 2] and not page.built
+    assert b.poll() and page.built and page.widget().text() == "the view" and not other.built
+    clock.now += IDLE_S + 0.1
+    assert b.poll() and other.built
+
+
+def test_what_a_step_made_is_held_by_the_page_and_a_build_left_half_done_closes_with_it(qtbot):
+    """Between turns a build's widgets have a Qt parent (the page), and the build is closed when
+    the page goes: nothing of it is left for the collector to delete after Qt has gone (a half-made
+    Cost view, its pages without a parent, crashed a test's teardown)."""
+    import gc
+
+    import shiboken6
+
+    ended = []
+
+    def make_in_steps():
+        view = QLabel("the view")
+        try:
+            for _ in range(3):
+                yield view
+            return view
+        finally:
+            ended.append(view.text() if view is not None else None)
+
+    tabs, page, _ = _stepped_tab(qtbot)  # a tab widget to hold the page
+    page = LazyPage(make_in_steps)
+    tabs.addTab(page, "stepped")
+    assert not page.build_step()
+    held = page.findChild(QLabel)
+    assert held is not None and held.text() == "the view" and held.parentWidget() is page
+    assert held.isHidden() and not ended  # held, not shown until the view is done
+    gc.disable()  # only the page's going may close the build
+    try:
+        page.deleteLater()
+        qtbot.waitUntil(lambda: ended == ["the view"], timeout=2000)  # closed, not finished
+        assert not shiboken6.isValid(held)  # deleted with the page, while Qt runs
+    finally:
+        gc.enable()

@@ -415,3 +415,33 @@ def test_names_of_neighbouring_ids_do_not_cover_each_other(qtbot, view):
     assert a.bottom() <= b.top() + 1
     points = page.numberline_points.data
     assert all(-0.6 < y < 1.0 for y in points["y"])
+
+
+def test_the_view_made_in_steps_is_held_from_its_first_step_and_gets_one_page_a_step(qtbot):
+    """The Cost tab's first show makes the view over turns (LazyPage): the view first, yielded
+    so that the page holds it, then one page a step, each in the view as soon as it is made."""
+    from explorer.state.app_state import AppState
+    from explorer.ui.cost.view import PAGES
+
+    state = AppState()
+    steps, counts = CostView.built_in_steps(state), []
+    while True:
+        try:
+            held = next(steps)
+        except StopIteration as done:
+            v = done.value
+            break
+        assert isinstance(held, CostView)  # the same view every step, for the page to hold
+        counts.append(held.pages.count())
+        assert all(held.pages.widget(k).parentWidget() is not None for k in range(held.pages.count()))
+    qtbot.addWidget(v)
+    assert v is held and counts == list(range(len(PAGES)))  # one page more at each step
+    assert [v.pages.tabText(k) for k in range(v.pages.count())] == [title for _, title, _ in PAGES]
+    assert all(v.pages.widget(k) is getattr(v, key) for k, (key, _, _) in enumerate(PAGES))
+    assert v.token_selected == v.why_page.token_selected
+    state.set_table(open_table("random:500x8"))  # the pages follow the state as when made at once
+    v.resize(1000, 700)
+    v.show()
+    assert v.current_page() == "card"
+    qtbot.waitUntil(lambda: v.card_page.tiles["params"].value.text() == "4,000", timeout=5000)  # 500 x 8
+    state.deleteLater()
