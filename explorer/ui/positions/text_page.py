@@ -10,6 +10,7 @@ from PySide6.QtWidgets import QSplitter, QVBoxLayout, QWidget
 
 from explorer.core.input_layer import TextInputs
 from explorer.core.units import shorten
+from explorer.ui.common.binding import OneATurn
 from explorer.ui.common.wrapped_label import WrappedLabel
 from explorer.ui.positions.image_panel import ImagePanel, symmetric_levels
 from explorer.ui.positions.input_table import InputTable
@@ -37,6 +38,7 @@ class TextInputsPage(QWidget):
         self._inputs: TextInputs | None = None
         self._tokens: tuple = ()
         self._piece_of = str
+        self._maps = OneATurn(self)  # the two heatmaps, each in a turn of its own
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, SPACING // 2, 0, 0)
         lay.setSpacing(SPACING // 2)
@@ -71,6 +73,7 @@ class TextInputsPage(QWidget):
     def set_inputs(self, inputs: TextInputs | None, tokens, piece_of) -> None:
         self._inputs, self._tokens, self._piece_of = inputs, tuple(tokens), piece_of
         self.table.set_inputs(inputs, tokens, piece_of)
+        self._maps.cancel()
         if inputs is None:
             self.formula.hold()  # until the new inputs come: what is under it stays put
             self.limit_note.hide()
@@ -98,15 +101,27 @@ class TextInputsPage(QWidget):
         cols = min(SHOWN_DIMS, v.token_rows.shape[1])
         d = v.token_rows.shape[1]
         axis = f"dimension (0–{cols - 1} of {d:,})" if cols < d else "dimension"
-        self.token_map.set_title(f"Token rows{scale}")
-        self.token_map.set_labels(axis, "")
-        self.token_map.set_matrix(v.token_rows[:, :cols], symmetric_levels(v.token_rows[:, :cols]))
-        self.token_map.set_row_labels(labels)
-        self.input_map.set_title("Input vectors" + (" (after the LayerNorm)" if v.normed is not None else ""),
-                                 "Input vectors")
-        self.input_map.set_labels(axis, "")
-        self.input_map.set_matrix(v.vectors[:, :cols], symmetric_levels(v.vectors[:, :cols]))
-        self.input_map.set_row_labels(labels)
+
+        def token_map() -> None:
+            self.token_map.set_title(f"Token rows{scale}")
+            self.token_map.set_labels(axis, "")
+            self.token_map.set_matrix(v.token_rows[:, :cols], symmetric_levels(v.token_rows[:, :cols]))
+            self.token_map.set_row_labels(labels)
+
+        def input_map() -> None:
+            self.input_map.set_title("Input vectors" + (" (after the LayerNorm)" if v.normed is not None else ""),
+                                     "Input vectors")
+            self.input_map.set_labels(axis, "")
+            self.input_map.set_matrix(v.vectors[:, :cols], symmetric_levels(v.vectors[:, :cols]))
+            self.input_map.set_row_labels(labels)
+
+        # with the table, one turn held the table and both maps: 100-165 ms when the tab came back
+        # after a model switch (a real window); the maps follow the table a turn each
+        self._maps.run([token_map, input_map], now=False)
+
+    def finish_drawing(self) -> None:
+        """The maps still waiting for their turn, drawn now."""
+        self._maps.finish()
 
     def select_position(self, position: int) -> None:
         """Mirror the selected token: its row of the table and its parts."""

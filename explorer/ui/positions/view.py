@@ -54,6 +54,7 @@ class PositionsView(QWidget):
         self._table_page: PositionTablePage | None = None
         self._rotary: RotaryPanel | None = None
         self._holders = (_Holder(), _Holder())
+        self._behind: list[QWidget] = []  # built pages not in front when the report last changed
         self.pages.addTab(self.text_page, "Input for the text")
         self.pages.addTab(self._holders[0], "Position table")
         self.pages.addTab(self._holders[1], "Rotary angles")
@@ -81,6 +82,7 @@ class PositionsView(QWidget):
         """The position-table page (built now if it was not yet)."""
         if self._table_page is None:
             self._table_page = self._build_page(0, PositionTablePage)
+        self._bring_up_to_date(self._table_page)
         return self._table_page
 
     @property
@@ -88,7 +90,14 @@ class PositionsView(QWidget):
         """The rotary-angles page (built now if it was not yet)."""
         if self._rotary is None:
             self._rotary = self._build_page(1, RotaryPanel)
+        self._bring_up_to_date(self._rotary)
         return self._rotary
+
+    def _bring_up_to_date(self, page) -> None:
+        """A page behind the others takes the report now (it was not the page in front when it came)."""
+        if page in self._behind:
+            self._behind.remove(page)
+            page.set_report(self.report)
 
     def _build_page(self, k: int, cls):
         """Page ``cls`` in holder ``k``, given the report as it stands."""
@@ -132,18 +141,30 @@ class PositionsView(QWidget):
     def _on_positions_reset(self) -> None:
         has_model = self._state.table is not None
         self.summary.set_report(None, WAITING if has_model else NO_MODEL)
-        for page in (self._table_page, self._rotary):
+        self._behind.clear()
+        for page in (self._table_page, self._rotary):  # hidden too: the old report goes now
             if page is not None:
                 page.set_report(None)
 
     def _draw_report(self, report: PositionsReport) -> None:
         self.status.setText("")
         self.summary.set_report(report)
-        for page in (self._table_page, self._rotary):
-            if page is not None:  # a page not built yet takes the report when it is
-                page.set_report(report)
+        self._give_pages_the_report()
         rotary = report.layer.rotary is not None
         self.pages.setTabVisible(2, rotary)  # a model without rotary positions has nothing to turn
+
+    def _give_pages_the_report(self) -> None:
+        """The new report: the page in front draws it now; one behind, when it is next shown or
+        asked for (in the same turn, the hidden position table's redraw was 11 ms of the tab's
+        return after a model switch). A page not built yet takes the report when it is."""
+        front = self.pages.currentWidget()
+        for holder, page in zip(self._holders, (self._table_page, self._rotary)):
+            if page is None:
+                continue
+            if holder is front:
+                page.set_report(self.report)
+            elif page not in self._behind:
+                self._behind.append(page)
 
     def _on_inputs_reset(self) -> None:
         self._inputs = None

@@ -173,3 +173,51 @@ def test_newest_only_draws_the_newest_of_a_turns_values_once(qtbot):
     frames.drop()  # a new run began: the old run's frame is forgotten
     qtbot.wait(20)
     assert drawn == [299, 301]
+
+
+def test_one_a_turn_draws_one_per_turn_and_drops_or_finishes_the_rest(qtbot):
+    """OneATurn: the first draw now (or next turn), each of the others in a turn of its own; a new
+    run or a cancel drops those waiting; finish draws them now."""
+    from PySide6.QtCore import QCoreApplication, QObject, QTimer
+
+    from explorer.ui.common.binding import OneATurn
+
+    owner = QObject()
+    turns = OneATurn(owner)
+    turn, drawn = [0], []
+    ticker = QTimer(owner)
+    ticker.timeout.connect(lambda: turn.__setitem__(0, turn[0] + 1))
+    ticker.start(0)
+
+    def draw(name):
+        return lambda: drawn.append((name, turn[0]))
+
+    turns.run([draw("a"), draw("b"), draw("c")])
+    assert drawn == [("a", 0)] and turns.pending == 2  # the first now
+    qtbot.waitUntil(lambda: turns.pending == 0, timeout=2000)
+    assert [n for n, _ in drawn] == ["a", "b", "c"]
+    at = [t for _, t in drawn]
+    assert at[0] < at[1] < at[2]  # one a turn
+
+    drawn.clear()
+    turns.run([draw("x"), draw("y")], now=False)
+    assert drawn == [] and turns.pending == 2  # none in this turn
+    turns.run([draw("z")], now=False)  # a new run: x and y are dropped
+    qtbot.waitUntil(lambda: turns.pending == 0, timeout=2000)
+    assert [n for n, _ in drawn] == ["z"]
+
+    drawn.clear()
+    turns.run([draw("p"), draw("q"), draw("r")])
+    turns.cancel()
+    for _ in range(5):
+        QCoreApplication.processEvents()
+    qtbot.wait(10)
+    assert [n for n, _ in drawn] == ["p"]
+
+    drawn.clear()
+    turns.run([draw("s"), draw("t"), draw("u")], now=False)
+    turns.finish()  # whoever reads the page now
+    assert [n for n, _ in drawn] == ["s", "t", "u"] and turns.pending == 0
+    qtbot.wait(10)
+    assert len(drawn) == 3  # the timer left running finds nothing to draw
+    ticker.stop()

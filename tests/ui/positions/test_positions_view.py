@@ -262,3 +262,59 @@ def test_a_new_text_leaves_the_plots_where_they_are(qtbot, view, minilm_table):
         settle_layout()
     assert not watch.seen, watch.seen
     assert formula.text() and key.text()  # filled again, in the room they kept
+
+
+def test_the_maps_are_drawn_a_turn_each_after_the_table_and_a_hidden_page_when_shown(qtbot, view, gpt2_folder):
+    """A tab coming back after a model switch drew the table, both heatmaps and the hidden position
+    table in one turn (100-165 ms in a real window): now the maps follow a turn each, and the
+    position table behind the text page takes the report when it is shown."""
+    from PySide6.QtCore import QTimer
+
+    v, state, _ = view
+    _shown(qtbot, v, state, open_table(str(gpt2_folder)), "the cat sat")
+    qtbot.waitUntil(lambda: v.text_page.input_map.image.image is not None, timeout=TIMEOUT)
+    page = v.table_page  # built, then behind the text page
+    v.pages.setCurrentIndex(0)
+    drawn = []
+    page.set_report = lambda report, draw=page.set_report: (drawn.append(report), draw(report))[1]
+    turn = [0]
+    ticker = QTimer()
+    ticker.timeout.connect(lambda: turn.__setitem__(0, turn[0] + 1))
+    ticker.start(0)
+    calls = []
+    for name in ("token_map", "input_map"):
+        panel = getattr(v.text_page, name)
+        panel.set_matrix = lambda values, levels, f=panel.set_matrix, n=name: (calls.append((n, turn[0])),
+                                                                               f(values, levels))[1]
+    given = []  # the turns the text page was given inputs in
+    v.text_page.set_inputs = lambda inputs, *a, f=v.text_page.set_inputs: (
+        given.append(turn[0]) if inputs is not None else None, f(inputs, *a))[1]
+    state.set_table(open_table("default"))
+    assert drawn and all(r is None for r in drawn)  # the old report leaves the hidden page at once
+    qtbot.waitUntil(lambda: v.report is not None and v.inputs is not None, timeout=TIMEOUT)
+    assert v.text_page.table.model().rowCount() == len(state.tokenized.tokens)
+    assert all(r is None for r in drawn)  # behind the text page: the new report is not drawn yet
+    qtbot.waitUntil(lambda: v.text_page._maps.pending == 0, timeout=5000)
+    qtbot.wait(20)
+    ticker.stop()
+    maps = dict(calls)  # the turn of each map's last drawing
+    assert len(given) == 1 and given[0] < maps["token_map"] < maps["input_map"]  # a turn each, after the table
+    assert v.report.layer.scheme == "none"
+    v.pages.setCurrentIndex(1)  # shown: it takes the report now, once
+    assert [r for r in drawn if r is not None] == [v.report]
+    assert v.table_page is page and [r for r in drawn if r is not None] == [v.report]  # once
+    assert v.table_page.source.count() == 1
+
+
+def test_maps_waiting_for_their_turn_go_with_a_new_text_or_are_drawn_when_asked(qtbot, view, minilm_table):
+    v, state, _ = view
+    _shown(qtbot, v, state, minilm_table, "the cat sat")
+    qtbot.waitUntil(lambda: v.text_page._maps.pending == 0, timeout=5000)
+    rows_before = v.text_page.input_map.image.image.shape[0]
+    state.set_text("the cat sat on the mat by the door")
+    qtbot.waitUntil(lambda: v.inputs is not None and len(v.inputs.vectors.ids) > rows_before, timeout=TIMEOUT)
+    v.text_page.finish_drawing()  # whoever reads the page now (a screenshot) gets it whole
+    assert v.text_page._maps.pending == 0
+    assert v.text_page.input_map.image.image.shape[0] == len(v.inputs.vectors.ids)
+    v.text_page.set_inputs(None, (), str)  # draws still waiting go with the inputs
+    assert v.text_page._maps.pending == 0
