@@ -12,7 +12,7 @@ from explorer.core.health import HealthReport
 from explorer.core.health.text import write_candidates_csv
 from explorer.core.health.verify import VerificationResult, VerifyUnavailable, model_source
 from explorer.state.app_state import AppState
-from explorer.ui.common.binding import JobBinding, ShownGate, job_progress, job_status
+from explorer.ui.common.binding import JobBinding, OneATurn, ShownGate, job_progress, job_status
 from explorer.ui.common.wrapped_label import WrappedLabel
 from explorer.ui.health.candidates import CandidateTable
 from explorer.ui.health.score_histogram import ScoreHistogram
@@ -70,6 +70,7 @@ class HealthView(QWidget):
         self.vocab_plot.token_clicked.connect(self.token_selected)
         self.table.token_clicked.connect(self.token_selected)
         self._gate = ShownGate(self, self._synchronize)
+        self._plots = OneATurn(self)  # a report's two plots, each in a turn of its own
         self._binding = JobBinding(self._gate, state.jobs.health, on_reset=self._clear, on_result=self._draw,
                                    on_error=self._on_check_failed, progress=self.progress, status=self.status,
                                    cancel=self.cancel_button)
@@ -140,6 +141,7 @@ class HealthView(QWidget):
             self._clear()
 
     def _clear(self) -> None:
+        self._plots.cancel()
         self._report = None
         table = self._state.table
         self.vocab_plot.set_report(None, vocab_size=table.vocab_size if table is not None else 0)
@@ -160,19 +162,29 @@ class HealthView(QWidget):
         table = self._state.table
         if table is None:
             return
-        self._report = report
         self.status.setText("")
         self.run_button.hide()
         shown = _shown_text(table)
         self.summary.set_report(report, table)
-        self.vocab_plot.set_report(report, shown)
-        self.histogram.set_report(report)
         self.table.set_report(report, shown)
+        # the plots a turn each after the table: the three in one turn stalled a real window ~100 ms
+        # when the tab came back after a model switch
+        self._plots.run([lambda: self.vocab_plot.set_report(report, shown), lambda: self._drawn(report, table)],
+                        now=False)
+
+    def _drawn(self, report: HealthReport, table) -> None:
+        """The report's last plot, then what needs the whole report drawn (:attr:`report` is set here)."""
+        self.histogram.set_report(report)
+        self._report = report
         self.export_button.setEnabled(True)
         self._show_verify_availability(table)
         if self._state.jobs.verification.value is not None:
             self._show_verification(self._state.jobs.verification.value)
         self._show_selection(self._state.selected_id)
+
+    def finish_drawing(self) -> None:
+        """The plots still waiting for their turn, drawn now."""
+        self._plots.finish()
 
     def _on_check_failed(self, exc: BaseException) -> None:
         self._clear()

@@ -260,3 +260,37 @@ def test_checking_again_leaves_the_plots_where_they_are(qtbot, view):
     _checked(qtbot, v, state, "default")  # the same table opened again: the same sentences come back
     settle_layout()
     assert v.report is not old and not watch.seen, watch.seen
+
+
+def test_a_report_draws_its_table_then_its_two_plots_a_turn_each(qtbot, view):
+    """The summary, table and both plots in one turn stalled a real window ~100 ms when the tab
+    came back after a model switch: now the vocabulary plot and the histogram follow a turn each,
+    and ``report`` (the report drawn) is set with the last; a new model drops draws still waiting."""
+    from PySide6.QtCore import QTimer
+
+    v, state, _ = view
+    turn = [0]
+    ticker = QTimer()
+    ticker.timeout.connect(lambda: turn.__setitem__(0, turn[0] + 1))
+    ticker.start(0)
+    drawn = []
+    for name, part in (("table", v.table), ("vocab", v.vocab_plot), ("histogram", v.histogram)):
+        part.set_report = lambda report, *a, f=part.set_report, n=name, **k: (
+            drawn.append((n, turn[0])) if report is not None else None, f(report, *a, **k))[1]
+    _checked(qtbot, v, state, "default")
+    ticker.stop()
+    at = dict(drawn)
+    assert [n for n, _ in drawn] == ["table", "vocab", "histogram"]
+    assert at["table"] < at["vocab"] < at["histogram"]  # a turn each
+    assert v.vocab_plot.dots.point_count() == state.table.vocab_size and v.export_button.isEnabled()
+
+    drawn.clear()
+    state.set_table(open_table("toy:robot"))  # the next report: its plots wait for their turn
+    qtbot.waitUntil(lambda: any(n == "table" for n, _ in drawn), timeout=CHECK_TIMEOUT)
+    assert v.report is None and not v.export_button.isEnabled()  # not all drawn yet
+    if v._plots.pending:
+        state.set_table(open_table("default"))  # a new model meanwhile: the old draws go
+        assert v._plots.pending == 0 and v.report is None
+    qtbot.waitUntil(lambda: v.report is not None, timeout=CHECK_TIMEOUT)
+    assert v.report.vocab_size == state.table.vocab_size
+    assert v.vocab_plot.dots.point_count() == state.table.vocab_size
