@@ -150,7 +150,7 @@ class LazyPage(QScrollArea):
         return self.widget()
 
     def showEvent(self, event) -> None:
-        if self._build is not None and self.widget() is None:
+        if not self.built and self.widget() is None:  # not begun, or begun by the idle builder
             note = QLabel("Building this view…")
             note.setAlignment(Qt.AlignCenter)
             note.setObjectName("ChipId")  # the quiet secondary text
@@ -159,9 +159,9 @@ class LazyPage(QScrollArea):
         super().showEvent(event)
 
     def _make(self) -> None:
-        if self._build is None and self._steps is None:
+        if self.built:
             return  # view() was asked for meanwhile: nothing left to do
-        if self.build_step():
+        if self._made is not None or self.build_step():
             QTimer.singleShot(FIRST_SHOW_STEP_MS, self, self.view)
         else:
             QTimer.singleShot(FIRST_SHOW_STEP_MS, self, self._make)  # the build's next step, next turn

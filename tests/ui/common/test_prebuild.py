@@ -451,3 +451,21 @@ def test_what_a_step_made_is_held_by_the_page_and_a_build_left_half_done_closes_
         assert not shiboken6.isValid(held)  # deleted with the page, while Qt runs
     finally:
         gc.enable()
+
+
+def test_a_tab_opened_after_the_idle_builder_began_its_build_finishes_it(qtbot):
+    """The idle builder took a step of a view made in steps; then the user opens the tab: the page
+    says it is being built and goes on with the build over turns (it had waited for the next idle
+    look, with the tab blank)."""
+    tabs, page, made = _stepped_tab(qtbot)
+    clock = Clock()
+    b = IdleBuilder([page], clock=clock)
+    b.start()
+    clock.now += IDLE_S + 0.1
+    assert b.poll() and [what for what, _ in made] == ["step 0"] and not page.built
+    b.stop()  # the builder looks no more: only the page's own turns can finish it
+    tabs.setCurrentIndex(1)
+    assert page.widget().text() == "Building this view…"
+    qtbot.waitUntil(lambda: page.built, timeout=5000)
+    assert [what for what, _ in made] == ["step 0", "step 1", "step 2", "view"]
+    assert page.widget().text() == "the view" and page.widget().isVisible()

@@ -284,13 +284,11 @@ def test_a_report_draws_its_table_then_its_two_plots_a_turn_each(qtbot, view):
     assert at["table"] < at["vocab"] < at["histogram"]  # a turn each
     assert v.vocab_plot.dots.point_count() == state.table.vocab_size and v.export_button.isEnabled()
 
+    report = v.report
     drawn.clear()
-    state.set_table(open_table("toy:robot"))  # the next report: its plots wait for their turn
-    qtbot.waitUntil(lambda: any(n == "table" for n, _ in drawn), timeout=CHECK_TIMEOUT)
-    assert v.report is None and not v.export_button.isEnabled()  # not all drawn yet
-    if v._plots.pending:
-        state.set_table(open_table("default"))  # a new model meanwhile: the old draws go
-        assert v._plots.pending == 0 and v.report is None
-    qtbot.waitUntil(lambda: v.report is not None, timeout=CHECK_TIMEOUT)
-    assert v.report.vocab_size == state.table.vocab_size
-    assert v.vocab_plot.dots.point_count() == state.table.vocab_size
+    v._draw(report)  # a report comes (the job's result): the table now, the plots wait
+    assert [n for n, _ in drawn] == ["table"] and v._plots.pending == 2
+    v._clear()  # a new model, a failed check: the draws still waiting go
+    assert v._plots.pending == 0 and v.report is None and not v.export_button.isEnabled()
+    qtbot.wait(50)
+    assert [n for n, _ in drawn] == ["table"]  # nothing of the old report drawn after all

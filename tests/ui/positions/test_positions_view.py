@@ -37,6 +37,7 @@ def _shown(qtbot, v, state, table, text):
     state.set_text(text)
     state.set_table(table)
     qtbot.waitUntil(lambda: v.report is not None and v.inputs is not None, timeout=TIMEOUT)
+    v.text_page.finish_drawing()  # the heatmaps too (they follow the table a turn each)
 
 
 def _tensors(folder):
@@ -309,12 +310,16 @@ def test_the_maps_are_drawn_a_turn_each_after_the_table_and_a_hidden_page_when_s
 def test_maps_waiting_for_their_turn_go_with_a_new_text_or_are_drawn_when_asked(qtbot, view, minilm_table):
     v, state, _ = view
     _shown(qtbot, v, state, minilm_table, "the cat sat")
-    qtbot.waitUntil(lambda: v.text_page._maps.pending == 0, timeout=5000)
-    rows_before = v.text_page.input_map.image.image.shape[0]
-    state.set_text("the cat sat on the mat by the door")
-    qtbot.waitUntil(lambda: v.inputs is not None and len(v.inputs.vectors.ids) > rows_before, timeout=TIMEOUT)
-    v.text_page.finish_drawing()  # whoever reads the page now (a screenshot) gets it whole
-    assert v.text_page._maps.pending == 0
-    assert v.text_page.input_map.image.image.shape[0] == len(v.inputs.vectors.ids)
-    v.text_page.set_inputs(None, (), str)  # draws still waiting go with the inputs
-    assert v.text_page._maps.pending == 0
+    page, inputs, tokens = v.text_page, v.inputs, state.tokenized.tokens
+    page.input_map.clear("")
+    page.set_inputs(inputs, tokens, str)  # the table now, the two maps in the turns after
+    assert page._maps.pending == 2 and page.input_map.shape == (0, 0)
+    page.finish_drawing()  # whoever reads the page now (a screenshot) gets it whole
+    assert page._maps.pending == 0
+    assert page.input_map.shape[0] == len(inputs.vectors.ids) and page.token_map.shape[0] == len(inputs.vectors.ids)
+    page.set_inputs(inputs, tokens, str)
+    page.input_map.clear("")
+    page.set_inputs(None, (), str)  # the draws still waiting go with the inputs
+    assert page._maps.pending == 0
+    qtbot.wait(50)
+    assert page.input_map.shape == (0, 0)  # the old inputs' map was not drawn after all
