@@ -205,7 +205,7 @@ class Explorer(QObject):
     def _build_similarity(self):
         from explorer.ui.similarity import SimilarityView
 
-        view = SimilarityView(self.state)
+        view = yield from SimilarityView.built_in_steps(self.state)  # over turns, when a tab is opened
         view.token_selected.connect(self.state.set_selected_token)
         view.token_added.connect(self.state.add_extra_token)
         return view

@@ -253,7 +253,7 @@ class ProjectionView(ProjectionExports, QWidget):
             self._on_analogy_reset()
 
     def idle_parts(self) -> list:  # made while the user is idle (IdleBuilder)
-        return [self.linked.charts.prebuild]
+        return self.linked.charts.idle_parts()
 
     def _on_state_model_changed(self, _table) -> None:
         # every readout of the old model goes at once, shown or not

@@ -3,11 +3,14 @@ random-vector check; each page works only while it is on screen."""
 
 from __future__ import annotations
 
+from collections.abc import Generator, Sequence
+
 from PySide6.QtWidgets import QTabWidget, QWidget
 
 from explorer.state.app_state import AppState
+from explorer.ui.similarity.heatmap import Heatmap
 from explorer.ui.similarity.random_page import RandomPage
-from explorer.ui.similarity.regimes_page import RegimesPage
+from explorer.ui.similarity.regimes_page import MAPS, RegimesPage, make_heatmap
 from explorer.ui.style import SPACING, FitLayout
 
 
@@ -21,14 +24,26 @@ class SimilarityView(QWidget):
         Those of :class:`RegimesPage` (a cell clicked, a token searched).
     """
 
-    def __init__(self, state: AppState, parent=None):
+    @classmethod
+    def built_in_steps(cls, state: AppState) -> Generator[None, None, SimilarityView]:
+        """The view made over several turns of the event loop (a generator for the tab's
+        :class:`~explorer.ui.main_window.LazyPage`): its three heatmaps one a step (each two
+        plots), then the rest. Made in one go, the view was 170-290 ms of a turn in a real window."""
+        maps: list[Heatmap] = []
+        for k in range(len(MAPS)):
+            yield
+            maps.append(make_heatmap(k))
+        yield
+        return cls(state, maps=maps)
+
+    def __init__(self, state: AppState, parent=None, maps: Sequence[Heatmap] = ()):
         super().__init__(parent)
         lay = FitLayout(self)  # the heatmaps shrink to the page rather than scroll
         lay.setContentsMargins(SPACING, 0, SPACING, SPACING)
         self.pages = QTabWidget()
         self.pages.setDocumentMode(True)
         lay.addWidget(self.pages)
-        self.regimes_page = RegimesPage(state)
+        self.regimes_page = RegimesPage(state, maps=maps)
         self.random_page = RandomPage(state)
         self.pages.addTab(self.regimes_page, "Three ways to compare tokens")
         self.pages.setTabToolTip(0, "Learned vectors next to scalar ids and one-hot vectors")

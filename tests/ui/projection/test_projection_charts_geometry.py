@@ -60,3 +60,22 @@ def test_titles_are_whole_and_count_labels_never_overlap(qtbot, width):
 def test_counts_are_written_short():
     assert [compact_count(v) for v in (0, 800, 2000, 2500, 20_000, 1_250_000)] == \
         ["0", "800", "2k", "2.5k", "20k", "1.2M"]
+
+
+def test_the_charts_made_beforehand_are_made_one_per_idle_part(qtbot):
+    """The idle builder makes one part per idle look: one chart each (five in one part were 160 ms
+    that a user coming back met), laid out hidden until counts come."""
+    from explorer.ui.projection.charts_panel import PREBUILT_CHARTS
+
+    panel = ChartsPanel()
+    qtbot.addWidget(panel)
+    parts = panel.idle_parts()
+    assert len(parts) == PREBUILT_CHARTS and not panel.charts
+    made = []
+    for part in parts:
+        part()
+        made.append(len(panel.charts))
+    assert made == list(range(1, PREBUILT_CHARTS + 1))  # one more a part
+    assert all(not c.isVisible() for c in panel.charts)
+    parts[-1]()
+    assert len(panel.charts) == PREBUILT_CHARTS  # made once

@@ -480,3 +480,4 @@ def test_the_add_button_coming_and_going_leaves_the_plots_in_place(qtbot, view):
     page.added.set_candidate(-1, None)
     settle_layout()
     assert page.added.height() == bar_height and page.glw.geometry() == plots
+
