@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import inspect
-from collections.abc import Callable, Generator
+from collections.abc import Callable
 
-from PySide6.QtCore import QEvent, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtGui import QAction, QActionGroup, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (
     QComboBox,
@@ -26,6 +25,7 @@ from PySide6.QtWidgets import (
 from explorer.core.sources.output import tying_word
 from explorer.core.units import format_bytes
 from explorer.state.app_state import AppState
+from explorer.ui.common.lazy_page import LazyPage
 from explorer.ui.common.progress import ProgressBar
 from explorer.ui.common.recolour import recolour_plots
 from explorer.ui.common.status_line import TableStatus
@@ -72,99 +72,6 @@ ABOUT = (
     "A lookup is a row gather: a pointer jump to base + i × d × sizeof(dtype), no arithmetic.</p>"
     "<p>PySide6, pyqtgraph, torch, transformers, scikit-learn, numpy.</p>"
 )
-
-
-#: between the turns of a view's first show (ms): a timer, not a queued call (0), so that input,
-#: paints and other timers due meanwhile run between them
-FIRST_SHOW_STEP_MS = 1
-
-
-class LazyPage(QScrollArea):
-    """A tab page that builds its view when first shown.
-
-    The scroll area lets the window shrink below a dense view's minimum size
-    (scroll bars appear) instead of forcing the whole window wide.
-
-    A tab the user opens (a click, Ctrl+N) is built over three turns of the
-    event loop: the tab comes up saying its view is being built, then the view
-    is made, then it goes on screen (its first synchronization and paint). One
-    turn for all three stalled the window 150-280 ms in a real window (the
-    build alone 60-144 ms). A ``build`` that is a generator function is made
-    over as many turns as it yields, one step a turn (the view is what it
-    returns). :meth:`view` still builds at once for whoever needs the view now.
-
-    Between turns nothing a build made may be left without a Qt parent: the
-    collector could delete it after the window and the application are gone
-    (a half-made Cost view crashed a test's teardown that way). A step may
-    yield a widget it has made: the page holds it, hidden, until the view is
-    done. A build still under way when the page is destroyed is closed then,
-    so what its frame holds goes while Qt still runs.
-    """
-
-    def __init__(self, build: Callable[[], QWidget | Generator[QWidget | None, None, QWidget]], parent=None):
-        super().__init__(parent)
-        self.setWidgetResizable(True)
-        self.setFrameShape(QFrame.NoFrame)
-        self._build = build
-        self._steps: Generator[QWidget | None, None, QWidget] | None = None  # a build under way, one step a turn
-        self._made: QWidget | None = None  # made in the second turn (or later), on screen in the next
-
-    @property
-    def built(self) -> bool:
-        return self._build is None and self._steps is None and self._made is None
-
-    def build_step(self) -> bool:
-        """One step of the build (all of it when it is not a generator); True once the view is made."""
-        if self._build is not None:
-            build, self._build = self._build, None
-            made = build()
-            if not inspect.isgenerator(made):
-                self._made = made
-                return True
-            self._steps = made
-            # closed with the page, not by the collector later (the lambda does not keep the page)
-            self.destroyed.connect(lambda *_: made.close())
-        if self._steps is not None:
-            try:
-                held = next(self._steps)
-            except StopIteration as done:
-                self._steps, self._made = None, done.value
-                return True
-            if isinstance(held, QWidget) and held.parentWidget() is None:
-                held.setParent(self)  # Qt owns it from now on; setWidget moves it onto the page
-                held.hide()  # explicitly: a page shown later would show it
-            return False
-        return True
-
-    def _construct(self) -> None:
-        """Make the view (once, every step now), not yet on the page."""
-        while not self.build_step():
-            pass
-
-    def view(self) -> QWidget:
-        """The page's view, built (and put on the page) now if it was not yet."""
-        self._construct()
-        if self._made is not None:
-            made, self._made = self._made, None
-            self.setWidget(made)
-        return self.widget()
-
-    def showEvent(self, event) -> None:
-        if not self.built and self.widget() is None:  # not begun, or begun by the idle builder
-            note = QLabel("Building this view…")
-            note.setAlignment(Qt.AlignCenter)
-            note.setObjectName("ChipId")  # the quiet secondary text
-            self.setWidget(note)
-            QTimer.singleShot(FIRST_SHOW_STEP_MS, self, self._make)
-        super().showEvent(event)
-
-    def _make(self) -> None:
-        if self.built:
-            return  # view() was asked for meanwhile: nothing left to do
-        if self._made is not None or self.build_step():
-            QTimer.singleShot(FIRST_SHOW_STEP_MS, self, self.view)
-        else:
-            QTimer.singleShot(FIRST_SHOW_STEP_MS, self, self._make)  # the build's next step, next turn
 
 
 class MainWindow(QMainWindow):

@@ -36,7 +36,7 @@ class CostView(QWidget):
     @classmethod
     def built_in_steps(cls, state: AppState) -> Generator[QWidget | None, None, CostView]:
         """The view made over several turns of the event loop (a generator for the tab's
-        :class:`~explorer.ui.main_window.LazyPage`): the view first, which the page holds,
+        :class:`~explorer.ui.common.lazy_page.LazyPage`): the view first, which the page holds,
         then one page a step, each put in the view as it is made. Made in one go, it was
         96-142 ms of the tab's first show in a real window, and 347 ms in a monkey walk."""
         view = cls(state, with_pages=False)

@@ -27,7 +27,7 @@ class SimilarityView(QWidget):
     @classmethod
     def built_in_steps(cls, state: AppState) -> Generator[None, None, SimilarityView]:
         """The view made over several turns of the event loop (a generator for the tab's
-        :class:`~explorer.ui.main_window.LazyPage`): its three heatmaps one a step (each two
+        :class:`~explorer.ui.common.lazy_page.LazyPage`): its three heatmaps one a step (each two
         plots), then the rest. Made in one go, the view was 170-290 ms of a turn in a real window."""
         maps: list[Heatmap] = []
         for k in range(len(MAPS)):

@@ -78,7 +78,7 @@ class TrainingView(QWidget):
     @classmethod
     def built_in_steps(cls, state: AppState, per_step: int = 2) -> Generator[None, None, TrainingView]:
         """The view made over several turns of the event loop (a generator for the tab's
-        :class:`~explorer.ui.main_window.LazyPage`): its six PlotItems ``per_step`` at a time,
+        :class:`~explorer.ui.common.lazy_page.LazyPage`): its six PlotItems ``per_step`` at a time,
         then the rest. Made in one go, the first show of the tab stalled the window 100-140 ms
         in a real window, and over 300 ms while the warm-up still imported."""
         plots: list[pg.PlotItem] = []

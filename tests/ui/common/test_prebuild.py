@@ -10,8 +10,8 @@ from PySide6.QtGui import QCursor
 from PySide6.QtWidgets import QApplication, QDialog, QLabel
 
 from explorer.ui.common import prebuild
+from explorer.ui.common.lazy_page import LazyPage
 from explorer.ui.common.prebuild import IDLE_S, IdleBuilder
-from explorer.ui.main_window import LazyPage
 from tests.support.ui_helpers import load
 
 
@@ -442,8 +442,8 @@ def test_what_a_step_made_is_held_by_the_page_and_a_build_left_half_done_closes_
     tabs.addTab(page, "stepped")
     assert not page.build_step()
     held = page.findChild(QLabel)
-    assert held is not None and held.text() == "the view" and held.parentWidget() is page
-    assert held.isHidden() and not ended  # held, not shown until the view is done
+    assert held is not None and held.text() == "the view" and page.isAncestorOf(held)
+    assert not held.isVisible() and not ended  # held, not shown until the view is done
     gc.disable()  # only the page's going may close the build
     try:
         page.deleteLater()
@@ -469,3 +469,27 @@ def test_a_tab_opened_after_the_idle_builder_began_its_build_finishes_it(qtbot):
     qtbot.waitUntil(lambda: page.built, timeout=5000)
     assert [what for what, _ in made] == ["step 0", "step 1", "step 2", "view"]
     assert page.widget().text() == "the view" and page.widget().isVisible()
+
+
+def test_what_the_view_adopted_from_its_steps_is_shown_with_it(qtbot):
+    """A step yields a panel for the page to hold; the view made last lays it out: once the view is
+    on the page, the panel is on screen with it (held hidden itself, it stayed blank in the view)."""
+    from PySide6.QtWidgets import QVBoxLayout, QWidget
+
+    def make_in_steps():
+        panel = QLabel("a panel")
+        yield panel
+        view = QWidget()
+        QVBoxLayout(view).addWidget(panel)
+        return view
+
+    tabs, page, _ = _stepped_tab(qtbot)
+    page = LazyPage(make_in_steps)
+    tabs.addTab(page, "stepped")
+    tabs.setCurrentWidget(page)
+    assert page.widget().text() == "Building this view…"
+    qtbot.waitUntil(lambda: page.built, timeout=5000)
+    panel = page.widget().findChild(QLabel)
+    assert panel.text() == "a panel"
+    qtbot.waitUntil(panel.isVisible, timeout=2000)
+    assert page.widget().isVisible()
