@@ -187,7 +187,7 @@ class Explorer(QObject):
     def _build_lookup(self):
         from explorer.ui.lookup import LookupView
 
-        view = LookupView(self.state)
+        view = yield from LookupView.built_in_steps(self.state)  # over turns, when a tab is opened
         view.training_requested.connect(self._on_lookup_training_requested)
         return view
 

@@ -82,7 +82,9 @@ class ShownGate(QObject):
         self._synchronize()
 
     def eventFilter(self, obj, event) -> bool:
-        if obj is self._view:
+        # a collection that tears down a window's objects in its own order may clear this gate's
+        # attributes while Qt still delivers its view's last events (a build left half done)
+        if obj is getattr(self, "_view", None):
             kind = event.type()
             if kind == QEvent.Show:
                 if self._stale:

@@ -3,6 +3,8 @@ by side, the real check's verdict under them and the measurement."""
 
 from __future__ import annotations
 
+from collections.abc import Generator, Sequence
+
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QSplitter, QVBoxLayout, QWidget
 
@@ -12,21 +14,31 @@ from explorer.ui.lookup.plots import elastic_label
 from explorer.ui.lookup.pointer_panel import PointerPanel
 from explorer.ui.style import SPACING
 
-__all__ = ["ForwardPage"]
+__all__ = ["ForwardPage", "panels_in_steps"]
+
+
+def panels_in_steps() -> Generator[QWidget, None, tuple[OneHotPanel, PointerPanel]]:
+    """The page's two panels (three plots each, ~75 ms), one a step of a view made over turns;
+    each is yielded for the tab's page to hold until the view is done."""
+    onehot = OneHotPanel()
+    yield onehot
+    pointer = PointerPanel()
+    yield pointer
+    return onehot, pointer
 
 
 class ForwardPage(QWidget):
     """The two ways to read row i, the verdict of the real check and the measurement."""
 
-    def __init__(self, parent=None):
+    def __init__(self, parent=None, panels: Sequence[QWidget] = ()):
+        """``panels``: the one-hot and pointer panels made beforehand (:func:`panels_in_steps`)."""
         super().__init__(parent)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
         lay.setSpacing(SPACING)
         self.splitter = QSplitter(Qt.Horizontal)
         self.splitter.setChildrenCollapsible(False)
-        self.onehot = OneHotPanel()
-        self.pointer = PointerPanel()
+        self.onehot, self.pointer = panels or (OneHotPanel(), PointerPanel())
         self.splitter.addWidget(self.onehot)
         self.splitter.addWidget(self.pointer)
         self.splitter.setStretchFactor(0, 5)

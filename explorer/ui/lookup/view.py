@@ -31,7 +31,7 @@ from explorer.state.app_state import AppState
 from explorer.ui.common.binding import JobBinding, ShownGate
 from explorer.ui.lookup.backward_panel import EMPTY_BACKWARD, BackwardPanel
 from explorer.ui.lookup.controls import PlaybackControls, StoredAsChoice
-from explorer.ui.lookup.forward_page import ForwardPage
+from explorer.ui.lookup.forward_page import ForwardPage, panels_in_steps
 from explorer.ui.style import ACCENT, ERROR, SPACING
 
 #: milliseconds between animation frames (the frame itself comes from the clock)
@@ -59,7 +59,12 @@ class LookupView(QWidget):
     animation_finished = Signal()
     training_requested = Signal()
 
-    def __init__(self, state: AppState, clock: Callable[[], float] = time.perf_counter, parent=None):
+    @classmethod
+    def built_in_steps(cls, state: AppState):
+        """Made over turns (the tab's LazyPage): its two panels a step each, then the rest (one turn was 190-250 ms)."""
+        return cls(state, panels=(yield from panels_in_steps()))
+
+    def __init__(self, state: AppState, clock: Callable[[], float] = time.perf_counter, parent=None, panels=()):
         super().__init__(parent)
         self._state = state
         self._playhead = anim.Playhead(clock=clock)
@@ -87,7 +92,7 @@ class LookupView(QWidget):
         outer.addLayout(self._build_top(clock))
         self.pages = QStackedWidget()
         outer.addWidget(self.pages, 1)
-        self.forward = ForwardPage()
+        self.forward = ForwardPage(panels=panels)
         self.pages.addWidget(self.forward)
         self.pages.addWidget(self.backward)
         self.backward.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Ignored)

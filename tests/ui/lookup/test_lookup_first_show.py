@@ -91,3 +91,35 @@ def test_a_small_table_writes_every_cell_and_keeps_its_layer(qtbot, setup):
     view.seek(1.0)
     assert _shown(zoom) == [f"{x:+.2f}" for x in e.ravel()]
     np.testing.assert_array_equal(view.pointer.output.values, e[0])
+
+
+def test_the_view_made_in_steps_takes_its_panels_a_step_each_and_reads_the_row(qtbot):
+    """The Lookup tab's first show makes the view over turns (LazyPage): the one-hot panel, then the
+    pointer panel (three plots each), each yielded for the page to hold, then the rest; the view made
+    so reads row i as one made at once (one-hot @ E equals E[i])."""
+    from explorer.core.jobs import run_to_end
+    from explorer.state.app_state import AppState
+    from explorer.ui.lookup import LookupView
+    from explorer.ui.lookup.onehot_panel import OneHotPanel
+    from explorer.ui.lookup.pointer_panel import PointerPanel
+
+    state, held = AppState(), []
+    view = run_to_end(LookupView.built_in_steps(state), held.append)
+    qtbot.addWidget(view)
+    assert [type(w) for w in held] == [OneHotPanel, PointerPanel]  # a panel a step, each to be held
+    assert view.onehot is held[0] and view.pointer is held[1]
+    assert view.splitter.widget(0) is held[0] and view.splitter.widget(1) is held[1]
+    view.resize(1100, 760)
+    view.show()
+    table = open_table("toy:robot")
+    state.set_table(table)
+    state.set_text("arm")
+    state.set_selected_token(table.tokenizer.id_of("arm"))
+    view.seek(1.0)
+    assert view.frame.finished
+    row = table.matrix()[table.tokenizer.id_of("arm")]
+    # both panels end holding the row (one-hot @ E equals E[i] exactly), and the real check agrees
+    np.testing.assert_array_equal(view.onehot.output.image.image[0], row)
+    np.testing.assert_array_equal(view.pointer.output.image.image[0], row)
+    qtbot.waitUntil(lambda: "identical" in view.verdict.text().lower(), timeout=60_000)
+    state.deleteLater()
