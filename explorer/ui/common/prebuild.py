@@ -131,7 +131,11 @@ class IdleBuilder(QObject):
             if not self._parts:
                 return self._do_chores()
             self._parts.pop(0)()
-        # the next one waits for another idle moment: a user who comes back meets at most one build
+            # parts are small (a chart, an inner page: 10-50 ms): the next at the next look while the
+            # user stays away (one idle moment each put off the chores, the collector's parking, by
+            # seconds once the Projection's charts became five parts)
+            return True
+        # the next view waits for another idle moment: a user who comes back meets at most one build
         self.touch()
         return True
 

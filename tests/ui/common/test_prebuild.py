@@ -493,3 +493,29 @@ def test_what_the_view_adopted_from_its_steps_is_shown_with_it(qtbot):
     assert panel.text() == "a panel"
     qtbot.waitUntil(panel.isVisible, timeout=2000)
     assert page.widget().isVisible()
+
+
+def test_parts_are_made_one_per_look_while_the_user_stays_away_then_the_chores_run(qtbot):
+    """Parts are small: the next is made at the next look (every POLL_MS) while the user stays away,
+    not after another idle moment each (nine parts had put the chores off by seconds)."""
+    made, chores = [], []
+
+    class View(QLabel):
+        def idle_parts(self):
+            return [lambda k=k: made.append(k) for k in range(4)]
+
+    page = LazyPage(View)
+    qtbot.addWidget(page)
+    clock = Clock()
+    b = IdleBuilder([page], clock=clock, chores=[lambda: chores.append(clock.now)])
+    b.start()
+    clock.now += IDLE_S + 0.1
+    assert b.poll() and page.built and made == []  # the view: then another idle moment
+    clock.now += IDLE_S + 0.1
+    for k in range(4):
+        assert b.poll() and made == list(range(k + 1))  # the same idle moment: a part a look
+    b.touch()
+    assert not b.poll() and not chores  # the user came back: nothing more
+    clock.now += IDLE_S + 0.1
+    b.poll()
+    assert chores  # every part made: the chores run at the next idle moment
