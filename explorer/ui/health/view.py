@@ -182,10 +182,6 @@ class HealthView(QWidget):
             self._show_verification(self._state.jobs.verification.value)
         self._show_selection(self._state.selected_id)
 
-    def finish_drawing(self) -> None:
-        """The plots still waiting for their turn, drawn now."""
-        self._plots.finish()
-
     def _on_check_failed(self, exc: BaseException) -> None:
         self._clear()
         self.summary.show_message(f"The health check failed: {user_message(exc)}")

@@ -102,22 +102,17 @@ class TextInputsPage(QWidget):
         d = v.token_rows.shape[1]
         axis = f"dimension (0–{cols - 1} of {d:,})" if cols < d else "dimension"
 
-        def token_map() -> None:
-            self.token_map.set_title(f"Token rows{scale}")
-            self.token_map.set_labels(axis, "")
-            self.token_map.set_matrix(v.token_rows[:, :cols], symmetric_levels(v.token_rows[:, :cols]))
-            self.token_map.set_row_labels(labels)
+        def draw(panel: ImagePanel, values: np.ndarray, title: str, short: str | None = None) -> None:
+            panel.set_title(title, short)
+            panel.set_labels(axis, "")
+            panel.set_matrix(values[:, :cols], symmetric_levels(values[:, :cols]))
+            panel.set_row_labels(labels)
 
-        def input_map() -> None:
-            self.input_map.set_title("Input vectors" + (" (after the LayerNorm)" if v.normed is not None else ""),
-                                     "Input vectors")
-            self.input_map.set_labels(axis, "")
-            self.input_map.set_matrix(v.vectors[:, :cols], symmetric_levels(v.vectors[:, :cols]))
-            self.input_map.set_row_labels(labels)
-
+        normed = " (after the LayerNorm)" if v.normed is not None else ""
         # with the table, one turn held the table and both maps: 100-165 ms when the tab came back
         # after a model switch (a real window); the maps follow the table a turn each
-        self._maps.run([token_map, input_map], now=False)
+        self._maps.run([lambda: draw(self.token_map, v.token_rows, f"Token rows{scale}"),
+                        lambda: draw(self.input_map, v.vectors, "Input vectors" + normed, "Input vectors")], now=False)
 
     def finish_drawing(self) -> None:
         """The maps still waiting for their turn, drawn now."""
