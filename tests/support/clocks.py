@@ -45,3 +45,13 @@ class PlayedMachine:
     @property
     def clocks(self) -> Clocks:
         return Clocks(wall=self.wall, cpu=self.cpu)
+
+
+class SetClock:
+    """A clock that stands still until a test moves ``now`` (the idle builder's tests)."""
+
+    def __init__(self, now: float = 100.0):
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
