@@ -73,6 +73,15 @@ def _older_objects_frozen():
         gc.unfreeze()
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _pyqtgraph_as_the_app_configures_it():
+    """Every test draws charts as the app does (make_app's pyqtgraph options and quick axes),
+    not as whichever earlier test that called make_app left them."""
+    from explorer.ui.style import configure_pyqtgraph
+
+    configure_pyqtgraph()
+
+
 @pytest.fixture(autouse=True)
 def _layout_cache_of_its_own(tmp_path_factory, monkeypatch):
     """Each test starts with an empty layout cache: one that watches a t-SNE

@@ -71,7 +71,12 @@ NO_MAXIMUM = (1 << 24) - 1
 
 
 def configure_pyqtgraph() -> None:
+    """pyqtgraph's options as the app draws with them, and its axes laid out quickly
+    (:mod:`explorer.ui.common.quick_axis`)."""
+    from explorer.ui.common import quick_axis
+
     pg.setConfigOptions(imageAxisOrder="row-major", antialias=True)
+    quick_axis.install()
 
 
 def is_dark() -> bool:

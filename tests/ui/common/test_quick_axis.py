@@ -1,0 +1,142 @@
+"""The axes' quick layout (explorer/ui/common/quick_axis.py) against pyqtgraph's own:
+the same ticks, pens, label rects and strings, for every kind of axis the app draws
+and ranges a user can reach."""
+
+from __future__ import annotations
+
+import math
+
+import pyqtgraph as pg
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from PySide6.QtGui import QFont, QPainter, QPicture
+
+from explorer.ui.common import quick_axis
+from explorer.ui.common.integer_axis import CellAxis, IntegerAxis
+from explorer.ui.common.plot_grid import show_grid
+
+
+def _specs(axis: pg.AxisItem, method):
+    """``method(axis, painter)`` on a picture's painter, as ``AxisItem.paint`` calls it, with the
+    text sizes it left on the axis."""
+    picture = QPicture()
+    painter = QPainter(picture)
+    if axis.style["tickFont"]:
+        painter.setFont(axis.style["tickFont"])
+    try:
+        specs = method(axis, painter)
+    finally:
+        painter.end()
+    return specs, axis.textWidth, axis.textHeight
+
+
+def _plain(specs):
+    """Specs as plain values (QPen and QPointF compare fuzzily or by identity)."""
+    if specs is None:
+        return None
+    (pen, a, b), ticks, texts = specs
+
+    def pen_(q):
+        return (q.color().rgba(), q.widthF(), q.style(), q.isCosmetic())
+
+    return ((pen_(pen), (a.x(), a.y()), (b.x(), b.y())),
+            [(pen_(q), (p1.x(), p1.y()), (p2.x(), p2.y())) for q, p1, p2 in ticks],
+            [((r.x(), r.y(), r.width(), r.height()), int(flags), s) for r, flags, s in texts])
+
+
+AXES = {
+    "plain": lambda name: pg.AxisItem(name),
+    "integer": lambda name: IntegerAxis(name),
+    "cell": lambda name: CellAxis(name),
+}
+
+
+def _plot(qtbot, kind: str, size: tuple[int, int]) -> pg.PlotWidget:
+    w = pg.PlotWidget(enableMenu=False, axisItems={n: AXES[kind](n) for n in ("left", "bottom", "right", "top")})
+    qtbot.addWidget(w)
+    w.resize(*size)
+    for name in ("right", "top"):
+        w.getPlotItem().showAxis(name)
+    w.show()
+    qtbot.waitExposed(w)
+    return w
+
+
+def _same_layout(w: pg.PlotWidget, quick) -> int:
+    """Compares the two layouts of every axis of ``w``; returns how many ticks were laid out."""
+    ticks = 0
+    for name in ("left", "bottom", "right", "top"):
+        axis = w.getPlotItem().getAxis(name)
+        theirs, tw, th = _specs(axis, quick_axis.original_draw_specs)
+        ours, ow, oh = _specs(axis, quick)
+        assert _plain(ours) == _plain(theirs), name
+        assert (ow, oh) == (tw, th), name
+        ticks += len(theirs[1]) if theirs else 0
+    return ticks
+
+
+RANGES = [(0, 10), (-3.5, 2.25), (0, 50_257), (1e-9, 3e-9), (-1e12, 1e12), (7, 7.0000001), (5, 5), (0.5, 63.5)]
+
+
+@pytest.mark.parametrize("kind", sorted(AXES))
+def test_the_quick_layout_is_pyqtgraphs_for_every_axis_and_range(qtbot, kind):
+    w = _plot(qtbot, kind, (520, 340))
+    plot = w.getPlotItem()
+    laid_out = 0
+    for x0, x1 in RANGES:
+        for y0, y1 in RANGES[::-1]:
+            plot.setXRange(x0, x1, padding=0)
+            plot.setYRange(y0, y1, padding=0)
+            w.repaint()  # the geometry and ranges settled, as before a paint
+            laid_out += _same_layout(w, quick_axis.draw_specs)
+    assert laid_out > 500  # ticks were laid out, not only empty axes compared
+
+
+@pytest.mark.parametrize("size", [(1024, 700), (260, 90)])
+def test_the_quick_layout_is_pyqtgraphs_with_a_grid_fonts_explicit_ticks_and_options(qtbot, size):
+    w = _plot(qtbot, "plain", size)
+    plot = w.getPlotItem()
+    plot.setXRange(-20, 180, padding=0)
+    plot.setYRange(0.001, 0.9, padding=0)
+    variants = [
+        lambda: show_grid(plot),  # the app's grid: wrapped layouts, translucent ticks made opaque
+        lambda: plot.showGrid(x=True, y=True, alpha=0.3),
+        lambda: [plot.getAxis(n).setStyle(tickFont=QFont("DejaVu Sans", 15)) for n in ("left", "bottom")],
+        lambda: plot.getAxis("bottom").setTicks([[(0, "zero"), (100, "one hundred")], [(50, "fifty"), (400, "out")]]),
+        lambda: plot.getAxis("left").setStyle(tickAlpha=0.4, stopAxisAtTick=(True, True)),
+        lambda: plot.getAxis("top").setStyle(tickAlpha=200, tickLength=-8, maxTextLevel=0),
+        lambda: plot.getAxis("right").setStyle(showValues=False),
+        lambda: plot.invertY(True),
+        lambda: plot.setLogMode(x=False, y=True),
+    ]
+    for variant in variants:
+        variant()
+        w.repaint()
+        assert _same_layout(w, quick_axis.draw_specs) > 0
+
+
+@settings(max_examples=300, deadline=None)
+@given(low=st.floats(-1e9, 1e9), width=st.floats(1e-6, 1e9), size=st.floats(1, 4000),
+       scale=st.sampled_from([1.0, 0.001, 1000.0, 3.0]), kind=st.sampled_from(sorted(AXES)),
+       flip=st.booleans())
+def test_tick_values_are_pyqtgraphs(qapp, low, width, size, scale, kind, flip):
+    high = low + width
+    if not math.isfinite(high) or high == low:
+        return
+    axis = AXES[kind]("bottom")
+    axis.setScale(scale)
+    args = (high, low, size) if flip else (low, high, size)
+    ticks = quick_axis.tick_values(axis, *args)
+    assert ticks == quick_axis.original_tick_values(axis, *args)
+
+
+def test_the_app_lays_its_axes_out_quickly(qapp):
+    """What make_app (and the suite, as the app) installs: every axis, built in or the app's, uses it."""
+    from explorer.ui.style import configure_pyqtgraph
+
+    configure_pyqtgraph()
+    assert pg.AxisItem.generateDrawSpecs is quick_axis.draw_specs
+    assert pg.AxisItem.tickValues is quick_axis.tick_values
+    for kind in AXES.values():  # the app's own axes inherit it
+        assert kind("left").generateDrawSpecs.__func__ is quick_axis.draw_specs
