@@ -248,14 +248,14 @@ class Explorer(QObject):
     def _build_health(self):
         from explorer.ui.health import HealthView
 
-        view = HealthView(self.state)
+        view = yield from HealthView.built_in_steps(self.state)  # over turns, when a tab is opened
         view.token_selected.connect(self.state.set_selected_token)
         return view
 
     def _build_positions(self):
         from explorer.ui.positions import PositionsView
 
-        view = PositionsView(self.state)
+        view = yield from PositionsView.built_in_steps(self.state)  # over turns, when a tab is opened
         view.position_selected.connect(self.state.select_position)
         return view
 

@@ -4,6 +4,8 @@ visibly differs (or, for a model without positions, visibly does not)."""
 
 from __future__ import annotations
 
+from collections.abc import Generator, Sequence
+
 import numpy as np
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QSplitter, QVBoxLayout, QWidget
@@ -33,7 +35,15 @@ class TextInputsPage(QWidget):
 
     position_clicked = Signal(int)
 
-    def __init__(self, parent=None):
+    @staticmethod
+    def plots_in_steps() -> Generator[QWidget, None, None]:
+        """The page's three plots, one a step (for a view made over turns of the event loop):
+        the token and input heatmaps, then the parts of a row. Pass them as ``plots``."""
+        yield ImagePanel()
+        yield ImagePanel()
+        yield PartsPlot()
+
+    def __init__(self, parent=None, plots: Sequence[QWidget] | None = None):
         super().__init__(parent)
         self._inputs: TextInputs | None = None
         self._tokens: tuple = ()
@@ -53,11 +63,9 @@ class TextInputsPage(QWidget):
         lay.addWidget(self.limit_note)
         self.table = InputTable()
         self.table.position_clicked.connect(self.position_clicked)
-        self.token_map = ImagePanel()
+        self.token_map, self.input_map, self.parts = plots or tuple(self.plots_in_steps())
         self.token_map.set_labels("dimension", "")
-        self.input_map = ImagePanel()
         self.input_map.set_labels("dimension", "")
-        self.parts = PartsPlot()
         maps = QSplitter(Qt.Horizontal)
         maps.addWidget(self.token_map)
         maps.addWidget(self.input_map)

@@ -4,6 +4,8 @@ vectors) computations, both run in a worker only while the view is shown."""
 
 from __future__ import annotations
 
+from collections.abc import Generator
+
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QHBoxLayout, QTabWidget, QVBoxLayout, QWidget
 
@@ -32,7 +34,21 @@ class PositionsView(QWidget):
 
     position_selected = Signal(int)
 
-    def __init__(self, state: AppState, parent=None):
+    @classmethod
+    def built_in_steps(cls, state: AppState) -> Generator[QWidget, None, PositionsView]:
+        """The view made over turns of the event loop (for the tab's
+        :class:`~explorer.ui.common.lazy_page.LazyPage`, which holds what each step yields):
+        the text page's three plots a step each, the page, then the view. Made in one go it
+        was one turn of 150-270 ms in a real window."""
+        plots = []
+        for plot in TextInputsPage.plots_in_steps():
+            plots.append(plot)
+            yield plot
+        page = TextInputsPage(plots=plots)
+        yield page
+        return cls(state, text_page=page)
+
+    def __init__(self, state: AppState, parent=None, text_page: TextInputsPage | None = None):
         super().__init__(parent)
         self._state = state
         self._inputs: TextInputs | None = None
@@ -49,7 +65,7 @@ class PositionsView(QWidget):
         lay.addLayout(row)
         self.pages = QTabWidget()
         self.pages.setDocumentMode(True)
-        self.text_page = TextInputsPage()
+        self.text_page = text_page or TextInputsPage()
         # the other two pages (7 plots between them) are built when first shown, or first asked for
         self._table_page: PositionTablePage | None = None
         self._rotary: RotaryPanel | None = None

@@ -11,18 +11,39 @@ import pytest
 from PySide6.QtCore import QPointF, Qt
 
 from explorer.core.health import Flag
+from explorer.core.jobs import run_to_end
 from explorer.core.sources import open_table
 from explorer.ui.health import HealthView
+from explorer.ui.health.score_histogram import ScoreHistogram
 from explorer.ui.health.view import CANCELLED
-from explorer.ui.health.vocab_plot import Y_CHOICES
+from explorer.ui.health.vocab_plot import Y_CHOICES, VocabPlot
 from tests.support.ui_helpers import SceneClick, settle_layout, standalone_view
 
 CHECK_TIMEOUT = 60_000
 
 
+def _made_in_steps(state, held=None):
+    """The view as the app makes it for its tab (LazyPage): over turns, what each step made held."""
+    return run_to_end(HealthView.built_in_steps(state), None if held is None else held.append)
+
+
 @pytest.fixture
 def view(qtbot):
-    yield from standalone_view(qtbot, HealthView, size=(1100, 760))
+    yield from standalone_view(qtbot, _made_in_steps, size=(1100, 760))
+
+
+def test_the_view_made_in_steps_takes_its_plots_a_step_each(qtbot):
+    """The tab's first show makes the two plots a step each, each yielded for the page to hold,
+    then the rest of the view around them (every other test here uses a view made so)."""
+    from explorer.state.app_state import AppState
+
+    state, held = AppState(), []
+    v = _made_in_steps(state, held)
+    qtbot.addWidget(v)
+    assert [type(w) for w in held] == [VocabPlot, ScoreHistogram]
+    assert v.vocab_plot is held[0] and v.histogram is held[1]
+    assert v.plots.widget(0) is held[0] and v.plots.widget(1) is held[1]
+    state.deleteLater()
 
 
 def _checked(qtbot, v, state, spec):

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from PySide6.QtCore import Qt
 
+from explorer.core.jobs import run_to_end  # noqa: E402
 from explorer.core.sources import open_table  # noqa: E402
 from explorer.ui.positions import PositionsView  # noqa: E402
 from explorer.ui.positions.table_page import MODEL_TABLE, SINUSOIDAL  # noqa: E402
@@ -26,9 +27,14 @@ def gpt2_folder(tmp_path_factory):
     return folder
 
 
+def _made_in_steps(state, held=None):
+    """The view as the app makes it for its tab (LazyPage): over turns, what each step made held."""
+    return run_to_end(PositionsView.built_in_steps(state), None if held is None else held.append)
+
+
 @pytest.fixture
 def view(qtbot):
-    for v, state, runner in standalone_view(qtbot, PositionsView, size=(1100, 760)):
+    for v, state, runner in standalone_view(qtbot, _made_in_steps, size=(1100, 760)):
         v.position_selected.connect(state.select_position)
         yield v, state, runner
 
@@ -44,6 +50,24 @@ def _tensors(folder):
     from safetensors.numpy import load_file
 
     return load_file(str(folder / "model.safetensors"))
+
+
+def test_the_view_made_in_steps_takes_the_text_pages_plots_a_step_each(qtbot):
+    """The tab's first show makes the text page's three plots a step each, then the page, each
+    yielded for the page to hold, then the view (every other test here uses a view made so)."""
+    from explorer.state.app_state import AppState
+    from explorer.ui.positions.image_panel import ImagePanel
+    from explorer.ui.positions.parts_plot import PartsPlot
+    from explorer.ui.positions.text_page import TextInputsPage
+
+    state, held = AppState(), []
+    v = _made_in_steps(state, held)
+    qtbot.addWidget(v)
+    assert [type(w) for w in held] == [ImagePanel, ImagePanel, PartsPlot, TextInputsPage]
+    page = v.text_page
+    assert page is held[3] and (page.token_map, page.input_map, page.parts) == tuple(held[:3])
+    assert v.pages.widget(0) is page and page.isAncestorOf(held[0]) and page.isAncestorOf(held[2])
+    state.deleteLater()
 
 
 def test_gpt2_input_vectors_and_table_match_the_checkpoint(qtbot, view, gpt2_folder):
