@@ -56,7 +56,7 @@ class LazyPage(QScrollArea):
             build, self._build = self._build, None
             made = build()
             if not inspect.isgenerator(made):
-                self._made = made
+                self._made = self._hold(made)
                 return True
             self._steps = made
             # closed with the page, not by the collector later (the lambda does not keep the page)
@@ -65,17 +65,24 @@ class LazyPage(QScrollArea):
             try:
                 held = next(self._steps)
             except StopIteration as done:
-                self._steps, self._made = None, done.value
+                self._steps, self._made = None, self._hold(done.value)
                 return True
-            if isinstance(held, QWidget) and held.parentWidget() is None:
-                # Qt owns it from now on, in a hidden holder: not hidden itself, so that it shows with
-                # whatever adopts it (the view's splitter; setWidget for the view itself)
-                if self._holder is None:
-                    self._holder = QWidget(self)
-                    self._holder.hide()
-                held.setParent(self._holder)
+            self._hold(held)
             return False
         return True
+
+    def _hold(self, made):
+        """``made``, given a Qt parent if it is a widget without one: a hidden holder, until the view
+        is on the page. Not hidden itself, so that it shows with whatever adopts it (the view's
+        splitter; setWidget for the view itself). The view too waits there for its turn: left to
+        Python alone, a window closed in that turn left it to the collector, and a signal reached it
+        half destroyed ("Slot 'PositionsView::' not found" at a test's teardown)."""
+        if isinstance(made, QWidget) and made.parentWidget() is None:
+            if self._holder is None:
+                self._holder = QWidget(self)
+                self._holder.hide()
+            made.setParent(self._holder)
+        return made
 
     def _construct(self) -> None:
         """Make the view (once, every step now), not yet on the page."""
