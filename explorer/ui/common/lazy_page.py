@@ -5,6 +5,7 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable, Generator
 
+import shiboken6
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QFrame, QLabel, QScrollArea, QWidget
 
@@ -56,7 +57,7 @@ class LazyPage(QScrollArea):
             build, self._build = self._build, None
             made = build()
             if not inspect.isgenerator(made):
-                self._made = self._hold(made)
+                self._made = self._owned(made)
                 return True
             self._steps = made
             # closed with the page, not by the collector later (the lambda does not keep the page)
@@ -65,23 +66,25 @@ class LazyPage(QScrollArea):
             try:
                 held = next(self._steps)
             except StopIteration as done:
-                self._steps, self._made = None, self._hold(done.value)
+                self._steps, self._made = None, self._owned(done.value)
                 return True
-            self._hold(held)
+            if isinstance(held, QWidget) and held.parentWidget() is None:
+                # Qt owns it from now on, in a hidden holder: not hidden itself, so that it shows with
+                # whatever adopts it (the view's splitter; setWidget for the view itself)
+                if self._holder is None:
+                    self._holder = QWidget(self)
+                    self._holder.hide()
+                held.setParent(self._holder)
             return False
         return True
 
-    def _hold(self, made):
-        """``made``, given a Qt parent if it is a widget without one: a hidden holder, until the view
-        is on the page. Not hidden itself, so that it shows with whatever adopts it (the view's
-        splitter; setWidget for the view itself). The view too waits there for its turn: left to
-        Python alone, a window closed in that turn left it to the collector, and a signal reached it
-        half destroyed ("Slot 'PositionsView::' not found" at a test's teardown)."""
-        if isinstance(made, QWidget) and made.parentWidget() is None:
-            if self._holder is None:
-                self._holder = QWidget(self)
-                self._holder.hide()
-            made.setParent(self._holder)
+    def _owned(self, made: QWidget) -> QWidget:
+        """The view made, which waits a turn before it goes on the page: deleted with the page if the
+        page goes first, while Qt runs. Left to Python alone, a window closed in that turn left it to
+        the collector, and a signal reached it half destroyed ("Slot 'PositionsView::' not found" at
+        a test's teardown). Not parented meanwhile: under the app's style sheet every new parent
+        polishes the whole view again (10-30 ms for a big one), and setWidget gives it its parent."""
+        self.destroyed.connect(lambda *_: _delete_if_orphan(made))  # the lambda does not keep the page
         return made
 
     def _construct(self) -> None:
@@ -116,3 +119,9 @@ class LazyPage(QScrollArea):
             QTimer.singleShot(FIRST_SHOW_STEP_MS, self, self.view)
         else:
             QTimer.singleShot(FIRST_SHOW_STEP_MS, self, self._make)  # the build's next step, next turn
+
+
+def _delete_if_orphan(widget: QWidget) -> None:
+    """Delete ``widget`` now if it still exists and nothing in Qt owns it (a view its page never took)."""
+    if shiboken6.isValid(widget) and widget.parent() is None:
+        shiboken6.delete(widget)
