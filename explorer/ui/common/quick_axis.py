@@ -32,7 +32,7 @@ __all__ = ["draw_specs", "install", "original_draw_specs", "original_tick_values
 original_draw_specs = pg.AxisItem.generateDrawSpecs
 original_tick_values = pg.AxisItem.tickValues
 
-#: label sizes (width, height * 0.8) per (font, device resolution, text): axis labels repeat
+#: label sizes (width, height * 0.8) per (font, kerning, device resolution, text): axis labels repeat
 #: ("0", "1,000", "0.5") across resizes and charts. Bounded: cleared when it grows past this
 _SIZE_LIMIT = 20_000
 _sizes: dict[tuple, tuple[float, float]] = {}
@@ -206,7 +206,9 @@ def draw_specs(self: pg.AxisItem, p: QPainter):  # noqa: C901, PLR0912, PLR0915 
         return axis_spec, tick_specs, text_specs
 
     device = p.device()
-    key = (p.font().key(), device.logicalDpiX() if device else 0, device.logicalDpiY() if device else 0)
+    font = p.font()  # QFont.key() leaves out kerning (and feature settings): the whole description
+    dpi = (device.logicalDpiX(), device.logicalDpiY()) if device else (0, 0)
+    key = (font.toString(), font.kerning(), dpi)
     text_offset = style["tickTextOffset"][axis]
     offset_px = max(0, style["tickLength"]) + text_offset
     flags = _FLAGS[orientation]
