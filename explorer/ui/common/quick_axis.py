@@ -174,31 +174,27 @@ def draw_specs(self: pg.AxisItem, p: QPainter):  # noqa: C901, PLR0912, PLR0915 
         positions.append(placed)
         length = style["tickLength"] / ((i * 0.5) + 1.0)
         pen = _tick_pen(self, i, len(values), length_px)
+        stop = tick_stop if self.grid is not False else tick_stop + length * tick_dir
         for v in values:
             x = (v * scale) - offset
             if x < x_min or x > x_max:  # out of bounds: not drawn
                 placed.append(None)
                 continue
             placed.append(x)
-            stop = tick_stop if self.grid is not False else tick_stop + length * tick_dir
             if axis == 0:
                 tick_specs.append((pen, QPointF(tick_start, x), QPointF(stop, x)))
             else:
                 tick_specs.append((pen, QPointF(x, tick_start), QPointF(x, stop)))
 
-    stops = style["stopAxisAtTick"]
-    if stops[0] is True:
-        first = min(map(min, positions))
-        if axis == 0:
-            span[0].setY(max(span[0].y(), first))
-        else:
-            span[0].setX(max(span[0].x(), first))
-    if stops[1] is True:
-        last = max(map(max, positions))
-        if axis == 0:
-            span[1].setY(min(span[1].y(), last))
-        else:
-            span[1].setX(min(span[1].x(), last))
+    # the axis line stops at its first and last ticks, where the style asks
+    for end, (stop_here, outer, inner) in enumerate(zip(style["stopAxisAtTick"], (min, max), (max, min))):
+        if stop_here is True:
+            tick = outer(map(outer, positions))
+            point = span[end]
+            if axis == 0:
+                point.setY(inner(point.y(), tick))
+            else:
+                point.setX(inner(point.x(), tick))
     axis_spec = (self.pen(), span[0], span[1])
 
     text_specs: list = []
