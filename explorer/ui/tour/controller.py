@@ -16,6 +16,7 @@ from PySide6.QtCore import QObject, Signal
 
 from explorer.core.errors import user_message
 from explorer.core.tour.steps import STEPS, TourStep, analogy_words, why_words
+from explorer.ui.common.binding import OneATurn
 from explorer.ui.tour.highlight import Highlight
 from explorer.ui.tour.panel import TourPanel
 from explorer.ui.tour.targets import resolve_target
@@ -61,6 +62,7 @@ class TourController(QObject):
         self._restore_position: int | None = None
         self._restore_text: str | None = None  # the user's text, set if their model fails to come back
         self._remembered: set[str] = set()  # views whose page and words _saved holds
+        self._arrival = OneATurn(self)  # a step's view, token, then ring and words: a turn each
         self.panel.back_clicked.connect(self.back)
         self.panel.next_clicked.connect(self.next)
         self.panel.close_clicked.connect(self.close)
@@ -91,6 +93,7 @@ class TourController(QObject):
         """Show step ``index`` (from 0)."""
         self.index = index
         step = self.steps[index]
+        self._arrival.cancel()
         self.claim = None
         self._state.forget_tour_claim()
         self.panel.show_step(index + 1, len(self.steps), step.title, "…")
@@ -126,6 +129,7 @@ class TourController(QObject):
             return
         self.index = -1
         self._pending_spec = None
+        self._arrival.cancel()
         self._state.forget_tour_claim()
         self.panel.hide()
         self.highlight.set_target(None)
@@ -216,7 +220,7 @@ class TourController(QObject):
         table = self._state.table
         if ok and table is not None and table.spec == self._pending_spec:
             self._pending_spec = None
-            self._arrive()
+            self._arrive(now=False)  # after the model's first paint, in a turn of its own
         elif not ok:
             # the step is on screen with its last words: say so, as a claim that failed does
             # (--screenshot waits for step_ready and would otherwise wait forever)
@@ -231,17 +235,27 @@ class TourController(QObject):
             self._remember(name, view)
         return view
 
-    def _arrive(self) -> None:
-        """The step's model is in: its view, page, token and ring; then its words."""
+    def _arrive(self, now: bool = True) -> None:
+        """The step's model is in: its view and page, then its token, then its ring and words,
+        each painted in a turn of its own (from ``now``, else from the next turn). In one
+        turn, with the model's installation before them, a step stalled a real window
+        100-380 ms; Next, Back or Close drops what is still to come."""
         step = self.step
+        self._arrival.run([lambda: self._arrive_at_view(step), lambda: self._arrive_at_token(step),
+                           lambda: self._arrive_at_words(step)], now=now)
+
+    def _arrive_at_view(self, step: TourStep) -> None:
         self._window.show_view(step.view)
-        view = self._view(step.view) if step.view != "matrix" else None
         if step.page is not None:
-            view.show_page(step.page)
+            self._view(step.view).show_page(step.page)
+
+    def _arrive_at_token(self, step: TourStep) -> None:
         if step.token is not None and self._state.tokenized.tokens:
             self._state.select_position(step.token)
-        target = resolve_target(step.target, self._window, self._view)
-        self.highlight.set_target(target)
+
+    def _arrive_at_words(self, step: TourStep) -> None:
+        view = self._view(step.view) if step.view != "matrix" else None
+        self.highlight.set_target(resolve_target(step.target, self._window, self._view))
         self._prepare_view(step, view)
         if step.training is not None:
             self._train(step, view)

@@ -234,3 +234,38 @@ def test_closing_the_tour_when_the_users_model_cannot_come_back_gives_their_text
     assert ex.window.token_strip.edit.text() == "3 1 4 1 5"
     for box in ex.window.findChildren(QMessageBox):  # the load's error box
         box.close()
+
+
+def test_a_step_arrives_after_its_models_first_paint_and_leaving_drops_the_rest(qtbot, explorer):
+    """A step that opens a model shows its view, token and words in the turns after the
+    model's installation (in one turn they stalled a real window 100-380 ms); Next or Close
+    before the step has arrived drops what was still to come."""
+    ex = explorer
+    _load(qtbot, ex, "toy:robot", "robot arm")
+    w = ex.window
+    w.show_view("similarity")
+    similarity = w.tabs.currentWidget()
+    seen = []
+
+    def on_load_finished(ok):
+        seen.append((ok, w.tabs.currentWidget() is similarity, ex.tour.highlight.target is None))
+
+    ex.load_finished.connect(on_load_finished)
+    assert _wait_step(qtbot, ex, lambda: ex.tour.start(INDEX["backward"] + 1)) == INDEX["backward"] + 1
+    ex.load_finished.disconnect(on_load_finished)
+    assert seen == [(True, True, True)]  # the model came in alone: the old tab, no ring yet
+    lookup = ex.lookup_view
+    assert w.tabs.currentWidget().isAncestorOf(lookup) and ex.tour.highlight.target is lookup.backward
+
+    # Close in the turn the step's model came in, before its view, token and words
+    ex.tour.go(INDEX["backward"] - 1)  # the projection step opens "default"
+    with qtbot.waitSignal(ex.load_finished, timeout=TIMEOUT):
+        pass
+    ex.tour.close()
+    ready = []
+    ex.tour.step_ready.connect(ready.append)
+    qtbot.waitUntil(lambda: ex.state.table.spec == "toy:robot" and not ex.busy(), timeout=TIMEOUT)
+    qtbot.wait(50)
+    ex.tour.step_ready.disconnect(ready.append)
+    assert ready == [] and not ex.tour.highlight.isVisible() and ex.tour.highlight.target is None
+    assert w.tabs.currentWidget() is similarity
