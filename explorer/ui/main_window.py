@@ -26,6 +26,7 @@ from explorer.core.sources.output import tying_word
 from explorer.core.units import format_bytes
 from explorer.state.app_state import AppState
 from explorer.ui.common.lazy_page import LazyPage
+from explorer.ui.common.paint_once import PaintOnce
 from explorer.ui.common.progress import ProgressBar
 from explorer.ui.common.recolour import recolour_plots
 from explorer.ui.common.status_line import TableStatus
@@ -135,6 +136,7 @@ class MainWindow(QMainWindow):
         self._build_status_bar()
         self._build_menus()
         self._tab_shown(0, "The embedding matrix E as a heatmap")
+        self._paint_once = PaintOnce(self)  # each plot painted once when the window paints
         state.model_changed.connect(self._on_state_model_changed)
 
     def _build_toolbar(self) -> None:

@@ -71,12 +71,14 @@ NO_MAXIMUM = (1 << 24) - 1
 
 
 def configure_pyqtgraph() -> None:
-    """pyqtgraph's options as the app draws with them, and its axes laid out quickly
-    (:mod:`explorer.ui.common.quick_axis`)."""
-    from explorer.ui.common import quick_axis
+    """pyqtgraph's options as the app draws with them, its axes laid out quickly
+    (:mod:`explorer.ui.common.quick_axis`) and its scenes known to
+    :mod:`explorer.ui.common.paint_once`."""
+    from explorer.ui.common import paint_once, quick_axis
 
     pg.setConfigOptions(imageAxisOrder="row-major", antialias=True)
     quick_axis.install()
+    paint_once.install()
 
 
 def is_dark() -> bool:

@@ -1,0 +1,62 @@
+"""A plot is painted once when its window is resized, not a second time for what
+pyqtgraph's preparation of the paint changed (the auto-range, the view's transform)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+import pytest
+import shiboken6
+from PySide6.QtWidgets import QVBoxLayout, QWidget
+
+from explorer.ui.common.paint_once import PaintOnce, prepare_shown_plots
+
+
+class CountingPlot(pg.PlotWidget):
+    def __init__(self):
+        super().__init__()
+        self.paints = 0
+        self.plot(np.sin(np.linspace(0, 20, 500)) * np.linspace(1, 30, 500))  # auto-ranged
+
+    def paintEvent(self, event):
+        self.paints += 1
+        super().paintEvent(event)
+
+
+def _window(qtbot, once: bool):
+    top = QWidget()
+    qtbot.addWidget(top)
+    plot = CountingPlot()
+    QVBoxLayout(top).addWidget(plot)
+    if once:
+        PaintOnce(top)
+    top.resize(500, 400)
+    top.show()
+    qtbot.waitExposed(top)
+    qtbot.waitUntil(lambda: plot.paints > 0)
+    qtbot.wait(100)
+    return top, plot
+
+
+@pytest.mark.parametrize("once, paints", [(True, 1), (False, 2)])
+def test_a_resized_plot_paints_once_where_paint_once_watches(qtbot, once, paints):
+    top, plot = _window(qtbot, once)
+    for size in ((700, 520), (420, 300)):
+        plot.paints = 0
+        top.resize(*size)
+        qtbot.wait(150)
+        assert plot.paints == paints  # without it, pyqtgraph's way: a second paint in the next turn
+
+
+def test_only_shown_plots_of_the_window_are_prepared_and_gone_scenes_are_dropped(qtbot):
+    top, plot = _window(qtbot, True)
+    other, _ = _window(qtbot, False)
+    assert prepare_shown_plots(top) == 1  # not the other window's plot
+    plot.hide()
+    assert prepare_shown_plots(top) == 0
+    plot.show()
+    scene = plot.scene()
+    plot.setParent(None)
+    shiboken6.delete(plot)
+    assert not shiboken6.isValid(scene)
+    assert prepare_shown_plots(top) == 0
