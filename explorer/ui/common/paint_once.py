@@ -65,9 +65,16 @@ class PaintOnce(QObject):
     def __init__(self, window):
         super().__init__(window)
         self._window = window
+        self._preparing = False
         window.installEventFilter(self)
 
     def eventFilter(self, obj, event) -> bool:
-        if event.type() == QEvent.UpdateRequest and obj is self._window:
-            prepare_shown_plots(self._window)
+        # not again inside a preparation: a synchronous repaint (QWidget.repaint, which the app
+        # does not use; the benchmarks do) sends a request of its own for what the preparation dirtied
+        if event.type() == QEvent.UpdateRequest and obj is self._window and not self._preparing:
+            self._preparing = True
+            try:
+                prepare_shown_plots(self._window)
+            finally:
+                self._preparing = False
         return False

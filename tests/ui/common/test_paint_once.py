@@ -60,3 +60,17 @@ def test_only_shown_plots_of_the_window_are_prepared_and_gone_scenes_are_dropped
     shiboken6.delete(plot)
     assert not shiboken6.isValid(scene)
     assert prepare_shown_plots(top) == 0
+
+
+def test_a_synchronous_repaint_paints_the_new_data_and_later_updates_still_paint(qtbot):
+    top, plot = _window(qtbot, True)
+    curve = plot.getPlotItem().listDataItems()[0]
+    curve.setData(np.arange(50.0) * 1000)  # a new range: the preparation moves the view and its axes
+    plot.paints = 0
+    top.repaint()
+    assert plot.paints >= 1
+    assert plot.getViewBox().viewRange()[1][1] >= 49_000  # auto-ranged to the new data before it painted
+    qtbot.wait(100)
+    plot.paints = 0
+    plot.viewport().update()
+    qtbot.waitUntil(lambda: plot.paints >= 1)
