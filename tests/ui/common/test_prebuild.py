@@ -158,28 +158,11 @@ def test_once_all_is_built_the_chores_run_once_in_each_idle_moment_after_activit
     assert b.poll() and ran == ["a", "b", "a", "b"]
 
 
-def test_the_window_builds_every_view_once_warmed_up_and_left_alone(qtbot, explorer, monkeypatch):
-    monkeypatch.setattr(prebuild, "IDLE_S", 0.2)  # the same rule, sooner
-    explorer.build_when_idle = True  # as the app has it (the fixture turns it off)
-    with qtbot.waitSignal(explorer.warmed_up, timeout=60_000):
-        explorer.start(model="default")
-    names = explorer.window.view_names()[1:]
-    assert explorer.idle_builder.active or all(explorer.view_built(n) for n in names)
-    qtbot.waitUntil(lambda: all(explorer.view_built(n) for n in names), timeout=60_000)
-    # then what the views make on demand: the lookup's backward plots, the positions' pages, the charts
-    qtbot.waitUntil(lambda: not explorer.idle_builder.active, timeout=60_000)
-    assert explorer.lookup_view.backward.plots_built
-    assert explorer.similarity_view.random_page.plots_built
-    assert len(explorer.projection_view.linked.charts.charts) >= 5
-    positions = explorer.view("positions")
-    assert positions._table_page is not None and positions._rotary is not None
-    assert explorer.window.tabs.currentIndex() == 0  # built in the background: the matrix stays in front
-    # a view built hidden computes nothing until shown
-    assert explorer.state.projection.value is None and not explorer.state.projection.running
-    assert explorer.idle_builder.chores == []  # nothing is parked from the collector in tests (freeze_when_warm)
-
-
-def test_the_app_parks_what_lives_from_the_collector_at_idle_moments(qtbot, explorer, monkeypatch):
+def test_the_window_builds_every_view_once_warmed_up_and_left_alone_then_parks_what_lives(
+        qtbot, explorer, monkeypatch):
+    """Every view and part built at idle moments, as the app has it (one build of the whole
+    window for both: it is the suite's slowest kind of test), then what lives parked from the
+    collector at the next idle moments."""
     import gc
 
     from explorer import workers
@@ -193,21 +176,45 @@ def test_the_app_parks_what_lives_from_the_collector_at_idle_moments(qtbot, expl
     real = workers.settle_collector
     monkeypatch.setattr(workers, "settle_collector", recorded)
     monkeypatch.setattr(prebuild, "IDLE_S", 0.2)  # the same rule, sooner
-    explorer.build_when_idle = True
+    explorer.build_when_idle = True  # as the app has it (the fixture turns it off)
     explorer.freeze_when_warm = True  # as explorer.launch.run has it
     with qtbot.waitSignal(explorer.warmed_up, timeout=60_000):
         explorer.start(model="default")
     assert explorer.idle_builder.chores == [workers.settle_collector_between_jobs]
+    names = explorer.window.view_names()[1:]
+    assert explorer.idle_builder.active or all(explorer.view_built(n) for n in names)
     before = gc.get_freeze_count()
-    qtbot.waitUntil(lambda: bool(parked), timeout=60_000)  # once every view and part is built
-    assert explorer.idle_builder.active  # it keeps looking, for the next idle moment
     try:
+        qtbot.waitUntil(lambda: all(explorer.view_built(n) for n in names), timeout=60_000)
+        # then what the views make on demand (the lookup's backward plots, the positions' pages, the
+        # charts), and only then the collector's chore
+        qtbot.waitUntil(lambda: bool(parked), timeout=60_000)
+        assert explorer.lookup_view.backward.plots_built
+        assert explorer.similarity_view.random_page.plots_built
+        assert len(explorer.projection_view.linked.charts.charts) >= 5
+        positions = explorer.view("positions")
+        assert positions._table_page is not None and positions._rotary is not None
+        assert explorer.window.tabs.currentIndex() == 0  # built in the background: the matrix stays in front
+        # a view built hidden computes nothing until shown
+        assert explorer.state.projection.value is None and not explorer.state.projection.running
+        assert explorer.idle_builder.active  # it keeps looking, for the next idle moment
         assert parked[0] == 0 or gc.get_freeze_count() > before
     finally:
         explorer.idle_builder.stop()
         # the window's objects back in the collector's walk: a parked cycle is never collected, and the
         # window's teardown after the test is made of cycles (pyqtgraph's menus would be left behind)
         gc.unfreeze()
+
+
+def test_nothing_is_parked_from_the_collector_where_the_app_does_not_freeze(qtbot, explorer, monkeypatch):
+    monkeypatch.setattr(prebuild, "IDLE_S", 0.2)
+    explorer.build_when_idle = True  # freeze_when_warm stays off, as the fixture has it (tests)
+    with qtbot.waitSignal(explorer.warmed_up, timeout=60_000):
+        explorer.start(model="default")
+    try:
+        assert explorer.idle_builder.chores == []
+    finally:
+        explorer.idle_builder.stop()
 
 
 def test_nothing_is_parked_while_a_worker_thread_runs(qtbot, monkeypatch):
