@@ -7,7 +7,7 @@ import numpy as np
 import pyqtgraph as pg
 import pytest
 import shiboken6
-from PySide6.QtWidgets import QVBoxLayout, QWidget
+from PySide6.QtWidgets import QApplication, QVBoxLayout, QWidget
 
 from explorer.ui.common.paint_once import PaintOnce, prepare_shown_plots
 
@@ -23,6 +23,13 @@ class CountingPlot(pg.PlotWidget):
         super().paintEvent(event)
 
 
+def _turns(n: int = 6) -> None:
+    """``n`` turns of the event loop: what the last paint queued (the scene's dirty items, then
+    the view's update request) is painted by then, on any machine, with no wait on the clock."""
+    for _ in range(n):
+        QApplication.processEvents()
+
+
 def _window(qtbot, once: bool):
     top = QWidget()
     qtbot.addWidget(top)
@@ -34,7 +41,7 @@ def _window(qtbot, once: bool):
     top.show()
     qtbot.waitExposed(top)
     qtbot.waitUntil(lambda: plot.paints > 0)
-    qtbot.wait(100)
+    _turns()
     return top, plot
 
 
@@ -44,7 +51,8 @@ def test_a_resized_plot_paints_once_where_paint_once_watches(qtbot, once, paints
     for size in ((700, 520), (420, 300)):
         plot.paints = 0
         top.resize(*size)
-        qtbot.wait(150)
+        qtbot.waitUntil(lambda: plot.paints >= 1)
+        _turns()
         assert plot.paints == paints  # without it, pyqtgraph's way: a second paint in the next turn
 
 
@@ -70,7 +78,7 @@ def test_a_synchronous_repaint_paints_the_new_data_and_later_updates_still_paint
     top.repaint()
     assert plot.paints >= 1
     assert plot.getViewBox().viewRange()[1][1] >= 49_000  # auto-ranged to the new data before it painted
-    qtbot.wait(100)
+    _turns()
     plot.paints = 0
     plot.viewport().update()
     qtbot.waitUntil(lambda: plot.paints >= 1)
