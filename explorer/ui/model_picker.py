@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
 from explorer.core.sources import SourceInfo
 from explorer.core.sources.output import tying_word
 from explorer.core.units import format_size
+from explorer.ui.common.table_fit import fit_to_contents
 from explorer.ui.style import SPACING
 
 GROUPS = {
@@ -75,8 +76,6 @@ class ModelPicker(QDialog):
         self.tree.setUniformRowHeights(True)
         self.tree.header().setStretchLastSection(False)
         self.tree.header().setSectionResizeMode(0, QHeaderView.Stretch)
-        for c in range(1, len(COLUMNS)):
-            self.tree.header().setSectionResizeMode(c, QHeaderView.ResizeToContents)
         self.tree.itemDoubleClicked.connect(self._on_tree_item_double_clicked)
         self.tree.setToolTip("Double-click a model to open it (the one in bold is open)")
         lay.addWidget(self.tree, 1)
@@ -165,6 +164,7 @@ class ModelPicker(QDialog):
                 it.setDisabled(True)
             self._items[info.spec] = it
         self.tree.expandAll()
+        fit_to_contents(self.tree, range(1, len(COLUMNS)))  # the first column stretches
         self.status.setText(f"{len(self._items)} models found. Double-click one, open a folder or file, "
                             "or drop one on the main window.")
         self._highlight()

@@ -11,7 +11,6 @@ from PySide6.QtWidgets import (
     QAbstractItemView,
     QFileDialog,
     QHBoxLayout,
-    QHeaderView,
     QPushButton,
     QSplitter,
     QTableWidget,
@@ -25,6 +24,7 @@ from explorer.core.cost import parameters as cost
 from explorer.state.app_state import AppState
 from explorer.ui.common.binding import ShownGate
 from explorer.ui.common.export import export_graphics
+from explorer.ui.common.table_fit import fit_to_contents
 from explorer.ui.style import ACCENT, REFERENCE, REFERENCE_LIGHT, SPACING, plot_colors, shrinkable, style_plot
 
 #: longest name of the loaded model in the chart
@@ -125,9 +125,7 @@ class ComparePage(QWidget):
         self.table.setMinimumHeight(120)
         self.table.setColumnCount(len(COLUMNS))
         self.table.setHorizontalHeaderLabels([name for name, _ in COLUMNS])
-        hh = self.table.horizontalHeader()
-        hh.setSectionResizeMode(QHeaderView.ResizeToContents)
-        hh.setStretchLastSection(True)
+        self.table.horizontalHeader().setStretchLastSection(True)  # columns fit their cells: _fill_table
         for i, (_, tip) in enumerate(COLUMNS):
             self.table.horizontalHeaderItem(i).setToolTip(tip)
 
@@ -205,6 +203,7 @@ class ComparePage(QWidget):
                     item.setFont(bold)
                     item.setForeground(QColor(ACCENT))
                 t.setItem(i, j, item)
+        fit_to_contents(t)
 
     # -- copy and export ---------------------------------------------------------------
     def comparison_csv(self) -> str:

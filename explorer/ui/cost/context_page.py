@@ -36,6 +36,7 @@ from explorer.core.cost.context import (
 from explorer.core.errors import user_message
 from explorer.state.app_state import AppState
 from explorer.ui.common.binding import JobBinding, ShownGate, job_progress
+from explorer.ui.common.table_fit import fit_to_contents
 from explorer.ui.cost.tiles import note_label, plain_label, title_label
 from explorer.ui.style import ACCENT, SPACING, TEXT_TOKENS, mono_font
 
@@ -66,7 +67,6 @@ def _readonly_table(columns: list[str], tooltip: str, height: int) -> QTableWidg
     t.setFont(mono_font())
     t.setColumnCount(len(columns))
     t.setHorizontalHeaderLabels(columns)
-    t.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeToContents)
     t.horizontalHeader().setStretchLastSection(True)
     t.setFixedHeight(height)
     return t
@@ -101,6 +101,7 @@ class ContextPage(QWidget):
                                          "the model: their cosine and their largest difference", 120)
         for j, tip in enumerate(CONTEXT_HEADER_TIPS):
             self.ctx_table.horizontalHeaderItem(j).setToolTip(tip)
+        # rows follow their notes' wrapping as the page's width changes (a few rows: cheap)
         self.ctx_table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeToContents)
         lay.addWidget(self.ctx_table)
         status = QHBoxLayout()
@@ -238,6 +239,7 @@ class ContextPage(QWidget):
                 item = QTableWidgetItem(text)
                 item.setTextAlignment((Qt.AlignRight if j in (0, 1, 3, 4) else Qt.AlignLeft) | Qt.AlignVCenter)
                 self.occ_table.setItem(i, j, item)
+        fit_to_contents(self.occ_table)
 
     def _draw_verdict(self, same: SameRow) -> None:
         if not same.ok:
@@ -333,6 +335,7 @@ class ContextPage(QWidget):
                 if j == 3:
                     item.setToolTip(text)
                 t.setItem(i, j, item)
+        fit_to_contents(t)
         self._fit_context_height()
 
     def _fit_context_height(self) -> None:

@@ -155,7 +155,6 @@ def matrix_table(tooltip: str) -> QTableWidget:
     t.setSelectionMode(QAbstractItemView.NoSelection)
     t.setWordWrap(False)
     t.horizontalHeader().setSectionResizeMode(QHeaderView.Stretch)
-    t.verticalHeader().setSectionResizeMode(QHeaderView.ResizeToContents)
     return t
 
 

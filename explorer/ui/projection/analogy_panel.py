@@ -25,6 +25,7 @@ from explorer.core.geometry.analogy import ANALOGY_K, AnalogyForm, AnalogyResult
 from explorer.core.tokens.word_row import NotOneRow, word_row
 from explorer.core.tokens.words import resolve_word
 from explorer.ui.common.progress import ProgressBar
+from explorer.ui.common.table_fit import fit_to_contents
 from explorer.ui.style import mono_font
 
 __all__ = ["AnalogyPanel"]
@@ -80,8 +81,6 @@ class AnalogyPanel(QWidget):
         self.table.setEditTriggers(QAbstractItemView.NoEditTriggers)
         self.table.setSelectionBehavior(QAbstractItemView.SelectRows)
         self.table.horizontalHeader().setSectionResizeMode(0, QHeaderView.Stretch)
-        for col in (1, 2):
-            self.table.horizontalHeader().setSectionResizeMode(col, QHeaderView.ResizeToContents)
         self.table.setToolTip(f"The top {ANALOGY_K} answers; click one to select it")
         self.table.cellClicked.connect(self._on_table_cell_clicked)
         self.table.setMinimumHeight(90)
@@ -173,6 +172,7 @@ class AnalogyPanel(QWidget):
                     it.setTextAlignment(Qt.AlignRight | Qt.AlignVCenter)
                     it.setFont(mono_font())
                 self.table.setItem(r, col, it)
+        fit_to_contents(self.table, (1, 2))
 
     def show_error(self, exc: BaseException) -> None:
         self.clear_answers()

@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 import torch
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QColor
-from PySide6.QtWidgets import QApplication
+from PySide6.QtGui import QColor, QFontMetrics
+from PySide6.QtWidgets import QApplication, QStyledItemDelegate
 
 from explorer.core.cost.why import DEFAULT_WORDS
 from explorer.core.sources import open_table, package_path
@@ -106,6 +106,38 @@ def test_famous_models_compared(view):
     assert cells[5] == "154,389,504" and cells[6] == "154.39 MB" and cells[7] == "77,194,752"
     shares = dict(zip(names, _column(page.table, 4)))
     assert shares["Llama 3 8B"] == "6.5 %" and shares["Llama 3 70B"] == "1.5 %"
+
+
+class _CountingDelegate(QStyledItemDelegate):
+    """Qt's own delegate, counting how often a cell is asked for its size."""
+
+    def __init__(self, parent):
+        super().__init__(parent)
+        self.asked = 0
+
+    def sizeHint(self, option, index):
+        self.asked += 1
+        return super().sizeHint(option, index)
+
+
+def test_comparison_written_again_asks_each_cell_its_size_once(view):
+    """A model switch writes the comparison again: each cell is measured once, not once per
+    cell written (Qt's ResizeToContents asked 4,608 times for 72 cells), and every value fits."""
+    v, state, _ = view
+    state.set_table(open_table("toy:robot"))
+    v.show_page("compare")
+    t = v.compare_page.table
+    counting = _CountingDelegate(t)
+    t.setItemDelegate(counting)
+    state.set_table(open_table("default"))
+    QApplication.processEvents()
+    cells = t.rowCount() * t.columnCount()
+    assert cells == 72 and counting.asked <= 2 * cells, counting.asked
+    assert any("(loaded)" in t.item(r, 0).text() for r in range(t.rowCount()))
+    for r in range(t.rowCount()):
+        for c in range(t.columnCount() - 1):  # the last column stretches
+            item = t.item(r, c)
+            assert QFontMetrics(item.font()).horizontalAdvance(item.text()) <= t.columnWidth(c), item.text()
 
 
 def test_comparison_chart_has_the_loaded_model(view):
