@@ -146,9 +146,11 @@ class WhyPage(QWidget):
 
     # -- intents (the user, the tour) ------------------------------------------------------
     def set_words(self, words) -> None:
-        """Compare these words (as if the user typed them and pressed Enter)."""
+        """Compare these words (as if the user typed them and pressed Enter); drawn now if the
+        page is on screen, else when it is next shown (the tour's Close gave a hidden page
+        its words back and drew its three panels in the click's turn)."""
         self.words_edit.setText(", ".join(words))
-        self._synchronize()
+        self._gate.update(self._synchronize)
 
     def words(self) -> list[str]:
         """The words typed (what :meth:`set_words` takes)."""

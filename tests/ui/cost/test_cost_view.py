@@ -306,6 +306,20 @@ def test_a_first_layer_run_never_lands_after_a_switch_or_a_cancel(qtbot, view, m
     assert "Cancelled" in page.context_message
 
 
+def test_words_given_to_a_hidden_why_page_are_compared_when_it_is_shown(view):
+    """The tour's Close gives the Why page its words back while another page is on screen:
+    they wait for the page to be shown instead of drawing three panels nobody sees."""
+    v, state, _ = view
+    state.set_table(open_table("default"))
+    v.show_page("why")
+    first = v.why_page.why.labels
+    v.show_page("card")
+    v.why_page.set_words(["fox", "sleepy"])
+    assert v.why_page.words() == ["fox", "sleepy"] and v.why_page.why.labels == first
+    v.show_page("why")
+    assert v.why_page.why.labels[:2] == ("fox", "sleepy")
+
+
 def test_the_bundled_model_shows_its_own_first_layer(qtbot, view):
     """One word in two sentences: one row from the table, two different outputs
     of the bundled model's layer, as torch computes them from its weights."""
