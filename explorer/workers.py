@@ -28,7 +28,13 @@ from PySide6.QtCore import QObject, QThreadPool, Signal
 from superqt.utils import GeneratorWorker, WorkerBase
 
 from explorer.core.jobs import run_to_end
-from explorer.core.runtime import collector_paused, limit_torch_threads, lower_this_thread, settle_collector
+from explorer.core.runtime import (
+    WINDOW_TURNS,
+    collector_paused,
+    limit_torch_threads,
+    lower_this_thread,
+    settle_collector,
+)
 
 __all__ = ["JobRunner", "Computation", "JobView", "JobViews", "await_all_workers", "warm_up_job",
            "settle_collector_between_jobs"]
@@ -232,8 +238,15 @@ class _Worker(GeneratorWorker):
 
 
 def _run_steps(steps: Iterator):
-    """The generator function superqt's worker needs, around a job's generator."""
-    return (yield from steps)
+    """The generator function superqt's worker needs, around a job's generator: each step
+    begins once the window's turn under way has ended (:class:`~explorer.core.runtime.WindowTurns`)."""
+    while True:
+        WINDOW_TURNS.give_way()
+        try:
+            value = next(steps)
+        except StopIteration as stop:
+            return stop.value
+        yield value
 
 
 def _close_steps(steps) -> None:

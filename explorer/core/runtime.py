@@ -169,6 +169,51 @@ def favour_the_gui_thread() -> None:
     sys.setswitchinterval(GIL_SWITCH_INTERVAL_S)
 
 
+#: the longest a worker waits at one of its yields for the window's thread to finish a turn
+GIVE_WAY_MAX_S = 0.05
+
+
+class WindowTurns:
+    """Whether the window's thread is in a turn of its event loop, so that workers give way.
+
+    However short the switch interval, the GIL is shared by turns: while a turn of the window
+    (a click's signals and the paint after them) runs Python, each worker running Python takes
+    its own share, and the turn lasts two or three times its work. With two jobs looping in
+    Python in a real window (SmolLM2; chip clicks and tab switches), the median stall was
+    79-86 ms and one action in three stalled over 100 ms; with workers giving way at their
+    yields, 22 ms and one in seventy. The application reports its turns
+    (:meth:`turn_began` at the first event it handles, :meth:`turn_ended` before it sleeps);
+    :meth:`give_way` waits, at most :attr:`max_wait_s`, for the turn under way to end (a
+    window that never rests still lets its workers on). Without an application nothing
+    reports a turn and nothing waits.
+    """
+
+    def __init__(self) -> None:
+        self._resting = threading.Event()
+        self._resting.set()
+        self.reporting = False  # set by whoever connects the event loop
+        self.max_wait_s = GIVE_WAY_MAX_S
+
+    @property
+    def in_turn(self) -> bool:
+        return not self._resting.is_set()
+
+    def turn_began(self) -> None:
+        self._resting.clear()
+
+    def turn_ended(self) -> None:
+        self._resting.set()
+
+    def give_way(self, max_wait_s: float | None = None) -> bool:
+        """Wait for the window's turn to end; False if it was still under way after ``max_wait_s``
+        (by default :attr:`max_wait_s`, ``GIVE_WAY_MAX_S``)."""
+        return self._resting.wait(self.max_wait_s if max_wait_s is None else max_wait_s)
+
+
+#: the window's turns, reported by explorer.app and read by the workers between their steps
+WINDOW_TURNS = WindowTurns()
+
+
 #: the nice value of the worker threads (Linux): when the cores are short, the window's thread and the
 #: display server run first
 WORKER_NICENESS = 10

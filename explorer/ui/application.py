@@ -7,11 +7,17 @@ from __future__ import annotations
 import logging
 import sys
 
+from PySide6.QtCore import QAbstractEventDispatcher, QObject, Qt
 from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication
 from superqt.utils import QMessageHandler
 
-from explorer.core.runtime import favour_the_gui_thread, map_torch_without_the_gil, return_big_blocks_at_once
+from explorer.core.runtime import (
+    WINDOW_TURNS,
+    favour_the_gui_thread,
+    map_torch_without_the_gil,
+    return_big_blocks_at_once,
+)
 from explorer.core.sources import resources_dir
 from explorer.core.tokens import pieces
 from explorer.ui.common.tooltips import install_tooltip_wrapping
@@ -50,6 +56,29 @@ def _route_qt_messages() -> None:
     _message_handler.install()
 
 
+class _TurnWatch(QObject):
+    """Sees every event of the window's thread go by: a turn has begun (an event is handled)."""
+
+    def eventFilter(self, _obj, _event) -> bool:  # noqa: N802 (Qt's name)
+        if not WINDOW_TURNS.in_turn:
+            WINDOW_TURNS.turn_began()
+        return False
+
+
+def report_turns(app: QApplication) -> None:
+    """Tell the workers when the window's thread is in a turn of its event loop: from the first
+    event it handles (an event filter on the application sees every one, a few microseconds
+    each) until its event loop is about to sleep. The dispatcher's own ``awake`` signal is not
+    enough: it comes before posted events, but timers and input are dispatched after
+    ``aboutToBlock`` with no ``awake`` before them. Once per process."""
+    dispatcher = QAbstractEventDispatcher.instance(app.thread())
+    if WINDOW_TURNS.reporting or dispatcher is None:
+        return
+    app.installEventFilter(_TurnWatch(app))
+    dispatcher.aboutToBlock.connect(WINDOW_TURNS.turn_ended, Qt.DirectConnection)
+    WINDOW_TURNS.reporting = True
+
+
 def make_app(argv=None) -> QApplication:
     if QApplication.instance() is None and "pytest" not in sys.modules and _message_handler is None:
         _route_qt_messages()
@@ -64,6 +93,7 @@ def make_app(argv=None) -> QApplication:
     configure_pyqtgraph()
     return_big_blocks_at_once()  # a dropped model's memory goes back to the system
     favour_the_gui_thread()  # workers running Python hand the GIL back within 0.2 ms
+    report_turns(app)  # ... and wait at their yields while the window's thread is in a turn
     map_torch_without_the_gil()  # the first import of torch maps its library with the GIL let go
     if pieces.glyph_check() is None:
         # pieces with characters no installed font has show their code point, not a box

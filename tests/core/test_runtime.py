@@ -229,3 +229,18 @@ def test_an_idle_moment_collects_then_parks_what_lives_so_later_collections_walk
 
     out = subprocess.run([sys.executable, "-c", _SETTLE_SCRIPT], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr[-2000:]
+
+
+def test_a_worker_gives_way_while_the_window_is_in_a_turn_and_only_so_long():
+    import threading
+
+    turns = runtime.WindowTurns()
+    assert not turns.in_turn and turns.give_way(0.0)  # the window rests: no wait
+    turns.turn_began()
+    assert turns.in_turn and not turns.give_way(0.001)  # still in its turn: the wait has a bound
+    released = []
+    waiting = threading.Thread(target=lambda: released.append(turns.give_way(60.0)))
+    waiting.start()
+    turns.turn_ended()  # the window is about to sleep: the worker goes on
+    waiting.join(60.0)
+    assert released == [True] and not turns.in_turn

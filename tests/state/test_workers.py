@@ -236,3 +236,46 @@ def test_jobs_run_at_a_lower_priority_than_the_window(qtbot, comp):
         comp.request(_own_priority)
     assert blocker.args[0] >= WORKER_NICENESS  # the worker's thread yields the cores to the window
     assert os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) == gui  # the window's thread keeps its own
+
+
+def test_a_job_waits_at_its_yields_while_the_window_handles_a_turn(qtbot, monkeypatch):
+    """While the window's thread handles an event, a job running Python would take its share
+    of the GIL and stretch the window's turn two or three times: it waits at its next yield
+    until the event loop is about to sleep again."""
+    import time
+
+    from PySide6.QtCore import QEventLoop, QTimer
+    from PySide6.QtWidgets import QApplication
+
+    from explorer.core.runtime import WINDOW_TURNS
+    from explorer.ui.application import report_turns
+
+    report_turns(QApplication.instance())
+    monkeypatch.setattr(WINDOW_TURNS, "max_wait_s", 60.0)  # only the turn's end lets it on
+    steps = []
+
+    def counting_job():
+        while True:
+            steps.append(1)
+            yield 0.0, "a step"
+
+    runner = JobRunner()
+    runner.start(counting_job)
+    seen = {}
+    loop = QEventLoop()
+
+    def a_long_turn():  # the GIL is free while it sleeps: a job not giving way would step on
+        before = len(steps)
+        time.sleep(0.05)
+        seen["stepped"], seen["before"] = len(steps) - before, before
+        loop.quit()
+
+    qtbot.waitUntil(lambda: len(steps) > 3, timeout=10_000)
+    QTimer.singleShot(0, a_long_turn)
+    loop.exec()
+    runner.cancel()
+    rest = QEventLoop()  # a turn that ends: the job sees it was cancelled
+    QTimer.singleShot(20, rest.quit)
+    rest.exec()
+    assert await_all_workers()
+    assert seen["before"] > 3 and seen["stepped"] <= 1, seen  # at most the step already under way
