@@ -27,14 +27,9 @@ import shiboken6
 from PySide6.QtCore import QObject, QThreadPool, Signal
 from superqt.utils import GeneratorWorker, WorkerBase
 
+from explorer.core import runtime
 from explorer.core.jobs import run_to_end
-from explorer.core.runtime import (
-    WINDOW_TURNS,
-    collector_paused,
-    limit_torch_threads,
-    lower_this_thread,
-    settle_collector,
-)
+from explorer.core.runtime import collector_paused, limit_torch_threads, lower_this_thread, settle_collector
 
 __all__ = ["JobRunner", "Computation", "JobView", "JobViews", "await_all_workers", "warm_up_job",
            "settle_collector_between_jobs"]
@@ -49,10 +44,9 @@ def warm_up_job(modules: Sequence[str] = (), optional: Sequence[str] = (),
     ``optional`` ones, whose failure to import only means a feature will say
     so when asked for (the 3D view's OpenGL).
 
-    The garbage collector is off meanwhile: a full collection in the middle of
-    these imports walks every object the process has, holding the GIL for
-    100-650 ms, and the window waited for each (seen in a real window as the
-    longest stalls after start-up). With ``freeze``, what exists then is
+    The garbage collector is off meanwhile: a full collection in the middle of these imports
+    walks every object the process has, holding the GIL for 100-650 ms, and the window waited
+    for each (the longest stalls after start-up in a real window). With ``freeze``, what exists then is
     parked (``gc.freeze``) before the collector is on again: the first
     collection after these imports walked them all, 190 ms holding the GIL
     in whichever thread allocated next, before the caller could park them."""
@@ -74,6 +68,11 @@ def warm_up_job(modules: Sequence[str] = (), optional: Sequence[str] = (),
             if freeze:
                 gc.freeze()
     return True
+
+
+# its steps are imports, holding the GIL in C whatever the window does: held back, they moved into the
+# window's first interactions (the longest stall of a model opened from the command line: 67-102 -> 96-132 ms)
+warm_up_job.gives_way = False
 
 
 class JobRunner(QObject):
@@ -127,7 +126,7 @@ class JobRunner(QObject):
         gen = self._generation
         self._job_name = getattr(job, "__name__", type(job).__name__)
         steps = job(*args, **kwargs)
-        worker = _Worker(_run_steps, steps)
+        worker = _Worker(_run_steps, steps, getattr(job, "gives_way", True))
         # A stopped job's generator is never resumed, so its frame (holding its
         # arguments: a whole table) lives as long as the worker object. Close it
         # once the worker is done.
@@ -237,11 +236,12 @@ class _Worker(GeneratorWorker):
         self._finished.emit(self)
 
 
-def _run_steps(steps: Iterator):
-    """The generator function superqt's worker needs, around a job's generator: each step
-    begins once the window's turn under way has ended (:class:`~explorer.core.runtime.WindowTurns`)."""
+def _run_steps(steps: Iterator, gives_way: bool = True):
+    """superqt's generator around a job's: each step begins once the window's turn has ended
+    (:class:`~explorer.core.runtime.WindowTurns`), unless the job need not (``job.gives_way = False``)."""
     while True:
-        WINDOW_TURNS.give_way()
+        if gives_way:
+            runtime.WINDOW_TURNS.give_way()
         try:
             value = next(steps)
         except StopIteration as stop:

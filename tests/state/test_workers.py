@@ -279,3 +279,24 @@ def test_a_job_waits_at_its_yields_while_the_window_handles_a_turn(qtbot, monkey
     rest.exec()
     assert await_all_workers()
     assert seen["before"] > 3 and seen["stepped"] <= 1, seen  # at most the step already under way
+
+
+def test_the_warm_up_does_not_wait_for_the_windows_turns(monkeypatch):
+    """Its steps are imports, which hold the GIL in C whatever the window does: waiting only
+    moved them into the window's first interactions."""
+    import threading
+
+    from explorer.core.runtime import WINDOW_TURNS
+    from explorer.workers import _run_steps, warm_up_job
+
+    monkeypatch.setattr(WINDOW_TURNS, "max_wait_s", 600.0)
+    WINDOW_TURNS.turn_began()  # a turn that does not end while the job runs
+    try:
+        done = []
+        job = warm_up_job(("json",), ())
+        runner = threading.Thread(target=lambda: done.append(list(_run_steps(job, warm_up_job.gives_way))))
+        runner.start()
+        runner.join(60.0)
+        assert not runner.is_alive() and len(done[0]) == 2  # its two steps, none held back
+    finally:
+        WINDOW_TURNS.turn_ended()
