@@ -180,8 +180,8 @@ class WindowTurns:
     (a click's signals and the paint after them) runs Python, each worker running Python takes
     its own share, and the turn lasts two or three times its work. With two jobs looping in
     Python in a real window (SmolLM2; chip clicks and tab switches), the median stall was
-    79-86 ms and one action in three stalled over 100 ms; with workers giving way at their
-    yields, 22 ms and one in seventy. The application reports its turns
+    97-114 ms and one action in two stalled over 100 ms; with workers giving way at their
+    yields, 22-28 ms and two actions in seventy. The application reports its turns
     (:meth:`turn_began` at the first event it handles, :meth:`turn_ended` before it sleeps);
     :meth:`give_way` waits, at most :attr:`max_wait_s`, for the turn under way to end (a
     window that never rests still lets its workers on). Without an application nothing

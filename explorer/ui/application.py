@@ -57,25 +57,45 @@ def _route_qt_messages() -> None:
 
 
 class _TurnWatch(QObject):
-    """Sees every event of the window's thread go by: a turn has begun (an event is handled)."""
+    """Watches the window's thread for the first event of a turn, and only for that one.
+
+    An event filter on the application sees every event of the thread, and each call into
+    Python takes the GIL: left installed, a dialog's opening (every widget of the window
+    blocked, then unblocked) took it thousands of times, each a wait while workers ran.
+    Here the filter is installed when the event loop is about to sleep (the turn has ended)
+    and removes itself at the first event after (a turn has begun): one call a turn. The
+    dispatcher's ``awake`` signal would not do: timers and input are dispatched after
+    ``aboutToBlock`` with no ``awake`` before them.
+    """
+
+    def __init__(self, app: QApplication):
+        super().__init__(app)
+        self._app = app
+        self._watching = False
+
+    def rest(self) -> None:
+        """The event loop is about to sleep: the turn has ended; watch for the next."""
+        WINDOW_TURNS.turn_ended()
+        if not self._watching:
+            self._app.installEventFilter(self)
+            self._watching = True
 
     def eventFilter(self, _obj, _event) -> bool:  # noqa: N802 (Qt's name)
-        if not WINDOW_TURNS.in_turn:
-            WINDOW_TURNS.turn_began()
+        WINDOW_TURNS.turn_began()
+        self._app.removeEventFilter(self)  # safe from inside the filter (Qt's documentation)
+        self._watching = False
         return False
 
 
 def report_turns(app: QApplication) -> None:
     """Tell the workers when the window's thread is in a turn of its event loop: from the first
-    event it handles (an event filter on the application sees every one, a few microseconds
-    each) until its event loop is about to sleep. The dispatcher's own ``awake`` signal is not
-    enough: it comes before posted events, but timers and input are dispatched after
-    ``aboutToBlock`` with no ``awake`` before them. Once per process."""
+    event it handles until its event loop is about to sleep. Once per process."""
     dispatcher = QAbstractEventDispatcher.instance(app.thread())
     if WINDOW_TURNS.reporting or dispatcher is None:
         return
-    app.installEventFilter(_TurnWatch(app))
-    dispatcher.aboutToBlock.connect(WINDOW_TURNS.turn_ended, Qt.DirectConnection)
+    watch = _TurnWatch(app)
+    dispatcher.aboutToBlock.connect(watch.rest, Qt.DirectConnection)
+    watch.rest()
     WINDOW_TURNS.reporting = True
 
 

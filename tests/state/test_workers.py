@@ -300,3 +300,39 @@ def test_the_warm_up_does_not_wait_for_the_windows_turns(monkeypatch):
         assert not runner.is_alive() and len(done[0]) == 2  # its two steps, none held back
     finally:
         WINDOW_TURNS.turn_ended()
+
+
+def test_the_window_is_watched_for_the_first_event_of_a_turn_only(qtbot):
+    """An application event filter calls into Python (taking the GIL) for every event of the
+    thread: a dialog's opening sent thousands, each a wait while workers ran. The watch sees
+    the first event of a turn and no other until the event loop has rested."""
+    from PySide6.QtCore import QEvent
+    from PySide6.QtWidgets import QApplication, QWidget
+
+    from explorer.core.runtime import WINDOW_TURNS
+    from explorer.ui.application import _TurnWatch
+
+    app = QApplication.instance()
+    seen = []
+
+    class Counting(_TurnWatch):
+        def eventFilter(self, obj, event):  # noqa: N802 (Qt's name)
+            seen.append(event.type())
+            return super().eventFilter(obj, event)
+
+    target = QWidget()
+    qtbot.addWidget(target)
+    watch = Counting(app)
+    try:
+        watch.rest()  # the loop is about to sleep: resting, watched
+        assert not WINDOW_TURNS.in_turn
+        for _ in range(50):  # one turn, many events
+            QApplication.sendEvent(target, QEvent(QEvent.User))
+        assert len(seen) == 1 and WINDOW_TURNS.in_turn
+        watch.rest()
+        assert not WINDOW_TURNS.in_turn
+        QApplication.sendEvent(target, QEvent(QEvent.User))  # the next turn is seen again
+        assert len(seen) == 2 and WINDOW_TURNS.in_turn
+    finally:
+        app.removeEventFilter(watch)
+        WINDOW_TURNS.turn_ended()
