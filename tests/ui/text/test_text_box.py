@@ -61,3 +61,38 @@ def test_dropped_book_is_cut(box):
     event = QDropEvent(QPointF(5, 5), Qt.CopyAction, mime, Qt.LeftButton, Qt.NoModifier)
     box.dropEvent(event)
     assert box.text() == BOOK[:500]
+
+
+EMOJI = "naïve 日本語 " + "😀" * 2_000  # outside the first plane: two UTF-16 units each
+
+
+def test_a_long_paste_is_written_whole_cut_between_characters_and_undone_in_one_step(qtbot, box):
+    """Issue 23: QLineEdit.insert of 50,000 mixed-script characters stalled a real window
+    110-190 ms (one undo step per character, and a cost per emoji); the box writes a long
+    paste with setText. The cut counts as Qt counts (UTF-16 units) and never leaves half an
+    emoji; the user's edit is announced as insert's is; Ctrl+Z gives back the text before,
+    Ctrl+Shift+Z the paste again."""
+    box.setMaxLength(3_005)  # "abc naïve 日本語 " and 1,495 emoji are 3,004 units: the next is cut in two
+    box.setText("abc def")
+    box.setSelection(4, 3)  # "def"
+    edited = []
+    box.textEdited.connect(edited.append)
+    QGuiApplication.clipboard().setText(EMOJI)
+    qtbot.keyClick(box, Qt.Key_V, Qt.ControlModifier)
+    text = box.text()
+    assert text == "abc naïve 日本語 " + "😀" * 1_495
+    assert edited == [text] and box.cursorPosition() == 3_004
+    qtbot.keyClick(box, Qt.Key_Z, Qt.ControlModifier)
+    assert box.text() == "abc def" and edited[-1] == "abc def"
+    qtbot.keyClick(box, Qt.Key_Z, Qt.ControlModifier | Qt.ShiftModifier)
+    assert box.text() == text and edited[-1] == text and box.cursorPosition() == 3_004
+
+
+def test_a_short_paste_keeps_qts_own_undo(qtbot, box):
+    box.setText("abc")
+    box.end(False)
+    QGuiApplication.clipboard().setText(" 😀 def")
+    box.paste()
+    assert box.text() == "abc 😀 def"
+    qtbot.keyClick(box, Qt.Key_Z, Qt.ControlModifier)
+    assert box.text() == "abc"
