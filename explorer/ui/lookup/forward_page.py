@@ -18,12 +18,18 @@ __all__ = ["ForwardPage", "panels_in_steps"]
 
 
 def panels_in_steps() -> Generator[QWidget, None, tuple[OneHotPanel, PointerPanel]]:
-    """The page's two panels (three plots each, ~75 ms), one a step of a view made over turns;
-    each is yielded for the tab's page to hold until the view is done."""
-    onehot = OneHotPanel()
-    yield onehot
-    pointer = PointerPanel()
-    yield pointer
+    """The page's two panels, a plot a step of a view made over turns (a panel a step was
+    75-106 ms, the idle builder's longest turn after SmolLM2 opened from the command line);
+    each panel is yielded for the tab's page to hold until the view is done."""
+    panels = []
+    for kind in (OneHotPanel, PointerPanel):
+        panel = kind()
+        panels.append(panel)
+        yield panel
+        for make in panel.plot_steps():
+            make()
+            yield None
+    onehot, pointer = panels
     return onehot, pointer
 
 
@@ -38,7 +44,11 @@ class ForwardPage(QWidget):
         lay.setSpacing(SPACING)
         self.splitter = QSplitter(Qt.Horizontal)
         self.splitter.setChildrenCollapsible(False)
-        self.onehot, self.pointer = panels or (OneHotPanel(), PointerPanel())
+        if not panels:  # made here, all at once
+            panels = OneHotPanel(), PointerPanel()
+            for make in panels[0].plot_steps() + panels[1].plot_steps():
+                make()
+        self.onehot, self.pointer = panels
         self.splitter.addWidget(self.onehot)
         self.splitter.addWidget(self.pointer)
         self.splitter.setStretchFactor(0, 5)

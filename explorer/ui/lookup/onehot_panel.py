@@ -66,13 +66,11 @@ class OneHotPanel(QWidget):
             "The one-hot product does d of them for every one of the V rows: 2·V·d FLOPs per token.",
             rich=True, font=mono_font(8))
         lay.addWidget(self.counters)
-        self._build_strip()
-        self._build_zoom()
-        self._build_output()
-        rows = self.glw.ci.layout
-        rows.setRowStretchFactor(0, 1)
-        rows.setRowStretchFactor(1, 6)
-        rows.setRowStretchFactor(2, 1)
+
+    def plot_steps(self) -> list:
+        """What makes the three plots, for the maker to call one a step (20-35 ms each): the panel
+        is made without them (:func:`~explorer.ui.lookup.forward_page.panels_in_steps`)."""
+        return [self._build_strip, self._build_zoom, self._build_output]
 
     # -- building ------------------------------------------------------------------------
     def _build_strip(self) -> None:
@@ -136,6 +134,10 @@ class OneHotPanel(QWidget):
         for plot in (self.strip_plot, self.zoom_plot, self.out_plot):
             plot.showAxis("left")
             plot.showAxis("right")
+        rows = self.glw.ci.layout
+        rows.setRowStretchFactor(0, 1)
+        rows.setRowStretchFactor(1, 6)
+        rows.setRowStretchFactor(2, 1)
 
     # -- one token -----------------------------------------------------------------------
     @property

@@ -68,9 +68,14 @@ class PointerPanel(QWidget):
         self.counters = elastic_label("The pointer path does no arithmetic on the values: 0 FLOPs.\n"
                                       "It reads one row: d × itemsize bytes.", rich=True, font=mono_font(8))
         lay.addWidget(self.counters)
-        self._build_memory()
-        self._build_near()
-        self.out_plot = make_plot(self.glw, 2, "", fg, labelled=True)
+
+    def plot_steps(self) -> list:
+        """What makes the three plots, for the maker to call one a step (20-35 ms each): the panel
+        is made without them (:func:`~explorer.ui.lookup.forward_page.panels_in_steps`)."""
+        return [self._build_memory, self._build_near, self._build_output]
+
+    def _build_output(self) -> None:
+        self.out_plot = make_plot(self.glw, 2, "", self._fg, labelled=True)
         self.out_plot.getAxis("left").set_labels([(0.5, "", "E[i] =")])
         self.out_plot.getAxis("left").setWidth(50)
         self.out_plot.hideAxis("bottom")
