@@ -19,7 +19,7 @@ from __future__ import annotations
 from PySide6.QtGui import QGuiApplication, QKeySequence
 from PySide6.QtWidgets import QLineEdit
 
-__all__ = ["TextBox", "WHOLE_FROM"]
+__all__ = ["TextBox", "WHOLE_FROM", "qt_length"]
 
 #: a cut text this long (UTF-16 units) or longer goes in with setText, not insert
 WHOLE_FROM = 2_000
@@ -28,6 +28,12 @@ WHOLE_FROM = 2_000
 def _units(text: str) -> bytes:
     """``text`` as Qt holds it: UTF-16 (two bytes a unit), lone surrogates kept."""
     return text.encode("utf-16-le", "surrogatepass")
+
+
+def qt_length(text: str) -> int:
+    """The length of ``text`` as Qt counts it (and ``maxLength`` limits it): a character
+    outside Unicode's first plane (an emoji) counts twice."""
+    return len(_units(text)) // 2
 
 
 def _text(units: bytes) -> str:
@@ -51,7 +57,7 @@ class TextBox(QLineEdit):
 
     def room(self) -> int:
         """How many UTF-16 units (Qt's characters) a paste may add: the limit minus what stays."""
-        kept = len(_units(self.text())) // 2 - self.selectionLength()
+        kept = qt_length(self.text()) - self.selectionLength()
         return max(0, self.maxLength() - kept)
 
     def insert_cut(self, text: str) -> None:
@@ -127,7 +133,7 @@ class TextBox(QLineEdit):
 
     def dropEvent(self, event) -> None:
         mime = event.mimeData()
-        if mime.hasText() and len(_units(mime.text())) // 2 > self.room():
+        if mime.hasText() and qt_length(mime.text()) > self.room():
             self.setFocus()
             self.insert_cut(mime.text())
             event.acceptProposedAction()

@@ -21,7 +21,7 @@ from explorer.core.tokens.tokenize import MAX_TEXT_CHARS, IdTokenizer, NameToken
 from explorer.state.app_state import AppState
 from explorer.ui.style import NO_MAXIMUM, SPACING
 from explorer.ui.text.chip_view import ChipView
-from explorer.ui.text.text_box import TextBox
+from explorer.ui.text.text_box import TextBox, qt_length
 
 EXAMPLES = {
     "bundled": [
@@ -214,7 +214,7 @@ class TokenStrip(QWidget):
                          + f" · {tok.n_words:,} words · {tok.rows_read:,} distinct rows read")
         if tok.truncated:
             parts.append(f"only the first {tok.limit:,} of {len(tok.text):,} characters are tokenized")
-        elif len(self._state.text) >= MAX_TEXT_CHARS:
+        elif qt_length(self._state.text) >= MAX_TEXT_CHARS:  # as the box counts: a full box with emoji
             parts.append(f"the text box holds at most {MAX_TEXT_CHARS:,} characters; a longer text is cut there")
         if self._state.tokenizing:
             parts.append("tokenizing…")

@@ -96,3 +96,21 @@ def test_a_short_paste_keeps_qts_own_undo(qtbot, box):
     assert box.text() == "abc 😀 def"
     qtbot.keyClick(box, Qt.Key_Z, Qt.ControlModifier)
     assert box.text() == "abc"
+
+
+def test_a_box_filled_with_emoji_says_a_longer_text_is_cut(qtbot, explorer):
+    """Qt counts an emoji as two characters: a pasted book of emoji fills the 50,000-character
+    box with 25,000 of them, and the strip says the text was cut, as it does for plain text."""
+    from explorer.core.tokens.tokenize import MAX_TEXT_CHARS
+    from tests.support.ui_helpers import load
+
+    load(qtbot, explorer, "toy:robot")
+    strip = explorer.window.token_strip
+    QGuiApplication.clipboard().setText("😀" * MAX_TEXT_CHARS)
+    strip.edit.setFocus()
+    strip.edit.selectAll()
+    qtbot.keyClick(strip.edit, Qt.Key_V, Qt.ControlModifier)
+    qtbot.waitUntil(lambda: explorer.state.text == "😀" * (MAX_TEXT_CHARS // 2) and not explorer.state.tokenizing,
+                    timeout=60_000)
+    assert strip.edit.text() == explorer.state.text
+    qtbot.waitUntil(lambda: "a longer text is cut there" in strip.summary.text(), timeout=10_000)
