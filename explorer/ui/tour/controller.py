@@ -141,7 +141,6 @@ class TourController(QObject):
         self._restore_user()
         self.finished.emit()
 
-
     # -- the user's own things ----------------------------------------------------------------
     def _save_user(self) -> None:
         """Everything a step may change: model, text, token, tab, each view's page, the words
