@@ -84,12 +84,16 @@ class TextBox(QLineEdit):
         self.setCursorPosition(cursor)
         self.textEdited.emit(text)  # a user's edit, as insert would say (setText does not)
 
-    def _whole_step(self, redo: bool) -> bool:
-        """Undo (or redo) the last whole paste if the text is still what it left; True if done."""
+    def _whole_step_ready(self, redo: bool) -> bool:
+        """Whether the last whole paste can be undone (or redone): the text is still what it left."""
         step = self._paste_step
-        if step is None or self._undone != redo or self.text() != (step[0] if redo else step[2]):
+        return step is not None and self._undone == redo and self.text() == (step[0] if redo else step[2])
+
+    def _whole_step(self, redo: bool) -> bool:
+        """Undo (or redo) the last whole paste if :meth:`_whole_step_ready`; True if done."""
+        if not self._whole_step_ready(redo):
             return False
-        before, cursor, after, cursor_after = step
+        before, cursor, after, cursor_after = self._paste_step
         self._write(*((after, cursor_after) if redo else (before, cursor)))
         self._undone = not redo
         return True
@@ -124,10 +128,10 @@ class TextBox(QLineEdit):
             if action.objectName() in ours:
                 action.triggered.disconnect()
                 action.triggered.connect(ours[action.objectName()])
-        if self._paste_step is not None and self.text() == self._paste_step[0 if self._undone else 2]:
-            for action in menu.actions():  # Qt's own history ended at the whole paste
-                if action.objectName() == ("edit-redo" if self._undone else "edit-undo"):
-                    action.setEnabled(True)
+        for action in menu.actions():  # Qt's own history ended at a whole paste: ours goes on
+            if action.objectName() in ("edit-undo", "edit-redo") and \
+                    self._whole_step_ready(redo=action.objectName() == "edit-redo"):
+                action.setEnabled(True)
         menu.exec(event.globalPos())
         menu.deleteLater()
 
