@@ -44,11 +44,8 @@ class ForwardPage(QWidget):
         lay.setSpacing(SPACING)
         self.splitter = QSplitter(Qt.Horizontal)
         self.splitter.setChildrenCollapsible(False)
-        if not panels:  # made here, all at once
-            panels = OneHotPanel(), PointerPanel()
-            for make in panels[0].plot_steps() + panels[1].plot_steps():
-                make()
-        self.onehot, self.pointer = panels
+        # made here, all at once: every step taken, the two panels are what the steps held out
+        self.onehot, self.pointer = panels or [made for made in panels_in_steps() if made is not None]
         self.splitter.addWidget(self.onehot)
         self.splitter.addWidget(self.pointer)
         self.splitter.setStretchFactor(0, 5)
