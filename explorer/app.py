@@ -36,14 +36,15 @@ __all__ = ["Explorer", "make_app", "CLOSE_WAIT_MS", "HINT_DELAY_MS", "ORG", "APP
 CLOSE_WAIT_MS = 500
 #: the first-run hint comes this long after the first model is in (not in the turn that draws it)
 HINT_DELAY_MS = 400
-#: the views' code, imported by the warm-up (each tab's view is built when its tab is first shown)
+#: the views' code, imported first by the warm-up (each tab's view is built when its tab is first shown)
 VIEW_MODULES = ("explorer.ui.lookup", "explorer.ui.projection", "explorer.ui.similarity", "explorer.ui.training",
                 "explorer.ui.cost", "explorer.ui.health", "explorer.ui.positions")
-#: torch's optimisers import torch._dynamo (and sympy) when the first one is made: 1.0-1.3 s of Python
-#: holding the GIL, which stalled the window 650 ms when a training started; the warm-up imports it first
-TORCH_MODULES = ("torch._dynamo",)
+#: torch (1-2 s), and torch._dynamo (and sympy), which its optimisers import when the first one is made:
+#: 1.0-1.3 s of Python holding the GIL, which stalled the window 650 ms when a training started
+TORCH_MODULES = ("torch", "torch._dynamo")
 #: imported by the warm-up where they can be: the 3D view's OpenGL (0.45 s the first time 3D is asked for)
 OPTIONAL_MODULES = ("explorer.ui.projection.gl_plot",)
+WARM_UP_MODULES = VIEW_MODULES + TORCH_MODULES  # in order: a tab opened in the first second needs its code
 
 
 class Explorer(QObject):
@@ -371,7 +372,7 @@ class Explorer(QObject):
             return
         warm = self._runner()
         warm.succeeded.connect(self._on_warm_up_succeeded)
-        warm.start(warm_up_job, TORCH_MODULES + VIEW_MODULES, OPTIONAL_MODULES, freeze=self.freeze_when_warm)
+        warm.start(warm_up_job, WARM_UP_MODULES, OPTIONAL_MODULES, freeze=self.freeze_when_warm)
 
     def _on_warm_up_succeeded(self, _result) -> None:
         if self.build_when_idle and not self._closed:

@@ -37,29 +37,25 @@ __all__ = ["JobRunner", "Computation", "JobView", "JobViews", "await_all_workers
 
 def warm_up_job(modules: Sequence[str] = (), optional: Sequence[str] = (),
                 freeze: bool = False) -> Iterator[tuple[float, str]]:
-    """Import torch off the GUI thread once the window is up: the lookup view
-    and the training need it, and importing it takes over a second. Then
-    ``modules`` (the views' code, 15-85 ms each), so that a tab's first show
-    builds its widgets without first importing them on the GUI thread, and
-    ``optional`` ones, whose failure to import only means a feature will say
-    so when asked for (the 3D view's OpenGL).
+    """Import ``modules`` off the GUI thread once the window is up, in the order given, then the
+    ``optional`` ones, whose failure only means a feature will say so when asked for (3D's OpenGL).
+    The app gives the views' code first (15-85 ms each), then torch (1-2 s): behind torch, the
+    views' code came 3.4 s after the window, and a tab opened meanwhile imported it on the GUI
+    thread while torch's import took the GIL at every switch. Torch in, it leaves a core free.
 
     The garbage collector is off meanwhile: a full collection in the middle of these imports
     walks every object the process has, holding the GIL for 100-650 ms, and the window waited
-    for each (the longest stalls after start-up in a real window). With ``freeze``, what exists then is
-    parked (``gc.freeze``) before the collector is on again: the first
-    collection after these imports walked them all, 190 ms holding the GIL
-    in whichever thread allocated next, before the caller could park them."""
-    yield 0.0, "Preparing torch…"
+    for each. With ``freeze``, what exists then is parked (``gc.freeze``) before the collector is
+    on again: the first collection after them walked it all, 190 ms holding the GIL."""
+    steps = len(modules) + len(optional) + 1
     with collector_paused():
         try:
-            limit_torch_threads()
-            steps = len(modules) + len(optional) + 1
             for k, name in enumerate(modules):
-                yield (k + 1) / steps, "Preparing the views…"
+                yield k / steps, _preparing(name)
                 importlib.import_module(name)
+                limit_torch_threads(import_torch=False)
             for k, name in enumerate(optional, start=len(modules)):
-                yield (k + 1) / steps, "Preparing the views…"
+                yield k / steps, _preparing(name)
                 try:
                     importlib.import_module(name)
                 except Exception:  # noqa: BLE001 (the feature says what is missing when it is used)
@@ -68,6 +64,10 @@ def warm_up_job(modules: Sequence[str] = (), optional: Sequence[str] = (),
             if freeze:
                 gc.freeze()
     return True
+
+
+def _preparing(module: str) -> str:
+    return "Preparing torch…" if module.split(".")[0] == "torch" else "Preparing the views…"
 
 
 # its steps are imports, holding the GIL in C whatever the window does: held back, they moved into the

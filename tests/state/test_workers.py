@@ -293,11 +293,11 @@ def test_the_warm_up_does_not_wait_for_the_windows_turns(monkeypatch):
     WINDOW_TURNS.turn_began()  # a turn that does not end while the job runs
     try:
         done = []
-        job = warm_up_job(("json",), ())
+        job = warm_up_job(("json", "csv"), ())
         runner = threading.Thread(target=lambda: done.append(list(_run_steps(job, warm_up_job.gives_way))))
         runner.start()
         runner.join(60.0)
-        assert not runner.is_alive() and len(done[0]) == 2  # its two steps, none held back
+        assert not runner.is_alive() and len(done[0]) == 2  # a step a module, none held back
     finally:
         WINDOW_TURNS.turn_ended()
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -332,6 +333,27 @@ def test_the_warm_up_imports_torch_and_the_views_code_after_the_first_model(qtbo
     for name in explorer.window.view_names()[1:]:  # every built-on-demand tab's code is among what is imported
         module = type(explorer.view(name)).__module__
         assert any(module == m or module.startswith(m + ".") for m in VIEW_MODULES), module
+
+
+def test_the_warm_up_imports_the_views_code_before_torch():
+    """Behind torch (1-2 s) the views' code came 3.4 s after the window, and a tab opened
+    meanwhile imported it on the GUI thread while torch's import held the GIL. In a fresh
+    process, the app's warm-up has every view's code and not yet torch when it turns to torch."""
+    script = (
+        "import sys\n"
+        "from explorer.app import VIEW_MODULES, WARM_UP_MODULES\n"
+        "from explorer.workers import warm_up_job\n"
+        "job = warm_up_job(WARM_UP_MODULES)\n"
+        "for _, message in job:\n"
+        "    if message == 'Preparing torch…':\n"
+        "        break\n"
+        "print(all(m in sys.modules for m in VIEW_MODULES), 'torch' in sys.modules)\n"
+        "job.close()\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "QT_QPA_PLATFORM": "offscreen"})
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["True", "False"]
 
 
 def test_the_warm_up_imports_the_modules_it_is_given_off_the_gui_thread(tmp_path, monkeypatch):
