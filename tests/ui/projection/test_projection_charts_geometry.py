@@ -44,7 +44,8 @@ def test_titles_are_whole_and_count_labels_never_overlap(qtbot, width):
     qtbot.waitExposed(panel)
     columns = _columns()
     panel.show_counts(columns, crossfilter(columns, ChartFilter(), np.ones(30_522, bool)), ChartFilter())
-    qtbot.waitUntil(lambda: all(c.width() >= CHART_MIN_WIDTH - 20 for c in panel.charts))
+    qtbot.waitUntil(lambda: len(panel.charts) == len(columns)
+                    and all(c.width() >= CHART_MIN_WIDTH - 20 for c in panel.charts))
     if width < 2 * CHART_MIN_WIDTH:
         assert panel.columns() == 1  # one a row rather than three cut ones
     for chart in panel.charts:
@@ -79,3 +80,28 @@ def test_the_charts_made_beforehand_are_made_one_per_idle_part(qtbot):
     assert all(not c.isVisible() for c in panel.charts)
     parts[-1]()
     assert len(panel.charts) == PREBUILT_CHARTS  # made once
+
+
+def test_charts_the_counts_still_need_come_a_turn_each_and_a_new_model_stops_them(qtbot):
+    """A Projection tab opened before the idle builder made its charts drew all of them in the
+    first counts' turn (290-350 ms in a quiet real window). The charts there are drawn at once;
+    those still missing are made and drawn in the turns after, and clearing stops them."""
+    panel = ChartsPanel()
+    qtbot.addWidget(panel)
+    panel.resize(700, 400)
+    panel.show()
+    panel.prebuild(1)
+    columns = _columns()
+    cross = crossfilter(columns, ChartFilter(), np.ones(30_522, bool))
+    panel.show_counts(columns, cross, ChartFilter())
+    assert len(panel.charts) == 1 and panel.chart("kind") is not None  # the one there, drawn now
+    qtbot.waitUntil(lambda: all(panel.chart(col.key) is not None for col in columns))
+    assert len(panel.charts) == len(columns)
+    for col in columns:
+        np.testing.assert_array_equal(panel.chart(col.key).counts.opts["width"], cross.counts[col.key])
+
+    more = columns + [ChartColumn("extra", "Extra", ("p", "q"), np.zeros(30_522, np.int64))]
+    panel.show_counts(more, crossfilter(more, ChartFilter(), np.ones(30_522, bool)), ChartFilter())
+    panel.clear()  # a new model before the fifth chart's turn
+    qtbot.wait(50)
+    assert len(panel.charts) == len(columns) and panel.chart("extra") is None
