@@ -198,7 +198,7 @@ class Explorer(QObject):
     def _build_projection(self):
         from explorer.ui.projection import ProjectionView
 
-        view = ProjectionView(self.state)
+        view = yield from ProjectionView.built_in_steps(self.state)  # over turns, when a tab is opened
         view.token_selected.connect(self.state.set_selected_token)
         view.token_added.connect(self.state.add_extra_token)
         return view

@@ -12,6 +12,8 @@ again it draws everything from the state once.
 
 from __future__ import annotations
 
+from collections.abc import Generator
+
 import numpy as np
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QColor
@@ -28,6 +30,7 @@ from explorer.ui.projection.colouring import cloud_colours
 from explorer.ui.projection.controls import AxesControls, ExportButton, FitControls, MethodControls
 from explorer.ui.projection.exports import ProjectionExports
 from explorer.ui.projection.fit_request import FitRequest
+from explorer.ui.projection.handles import ProjectionHandles
 from explorer.ui.projection.hit_search import HitSearch
 from explorer.ui.projection.hover import hover_text
 from explorer.ui.projection.label_layout import LabelSpec, faint_labels
@@ -53,7 +56,7 @@ N_SELECTED_NEIGHBORS = 8
 LABEL_FAINT_IN_VIEW = 250
 
 
-class ProjectionView(ProjectionExports, QWidget):
+class ProjectionView(ProjectionHandles, ProjectionExports, QWidget):
     """PCA scatter of the embedding table.
 
     Signals
@@ -67,7 +70,20 @@ class ProjectionView(ProjectionExports, QWidget):
     token_selected = Signal(int)
     token_added = Signal(int)
 
-    def __init__(self, state: AppState, parent=None):
+    @classmethod
+    def built_in_steps(cls, state: AppState) -> Generator[QWidget | None, None, ProjectionView]:
+        """The view made over turns of the event loop (for the tab's
+        :class:`~explorer.ui.common.lazy_page.LazyPage`, which holds what each step yields): the
+        plot, the side panel, then the rest. Made in one go it was a turn of 35 ms in a quiet real
+        window, and 200-440 ms when the tab was opened in the seconds the warm-up imports torch."""
+        yield None  # the module's import, in a turn of its own
+        plot = ProjectionPlot()
+        yield plot
+        side = SidePanel(state)
+        yield side
+        return cls(state, parts=(plot, side))
+
+    def __init__(self, state: AppState, parent=None, parts: tuple[ProjectionPlot, SidePanel] | None = None):
         super().__init__(parent)
         self._state = state
         self._result: ProjectionResult | None = None
@@ -75,6 +91,7 @@ class ProjectionView(ProjectionExports, QWidget):
         self._line_ids: list[int] = []
         self._legend: tuple[str, list] = ("", [])
 
+        plot, side = parts or (ProjectionPlot(), SidePanel(state))  # made in steps beforehand, or now
         outer = QVBoxLayout(self)
         outer.setContentsMargins(SPACING, SPACING, SPACING, SPACING)
         outer.setSpacing(SPACING)
@@ -82,8 +99,8 @@ class ProjectionView(ProjectionExports, QWidget):
         outer.addWidget(self.axes_entry)
         split = QSplitter(Qt.Horizontal)
         split.setChildrenCollapsible(False)
-        split.addWidget(self._build_plot_pages(state))
-        split.addWidget(self._build_side(state))
+        split.addWidget(self._build_plot_pages(state, plot))
+        split.addWidget(self._build_side(state, side))
         split.setStretchFactor(0, 1)
         split.setStretchFactor(1, 0)
         split.setSizes([700, 270])
@@ -113,7 +130,7 @@ class ProjectionView(ProjectionExports, QWidget):
 
         return bar
 
-    def _build_plot_pages(self, state: AppState) -> QWidget:
+    def _build_plot_pages(self, state: AppState, plot: ProjectionPlot) -> QWidget:
         """The run strip over the plot, and the pages: a message, progress, the 2D plot or 3D view."""
         left = QWidget()
         left_lay = QVBoxLayout(left)
@@ -129,7 +146,7 @@ class ProjectionView(ProjectionExports, QWidget):
         self.retry_button.clicked.connect(self._on_retry_clicked)
         self.busy_label, self.progress = self._busy_page.label, self._busy_page.progress
         self.cancel_button = self._busy_page.cancel_button
-        self.plot = ProjectionPlot()
+        self.plot = plot
         self.plot.point_hovered.connect(self._on_plot_point_hovered)
         self.plot.point_clicked.connect(self.token_selected)
         self.plot_pages = PlotPages(state, self.plot)  # the 2D plot or the 3D view
@@ -141,9 +158,8 @@ class ProjectionView(ProjectionExports, QWidget):
             self._stack.addWidget(page)
         return left
 
-    def _build_side(self, state: AppState) -> QWidget:
+    def _build_side(self, state: AppState, side: SidePanel) -> QWidget:
         """The fit's facts, colours, the map's layers, the Show filter and the analogy panel."""
-        side = SidePanel(state)
         self.info, self.analogy_panel, self.colour = side.info, side.analogy, side.colour
         self.plot_pages.hovered.connect(self.info.show_hover)
         self.colour.colour_changed.connect(self._on_colour_changed)
@@ -180,50 +196,6 @@ class ProjectionView(ProjectionExports, QWidget):
         jobs.projection.produced.connect(self._on_projection_produced)
         state.model_changed.connect(self._on_state_model_changed)
         state.selected_token_changed.connect(self._on_state_selected_token_changed)
-
-    # -- public, for the app and tests ---------------------------------------------------
-    @property
-    def result(self) -> ProjectionResult | None:
-        """The projection drawn (the state's, once it landed here)."""
-        return self._result
-
-    @property
-    def fit_mode(self) -> str:
-        return self.fit.mode
-
-    def set_fit_mode(self, mode: str, sample_size: int | None = None) -> None:
-        """As if the user chose a fit set."""
-        self.fit.choose(mode, sample_size)
-
-    def set_method(self, method: str) -> None:
-        """As if the user chose ``pca``, ``tsne`` or ``umap``."""
-        self.method.choose(method)
-
-    def axes(self) -> tuple[int, int]:
-        """The components on the (horizontal, vertical) axes, 0-based."""
-        return self.axes_controls.axes()
-
-    def set_axes(self, x: int, y: int) -> None:
-        """Show components ``x`` and ``y`` (different; ValueError otherwise)."""
-        self.axes_controls.set_axes(x, y)
-
-    def point_xy(self, token_id: int) -> np.ndarray | None:
-        """Where ``token_id`` is drawn (x, y), or None."""
-        if self._result is None or self._state.table is None:
-            return None
-        return self._xy([token_id])[0]
-
-    def labelled(self) -> list[tuple[int, str]]:
-        """(token id, text) of the labels drawn."""
-        return self.plot.labels.shown()
-
-    def label_rects(self):
-        """Scene rectangles of the labels drawn (they never overlap)."""
-        return self.plot.labels.scene_rects()
-
-    def neighbor_line_ids(self) -> list[int]:
-        """The tokens joined to the selected one by lines (its nearest rows, from the state)."""
-        return list(self._line_ids)
 
     # -- state ----------------------------------------------------------------------------
     def _synchronize(self) -> None:

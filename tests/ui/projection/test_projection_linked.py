@@ -31,7 +31,9 @@ def view(qtbot):
 def _ready(qtbot, v, state):
     state.set_table(open_table("minilm"))
     qtbot.waitUntil(lambda: v.result is not None and state.jobs.token_meta.value is not None
-                    and v.linked.charts.chart("norm") is not None, timeout=TIMEOUT)
+                    and v.linked.charts.chart("norm") is not None  # and every chart, made a turn each
+                    and all(v.linked.charts.chart(col.key) is not None for col in v.points.columns),
+                    timeout=TIMEOUT)
     return state.jobs.token_meta.value
 
 
