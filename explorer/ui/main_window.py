@@ -203,6 +203,15 @@ class MainWindow(QMainWindow):
                 for i in range(min(self.tabs.count(), TAB_KEYS))]
         return SHORTCUTS[:_TAB_ROWS_AT] + tabs + SHORTCUTS[_TAB_ROWS_AT:]
 
+    def build_view_step(self, name: str) -> bool:
+        """One step of the build of view ``name`` (a turn's worth); True once it is made, or when
+        it has nothing to build: :meth:`show_view` then puts it on screen without building it."""
+        for i in range(self.tabs.count()):
+            tab = self.tabs.widget(i)
+            if self.tabs.tabText(i).lower() == name.strip().lower() and isinstance(tab, LazyPage):
+                return tab.build_step()
+        return True
+
     def show_view(self, name: str) -> bool:
         """Bring view ``name`` to the front; ``"cost:famous"`` also brings the
         view's page whose title starts with "famous" to the front."""

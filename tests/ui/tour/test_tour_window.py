@@ -237,6 +237,30 @@ def test_closing_the_tour_when_the_users_model_cannot_come_back_gives_their_text
         box.close()
 
 
+def test_a_step_on_a_view_never_shown_builds_it_a_step_a_turn_then_arrives(qtbot, explorer):
+    """The tour built a view never shown whole in its step's first turn (290-850 ms of one turn
+    in a monkey walk). It takes one step of the build in that turn and the rest in the turns
+    after; the step then arrives on the view, with its ring."""
+    ex = explorer
+    _load(qtbot, ex, "default", "the cat sat on the mat")
+    tour = ex.tour
+    assert _wait_step(qtbot, ex, tour.start) == 1
+    assert STEPS[INDEX["projection"]].spec in (None, "default") and not ex.view_built("projection")
+    with qtbot.waitSignal(tour.step_ready, timeout=TIMEOUT) as blocker:
+        tour.go(INDEX["projection"])
+        assert not ex.view_built("projection")  # a step of it in this turn, not the whole view
+    assert blocker.args == [INDEX["projection"] + 1] and ex.view_built("projection")
+    assert ex.window.tabs.currentWidget().isAncestorOf(ex.projection_view)
+    assert tour.highlight.target is not None and ex.projection_view.isAncestorOf(tour.highlight.target)
+
+    assert not ex.view_built("cost")  # Back while a view is being built: its build stops there
+    tour.go(INDEX["why"])
+    with qtbot.waitSignal(tour.step_ready, timeout=TIMEOUT) as blocker:
+        tour.go(INDEX["projection"])
+    qtbot.wait(50)
+    assert blocker.args == [INDEX["projection"] + 1] and not ex.view_built("cost")
+
+
 def test_a_step_arrives_after_its_models_first_paint_and_leaving_drops_the_rest(qtbot, explorer):
     """A step that opens a model shows its view, token and words in the turns after the
     model's installation (in one turn they stalled a real window 100-380 ms); Next or Close
