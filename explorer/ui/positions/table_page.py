@@ -23,7 +23,12 @@ SINUSOIDAL = "sinusoidal"
 class PositionTablePage(QWidget):
     """Three panels over one source: the model's position table or the sinusoidal one."""
 
-    def __init__(self, parent=None):
+    @staticmethod
+    def part_makers() -> list:
+        """What :meth:`__init__` takes as ``parts``, each made by a call (a turn's worth: its plots)."""
+        return [ImagePanel, lambda: ImagePanel("cosine"), PathPanel]
+
+    def __init__(self, parent=None, parts: tuple[ImagePanel, ImagePanel, PathPanel] | None = None):
         super().__init__(parent)
         self._report: PositionsReport | None = None
         lay = QVBoxLayout(self)
@@ -44,11 +49,9 @@ class PositionTablePage(QWidget):
         self.caption.setWordWrap(True)
         self.caption.setContentsMargins(SPACING, 0, SPACING, 0)
         lay.addWidget(self.caption)
-        self.heatmap = ImagePanel()
+        self.heatmap, self.cosine, self.path = parts or tuple(make() for make in self.part_makers())
         self.heatmap.set_labels("dimension", "position")
-        self.cosine = ImagePanel("cosine")
         self.cosine.set_labels("position", "position")
-        self.path = PathPanel()
         self.split = QSplitter(Qt.Horizontal)
         for w in (self.heatmap, self.cosine, self.path):
             self.split.addWidget(w)

@@ -242,6 +242,26 @@ def test_the_table_and_rotary_pages_are_built_when_first_shown_and_take_the_repo
     assert v.table_page.shown_source == MODEL_TABLE and v.table_page.path.n_points == 64
 
 
+def test_the_position_table_comes_a_panel_a_turn_and_shows_all_three(qtbot, view, gpt2_folder):
+    """Its three panels and the page made in the switch's turn stalled a monkey walk 160-280 ms:
+    the switch makes the first panel, the turns after it the others and then the page, which
+    shows all three (the panels made earlier included) with the report already in."""
+    from explorer.ui.positions.table_page import ImagePanel, PathPanel, PositionTablePage
+
+    v, state, _ = view
+    _shown(qtbot, v, state, open_table(str(gpt2_folder)), "the cat sat")
+    holder = v.pages.widget(1)
+    v.pages.setCurrentIndex(1)
+    first = holder.findChildren(ImagePanel)
+    assert len(first) == 1 and not holder.findChildren(PathPanel)  # one panel in the switch's turn
+    assert not holder.findChildren(PositionTablePage)
+    qtbot.waitUntil(lambda: bool(holder.findChildren(PositionTablePage)), timeout=TIMEOUT)
+    page = v.table_page
+    assert holder.findChildren(PositionTablePage) == [page] and page.heatmap is first[0]
+    qtbot.waitUntil(lambda: all(p.isVisible() for p in (page.heatmap, page.cosine, page.path)), timeout=TIMEOUT)
+    assert page.shown_source == MODEL_TABLE and page.path.n_points == 64
+
+
 def test_the_table_pages_titles_fit_at_1024(qtbot, view, gpt2_folder):
     """Issue 25: at 1024 x 700 (the tab is about 690 px wide) the path's title was cut
     ("PCA path of positions 0, 1, 2,"): each title fits its plot (it may run over the
