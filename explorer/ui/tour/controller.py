@@ -260,6 +260,8 @@ class TourController(QObject):
         100-380 ms; Next, Back or Close drops what is still to come. A view not yet built is
         built first, a step a turn (made in the view's turn, 290-850 ms in a monkey walk)."""
         step = self.step
+        if step is None:  # left meanwhile
+            return
         if not self._window.build_view_step(step.view):  # a view never shown: built a step a turn first
             self._arrival.run([lambda: self._arrive(now=False)], now=False)
             return
