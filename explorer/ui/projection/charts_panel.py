@@ -5,10 +5,10 @@ the map; the panel redraws from what it counted."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QGridLayout, QHBoxLayout, QLabel, QPushButton, QScrollArea, QVBoxLayout, QWidget
 
-from explorer.ui.common.binding import TURN_MS
+from explorer.ui.common.binding import OneATurn
 from explorer.ui.projection.bar_chart import BarChart
 from explorer.ui.style import SPACING
 
@@ -49,10 +49,8 @@ class ChartsPanel(QScrollArea):
         self.charts: list[BarChart] = []
         self._placed = 0  # the columns the charts are laid out in (0: to be laid out)
         self._latest = None  # the counts drawn last: (columns, cross, filter)
-        self._making = QTimer(self)  # the next chart the counts need, in a turn of its own
-        self._making.setSingleShot(True)
-        self._making.setInterval(TURN_MS)
-        self._making.timeout.connect(self._make_next)
+        self._making = OneATurn(self)  # the charts the counts still need, one a turn
+        self._drawn = 0  # how many charts show the latest counts
         self.setWidget(body)
         self.setWidgetResizable(True)
         self.setFrameShape(QScrollArea.NoFrame)
@@ -78,8 +76,8 @@ class ChartsPanel(QScrollArea):
             self._draw(chart, col)
         for chart in self.charts[len(columns):]:
             chart.hide()
-        if len(self.charts) < len(columns):
-            self._making.start()
+        self._drawn = min(len(self.charts), len(columns))
+        self._making.run([self._make_next] * (len(columns) - self._drawn), now=False)
         kept = int(cross.keep.sum())
         self.clear_button.setEnabled(flt.active)
         # one line beside Clear filters, even in a narrow window: how to filter is in the tooltip
@@ -95,14 +93,11 @@ class ChartsPanel(QScrollArea):
         chart.show()
 
     def _make_next(self) -> None:
-        """One more chart the latest counts need, made and drawn (then the next, a turn later)."""
-        columns = self._latest[0] if self._latest is not None else []
-        made = len(self.charts)
-        if made < len(columns):
-            self.prebuild(made + 1)
-            self._draw(self.charts[made], columns[made])
-        if len(self.charts) < len(columns):
-            self._making.start()
+        """The next chart the latest counts need, made (unless the idle builder made it meanwhile) and drawn."""
+        k = self._drawn
+        self.prebuild(k + 1)
+        self._draw(self.charts[k], self._latest[0][k])
+        self._drawn = k + 1
 
     def idle_parts(self) -> list:
         """The charts made beforehand, one per part: the idle builder makes one part per idle look,
@@ -149,7 +144,7 @@ class ChartsPanel(QScrollArea):
     def clear(self) -> None:
         """No charts (a new model, not drawn yet)."""
         self._latest = None
-        self._making.stop()
+        self._making.cancel()
         for chart in self.charts:
             chart.hide()
         self.caption.setText(EMPTY)
