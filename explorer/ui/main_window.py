@@ -203,27 +203,29 @@ class MainWindow(QMainWindow):
                 for i in range(min(self.tabs.count(), TAB_KEYS))]
         return SHORTCUTS[:_TAB_ROWS_AT] + tabs + SHORTCUTS[_TAB_ROWS_AT:]
 
+    def _tab_index(self, name: str) -> int:
+        """The index of the tab titled ``name`` (any case), or -1."""
+        names = self.view_names()
+        return names.index(name.strip().lower()) if name.strip().lower() in names else -1
+
     def build_view_step(self, name: str) -> bool:
         """One step of the build of view ``name`` (a turn's worth); True once it is made, or when
         it has nothing to build: :meth:`show_view` then puts it on screen without building it."""
-        for i in range(self.tabs.count()):
-            tab = self.tabs.widget(i)
-            if self.tabs.tabText(i).lower() == name.strip().lower() and isinstance(tab, LazyPage):
-                return tab.build_step()
-        return True
+        tab = self.tabs.widget(self._tab_index(name))
+        return tab.build_step() if isinstance(tab, LazyPage) else True
 
     def show_view(self, name: str) -> bool:
         """Bring view ``name`` to the front; ``"cost:famous"`` also brings the
         view's page whose title starts with "famous" to the front."""
         view, _, page = name.partition(":")
-        for i in range(self.tabs.count()):
-            if self.tabs.tabText(i).lower() == view.strip().lower():
-                tab = self.tabs.widget(i)
-                if isinstance(tab, LazyPage):
-                    tab.view()  # asked for by name (the tour, --view, a lesson's link): on screen at once
-                self.tabs.setCurrentIndex(i)
-                return self._show_page(self.tabs.widget(i), page.strip().lower()) if page else True
-        return False
+        i = self._tab_index(view)
+        if i < 0:
+            return False
+        tab = self.tabs.widget(i)
+        if isinstance(tab, LazyPage):
+            tab.view()  # asked for by name (the tour, --view, a lesson's link): on screen at once
+        self.tabs.setCurrentIndex(i)
+        return self._show_page(tab, page.strip().lower()) if page else True
 
     @staticmethod
     def _show_page(tab: QWidget, page: str) -> bool:
