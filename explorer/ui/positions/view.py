@@ -101,8 +101,7 @@ class PositionsView(QWidget):
         """The position-table page (built now if it was not yet)."""
         if self._table_page is None:
             self._table_steps.cancel()
-            makers = PositionTablePage.part_makers()[len(self._table_parts):]
-            parts = tuple(self._table_parts) + tuple(make() for make in makers)
+            parts = tuple(self._table_parts) + tuple(make() for make in self._parts_to_make())
             self._table_page = self._build_page(0, lambda: PositionTablePage(parts=parts))
             self._table_parts.clear()
             if self._spare is not None:  # emptied by the page's adoptions
@@ -125,6 +124,10 @@ class PositionsView(QWidget):
             self._behind.remove(page)
             page.set_report(self.report)
 
+    def _parts_to_make(self) -> list:
+        """The table page's panels not made yet (a switch away and back goes on where it was)."""
+        return PositionTablePage.part_makers()[len(self._table_parts):]
+
     def _held(self, part: QWidget) -> QWidget:
         """``part``, owned by Qt in a hidden place until the page takes it: not hidden itself, so that
         it shows with the page (a splitter keeps a widget hidden that was hidden before it came)."""
@@ -144,9 +147,8 @@ class PositionsView(QWidget):
         if index == 1 and self._table_page is None:
             # built on first show, a panel a turn (three plots and the page in one turn: 160-280 ms in
             # a monkey walk), the page itself last; asked for meanwhile, table_page makes the rest now
-            makers = PositionTablePage.part_makers()[len(self._table_parts):]
             self._table_steps.run([*(lambda make=make: self._table_parts.append(self._held(make()))
-                                     for make in makers), lambda: self.table_page])
+                                     for make in self._parts_to_make()), lambda: self.table_page])
         elif index == 1:
             self.table_page  # noqa: B018
         elif index == 2:
