@@ -24,11 +24,20 @@ import random
 import sys
 import tempfile
 import time
-import traceback
 import warnings
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+
+from explorer.benchmarks.listeners import (
+    EXCEPTIONS_SEEN,
+    QT_SEEN,
+    WARNINGS_SEEN,
+    collect_exception,
+    collect_qt_message,
+    collect_warning,
+    rss_mb,
+)
 
 __all__ = ["MonkeyReport", "Monkey", "bench_monkey", "format_monkey", "FUZZ_TEXTS"]
 
@@ -43,8 +52,6 @@ LIGHT_MODELS = ["default", "toy:robot", "toy:cat-sat", "random:300x16", "random:
 HEAVY_MODELS = ["random:50257x768", "minilm", "smollm2", "random:128256x4096"]
 #: buttons the walk never presses: they open modal file dialogs or leave the app
 _SKIP_TEXT = ("…", "...", "Quit", "Save", "Export")
-#: what a platform says about itself, not about the app (pytest's qt_log_ignore has the same)
-_QT_NOISE = ("This plugin does not support propagateSizeHints",)
 
 
 def _run_events(ms: int) -> None:
@@ -85,48 +92,12 @@ class MonkeyReport:
     stalls_by_jobs: dict[str, list] = field(default_factory=dict)
     #: every stall over 100 ms, in walk order: [ms, "#k what it did", jobs running when it began]
     stalls: list[list] = field(default_factory=list)
+    #: each RuntimeWarning by where it was raised from (its innermost frames and thread):
+    #: [how many, the first action it came in]
+    warning_places: dict[str, list] = field(default_factory=dict)
 
     def as_json(self) -> dict:
         return asdict(self)
-
-
-def _rss_mb() -> float:
-    try:
-        with open("/proc/self/statm") as fh:
-            return int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 1e6
-    except (OSError, ValueError):
-        return 0.0
-
-
-#: Qt warnings seen while a walk runs. A module-level handler: Qt keeps the installed handler for
-#: the life of the process, and a bound method there would keep the walk, and the window, alive
-_QT_SEEN: list[str] = []
-
-
-def _collect_qt_message(mode, context, message) -> None:
-    from PySide6.QtCore import QtMsgType
-
-    if mode in (QtMsgType.QtWarningMsg, QtMsgType.QtCriticalMsg, QtMsgType.QtFatalMsg) \
-            and not message.startswith(_QT_NOISE):
-        _QT_SEEN.append(message)
-
-
-#: exceptions that reached sys.excepthook while a walk runs, formatted. A module-level hook, for the
-#: same reason: modules imported during the walk (pyqtgraph's) keep the hook they found
-_EXCEPTIONS_SEEN: list[str] = []
-
-
-def _collect_exception(kind, value, tb) -> None:
-    _EXCEPTIONS_SEEN.append("".join(traceback.format_exception(kind, value, tb)))
-
-
-#: RuntimeWarnings shown while a walk runs, from any thread, formatted
-_WARNINGS_SEEN: list[str] = []
-
-
-def _collect_warning(message, category, filename, lineno, file=None, line=None) -> None:
-    if issubclass(category, RuntimeWarning):
-        _WARNINGS_SEEN.append(f"{category.__name__}: {message} ({filename}:{lineno})")
 
 
 class Monkey:
@@ -171,23 +142,25 @@ class Monkey:
             self.report.messages.append(text[-2000:])
 
     def _take_exceptions(self) -> None:
-        for text in _EXCEPTIONS_SEEN:
+        for text in EXCEPTIONS_SEEN:
             self._record_exception(text)
-        _EXCEPTIONS_SEEN.clear()
+        EXCEPTIONS_SEEN.clear()
 
-    def _take_warnings(self) -> None:
-        for text in _WARNINGS_SEEN:
+    def _take_warnings(self, action: str) -> None:
+        for text, place in WARNINGS_SEEN:
             self.report.runtime_warnings += 1
+            seen = self.report.warning_places.setdefault(f"{text} from {place}", [0, action])
+            seen[0] += 1
             if len(self.report.messages) < 20:
-                self.report.messages.append(text)
-        _WARNINGS_SEEN.clear()
+                self.report.messages.append(f"{text} in {action}")
+        WARNINGS_SEEN.clear()
 
     def _take_qt_messages(self) -> None:
-        for message in _QT_SEEN:
+        for message in QT_SEEN:
             self.report.qt_warnings += 1
             if len(self.report.messages) < 20:
                 self.report.messages.append(f"Qt: {message}")
-        _QT_SEEN.clear()
+        QT_SEEN.clear()
 
     def _settle(self, ms: int) -> None:
         _run_events(ms)
@@ -200,29 +173,29 @@ class Monkey:
         timer.setInterval(TICK_MS)
         timer.timeout.connect(self._tick)
         old_hook = sys.excepthook
-        _EXCEPTIONS_SEEN.clear()
-        sys.excepthook = _collect_exception
-        _QT_SEEN.clear()
-        old_handler = qInstallMessageHandler(_collect_qt_message)
-        _WARNINGS_SEEN.clear()
+        EXCEPTIONS_SEEN.clear()
+        sys.excepthook = collect_exception
+        QT_SEEN.clear()
+        old_handler = qInstallMessageHandler(collect_qt_message)
+        WARNINGS_SEEN.clear()
         t0 = time.perf_counter()
-        rss0 = _rss_mb()
+        rss0 = rss_mb()
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("always", RuntimeWarning)  # every one, not the first per place
-                warnings.showwarning = _collect_warning
+                warnings.showwarning = collect_warning
                 timer.start()
                 self._walk(n)
                 self._wait_idle(idle_timeout_s)
                 self._check_readouts()
                 self._take_qt_messages()
                 self._take_exceptions()
-                self._take_warnings()
+                self._take_warnings("the end of the walk")
         finally:
             timer.stop()
             qInstallMessageHandler(old_handler)
             sys.excepthook = old_hook
-        self.report.rss_growth_mb = _rss_mb() - rss0
+        self.report.rss_growth_mb = rss_mb() - rss0
         self.report.seconds = time.perf_counter() - t0
         return self.report
 
@@ -234,12 +207,12 @@ class Monkey:
             try:
                 what = act()
             except Exception as exc:  # a failure of the walk itself is a finding too
-                _collect_exception(type(exc), exc, exc.__traceback__)
+                collect_exception(type(exc), exc, exc.__traceback__)
                 what = f"{name} (failed)"
             self._settle(self.settle_ms)
             self._take_qt_messages()
             self._take_exceptions()
-            self._take_warnings()
+            self._take_warnings(f"#{k} {what}")
             stall = self._longest * 1000
             kind = self.report.stalls_by_action.setdefault(name, [0, 0, 0.0])
             kind[0] += 1
@@ -495,4 +468,5 @@ def format_monkey(r: MonkeyReport) -> str:
     if not r.jobs_stopped:
         lines.append("  a job was still running a minute after the window closed")
     lines += [f"  {m.splitlines()[-1] if m.strip() else m}" for m in r.messages[:10]]
+    lines += [f"  {n} x {place} (first in {first})" for place, (n, first) in r.warning_places.items()]
     return "\n".join(lines)

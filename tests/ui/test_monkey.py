@@ -79,4 +79,13 @@ def test_the_walk_counts_runtime_warnings_of_the_window_and_other_threads(qtbot,
     assert report.runtime_warnings == 9  # in any order: the job's may come first
     assert sum("All-NaN" in m for m in report.messages) == 6
     assert sum("Mean of empty slice" in m for m in report.messages) == 3
+    # each says where it came from: the action, and the frames and thread that raised it
+    assert sum("in #" in m and "three NaN slices" in m for m in report.messages) == 9
+    places = report.warning_places
+    assert sum(n for n, _ in places.values()) == 9
+    assert any("test_monkey.py" in p and " all_nan " in p and "[window thread]" in p and "All-NaN" in p
+               for p in places)  # the window's thread, in the action itself
+    assert any(" <lambda> " in p and "[other thread]" in p for p in places)  # the other thread
+    assert any(" nan_job " in p and "Mean of empty slice" in p for p in places)  # the job's worker
+    assert all(first.startswith("#") and first.endswith("three NaN slices") for _, first in places.values())
     assert report.exceptions == 0 and report.qt_warnings == 0
