@@ -235,6 +235,10 @@ class MainWindow(QMainWindow):
                 if pages.tabText(j).lower().startswith(page):
                     pages.setCurrentIndex(j)
                     return True
+        for name in getattr(widget, "PAGE_NAMES", ()):  # or a page of a stack ("lookup:backward")
+            if name.startswith(page):
+                widget.show_page(name)
+                return True
         # or a choice the view offers in a combo box ("matrix:w_out": the output matrix)
         for combo in widget.findChildren(QComboBox):
             for j in range(combo.count()):

@@ -9,7 +9,7 @@ import pytest
 
 from tests.support.ui_helpers import load
 
-PAGES = ["matrix", "lookup", "projection", "similarity", "similarity:random", "training", "cost",
+PAGES = ["matrix", "lookup", "lookup:backward", "projection", "similarity", "similarity:random", "training", "cost",
          "cost:famous", "cost:why", "cost:context", "health", "positions"]
 
 

@@ -11,53 +11,24 @@ import time
 from collections.abc import Callable
 
 import numpy as np
-import pyqtgraph as pg
 from PySide6.QtCore import QRectF, Qt, QTimer, Signal
-from PySide6.QtGui import QColor, QFontMetricsF
-from PySide6.QtWidgets import QGraphicsRectItem, QHBoxLayout, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QPushButton, QVBoxLayout, QWidget
 
 from explorer.core.lookup import animation as anim
 from explorer.core.lookup.backward import LookupBackward
-from explorer.ui.common.integer_axis import CellAxis
-from explorer.ui.common.plot_title import FittedTitle
-from explorer.ui.lookup.plots import SMALL_D, CellTexts, Ranges, elastic_label, plot_area
-from explorer.ui.lookup.row_labels import RowLabelAxis
-from explorer.ui.style import DIVERGING, ERROR, GRADIENT_ROWS, PENDING, SPACING, plot_colors, style_plot
+from explorer.ui.lookup.backward_plots import MAX_LABELS, BackwardPlots
+from explorer.ui.lookup.plots import SMALL_D, Ranges, elastic_label, plot_area
+from explorer.ui.style import ERROR, GRADIENT_ROWS, SPACING, plot_colors
 
 #: seconds per position at speed 1, and the longest the whole step may take
 PER_POSITION_S = 0.6
 LONGEST_S = 8.0
 #: columns drawn (a wider table shows its first columns, and says so)
 DISPLAY_COLUMNS = 256
-#: row labels drawn at most per plot (the others are skipped evenly)
-MAX_LABELS = 14
 #: bins of the strip of all V rows
 STRIP_BINS = 800
 TICK_MS = 33
-#: the row-label axes: at least this wide (pixels), and at most this wide before labels are shortened
-LABEL_AXIS_MIN, LABEL_AXIS_MAX = 96, 190
 EMPTY_BACKWARD = "Type some text: its tokens are what the gradient flows back to"
-
-
-def _labelled_plot(glw: pg.GraphicsLayoutWidget, row: int, col: int, colspan: int = 1) -> pg.PlotItem:
-    p = glw.addPlot(row=row, col=col, colspan=colspan, enableMenu=False,  # no menu: none is built
-                    axisItems={"left": RowLabelAxis("left"), "bottom": CellAxis("bottom")})
-    p.setMouseEnabled(False, False)
-    p.hideButtons()
-    style_plot(p)
-    p.invertY(True)
-    return p
-
-
-def _outline(plot: pg.PlotItem, color: str) -> QGraphicsRectItem:
-    pen = pg.mkPen(color, width=3)
-    pen.setCosmetic(True)
-    item = QGraphicsRectItem()
-    item.setPen(pen)
-    item.setZValue(8)
-    item.hide()
-    plot.addItem(item)
-    return item
 
 
 def _percent(part: int, whole: int) -> str:
@@ -74,7 +45,7 @@ def _every(n: int) -> int:
     return max(1, math.ceil(n / MAX_LABELS))
 
 
-class BackwardPanel(QWidget):
+class BackwardPanel(BackwardPlots, QWidget):
     """G, dL/dE's rows and the strip of all V rows, animated position by
     position; the repeated row's contributions and their sum; the counts and
     what they mean for training.
@@ -127,7 +98,7 @@ class BackwardPanel(QWidget):
         bar.addWidget(self.now_label, 1)
         self.glw = plot_area(240)
         lay.addWidget(self.glw, 1)
-        self._plots_built = False  # the plots are made when the page is first shown (ensure_plots)
+        self._init_plots()
         self.counts = elastic_label("Rows of dL/dE with a non-zero value, against the distinct ids of the text",
                                     rich=True)
         lay.addWidget(self.counts)
@@ -148,77 +119,6 @@ class BackwardPanel(QWidget):
         self.new_button.clicked.connect(self.new_gradient_clicked)
         self.training_button.clicked.connect(self.training_clicked)
         self.clear("")
-
-    @property
-    def plots_built(self) -> bool:
-        return self._plots_built
-
-    def ensure_plots(self) -> None:
-        """Make the plots (once) and draw what is held: the page's first show does it, so
-        a Lookup view whose backward step is never opened never pays for its four plots."""
-        if self._plots_built:
-            return
-        self._plots_built = True
-        self._build_plots()
-        if self._back is None:
-            self._clear_plots()
-            return
-        self._draw_result()
-        self._shown_step = -1
-        self.render()
-
-    def showEvent(self, event) -> None:
-        self.ensure_plots()
-        super().showEvent(event)
-
-    def _build_plots(self) -> None:
-        fg = self._fg
-        cmap = pg.colormap.get(DIVERGING)
-        self.g_plot = _labelled_plot(self.glw, 0, 0)
-        self.grad_plot = _labelled_plot(self.glw, 0, 1)
-        self.g_title = FittedTitle(self.g_plot, 9)
-        self.grad_title = FittedTitle(self.grad_plot, 9)
-        self.g_img, self.grad_img = pg.ImageItem(), pg.ImageItem()
-        for plot, img in ((self.g_plot, self.g_img), (self.grad_plot, self.grad_img)):
-            img.setColorMap(cmap)
-            plot.addItem(img)
-        self.g_now = _outline(self.g_plot, ERROR)
-        self.grad_now = _outline(self.grad_plot, GRADIENT_ROWS)
-        self.strip_plot = p = self.glw.addPlot(row=1, col=0, colspan=2, axisItems={"bottom": CellAxis("bottom")},
-                                               enableMenu=False)
-        p.setTitle("All V rows of dL/dE", color=fg, size="9pt")
-        p.setMouseEnabled(False, False)
-        p.hideButtons()
-        style_plot(p)
-        p.hideAxis("left")
-        p.setMaximumHeight(70)
-        self.strip_img = pg.ImageItem()
-        self.strip_plot.addItem(self.strip_img)
-        self._lut = np.array([QColor(c).getRgb()[:3] for c in (PENDING, GRADIENT_ROWS)], np.uint8)
-        self.sum_plot = _labelled_plot(self.glw, 2, 0, colspan=2)
-        self.sum_title = FittedTitle(self.sum_plot, 9)
-        self.sum_img = pg.ImageItem()
-        self.sum_img.setColorMap(cmap)
-        self.sum_plot.addItem(self.sum_img)
-        self.sum_texts = CellTexts(self.sum_plot, (MAX_LABELS + 1) * SMALL_D)
-        self.sum_line = _outline(self.sum_plot, GRADIENT_ROWS)
-        rows = self.glw.ci.layout
-        rows.setRowStretchFactor(0, 5)
-        rows.setRowStretchFactor(1, 1)
-        rows.setRowStretchFactor(2, 3)
-        for p in (self.g_plot, self.grad_plot, self.sum_plot):
-            p.getAxis("left").setWidth(LABEL_AXIS_MIN)
-
-    def _fit_label_axes(self) -> None:
-        """One width for the three row-label axes (their images line up), as wide as
-        the labels want ("␣queen 15,731 ×2" whole) within bounds; wider ones are shortened."""
-        metrics = QFontMetricsF(self.font())
-        plots = (self.g_plot, self.grad_plot, self.sum_plot)
-        want = max(p.getAxis("left").natural_width(metrics) for p in plots)
-        width = int(min(max(want, LABEL_AXIS_MIN), LABEL_AXIS_MAX))
-        if width != int(self.g_plot.getAxis("left").width()):  # a new width lays the plots out again
-            for p in plots:
-                p.getAxis("left").setWidth(width)
 
     # -- reading -------------------------------------------------------------------------------
     @property
@@ -252,17 +152,6 @@ class BackwardPanel(QWidget):
             b.setEnabled(False)
         if self._plots_built:
             self._clear_plots()
-
-    def _clear_plots(self) -> None:
-        for img in (self.g_img, self.grad_img, self.sum_img, self.strip_img):
-            img.clear()
-        for item in (self.g_now, self.grad_now, self.sum_line):
-            item.hide()
-        self.sum_texts.show([], 1.0)
-        for p in (self.g_plot, self.grad_plot, self.sum_plot):
-            p.getAxis("left").set_labels([])
-        for t in (self.g_title, self.grad_title, self.sum_title):
-            t.set("")
 
     def show_for(self, table, back: LookupBackward, selected_id: int, text_positions: int = 0) -> bool:
         """Show ``back`` if it is for ``table``, labelled with its pieces; False when there is nothing to show.

@@ -45,8 +45,7 @@ class LookupView(QWidget):
     ----------
     state : AppState
     clock : callable () -> float, optional
-        Seconds for the animation (``time.perf_counter``); tests pass one
-        they move by hand.
+        Seconds for the animation (``time.perf_counter``); tests pass one they move by hand.
 
     Signals
     -------
@@ -58,6 +57,7 @@ class LookupView(QWidget):
 
     animation_finished = Signal()
     training_requested = Signal()
+    PAGE_NAMES = ("forward", "backward")  # the pages show_page and --view lookup:PAGE take
 
     @classmethod
     def built_in_steps(cls, state: AppState):
@@ -119,8 +119,8 @@ class LookupView(QWidget):
         self._show_model()
 
     def idle_parts(self) -> list:
-        """Parts made on demand, for the app to make while the user is idle (the backward step's plots)."""
-        return [self.backward.ensure_plots]
+        """Parts made on demand, for the app to make while the user is idle (the backward plots' parts)."""
+        return [self.backward.make_plot_part] * self.backward.plot_parts
 
     def _build_top(self, clock) -> QHBoxLayout:
         """Playback, the stored dtype, the backward step's bar and the direction button."""
@@ -451,7 +451,7 @@ class LookupView(QWidget):
         self._show_direction_button()
 
     def show_page(self, name: str) -> None:
-        """Bring page ``name`` ("forward" or "backward") to the front."""
+        """Bring page ``name`` (one of ``PAGE_NAMES``) to the front."""
         self.show_backward(name == "backward")
 
     def current_page(self) -> str:

@@ -34,7 +34,8 @@ def _open_backward(qtbot, state, view, spec, text):
     qtbot.mouseClick(view.direction_button, Qt.LeftButton)
     assert view.showing_backward and view.direction_button.text() == "◂ Forward"
     assert not view.controls.isVisible() and view.backward.bar.isVisible()
-    qtbot.waitUntil(lambda: view.backward.result is not None, timeout=TIMEOUT)
+    qtbot.waitUntil(lambda: view.backward.result is not None and view.backward.plots_built, timeout=TIMEOUT)
+    qtbot.wait(10)  # the layout the last part asked for (the row-label axes' width) runs
     return table, view.backward
 
 

@@ -40,20 +40,55 @@ def test_a_wide_table_makes_no_cell_numbers(setup):
     assert view.measure_panel.chart is None  # nothing measured: no chart made yet
 
 
-def test_the_backward_page_makes_its_plots_when_first_shown_and_draws_what_came(qtbot, setup):
+def _backward_result(qtbot, setup):
+    """The Lookup view and its backward panel, with the backward step of "3 1 3" on toy table B."""
     state, view = setup
     state.set_table(open_table("toy:gradient"))
     state.set_text("3 1 3")
     qtbot.waitUntil(lambda: view.backward.result is not None, timeout=30_000)
-    panel = view.backward
+    return view, view.backward
+
+
+def test_the_backward_page_makes_its_plots_when_first_shown_and_draws_what_came(qtbot, setup):
+    view, panel = _backward_result(qtbot, setup)
     assert not panel.plots_built and "2" in panel.counts.text()  # the counts are words: written already
     qtbot.mouseClick(view.direction_button, Qt.LeftButton)
-    assert panel.plots_built and panel.isVisible()
+    assert panel.isVisible()
+    qtbot.waitUntil(lambda: panel.plots_built, timeout=5_000)  # a part a turn
     back = panel.result
     np.testing.assert_array_equal(panel.g_img.image, back.upstream.astype(np.float32))
     panel.seek_end()
     np.testing.assert_allclose(panel.grad_img.image, back.partial(back.ids.size, back.upstream.shape[1]))
     assert "Done" in panel.now_label.text()
+
+
+def test_the_backward_plots_come_a_part_a_turn_and_the_last_draws_what_came(qtbot, setup):
+    """Issue 23: the four plots made in the click's turn stalled a real window 85 ms (280 ms
+    beside a worker). The click shows the page; the pair, the strip and the sum come a turn
+    each, then the drawing."""
+    view, panel = _backward_result(qtbot, setup)
+
+    def plots() -> int:
+        return len(panel.glw.ci.items)
+
+    qtbot.mouseClick(view.direction_button, Qt.LeftButton)
+    assert panel.isVisible() and plots() == 0 and not panel.plots_built  # none in the click's turn
+    made = []
+    for _ in range(panel.plot_parts):
+        panel.make_plot_part()  # what each of the next turns does
+        made.append((plots(), panel.plots_built))
+    assert made == [(2, False), (3, False), (4, False), (4, True)]  # G and dL/dE, the strip, the sum
+    np.testing.assert_array_equal(panel.g_img.image, panel.result.upstream.astype(np.float32))
+    qtbot.wait(50)
+    assert plots() == 4  # the turns still scheduled make nothing more
+
+
+def test_a_backward_page_never_shown_is_made_whole_when_asked(qtbot, setup):
+    view, panel = _backward_result(qtbot, setup)
+    panel.make_plot_part()  # the idle builder's first part
+    panel.ensure_plots()  # whoever needs the plots now: the rest at once
+    assert panel.plots_built and len(panel.glw.ci.items) == 4
+    np.testing.assert_array_equal(panel.g_img.image, panel.result.upstream.astype(np.float32))
 
 
 def test_a_small_table_writes_every_cell_and_keeps_its_layer(qtbot, setup):
