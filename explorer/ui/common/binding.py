@@ -26,7 +26,7 @@ from explorer.ui.common.progress import ProgressBar
 if TYPE_CHECKING:  # views know the state's computations, never the worker machinery
     from explorer.workers import Computation
 
-__all__ = ["ShownGate", "JobBinding", "NewestOnly", "OneATurn", "job_progress", "job_status"]
+__all__ = ["ShownGate", "JobBinding", "NewestOnly", "OneATurn", "MadeInParts", "job_progress", "job_status"]
 
 
 class ShownGate(QObject):
@@ -305,3 +305,43 @@ class OneATurn(QObject):
         if self._waiting:
             self._timer.start()
         draw()
+
+
+class MadeInParts(QObject):
+    """What a page makes once, in ``parts`` (callables, in order): a part a turn once
+    :meth:`start` ed (its first show), the next part at an idle moment (:meth:`make_next`), or
+    every part still to make now (:meth:`finish`, for whoever needs it whole). The last part
+    usually draws what the page holds."""
+
+    def __init__(self, parts: Sequence[Callable[[], object]], parent: QObject | None = None):
+        super().__init__(parent)
+        self._parts = tuple(parts)
+        self._made = 0
+        self._turns = OneATurn(self)
+
+    @property
+    def count(self) -> int:
+        """How many parts there are."""
+        return len(self._parts)
+
+    @property
+    def done(self) -> bool:
+        return self._made == len(self._parts)
+
+    def make_next(self) -> None:
+        """The next part, if any is left."""
+        if self._made < len(self._parts):
+            part = self._parts[self._made]
+            self._made += 1
+            part()
+
+    def start(self) -> None:
+        """Make the parts left a turn each, from the next turn (no-op if done or under way)."""
+        if not self.done and not self._turns.pending:
+            self._turns.run([self.make_next] * (len(self._parts) - self._made), now=False)
+
+    def finish(self) -> None:
+        """Every part left, now."""
+        self._turns.cancel()
+        while not self.done:
+            self.make_next()

@@ -150,7 +150,7 @@ class BackwardPanel(BackwardPlots, QWidget):
         self.lesson.setText("")
         for b in (self.play_button, self.step_button):
             b.setEnabled(False)
-        if self._plots_built:
+        if self.plots_built:
             self._clear_plots()
 
     def show_for(self, table, back: LookupBackward, selected_id: int, text_positions: int = 0) -> bool:
@@ -191,7 +191,7 @@ class BackwardPanel(BackwardPlots, QWidget):
 
     def _draw_result(self) -> None:
         """The parts of a result that stay while it plays: G, the labels, titles and ranges."""
-        if not self._plots_built:
+        if not self.plots_built:
             return
         back, pieces, row_pieces, cols = self._back, self._pieces, self._row_pieces, self._cols
         t, d = back.ids.size, back.upstream.shape[1]
@@ -303,7 +303,7 @@ class BackwardPanel(BackwardPlots, QWidget):
 
     def render(self) -> None:
         back = self._back
-        if back is None or not self._plots_built:
+        if back is None or not self.plots_built:
             return  # nothing to draw, or the page was never shown (its first show draws)
         t = back.ids.size
         done = min(t, int(self._playhead.time() / self._per + 1e-9))

@@ -8,7 +8,7 @@ import pyqtgraph as pg
 from PySide6.QtGui import QColor, QFontMetricsF
 from PySide6.QtWidgets import QGraphicsRectItem
 
-from explorer.ui.common.binding import OneATurn
+from explorer.ui.common.binding import MadeInParts
 from explorer.ui.common.integer_axis import CellAxis
 from explorer.ui.common.plot_title import FittedTitle
 from explorer.ui.lookup.plots import SMALL_D, CellTexts
@@ -49,39 +49,31 @@ class BackwardPlots:
     ``_fg``, and its ``_back``, ``_draw_result`` and ``render`` for what is held)."""
 
     def _init_plots(self) -> None:
-        self._plots_built = False  # the plots are made when the page is first shown, a part a turn
-        self._plot_parts = (self._build_pair, self._build_strip, self._build_sum, self._plots_ready)
-        self._parts_made = 0
-        self._making = OneATurn(self)
+        # made when the page is first shown, a part a turn (the top pair, the strip, the sum, then the drawing)
+        self._plot_parts = MadeInParts((self._build_pair, self._build_strip, self._build_sum, self._plots_ready), self)
 
     @property
     def plots_built(self) -> bool:
-        return self._plots_built
+        return self._plot_parts.done
 
     @property
     def plot_parts(self) -> int:
         """How many parts :meth:`make_plot_part` makes the plots in."""
-        return len(self._plot_parts)
+        return self._plot_parts.count
 
     def ensure_plots(self) -> None:
         """Make the plots (all still to make, now) and draw what is held. The page's first show
         makes them a part a turn instead, so a Lookup view whose backward step is never opened
         never pays for its four plots, and the one that is is never stalled by all four at once
         (85 ms quiet, 280 ms beside a worker, in a real window)."""
-        self._making.cancel()
-        while not self._plots_built:
-            self.make_plot_part()
+        self._plot_parts.finish()
 
     def make_plot_part(self) -> None:
-        """The next part of the plots (the top pair, the strip, the sum, then the drawing), if any."""
-        if self._parts_made < len(self._plot_parts):
-            part = self._plot_parts[self._parts_made]
-            self._parts_made += 1
-            part()
+        """The next part of the plots, if any is left."""
+        self._plot_parts.make_next()
 
     def showEvent(self, event) -> None:
-        if not self._plots_built and not self._making.pending:
-            self._making.run([self.make_plot_part] * (len(self._plot_parts) - self._parts_made), now=False)
+        self._plot_parts.start()
         super().showEvent(event)
 
     def _build_pair(self) -> None:
@@ -127,7 +119,6 @@ class BackwardPlots:
 
     def _plots_ready(self) -> None:
         """Every plot is made: draw what is held."""
-        self._plots_built = True
         if self._back is None:
             self._clear_plots()
             return

@@ -13,7 +13,7 @@ from explorer.core.errors import user_message
 from explorer.core.geometry.vectors import CosineCheck, cosine_normal_pdf
 from explorer.core.units import format_percent
 from explorer.state.app_state import AppState
-from explorer.ui.common.binding import JobBinding, ShownGate, job_progress, job_status
+from explorer.ui.common.binding import JobBinding, MadeInParts, ShownGate, job_progress, job_status
 from explorer.ui.common.export import export_graphics
 from explorer.ui.common.plot_grid import show_grid
 from explorer.ui.common.plot_title import FittedTitle
@@ -59,45 +59,64 @@ class RandomPage(QWidget):
         self.facts.setTextInteractionFlags(Qt.TextSelectableByMouse)
         self.facts.setContentsMargins(SPACING, 0, SPACING, SPACING)
         lay.addWidget(self.facts)
-        self._plots_built = False  # made at the first show or an idle moment (the view opens on the other page)
-
+        # made at the first show, a part a turn, or at idle moments (the view opens on the other page)
+        self._plot_parts = MadeInParts((self._make_random_plot, self._make_real_plot, self._plots_ready), self)
         self._gate = ShownGate(self, self._synchronize)
         self._binding = JobBinding(self._gate, state.jobs.random_check, on_reset=self._clear, on_result=self._draw,
                                    on_error=self._on_check_failed, progress=self.progress, status=self.status)
 
     @property
     def plots_built(self) -> bool:
-        return self._plots_built
+        return self._plot_parts.done
+
+    @property
+    def plot_parts(self) -> int:
+        """How many parts :meth:`make_plot_part` makes the histograms in."""
+        return self._plot_parts.count
 
     def ensure_plots(self) -> None:
-        """The two histograms, made now if they were not yet (the app makes them while the user is idle)."""
-        if self._plots_built:
-            return
-        self._plots_built = True
-        _, fg = plot_colors()
-        self.rand_plot = self.glw.addPlot(row=0, col=0, enableMenu=False)
-        self.real_plot = self.glw.addPlot(row=0, col=1, enableMenu=False)
+        """The two histograms, made now if they were not yet, with what the page holds drawn."""
+        self._plot_parts.finish()
+
+    def make_plot_part(self) -> None:
+        """The next part (the random pairs' plot, the rows' plot, then the drawing), if any is left:
+        a turn each when the page is first shown (both in one turn stalled a real window 57-87 ms),
+        or one at each idle moment."""
+        self._plot_parts.make_next()
+
+    def _make_random_plot(self) -> None:
+        fg = plot_colors()[1]
+        self.rand_plot = self._histogram_plot(0)
         self.rand_hist = pg.PlotDataItem(stepMode="center", fillLevel=0, brush=pg.mkBrush(translucent(fg, 90)),
                                          pen=pg.mkPen(fg, width=1))
         self.rand_curve = pg.PlotDataItem(pen=pg.mkPen(ACCENT, width=2.5))
         self.rand_band = pg.LinearRegionItem(movable=False, brush=pg.mkBrush(translucent(ACCENT, 28)),
                                              pen=pg.mkPen(ACCENT, width=1, style=Qt.DashLine))
+        self.rand_title = FittedTitle(self.rand_plot)
+        self.rand_plot.addItem(self.rand_band)
+        self.rand_plot.addItem(self.rand_hist)
+        self.rand_plot.addItem(self.rand_curve)
+
+    def _make_real_plot(self) -> None:
+        self.real_plot = self._histogram_plot(1)
         self.real_hist = pg.PlotDataItem(stepMode="center", fillLevel=0,
                                          brush=pg.mkBrush(translucent(TEXT_TOKENS, 120)),
                                          pen=pg.mkPen(TEXT_TOKENS, width=1))
         self.real_curve = pg.PlotDataItem(pen=pg.mkPen(ACCENT, width=2, style=Qt.DashLine))
-        self.rand_title = FittedTitle(self.rand_plot)
         self.real_title = FittedTitle(self.real_plot)
-        for plot in (self.rand_plot, self.real_plot):
-            plot.setLabel("bottom", "cosine of a random pair")
-            plot.setLabel("left", "density (per unit of cosine)")
-            show_grid(plot)
-            style_plot(plot)
-        self.rand_plot.addItem(self.rand_band)
-        self.rand_plot.addItem(self.rand_hist)
-        self.rand_plot.addItem(self.rand_curve)
         self.real_plot.addItem(self.real_hist)
         self.real_plot.addItem(self.real_curve)
+
+    def _histogram_plot(self, col: int) -> pg.PlotItem:
+        plot = self.glw.addPlot(row=0, col=col, enableMenu=False)
+        plot.setLabel("bottom", "cosine of a random pair")
+        plot.setLabel("left", "density (per unit of cosine)")
+        show_grid(plot)
+        style_plot(plot)
+        return plot
+
+    def _plots_ready(self) -> None:
+        self._draw_plots()
 
     @property
     def check(self) -> CosineCheck | None:
@@ -106,16 +125,12 @@ class RandomPage(QWidget):
 
     # -- state -------------------------------------------------------------------------
     def _synchronize(self) -> None:
-        self.ensure_plots()
+        self._plot_parts.start()
         self._binding.redraw()
 
     def _clear(self) -> None:
-        self.ensure_plots()
         self._check = None
-        for item in (self.rand_hist, self.real_hist, self.rand_curve, self.real_curve):
-            item.setData([], [])
-        self.rand_title.set("Random Gaussian vectors")
-        self.real_title.set("Rows of this table")
+        self._draw_plots()
         self.facts.setText(NO_MODEL if self._state.table is None else WAITING)
 
     def _on_check_failed(self, exc: BaseException) -> None:
@@ -123,9 +138,31 @@ class RandomPage(QWidget):
         self.facts.setText(f"The random-vector check failed: {user_message(exc)}")
 
     def _draw(self, check: CosineCheck) -> None:
-        self.ensure_plots()
         self._check = check
         self.status.setText("")
+        self._draw_plots()
+        f = check.shell_fraction
+        self.facts.setText(
+            f"<b>Random vectors</b>: cosines of independent Gaussian vectors in d = {check.dim:,} dimensions follow "
+            f"about N(0, 1/d) (green curve): standard deviation 1/√d = {check.theory_std:.4f}, measured "
+            f"{check.random_std:.4f}; {check.within_bound:.1%} of pairs have |cos| ≤ 3/√d = {check.bound:.3f} "
+            f"(shaded). In high dimensions random directions are nearly orthogonal. "
+            f"<b>This table</b>: mean cosine {check.real_mean:+.4f}, standard deviation {check.real_std:.4f} "
+            f"(dashed: the random law at the same d). "
+            f"<b>Volume</b>: a unit ball in {check.dim:,} dimensions keeps (1 − 0.01)^{check.dim:,} = {f:.5g} of its "
+            f"volume inside radius 0.99, so {format_percent(1 - f, 3, rest=f)} lies in the outer 1 % shell.")
+
+    def _draw_plots(self) -> None:
+        """The check held on the histograms, or empty ones (once they are made)."""
+        if not self.plots_built:
+            return  # the last part draws it
+        check = self._check
+        if check is None:
+            for item in (self.rand_hist, self.real_hist, self.rand_curve, self.real_curve):
+                item.setData([], [])
+            self.rand_title.set("Random Gaussian vectors")
+            self.real_title.set("Rows of this table")
+            return
         self.rand_hist.setData(check.random_edges, check.random_density)
         self.rand_curve.setData(check.curve_x, check.curve_y)
         self.rand_band.setRegion((-check.bound, check.bound))
@@ -137,16 +174,6 @@ class RandomPage(QWidget):
         self.real_title.set(f"{check.n_real:,} random pairs of this table's rows")
         for p in (self.rand_plot, self.real_plot):
             p.enableAutoRange()
-        f = check.shell_fraction
-        self.facts.setText(
-            f"<b>Random vectors</b>: cosines of independent Gaussian vectors in d = {check.dim:,} dimensions follow "
-            f"about N(0, 1/d) (green curve): standard deviation 1/√d = {check.theory_std:.4f}, measured "
-            f"{check.random_std:.4f}; {check.within_bound:.1%} of pairs have |cos| ≤ 3/√d = {check.bound:.3f} "
-            f"(shaded). In high dimensions random directions are nearly orthogonal. "
-            f"<b>This table</b>: mean cosine {check.real_mean:+.4f}, standard deviation {check.real_std:.4f} "
-            f"(dashed: the random law at the same d). "
-            f"<b>Volume</b>: a unit ball in {check.dim:,} dimensions keeps (1 − 0.01)^{check.dim:,} = {f:.5g} of its "
-            f"volume inside radius 0.99, so {format_percent(1 - f, 3, rest=f)} lies in the outer 1 % shell.")
 
     # -- export ------------------------------------------------------------------------
     def _export_dialog(self, ext: str) -> None:

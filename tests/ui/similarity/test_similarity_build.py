@@ -1,12 +1,25 @@
-"""The Similarity view made over turns (its tab's first show): the same view as one made at once."""
+"""The Similarity view made over turns (its tab's first show): the same view as one made at
+once; its random page's plots made a part a turn."""
 
 from __future__ import annotations
 
+import math
+
+import numpy as np
 import pyqtgraph as pg
+import pytest
 from PySide6.QtWidgets import QApplication
 
 from explorer.core.sources import open_table
 from explorer.ui.similarity import SimilarityView
+from tests.support.ui_helpers import standalone_view
+
+CHECK_TIMEOUT = 60_000
+
+
+@pytest.fixture
+def view(qtbot):
+    yield from standalone_view(qtbot, SimilarityView)
 
 
 def test_the_view_made_in_steps_has_its_heatmaps_made_beforehand_and_works_as_one_made_at_once(qtbot):
@@ -41,3 +54,23 @@ def test_the_view_made_in_steps_has_its_heatmaps_made_beforehand_and_works_as_on
     qtbot.waitUntil(lambda: page.matrices is not None, timeout=10_000)
     assert page.value_text(robot, arm) == "+0.995" and page.value_text(robot, tool) == "-0.316"  # FACTS.md
     state.deleteLater()
+
+
+def test_the_random_page_makes_its_plots_a_part_a_turn_and_the_last_draws_the_check(qtbot, view):
+    """Issue 23: both histograms made in the click's turn stalled a real window 57-87 ms."""
+    v, state, _ = view
+    state.set_table(open_table("random:3000x768"))
+    page = v.random_page
+    with qtbot.waitSignal(state.random_check.finished, timeout=CHECK_TIMEOUT):
+        v.show_page("random")
+        assert not page.glw.ci.items and not page.plots_built  # none in the show's turn
+        made = []
+        for _ in range(page.plot_parts):
+            page.make_plot_part()  # what each of the next turns does
+            made.append((len(page.glw.ci.items), page.plots_built))
+        assert made == [(1, False), (2, False), (2, True)]  # random pairs, the table's rows, then the drawing
+        assert page.rand_curve.getData()[0] is None  # nothing to draw yet
+    assert page.check is state.random_check.value and "0.0361" in page.facts.text()
+    x, y = page.rand_curve.getData()
+    np.testing.assert_allclose(y, np.exp(-x * x * 768 / 2) / math.sqrt(2 * math.pi / 768))
+    np.testing.assert_array_equal(page.real_hist.getData()[1], page.check.real_density)

@@ -321,7 +321,7 @@ def test_the_random_page_builds_its_plots_when_first_shown(qtbot, view):
     qtbot.wait(10)
     assert not v.random_page.glw.ci.items  # the view opens on the other page: nothing built yet
     v.show_page("random")
-    qtbot.waitUntil(lambda: v.random_page.check is not None, timeout=CHECK_TIMEOUT)
+    qtbot.waitUntil(lambda: v.random_page.check is not None and v.random_page.plots_built, timeout=CHECK_TIMEOUT)
     assert len(v.random_page.glw.ci.items) == 2
     x, _ = v.random_page.rand_curve.getData()
     assert x is not None and len(x) > 0
@@ -357,6 +357,7 @@ def test_random_check_runs_only_while_its_page_is_shown(qtbot, view):
     with qtbot.waitSignal(state.random_check.finished, timeout=CHECK_TIMEOUT):
         v.show_page("random")
     page = v.random_page
+    qtbot.waitUntil(lambda: page.plots_built)  # a part a turn
     chk = page.check
     assert chk is state.random_check.value and chk.dim == 768
     assert chk.theory_std == pytest.approx(0.0361, abs=5e-5)
