@@ -90,6 +90,9 @@ class MonkeyReport:
     #: by the number of background jobs running when the action began ("0", "1", "2+"): [actions,
     #: stalls over 100 ms] (each running worker takes the GIL in turn with the window's thread)
     stalls_by_jobs: dict[str, list] = field(default_factory=dict)
+    #: by each background job (its function's name) running when the action began: [actions, stalls
+    #: over 100 ms] (which workers the window's stalls come with)
+    stalls_by_job: dict[str, list] = field(default_factory=dict)
     #: every stall over 100 ms, in walk order: [ms, "#k what it did", jobs running when it began]
     stalls: list[list] = field(default_factory=list)
     #: each RuntimeWarning by where it was raised from (its innermost frames and thread):
@@ -202,7 +205,8 @@ class Monkey:
     def _walk(self, n: int) -> None:
         for k in range(n):
             name, act = self.rng.choice(self.actions)
-            jobs = len(self.ex.running_jobs())
+            names = self.ex.running_jobs()
+            jobs = len(names)
             self._longest, self._last_tick = 0.0, time.perf_counter()
             try:
                 what = act()
@@ -219,11 +223,16 @@ class Monkey:
             kind[2] = max(kind[2], round(stall, 1))
             busy = self.report.stalls_by_jobs.setdefault(str(jobs) if jobs < 2 else "2+", [0, 0])
             busy[0] += 1
+            running = [self.report.stalls_by_job.setdefault(name, [0, 0]) for name in set(names)]
+            for seen in running:
+                seen[0] += 1
             if stall > 100:
                 self.report.stalls_over_100ms += 1
                 self.report.stalls.append([round(stall), f"#{k} {what}", jobs])
                 kind[1] += 1
                 busy[1] += 1
+                for seen in running:
+                    seen[1] += 1
             if stall > self.report.max_stall_ms:
                 self.report.max_stall_ms, self.report.max_stall_action = stall, f"#{k} {what}"
             self.report.actions = k + 1
@@ -464,6 +473,8 @@ def format_monkey(r: MonkeyReport) -> str:
     lines += [f"  {name}: {n:,} actions, {over:,} over 100 ms, longest {ms:.0f} ms" for name, (n, over, ms) in worst]
     lines += [f"  begun with {jobs} background job{'' if jobs == '1' else 's'} running: {n:,} actions, "
               f"{over:,} over 100 ms" for jobs, (n, over) in sorted(r.stalls_by_jobs.items())]
+    lines += [f"  begun while {name} ran: {n:,} actions, {over:,} over 100 ms"
+              for name, (n, over) in sorted(r.stalls_by_job.items(), key=lambda kv: -kv[1][1])[:8]]
     lines += [f"  disagreement: {d}" for d in r.disagreements]
     if not r.jobs_stopped:
         lines.append("  a job was still running a minute after the window closed")

@@ -37,6 +37,11 @@ def test_a_walk_of_user_actions_leaves_no_exception_warning_or_stale_readout(qtb
     assert by_jobs and set(by_jobs) <= {"0", "1", "2+"}
     assert sum(n for n, _ in by_jobs.values()) == ACTIONS
     assert sum(over for _, over in by_jobs.values()) == report.stalls_over_100ms
+    by_job = report.stalls_by_job  # and under each job's name running then
+    with_jobs = [by_jobs.get(k, [0, 0]) for k in ("1", "2+")]
+    assert by_job and all(0 <= over <= n for n, over in by_job.values())
+    assert sum(n for n, _ in by_job.values()) >= sum(n for n, _ in with_jobs)  # each such action, once a job
+    assert sum(over for _, over in by_job.values()) >= sum(over for _, over in with_jobs)
     assert len(report.stalls) == report.stalls_over_100ms  # each one listed, with what caused it
     assert all(ms >= 100 and what.startswith("#") and jobs >= 0 for ms, what, jobs in report.stalls)  # rounded
 
