@@ -14,7 +14,7 @@ import traceback
 from pathlib import Path
 
 __all__ = ["QT_SEEN", "EXCEPTIONS_SEEN", "WARNINGS_SEEN", "collect_qt_message", "collect_exception",
-           "collect_warning", "rss_mb"]
+           "collect_warning", "rss_mb", "StackSampler"]
 
 #: what a platform says about itself, not about the app (pytest's qt_log_ignore has the same)
 QT_NOISE = ("This plugin does not support propagateSizeHints",)
@@ -64,3 +64,76 @@ def collect_warning(message, category, filename, lineno, file=None, line=None) -
     if issubclass(category, RuntimeWarning):
         WARNINGS_SEEN.append((f"{category.__name__}: {message} ({filename}:{lineno})",
                               warning_place(traceback.extract_stack())))
+
+
+class StackSampler:
+    """The window thread's Python stack, sampled every ``interval_s`` by a daemon thread, so that
+    a stall can say where the window's thread was while it lasted (:meth:`place`).
+
+    The sampler takes the GIL for a few microseconds per sample: a walk with it on runs the window
+    a little slower, so its stall counts are not compared with a walk without it.
+    """
+
+    def __init__(self, interval_s: float = 0.004, keep: int = 20_000):
+        import collections
+
+        self.interval_s = interval_s
+        self._samples: collections.deque = collections.deque(maxlen=keep)
+        self._target = threading.main_thread().ident
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def start(self) -> None:
+        self._stop.clear()
+        self._thread = threading.Thread(target=self._run, name="stack sampler", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=1.0)
+
+    def _run(self) -> None:
+        import sys
+        import time
+
+        while not self._stop.wait(self.interval_s):
+            frame = sys._current_frames().get(self._target)
+            frames = []
+            while frame is not None and len(frames) < 60:
+                frames.append((frame.f_code.co_filename, frame.f_lineno, frame.f_code.co_name))
+                frame = frame.f_back
+            self._samples.append((time.perf_counter(), tuple(frames)))
+
+    def place(self, t0: float, t1: float) -> str:
+        """Where the window's thread was between ``t0`` and ``t1`` (perf_counter seconds): the
+        innermost frame of the app's own code seen most often, and the innermost frame of all,
+        with how many of the samples had them; "Qt" when no sample was in Python."""
+        import collections
+
+        mine, inner, n = collections.Counter(), collections.Counter(), 0
+        for t, frames in list(self._samples):
+            if not t0 <= t <= t1:
+                continue
+            n += 1
+            # the walk's own frames (its event loop, this module) are where the window waits, not works
+            work = [f for f in frames if f[0] not in _WALK_FILES]
+            if not work:
+                continue
+            inner[_frame_text(work[0])] += 1
+            app = next((f for f in work if "/explorer/" in f[0]), None)
+            if app is not None:
+                mine[_frame_text(app)] += 1
+        if n == 0:
+            return "no samples"
+        parts = [f"{text} ({k} of {n})" for text, k in (mine.most_common(1) + inner.most_common(1))]
+        return " · ".join(parts) if parts else f"Qt ({n} samples, none in Python)"
+
+
+#: the walk's own files, by path
+_WALK_FILES = {__file__, str(Path(__file__).with_name("monkey.py"))}
+
+
+def _frame_text(frame: tuple[str, int, str]) -> str:
+    path, line, name = frame
+    return f"{Path(path).name}:{line} {name}"

@@ -33,6 +33,7 @@ from explorer.benchmarks.listeners import (
     EXCEPTIONS_SEEN,
     QT_SEEN,
     WARNINGS_SEEN,
+    StackSampler,
     collect_exception,
     collect_qt_message,
     collect_warning,
@@ -95,6 +96,8 @@ class MonkeyReport:
     stalls_by_job: dict[str, list] = field(default_factory=dict)
     #: every stall over 100 ms, in walk order: [ms, "#k what it did", jobs running when it began]
     stalls: list[list] = field(default_factory=list)
+    #: with stacks sampled (``--stacks``): where the window's thread was during each of ``stalls``
+    stall_places: list[str] = field(default_factory=list)
     #: each RuntimeWarning by where it was raised from (its innermost frames and thread):
     #: [how many, the first action it came in]
     warning_places: dict[str, list] = field(default_factory=dict)
@@ -106,8 +109,12 @@ class MonkeyReport:
 class Monkey:
     """Walks ``ex`` (an :class:`explorer.app.Explorer` with its window shown)."""
 
-    def __init__(self, app, ex, seed: int = 0, heavy: bool = False, settle_ms: int = 20):
+    def __init__(self, app, ex, seed: int = 0, heavy: bool = False, settle_ms: int = 20, stacks: bool = False):
         self.app, self.ex, self.rng = app, ex, random.Random(seed)
+        # where the window's thread was during each stall (a sampler of its stack; off by default: it
+        # takes the GIL 250 times a second)
+        self._sampler = StackSampler() if stacks else None
+        self._gap = (0.0, 0.0)  # the longest gap of the action, its start and end
         self.heavy, self.settle_ms = heavy, settle_ms
         self.report = MonkeyReport(seed=seed, platform=app.platformName())
         self._dir = Path(tempfile.mkdtemp(prefix="monkey-"))
@@ -136,7 +143,8 @@ class Monkey:
     # -- watching ------------------------------------------------------------------------------
     def _tick(self) -> None:
         now = time.perf_counter()
-        self._longest = max(self._longest, now - self._last_tick)
+        if now - self._last_tick > self._longest:
+            self._longest, self._gap = now - self._last_tick, (self._last_tick, now)
         self._last_tick = now
 
     def _record_exception(self, text: str) -> None:
@@ -188,6 +196,8 @@ class Monkey:
                 warnings.simplefilter("always", RuntimeWarning)  # every one, not the first per place
                 warnings.showwarning = collect_warning
                 timer.start()
+                if self._sampler is not None:
+                    self._sampler.start()
                 self._walk(n)
                 self._wait_idle(idle_timeout_s)
                 self._check_readouts()
@@ -196,6 +206,8 @@ class Monkey:
                 self._take_warnings("the end of the walk")
         finally:
             timer.stop()
+            if self._sampler is not None:
+                self._sampler.stop()
             qInstallMessageHandler(old_handler)
             sys.excepthook = old_hook
         self.report.rss_growth_mb = rss_mb() - rss0
@@ -229,6 +241,8 @@ class Monkey:
             if stall > 100:
                 self.report.stalls_over_100ms += 1
                 self.report.stalls.append([round(stall), f"#{k} {what}", jobs])
+                if self._sampler is not None:
+                    self.report.stall_places.append(self._sampler.place(*self._gap))
                 kind[1] += 1
                 busy[1] += 1
                 for seen in running:
@@ -433,9 +447,9 @@ class Monkey:
         return "open the picker"
 
 
-def bench_monkey(n: int, seed: int = 0, heavy: bool = True, settle_ms: int = 30) -> MonkeyReport:
+def bench_monkey(n: int, seed: int = 0, heavy: bool = True, settle_ms: int = 30, stacks: bool = False) -> MonkeyReport:
     """A walk of ``n`` actions in a fresh window, on the platform there is (a real
-    window when a display is set, offscreen otherwise)."""
+    window when a display is set, offscreen otherwise); ``stacks``: say where each stall was."""
     from PySide6.QtCore import QSettings
 
     if not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY"):
@@ -453,7 +467,7 @@ def bench_monkey(n: int, seed: int = 0, heavy: bool = True, settle_ms: int = 30)
         _run_events(10)
     report = None
     try:
-        report = Monkey(app, ex, seed=seed, heavy=heavy, settle_ms=settle_ms).run(n)
+        report = Monkey(app, ex, seed=seed, heavy=heavy, settle_ms=settle_ms, stacks=stacks).run(n)
         return report
     finally:
         stopped = ex.shutdown(wait_ms=60_000)
@@ -480,4 +494,5 @@ def format_monkey(r: MonkeyReport) -> str:
         lines.append("  a job was still running a minute after the window closed")
     lines += [f"  {m.splitlines()[-1] if m.strip() else m}" for m in r.messages[:10]]
     lines += [f"  {n} x {place} (first in {first})" for place, (n, first) in r.warning_places.items()]
+    lines += [f"  {ms} ms {what}: {place}" for (ms, what, _), place in zip(r.stalls, r.stall_places, strict=False)]
     return "\n".join(lines)

@@ -1,5 +1,5 @@
 """``python -m explorer bench [--open SPEC] [--big] [--layouts] [--lookup SPEC] [--busy] [--gui] [--training] [--record]
-[--monkey N [--seed S]] [--json]``: measure speed (explorer/core/bench, explorer/benchmarks); with no option,
+[--monkey N [--seed S] [--stacks]] [--json]``: measure speed (explorer/core/bench, explorer/benchmarks); with no option,
 the default set and the window's."""
 
 from __future__ import annotations
@@ -35,6 +35,8 @@ def add_bench_parser(sub) -> None:
                    help="a seeded random walk of N user actions through the window (a real one when a display is "
                         "set, e.g. under xvfb-run): exceptions, Qt warnings, the longest stall and its action")
     b.add_argument("--seed", type=int, default=0, help="seed of the --monkey walk")
+    b.add_argument("--stacks", action="store_true",
+                   help="with --monkey: sample the window thread's stack and say where each stall was")
     b.add_argument("--json", action="store_true")
 
 
@@ -90,7 +92,7 @@ def cmd_bench(args) -> int:
     if args.monkey:
         from explorer.benchmarks.monkey import bench_monkey
 
-        results["monkey"] = bench_monkey(args.monkey, seed=args.seed)
+        results["monkey"] = bench_monkey(args.monkey, seed=args.seed, stacks=args.stacks)
     if not results:
         results = bench.bench_default()
         from explorer.benchmarks.gui import bench_gui

@@ -94,3 +94,31 @@ def test_the_walk_counts_runtime_warnings_of_the_window_and_other_threads(qtbot,
     assert any(" nan_job " in p and "Mean of empty slice" in p for p in places)  # the job's worker
     assert all(first.startswith("#") and first.endswith("three NaN slices") for _, first in places.values())
     assert report.exceptions == 0 and report.qt_warnings == 0
+
+
+def test_with_stacks_sampled_each_stall_says_where_the_window_thread_was(qtbot, explorer):
+    """``bench --monkey N --stacks``: the old walk named a 2.7 s stall only "tour close". A stall
+    of at least 150 ms (a busy loop: a slower machine only makes it longer) is placed in the
+    function that made it; an action that ends at once is no stall and has no place."""
+    import time
+
+    ex = explorer
+    with qtbot.waitSignal(ex.load_finished, timeout=60_000):
+        ex.start(model="toy:robot")
+    monkey = Monkey(QApplication.instance(), ex, seed=0, settle_ms=1, stacks=True)
+
+    def hold_the_window():
+        end = time.perf_counter() + 0.15
+        while time.perf_counter() < end:
+            pass
+        return "held"
+
+    monkey.actions = [("hold", hold_the_window), ("nothing", lambda: "nothing")]
+    report = monkey.run(6)
+    held = [ms for ms, what, _ in report.stalls if what.endswith("held")]
+    assert held and all(ms >= 150 for ms in held)
+    assert len(report.stall_places) == len(report.stalls)
+    for (_, what, _), place in zip(report.stalls, report.stall_places, strict=True):
+        if what.endswith("held"):
+            assert "test_monkey.py" in place and "hold_the_window" in place, place
+    assert "hold_the_window" in format_monkey(report)
