@@ -74,7 +74,7 @@ class StackSampler:
     a little slower, so its stall counts are not compared with a walk without it.
     """
 
-    def __init__(self, interval_s: float = 0.004, keep: int = 20_000):
+    def __init__(self, interval_s: float = 0.01, keep: int = 20_000):
         import collections
 
         self.interval_s = interval_s
@@ -107,8 +107,9 @@ class StackSampler:
 
     def place(self, t0: float, t1: float) -> str:
         """Where the window's thread was between ``t0`` and ``t1`` (perf_counter seconds): the
-        innermost frame of the app's own code seen most often, and the innermost frame of all,
-        with how many of the samples had them; "Qt" when no sample was in Python."""
+        innermost frame of the app's own code seen most often and the innermost frame of all, with
+        how many of the samples had them, and how many were in Qt (in the walk's event loop with no
+        Python frame inside it)."""
         import collections
 
         mine, inner, n = collections.Counter(), collections.Counter(), 0
@@ -116,8 +117,10 @@ class StackSampler:
             if not t0 <= t <= t1:
                 continue
             n += 1
-            # the walk's own frames (its event loop, this module) are where the window waits, not works
-            work = [f for f in frames if f[0] not in _WALK_FILES]
+            # the frames inside the walk's own (its action, its event loop): the walk's callers are not
+            # where the window works, and a sample in the walk's event loop alone was in Qt
+            walk = next((k for k, f in enumerate(frames) if f[0] in _WALK_FILES), len(frames))
+            work = frames[:walk]
             if not work:
                 continue
             inner[_frame_text(work[0])] += 1
@@ -126,8 +129,11 @@ class StackSampler:
                 mine[_frame_text(app)] += 1
         if n == 0:
             return "no samples"
-        parts = [f"{text} ({k} of {n})" for text, k in (mine.most_common(1) + inner.most_common(1))]
-        return " · ".join(parts) if parts else f"Qt ({n} samples, none in Python)"
+        seen = sum(inner.values())
+        if not seen:
+            return f"Qt ({n} samples, none in Python)"
+        parts = [f"{text} ({k} of {n})" for text, k in dict(mine.most_common(1) + inner.most_common(1)).items()]
+        return " · ".join(parts) + (f"; Qt in {n - seen}" if n > seen else "")
 
 
 #: the walk's own files, by path
