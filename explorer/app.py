@@ -29,6 +29,7 @@ from explorer.ui.model_picker import ModelPicker  # noqa: E402
 from explorer.ui.style import apply_theme  # noqa: E402
 from explorer.ui.tour import TourController  # noqa: E402
 from explorer.ui.tour.hint import FirstRunHint  # noqa: E402
+from explorer.warm_up import IDLE_MODULES, OPTIONAL_MODULES, WARM_UP_MODULES  # noqa: E402
 from explorer.workers import JobRunner, await_all_workers, settle_collector_between_jobs, warm_up_job  # noqa: E402
 
 __all__ = ["Explorer", "make_app", "CLOSE_WAIT_MS", "HINT_DELAY_MS", "ORG", "APP"]
@@ -36,15 +37,6 @@ __all__ = ["Explorer", "make_app", "CLOSE_WAIT_MS", "HINT_DELAY_MS", "ORG", "APP
 CLOSE_WAIT_MS = 500
 #: the first-run hint comes this long after the first model is in (not in the turn that draws it)
 HINT_DELAY_MS = 400
-#: the views' code, imported first by the warm-up (each tab's view is built when its tab is first shown)
-VIEW_MODULES = ("explorer.ui.lookup", "explorer.ui.projection", "explorer.ui.similarity", "explorer.ui.training",
-                "explorer.ui.cost", "explorer.ui.health", "explorer.ui.positions")
-#: torch (1-2 s), and torch._dynamo (and sympy), which its optimisers import when the first one is made:
-#: 1.0-1.3 s of Python holding the GIL, which stalled the window 650 ms when a training started
-TORCH_MODULES = ("torch", "torch._dynamo")
-#: imported by the warm-up where they can be: the 3D view's OpenGL (0.45 s the first time 3D is asked for)
-OPTIONAL_MODULES = ("explorer.ui.projection.gl_plot",)
-WARM_UP_MODULES = VIEW_MODULES + TORCH_MODULES  # in order: a tab opened in the first second needs its code
 
 
 class Explorer(QObject):
@@ -376,8 +368,13 @@ class Explorer(QObject):
 
     def _on_warm_up_succeeded(self, _result) -> None:
         if self.build_when_idle and not self._closed:
-            self.idle_builder.start(chores=[settle_collector_between_jobs] if self.freeze_when_warm else [])
+            self.idle_builder.start(chores=[settle_collector_between_jobs] if self.freeze_when_warm else [],
+                                    first=[self._import_when_idle])
         self.warmed_up.emit()
+
+    def _import_when_idle(self) -> None:
+        """The imports left for the first idle moment (IDLE_MODULES), in a worker."""
+        self._runner().start(warm_up_job, IDLE_MODULES, freeze=self.freeze_when_warm)
 
     def _on_loader_failed(self, exc: BaseException) -> None:
         self.window.set_progress(None)

@@ -1,5 +1,7 @@
 """Build the tabs' views while the user is idle, one at a time.
 
+First, what the app asked to start at the first idle moment (``start``'s
+``first``: the imports left out of the warm-up), one per idle moment.
 Each tab builds its view the first time it is shown (start-up makes only
 what is on screen). That first show then cost 200-500 ms in a real window
 (Lookup 300, Positions 325, Projection 400 with its charts): the first
@@ -50,6 +52,7 @@ class IdleBuilder(QObject):
         self.chores: list[Callable[[], object]] = list(chores)
         self._chores_done_for: float | None = None  # the activity the chores last ran after
         self._parts: list[Callable[[], object]] | None = None  # asked of the views once all are built
+        self._first: list[Callable[[], object]] = []  # before anything else (start's first)
         self._ready, self._clock = ready, clock
         self._preferred = None  # a page to build before the others (the tour's next step)
         self._last_activity = clock()
@@ -58,10 +61,13 @@ class IdleBuilder(QObject):
         self._timer.setInterval(POLL_MS)
         self._timer.timeout.connect(self.poll)
 
-    def start(self, chores: Sequence[Callable[[], object]] = ()) -> None:
+    def start(self, chores: Sequence[Callable[[], object]] = (), first: Sequence[Callable[[], object]] = ()) -> None:
         """Look every POLL_MS until every view and part is built (then the timer stops, unless
-        there are chores); ``chores`` are added to those given at construction."""
+        there are chores); ``chores`` are added to those given at construction. ``first`` run
+        before anything else, one per idle moment: each starts a background job (the app's
+        imports left for an idle moment), and the builder then waits for the job to end."""
         self.chores += [c for c in chores if c not in self.chores]
+        self._first += list(first)
         self.touch()
         self._timer.start()
 
@@ -110,11 +116,14 @@ class IdleBuilder(QObject):
             return False
         if self._clock() - self._last_activity < IDLE_S:
             return False
-        if self._parts == [] and self._chores_done_for == self._last_activity:
+        if self._parts == [] and not self._first and self._chores_done_for == self._last_activity:
             return False  # all built, chores run since the last activity: the pointer is not looked at
         if self._pointer_moved():  # moved since the last look: idle from now on
             self.touch()
             return False
+        if self._first:
+            self._first.pop(0)()  # starts a job: the next looks wait for it to end (the app is not ready)
+            return True
         pending = self.pending()
         if pending:
             first = self._preferred if any(p is self._preferred for p in pending) else pending[0]

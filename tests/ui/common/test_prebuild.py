@@ -96,6 +96,26 @@ def test_activity_postpones_and_a_busy_app_waits(qtbot):
     assert b.poll() and made == [0, 1]
 
 
+def test_what_is_asked_first_starts_before_any_view_then_its_job_is_waited_for(qtbot):
+    """The app's imports left out of the warm-up (torch._dynamo) start at the first idle moment,
+    a job each, before any view is built; the builder waits while the job runs."""
+    ps, made = pages(qtbot)
+    clock = Clock()
+    jobs = []
+    b = IdleBuilder(ps, ready=lambda: not any(jobs), clock=clock)
+    b.start(first=[lambda: jobs.append("import")])
+    clock.now += IDLE_S / 2
+    assert not b.poll() and not jobs  # not idle long enough
+    clock.now += IDLE_S
+    assert b.poll() and jobs == ["import"] and not made  # the job, not a view
+    clock.now += IDLE_S + 0.1
+    assert not b.poll() and not made  # the job runs: the app is busy
+    jobs.clear()  # it ended
+    assert not b.poll() and not made  # its end counts as activity
+    clock.now += IDLE_S + 0.1
+    assert b.poll() and made == [0]  # then the views, as before
+
+
 def test_an_open_dialog_counts_as_activity(qtbot):
     ps, made = pages(qtbot)
     clock = Clock()
