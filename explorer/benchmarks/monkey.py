@@ -112,7 +112,7 @@ class Monkey:
     def __init__(self, app, ex, seed: int = 0, heavy: bool = False, settle_ms: int = 20, stacks: bool = False):
         self.app, self.ex, self.rng = app, ex, random.Random(seed)
         # where the window's thread was during each stall (a sampler of its stack; off by default: it
-        # takes the GIL 250 times a second)
+        # takes the GIL 100 times a second)
         self._sampler = StackSampler() if stacks else None
         self._gap = (0.0, 0.0)  # the longest gap of the action, its start and end
         self.heavy, self.settle_ms = heavy, settle_ms

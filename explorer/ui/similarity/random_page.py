@@ -60,7 +60,7 @@ class RandomPage(QWidget):
         self.facts.setContentsMargins(SPACING, 0, SPACING, SPACING)
         lay.addWidget(self.facts)
         # made at the first show, a part a turn, or at idle moments (the view opens on the other page)
-        self._plot_parts = MadeInParts((self._make_random_plot, self._make_real_plot, self._plots_ready), self)
+        self._plot_parts = MadeInParts((self._make_random_plot, self._make_real_plot, self._draw_plots), self)
         self._gate = ShownGate(self, self._synchronize)
         self._binding = JobBinding(self._gate, state.jobs.random_check, on_reset=self._clear, on_result=self._draw,
                                    on_error=self._on_check_failed, progress=self.progress, status=self.status)
@@ -114,9 +114,6 @@ class RandomPage(QWidget):
         show_grid(plot)
         style_plot(plot)
         return plot
-
-    def _plots_ready(self) -> None:
-        self._draw_plots()
 
     @property
     def check(self) -> CosineCheck | None:
