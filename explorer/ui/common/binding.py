@@ -26,7 +26,8 @@ from explorer.ui.common.progress import ProgressBar
 if TYPE_CHECKING:  # views know the state's computations, never the worker machinery
     from explorer.workers import Computation
 
-__all__ = ["ShownGate", "JobBinding", "NewestOnly", "OneATurn", "MadeInParts", "job_progress", "job_status"]
+__all__ = ["ShownGate", "JobBinding", "NewestOnly", "OneATurn", "MadeInParts", "PlotsInParts", "job_progress",
+           "job_status"]
 
 
 class ShownGate(QObject):
@@ -335,13 +336,42 @@ class MadeInParts(QObject):
             self._made += 1
             part()
 
-    def start(self) -> None:
-        """Make the parts left a turn each, from the next turn (no-op if done or under way)."""
+    def start(self, now: bool = False) -> None:
+        """Make the parts left a turn each, from this turn (``now``) or the next (no-op if done or
+        under way: a page shown again goes on where it was)."""
         if not self.done and not self._turns.pending:
-            self._turns.run([self.make_next] * (len(self._parts) - self._made), now=False)
+            self._turns.run([self.make_next] * (len(self._parts) - self._made), now=now)
 
     def finish(self) -> None:
         """Every part left, now."""
         self._turns.cancel()
         while not self.done:
             self.make_next()
+
+
+class PlotsInParts:
+    """For a page whose plots are made in parts by ``self._plot_parts`` (a :class:`MadeInParts`, its
+    last part drawing what the page holds): the names the app, the idle builder and the tests use."""
+
+    _plot_parts: MadeInParts
+
+    @property
+    def plots_built(self) -> bool:
+        return self._plot_parts.done
+
+    @property
+    def plot_parts(self) -> int:
+        """How many parts :meth:`make_plot_part` makes the plots in."""
+        return self._plot_parts.count
+
+    def ensure_plots(self) -> None:
+        """Every part still to make, now (whoever needs the plots whole: an export, a test)."""
+        self._plot_parts.finish()
+
+    def make_plot_part(self) -> None:
+        """The next part, if any is left."""
+        self._plot_parts.make_next()
+
+    def idle_parts(self) -> list:
+        """The parts, one per idle look of the idle builder."""
+        return [self.make_plot_part] * self.plot_parts

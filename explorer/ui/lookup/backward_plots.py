@@ -8,7 +8,7 @@ import pyqtgraph as pg
 from PySide6.QtGui import QColor, QFontMetricsF
 from PySide6.QtWidgets import QGraphicsRectItem
 
-from explorer.ui.common.binding import MadeInParts
+from explorer.ui.common.binding import MadeInParts, PlotsInParts
 from explorer.ui.common.integer_axis import CellAxis
 from explorer.ui.common.plot_title import FittedTitle
 from explorer.ui.lookup.plots import SMALL_D, CellTexts
@@ -44,33 +44,17 @@ def _outline(plot: pg.PlotItem, color: str) -> QGraphicsRectItem:
     return item
 
 
-class BackwardPlots:
+class BackwardPlots(PlotsInParts):
     """The plots of :class:`explorer.ui.lookup.backward_panel.BackwardPanel` (its ``glw``, its
-    ``_fg``, and its ``_back``, ``_draw_result`` and ``render`` for what is held)."""
+    ``_fg``, and its ``_back``, ``_draw_result`` and ``render`` for what is held).
+
+    Made at the page's first show a part a turn, so a Lookup view whose backward step is never
+    opened never pays for its four plots, and the one that is is never stalled by all four at
+    once (85 ms quiet, 280 ms beside a worker, in a real window)."""
 
     def _init_plots(self) -> None:
         # made when the page is first shown, a part a turn (the top pair, the strip, the sum, then the drawing)
         self._plot_parts = MadeInParts((self._build_pair, self._build_strip, self._build_sum, self._plots_ready), self)
-
-    @property
-    def plots_built(self) -> bool:
-        return self._plot_parts.done
-
-    @property
-    def plot_parts(self) -> int:
-        """How many parts :meth:`make_plot_part` makes the plots in."""
-        return self._plot_parts.count
-
-    def ensure_plots(self) -> None:
-        """Make the plots (all still to make, now) and draw what is held. The page's first show
-        makes them a part a turn instead, so a Lookup view whose backward step is never opened
-        never pays for its four plots, and the one that is is never stalled by all four at once
-        (85 ms quiet, 280 ms beside a worker, in a real window)."""
-        self._plot_parts.finish()
-
-    def make_plot_part(self) -> None:
-        """The next part of the plots, if any is left."""
-        self._plot_parts.make_next()
 
     def showEvent(self, event) -> None:
         self._plot_parts.start()

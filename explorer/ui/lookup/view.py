@@ -120,7 +120,7 @@ class LookupView(QWidget):
 
     def idle_parts(self) -> list:
         """Parts made on demand, for the app to make while the user is idle (the backward plots' parts)."""
-        return [self.backward.make_plot_part] * self.backward.plot_parts
+        return self.backward.idle_parts()
 
     def _build_top(self, clock) -> QHBoxLayout:
         """Playback, the stored dtype, the backward step's bar and the direction button."""

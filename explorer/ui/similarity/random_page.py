@@ -13,7 +13,7 @@ from explorer.core.errors import user_message
 from explorer.core.geometry.vectors import CosineCheck, cosine_normal_pdf
 from explorer.core.units import format_percent
 from explorer.state.app_state import AppState
-from explorer.ui.common.binding import JobBinding, MadeInParts, ShownGate, job_progress, job_status
+from explorer.ui.common.binding import JobBinding, MadeInParts, PlotsInParts, ShownGate, job_progress, job_status
 from explorer.ui.common.export import export_graphics
 from explorer.ui.common.plot_grid import show_grid
 from explorer.ui.common.plot_title import FittedTitle
@@ -23,8 +23,12 @@ NO_MODEL = "Open a model to compare its rows with random vectors"
 WAITING = "Counting cosines of random pairs…"
 
 
-class RandomPage(QWidget):
-    """Two histograms (random pairs, pairs of rows) with the N(0, 1/d) law."""
+class RandomPage(PlotsInParts, QWidget):
+    """Two histograms (random pairs, pairs of rows) with the N(0, 1/d) law.
+
+    The histograms are made a part a turn when the page is first shown (the random pairs' plot,
+    the rows' plot, then the drawing; both in one turn stalled a real window 57-87 ms), or one
+    part at each idle moment."""
 
     def __init__(self, state: AppState, parent=None):
         super().__init__(parent)
@@ -64,25 +68,6 @@ class RandomPage(QWidget):
         self._gate = ShownGate(self, self._synchronize)
         self._binding = JobBinding(self._gate, state.jobs.random_check, on_reset=self._clear, on_result=self._draw,
                                    on_error=self._on_check_failed, progress=self.progress, status=self.status)
-
-    @property
-    def plots_built(self) -> bool:
-        return self._plot_parts.done
-
-    @property
-    def plot_parts(self) -> int:
-        """How many parts :meth:`make_plot_part` makes the histograms in."""
-        return self._plot_parts.count
-
-    def ensure_plots(self) -> None:
-        """The two histograms, made now if they were not yet, with what the page holds drawn."""
-        self._plot_parts.finish()
-
-    def make_plot_part(self) -> None:
-        """The next part (the random pairs' plot, the rows' plot, then the drawing), if any is left:
-        a turn each when the page is first shown (both in one turn stalled a real window 57-87 ms),
-        or one at each idle moment."""
-        self._plot_parts.make_next()
 
     def _make_random_plot(self) -> None:
         fg = plot_colors()[1]

@@ -56,7 +56,7 @@ class SimilarityView(QWidget):
     def idle_parts(self) -> list:
         """Parts made on demand, for the app to make while the user is idle (the random page's plots, a
         part a look: made at its first show, they were about 25 ms of the tour's step 6 in a real window)."""
-        return [self.random_page.make_plot_part] * self.random_page.plot_parts
+        return self.random_page.idle_parts()
 
     def show_page(self, name: str) -> None:
         """Bring page ``name`` (regimes, random) to the front."""
