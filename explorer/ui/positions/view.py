@@ -12,7 +12,7 @@ from PySide6.QtWidgets import QHBoxLayout, QTabWidget, QVBoxLayout, QWidget
 from explorer.core.errors import user_message
 from explorer.core.input_layer import PositionsReport, TextInputs
 from explorer.state.app_state import AppState
-from explorer.ui.common.binding import JobBinding, OneATurn, ShownGate, job_progress, job_status
+from explorer.ui.common.binding import JobBinding, MadeInParts, ShownGate, job_progress, job_status
 from explorer.ui.positions.rotary_panel import RotaryPanel
 from explorer.ui.positions.summary import SummaryLabel
 from explorer.ui.positions.table_page import PositionTablePage
@@ -70,9 +70,12 @@ class PositionsView(QWidget):
         self._table_page: PositionTablePage | None = None
         self._rotary: RotaryPanel | None = None
         self._holders = (_Holder(), _Holder())
-        self._table_parts: list[QWidget] = []  # the table page's panels, made a turn each when first shown
-        self._table_steps = OneATurn(self)
-        self._spare: QWidget | None = None  # where they wait, hidden
+        self._table_parts: list[QWidget] = []  # the table page's panels, made before the page
+        # built on first show, a panel a turn (three plots and the page in one turn: 160-280 ms in a
+        # monkey walk), the page itself last; asked for meanwhile, table_page makes the rest now
+        self._table_build = MadeInParts([*(lambda make=make: self._table_parts.append(self._held(make()))
+                                           for make in PositionTablePage.part_makers()), self._make_table_page], self)
+        self._spare: QWidget | None = None  # where the panels wait, hidden
         self._behind: list[QWidget] = []  # built pages not in front when the report last changed
         self.pages.addTab(self.text_page, "Input for the text")
         self.pages.addTab(self._holders[0], "Position table")
@@ -99,14 +102,7 @@ class PositionsView(QWidget):
     @property
     def table_page(self) -> PositionTablePage:
         """The position-table page (built now if it was not yet)."""
-        if self._table_page is None:
-            self._table_steps.cancel()
-            parts = tuple(self._table_parts) + tuple(make() for make in self._parts_to_make())
-            self._table_page = self._build_page(0, lambda: PositionTablePage(parts=parts))
-            self._table_parts.clear()
-            if self._spare is not None:  # emptied by the page's adoptions
-                self._spare.deleteLater()
-                self._spare = None
+        self._table_build.finish()
         self._bring_up_to_date(self._table_page)
         return self._table_page
 
@@ -124,9 +120,13 @@ class PositionsView(QWidget):
             self._behind.remove(page)
             page.set_report(self.report)
 
-    def _parts_to_make(self) -> list:
-        """The table page's panels not made yet (a switch away and back goes on where it was)."""
-        return PositionTablePage.part_makers()[len(self._table_parts):]
+    def _make_table_page(self) -> None:
+        """The table page, from the panels made before it."""
+        self._table_page = self._build_page(0, lambda: PositionTablePage(parts=tuple(self._table_parts)))
+        self._table_parts.clear()
+        if self._spare is not None:  # emptied by the page's adoptions
+            self._spare.deleteLater()
+            self._spare = None
 
     def _held(self, part: QWidget) -> QWidget:
         """``part``, owned by Qt in a hidden place until the page takes it: not hidden itself, so that
@@ -145,10 +145,7 @@ class PositionsView(QWidget):
 
     def _on_page_changed(self, index: int) -> None:
         if index == 1 and self._table_page is None:
-            # built on first show, a panel a turn (three plots and the page in one turn: 160-280 ms in
-            # a monkey walk), the page itself last; asked for meanwhile, table_page makes the rest now
-            self._table_steps.run([*(lambda make=make: self._table_parts.append(self._held(make()))
-                                     for make in self._parts_to_make()), lambda: self.table_page])
+            self._table_build.start(now=True)  # the first panel in the switch's turn
         elif index == 1:
             self.table_page  # noqa: B018
         elif index == 2:
