@@ -10,7 +10,7 @@ import sys
 from PySide6.QtCore import QTimer
 
 from explorer.app import CLOSE_WAIT_MS, Explorer, make_app
-from explorer.screenshot import BACKSTOP_S, LIMIT_S, Screenshot, arm_backstop
+from explorer.screenshot import BACKSTOP_S, LIMIT_S, Screenshot, arm_backstop, show_page_or_say
 
 __all__ = ["run"]
 
@@ -42,7 +42,9 @@ def run(model=None, text=None, token=None, view=None, screenshot=None, size=None
     else:
         win.fit_to_screen()  # 1440 x 900, or less on a smaller screen
         ex.restore_settings()
-    win.show_view(view or ("matrix" if size else win.tabs.tabText(win.tabs.currentIndex()).lower()))
+    shown = win.show_view(view or ("matrix" if size else win.tabs.tabText(win.tabs.currentIndex()).lower()))
+    if not shown and not screenshot:  # a page that needs the model (matrix:w_out): once it is in
+        _show_page_once_loaded(ex, view)
     if size:
         win.resize(*size)
     result = {"code": 0}
@@ -77,3 +79,14 @@ def run(model=None, text=None, token=None, view=None, screenshot=None, size=None
         sys.stderr.flush()
         os._exit(code)
     return code
+
+
+def _show_page_once_loaded(ex, view: str) -> None:
+    """Pick ``view``'s page once the first model is in (or say that the view has no such page)."""
+
+    def _on_load_finished(ok: bool) -> None:
+        ex.load_finished.disconnect(_on_load_finished)
+        if ok:
+            show_page_or_say(ex.window, view)
+
+    ex.load_finished.connect(_on_load_finished)

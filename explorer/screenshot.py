@@ -21,7 +21,8 @@ from PySide6.QtWidgets import QApplication, QWidget
 
 from explorer.ui.tour.card import FloatingCard
 
-__all__ = ["Screenshot", "arm_backstop", "LIMIT_S", "BACKSTOP_S", "EXIT_ERROR", "EXIT_GAVE_UP", "grab_window"]
+__all__ = ["Screenshot", "arm_backstop", "show_page_or_say", "LIMIT_S", "BACKSTOP_S", "EXIT_ERROR", "EXIT_GAVE_UP",
+           "grab_window"]
 
 #: the longest --screenshot waits for the model, the tour's step, the training and the jobs
 #: (a shot takes 3-16 s; the biggest models and 200 training steps on a busy machine stay well inside)
@@ -42,6 +43,18 @@ def arm_backstop(seconds: float) -> None:
     thread's stack to stderr. faulthandler's own thread does it, so it works
     while the GUI thread is blocked and holds the GIL."""
     faulthandler.dump_traceback_later(seconds, exit=True)
+
+
+def show_page_or_say(window, view: str) -> bool:
+    """Bring ``view`` ("NAME:PAGE") to the front once the model is in; a page the view does not
+    have (nor a choice of its lists) is named in one warning on stderr, with the pages it has."""
+    if window.show_view(view):
+        return True
+    name, _, page = view.partition(":")
+    pages = ", ".join(window.page_names(name)) or "none"
+    print(f"warning: the {name} view has no page {page.strip()!r} (its pages: {pages}; or a choice of "
+          f"its lists); showing it as it is", file=sys.stderr)
+    return False
 
 
 class Screenshot(QObject):
@@ -108,7 +121,7 @@ class Screenshot(QObject):
             self.waiting_for = f"step {self._tour} of the tour"
             return
         if ":" in self._view:  # a choice that needs the model (matrix:w_out) is made once it is open
-            self._ex.window.show_view(self._view)
+            show_page_or_say(self._ex.window, self._view)
         if self._train_steps:
             self.waiting_for = f"the training to reach step {self._train_steps}"
             self._ex.training_view.run_steps_then(self._train_steps, self._on_training_reached)

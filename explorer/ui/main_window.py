@@ -248,6 +248,18 @@ class MainWindow(QMainWindow):
                     return True
         return False
 
+    def page_names(self, view: str) -> list[str]:
+        """The pages ``show_view("VIEW:PAGE")`` brings to the front in view ``view``: its tabs'
+        titles and its stack's pages, in lower case (a choice of its lists counts too, once
+        the model offers it: "matrix:w_out")."""
+        i = self._tab_index(view)
+        if i < 0:
+            return []
+        tab = self.tabs.widget(i)
+        widget = tab.view() if isinstance(tab, LazyPage) else tab
+        names = [pages.tabText(j).lower() for pages in widget.findChildren(QTabWidget) for j in range(pages.count())]
+        return names + list(getattr(widget, "PAGE_NAMES", ()))
+
     def view_names(self) -> list[str]:
         return [self.tabs.tabText(i).lower() for i in range(self.tabs.count())]
 

@@ -80,3 +80,29 @@ def test_the_backstop_ends_a_process_whose_main_thread_is_stuck():
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, cwd=REPO)
     assert r.returncode == 1
     assert "Timeout" in r.stderr and "line 4" in r.stderr  # the stuck thread's stack
+
+
+def test_a_page_the_view_does_not_have_is_named_with_the_pages_it_has(qtbot, explorer, tmp_path, capsys):
+    shot = _shoot(qtbot, explorer, tmp_path / "shot.png", view="lookup:sideways")
+    assert shot.code == 0 and not QImage(str(tmp_path / "shot.png")).isNull()
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("warning: the lookup view has no page 'sideways'")
+    assert "(its pages: forward, backward;" in err
+    assert "famous models" in explorer.window.page_names("cost")  # a view's tabs are pages too
+
+
+def test_from_the_command_line_a_page_that_needs_the_model_is_picked_once_it_is_in(qtbot, explorer, capsys):
+    from explorer.launch import _show_page_once_loaded
+
+    explorer.window.show_view("lookup")
+    assert not explorer.window.show_view("lookup:nowhere")
+    capsys.readouterr()
+    _show_page_once_loaded(explorer, "lookup:backward")
+    _show_page_once_loaded(explorer, "lookup:nowhere")
+    with qtbot.waitSignal(explorer.load_finished, timeout=TIMEOUT):
+        explorer.start(model="toy:robot", text="robot arm")
+    assert explorer.lookup_view.current_page() == "backward"
+    assert capsys.readouterr().err.startswith("warning: the lookup view has no page 'nowhere'")
+    explorer.start(model="toy:robot", text="robot")  # the first load only
+    qtbot.waitUntil(lambda: not explorer.busy(), timeout=TIMEOUT)
+    assert capsys.readouterr().err == ""
