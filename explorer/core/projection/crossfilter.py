@@ -137,9 +137,15 @@ class CrossCounts:
     keep: np.ndarray
 
 
-def _count(col: ChartColumn, mask: np.ndarray) -> np.ndarray:
-    codes = col.codes[mask]
-    return np.bincount(codes[codes >= 0], minlength=len(col.labels)).astype(np.int64)
+def _count(shifted: np.ndarray, bars: int, mask: np.ndarray | None = None) -> np.ndarray:
+    """Points per bar: ``shifted`` is a column's codes plus one (a point in no bar: 0, dropped)."""
+    return np.bincount(shifted if mask is None else shifted[mask], minlength=bars + 1)[1:].astype(np.int64)
+
+
+def _shifted(codes: np.ndarray) -> np.ndarray:
+    """``codes`` plus one; a code below -1 (in no bar, as -1 is) made 0 too."""
+    out = np.asarray(codes, np.int64) + 1
+    return np.where(out < 0, 0, out) if len(out) and out.min() < 0 else out
 
 
 def crossfilter(columns, flt: ChartFilter, base: np.ndarray | None = None) -> CrossCounts:
@@ -156,6 +162,7 @@ def crossfilter(columns, flt: ChartFilter, base: np.ndarray | None = None) -> Cr
     """
     columns = tuple(columns)
     n = len(columns[0].codes) if columns else (len(base) if base is not None else 0)
+    everything = base is None or bool(np.all(base))
     base = np.ones(n, bool) if base is None else np.asarray(base, bool)
     by_key = {c.key: c for c in columns}
     masks = {key: np.isin(by_key[key].codes, np.asarray(bars, np.int64))
@@ -163,12 +170,18 @@ def crossfilter(columns, flt: ChartFilter, base: np.ndarray | None = None) -> Cr
     keep = np.ones(n, bool)
     for mask in masks.values():
         keep &= mask
+    # one bincount of the codes shifted past -1 (no bar), instead of selecting the codes in a bar
+    # first: the charts of 256,000 points were 35 of the 145 ms a projection's landing took
+    shifted = {c.key: _shifted(c.codes) for c in columns}
+    totals = {c.key: _count(shifted[c.key], len(c.labels)) for c in columns}
     counts = {}
     for col in columns:
-        others = base.copy()
-        for key, mask in masks.items():
-            if key != col.key:
-                others &= mask
-        counts[col.key] = _count(col, others)
-    totals = {c.key: _count(c, np.ones(n, bool)) for c in columns}
+        others = [mask for key, mask in masks.items() if key != col.key]
+        if everything and not others:  # nothing filters this chart: its counts are its totals
+            counts[col.key] = totals[col.key]
+            continue
+        chosen = base.copy()
+        for mask in others:
+            chosen &= mask
+        counts[col.key] = _count(shifted[col.key], len(col.labels), chosen)
     return CrossCounts(totals, counts, keep)

@@ -37,6 +37,19 @@ def test_each_chart_counts_what_every_other_chart_keeps():
     assert int(got.totals["c"].sum()) == 5_000
 
 
+def test_with_no_choice_each_chart_counts_all_its_points_and_a_code_below_zero_is_in_no_bar():
+    cols = _columns(5_000, seed=2)
+    cols[0] = ChartColumn("a", "A", tuple("pqrs"), np.where(cols[0].codes < 0, -7, cols[0].codes))
+    a = cols[0].codes
+    for base in (None, np.ones(5_000, bool), np.random.default_rng(4).random(5_000) < 0.5):
+        got = crossfilter(cols, ChartFilter(), base)
+        kept = np.ones(5_000, bool) if base is None else base
+        assert got.keep.all()
+        np.testing.assert_array_equal(got.totals["a"], np.bincount(a[a >= 0], minlength=4))
+        np.testing.assert_array_equal(got.counts["a"], np.bincount(a[kept & (a >= 0)], minlength=4))
+        np.testing.assert_array_equal(got.counts["b"], np.bincount(cols[1].codes[kept], minlength=3))
+
+
 def test_the_filter_toggles_and_forgets_empty_choices():
     flt = ChartFilter()
     assert not flt.active and flt.bars("a") == ()

@@ -87,6 +87,27 @@ def test_the_raster_frame_looks_like_qts(qapp, monkeypatch, size):
     assert np.abs(blur(by_numpy[..., 1]) - blur(by_qt[..., 1])).max() < 30
 
 
+@pytest.mark.parametrize("first", ["qt", "numpy"])
+def test_points_set_again_in_the_same_colours_are_drawn_by_qt_as_they_now_are(qapp, monkeypatch, first):
+    """Qt's fragments are filled when Qt next draws: new points in the same colours (no new
+    atlas), set after a frame drawn by Qt or in numpy, are drawn in their own places and colours."""
+    rng = np.random.default_rng(3)
+    xy = np.c_[rng.normal(40, 10, 800), rng.normal(40, 10, 800)]
+    colors = [QColor(80, 80, 80, 255), QColor(0, 160, 110, 255)]
+    cloud = PointCloud()
+    cloud.set_points(xy, np.zeros(800, np.int64), colors, 3)
+    monkeypatch.setattr(point_cloud, "RASTER_MIN", 10 ** 9 if first == "qt" else 0)
+    _draw(cloud, 120, 100)
+    moved, group = xy + (40, 20), (rng.random(800) < 0.5).astype(np.int64)
+    cloud.set_points(moved, group, colors, 3)
+    monkeypatch.setattr(point_cloud, "RASTER_MIN", 10 ** 9)
+    fresh = PointCloud()
+    fresh.set_points(moved, group, colors, 3)
+    by_qt = _draw(cloud, 120, 100)
+    assert by_qt[..., 3].sum() > 0
+    np.testing.assert_array_equal(by_qt, _draw(fresh, 120, 100))
+
+
 def test_a_translucent_cloud_never_paints_darker_than_its_opacity(qapp):
     """Over a density map the cloud is translucent as a whole: thousands of dots piled
     on one place still let the map through (Qt would apply the opacity dot by dot)."""
