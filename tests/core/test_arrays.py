@@ -1,12 +1,13 @@
 """unique_sorted and unique_rows give numpy's np.unique results (its hash
-path holds the GIL for seconds on millions of values; these sort instead)."""
+path holds the GIL for seconds on millions of values; these sort instead);
+finite_bounds gives what numpy's reductions over the finite rows give."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from explorer.core.arrays import unique_rows, unique_sorted
+from explorer.core.arrays import finite_bounds, unique_rows, unique_sorted
 
 
 @pytest.mark.parametrize("values", [
@@ -47,3 +48,20 @@ def test_unique_rows_is_numpys_unique_along_rows():
     for w, g in zip(want, got):
         np.testing.assert_array_equal(g, w.reshape(g.shape))
     np.testing.assert_array_equal(got[0][got[2]], rows)  # every row is its distinct row
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_finite_bounds_are_the_columns_extremes_over_the_finite_rows(dtype):
+    rng = np.random.default_rng(5)
+    points = rng.standard_normal((4000, 3)).astype(dtype)
+    np.testing.assert_array_equal(finite_bounds(points)[0], points.min(axis=0))
+    np.testing.assert_array_equal(finite_bounds(points)[1], points.max(axis=0))
+    points[[3, 50]] = [[np.nan, 9, 9], [-9, np.inf, -9]]  # a row with one bad value is left out whole
+    points[7, 2] = 40.0
+    finite = points[np.isfinite(points).all(axis=1)]
+    lo, hi = finite_bounds(points)
+    np.testing.assert_array_equal(lo, finite.min(axis=0))
+    np.testing.assert_array_equal(hi, finite.max(axis=0))
+    assert hi[2] == 40.0 and hi[1] < 9
+    assert finite_bounds(np.full((5, 2), np.nan, dtype)) is None
+    assert finite_bounds(np.zeros((0, 2), dtype)) is None

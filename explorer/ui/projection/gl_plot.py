@@ -32,6 +32,7 @@ from PySide6.QtGui import QColor, QFont, QGuiApplication, QImage
 from PySide6.QtOpenGL import QOpenGLWindow
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
+from explorer.core.arrays import finite_bounds
 from explorer.ui.projection.scene3d import Cloud3D, nearest_on_screen, rgba_of
 from explorer.ui.style import ACCENT, blend, plot_colors
 
@@ -119,8 +120,8 @@ class GLScene(GLViewMixin, QOpenGLWindow):
             return
         self._ids, self._pos = cloud.ids, cloud.pos
         self.cloud.setData(pos=cloud.pos, color=cloud.rgba, size=cloud.size)
-        finite = cloud.pos[np.isfinite(cloud.pos).all(axis=1)]
-        reach = np.abs(finite).max(axis=0) if len(finite) else np.ones(3)
+        bounds = finite_bounds(cloud.pos)
+        reach = np.maximum(np.abs(bounds[0]), np.abs(bounds[1])) if bounds is not None else np.ones(3)
         reach = np.where(reach > 0, reach, 1.0)
         ends = np.zeros((6, 3), np.float32)
         for k in range(3):
@@ -131,10 +132,10 @@ class GLScene(GLViewMixin, QOpenGLWindow):
 
     def frame(self) -> None:
         """Point the camera at the cloud, far enough to see all of it."""
-        finite = self._pos[np.isfinite(self._pos).all(axis=1)] if len(self._pos) else self._pos
-        if not len(finite):
+        bounds = finite_bounds(self._pos)
+        if bounds is None:
             return
-        lo, hi = finite.min(axis=0), finite.max(axis=0)
+        lo, hi = bounds
         centre = (lo + hi) / 2
         self.opts["center"] = pg_vector(centre)
         self.setCameraPosition(distance=float(np.linalg.norm(hi - lo)) * 1.0 or 10.0)

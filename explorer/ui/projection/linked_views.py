@@ -70,6 +70,7 @@ class LinkedViews(QTabWidget):
 
     def export_selection(self, path: str) -> int:
         """Write the shown points, as the table orders them, to ``path`` (CSV). Returns the rows written."""
+        self._points.finish_counting()  # a big cloud's table comes a turn after its map
         model = self.table.model_
         if model.points is None:
             return 0

@@ -13,10 +13,11 @@ import pytest
 from PySide6.QtCore import QPointF, Qt
 
 from explorer.core.interop.rows import one_line
+from explorer.core.projection.crossfilter import ChartFilter
 from explorer.core.sources import open_table
 from explorer.core.tokens.groups import token_groups
 from explorer.core.tokens.meta import KINDS
-from explorer.ui.projection import ProjectionView
+from explorer.ui.projection import ProjectionView, point_selection
 from explorer.ui.projection.points_table import SORTING
 from tests.support.ui_helpers import standalone_view
 
@@ -121,6 +122,33 @@ def test_a_bar_click_filters_the_map_and_the_other_charts_count_what_it_keeps(qt
 
     charts.clear_button.click()
     assert len(v.points.shown_ids) == len(ids) and v.plot.plot_item.titleLabel.text.startswith(f"{len(ids):,} tokens")
+
+
+def test_a_big_clouds_charts_and_table_come_a_turn_after_its_map_unless_a_chart_filters_it(
+        qtbot, view, tmp_path, monkeypatch):
+    v, state, _ = view
+    meta = _ready(qtbot, v, state)
+    monkeypatch.setattr(point_selection, "COUNT_LATER_MIN", 1_000)  # MiniLM's 30,522 points are a big cloud
+    ids, xy, _ = v.points.drawn
+    counted = []
+    v.points.counted.connect(lambda: counted.append(len(v.points.cross.keep)))
+    keep = v.points.visible(ids[:5_000], xy[:5_000])
+    assert keep.all() and counted == []  # the map's points now, the charts and the table in the next turn
+    qtbot.waitUntil(lambda: counted == [5_000], timeout=TIMEOUT)
+    np.testing.assert_array_equal(v.linked.charts.chart("kind").counts.opts["width"],
+                                  np.bincount(meta.kind[ids[:5_000]], minlength=len(KINDS)))
+    assert v.linked.table.model_.rowCount() == 5_000
+
+    v.points.visible(ids, xy)  # an export in the same turn counts first: every point is written
+    assert v.linked.export_selection(str(tmp_path / "all.csv")) == len(ids) and counted == [5_000, len(ids)]
+    qtbot.wait(30)
+    assert counted == [5_000, len(ids)]  # and not again
+
+    word = KINDS.index("word start")
+    v.points.charts = ChartFilter().toggled("kind", word)  # a chart's choice filters the map: counted first
+    keep = v.points.visible(ids, xy)
+    np.testing.assert_array_equal(keep, meta.kind[ids] == word)
+    assert counted == [5_000, len(ids), len(ids)]
 
 
 def test_each_bar_click_draws_exactly_the_points_numpy_keeps(qtbot, view):
