@@ -127,3 +127,21 @@ def test_a_header_read_again_is_parsed_once_and_a_rewrite_in_place_is_seen(tmp_p
     with pytest.raises(ggufio.GGUFError, match="after its last tensor"):  # the new header, checked
         ggufio.read_header(path)
     assert len(parsed) == 2
+
+
+def test_q8_0_rows_are_ggufs_own_numbers_on_smollm2_and_on_odd_scales():
+    """Q8_0 is dequantised over all the rows at once (gguf goes 16 rows at a time, holding the
+    GIL for each small step): the numbers are gguf's, scales that are not numbers included."""
+    import gguf
+
+    from explorer.core.sources.readers import dequantize_q8_0
+
+    q8 = gguf.GGMLQuantizationType.Q8_0
+    raw = open_table("smollm2")._reader.raw
+    assert raw.shape[1] % 34 == 0
+    for rows in (raw[:700], raw[-3:], raw[[5, 40000, 5]]):
+        np.testing.assert_array_equal(dequantize_q8_0(rows), gguf.quants.dequantize(np.asarray(rows), q8))
+    blocks = np.random.default_rng(9).integers(0, 256, (6, 3 * 34), dtype=np.uint8)
+    scales = np.array([np.nan, np.inf, -np.inf, -0.0, 6e-8, 65504], np.float16)  # subnormal, the largest
+    blocks[:, 34:36] = scales.view(np.uint8).reshape(6, 2)
+    np.testing.assert_array_equal(dequantize_q8_0(blocks), gguf.quants.dequantize(blocks, q8))
