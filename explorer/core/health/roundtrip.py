@@ -29,8 +29,10 @@ __all__ = ["iter_token_categories", "token_categories", "CODE"]
 
 #: category name -> code
 CODE = {name: i for i, name in enumerate(CATEGORIES)}
-#: ids per batch handed to the tokenizer (a chance to stop between batches)
-_BATCH = 8192
+#: ids per batch handed to the tokenizer, and between two yields: a chance to stop, and for the
+#: window to have the GIL to itself (a worker gives way only between steps, and a tokenizer's call
+#: holds the GIL for most of its time: py-spy --gil put half of a SmolLM2 health check's holding there)
+_BATCH = 1024
 #: ids per call of the tokenizer: a call holds the GIL while it turns the texts and encodings into
 #: Python objects, and a slow one holds it throughout (a call of 8,192 SmolLM2 ids once held it for
 #: 62-78 ms of its 88-108). With calls of 1,024 the window waited at most 25-33 ms for the GIL during a
