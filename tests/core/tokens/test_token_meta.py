@@ -53,3 +53,11 @@ def test_smollm2_has_every_byte_level_kind():
     assert all(counts[k] > 0 for k in KINDS), counts
     eot = t.tokenizer.id_of("<|endoftext|>")
     assert KINDS[m.kind[eot]] == "special"
+
+
+def test_the_pieces_are_read_a_thousand_at_a_time_between_yields():
+    """A worker gives way to the window only between the steps of its job: each step of
+    reading the pieces is at most 1,024 of them (on MiniLM: 30 steps at least)."""
+    t = open_table("minilm")
+    steps = sum(1 for _, message in iter_token_metadata(t) if message.startswith("Reading the pieces"))
+    assert steps >= 1 + t.vocab_size // 1024
