@@ -13,7 +13,11 @@ No Qt here.
 
 from __future__ import annotations
 
+import hashlib
+import os
 import re
+import threading
+from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -40,6 +44,10 @@ __all__ = [
 #: Texts longer than this are cut before tokenizing so a pasted book never
 #: hangs the app; the caller is told through :attr:`Tokenization.truncated`.
 MAX_TEXT_CHARS = 50_000
+#: tokenizers read from files kept for a model opened again (a switch back, the tour returning to the
+#: user's model): reading SmolLM2's took 110-130 ms of its opening, 30-50 of them in one json.loads
+#: holding the GIL while the window waited. A file whose bytes changed is read again.
+READ_TOKENIZERS_KEPT = 3
 #: an id written with more digits than this cannot be a row of any table
 #: (int64 has 19), and converting it would cost time (Python refuses ints of
 #: more than 4,300 digits outright)
@@ -225,6 +233,20 @@ class IdTokenizer:
         return int(digits) if piece.isdecimal() and len(digits) <= MAX_ID_DIGITS else None
 
 
+_READ: OrderedDict[str, tuple[bytes, HFTokenizer]] = OrderedDict()  # real path -> digest, tokenizer; last used last
+_READ_LOCK = threading.Lock()  # loads run in workers
+
+
+def _file_digest(path: str) -> bytes | None:
+    """A digest of the file's bytes (hashlib lets the GIL go: 2-3 ms for SmolLM2's 3.5 MB), or None
+    when it cannot be read (it is then read as before, and fails as it fails). A digest, not the
+    file's time: a file rewritten within the file system's clock tick is still seen."""
+    try:
+        return hashlib.blake2b(Path(path).read_bytes(), digest_size=16).digest()
+    except (OSError, ValueError):
+        return None
+
+
 class HFTokenizer:
     """A fast Hugging Face tokenizer (``tokenizers`` library) with offsets.
 
@@ -277,15 +299,29 @@ class HFTokenizer:
         """
         from explorer.core.tokens.tokenizer_json import read_tokenizer_json
 
+        real = os.path.realpath(path)
+        digest = _file_digest(real)
+        with _READ_LOCK:
+            kept = _READ.get(real)
+            if kept is not None and digest is not None and kept[0] == digest:
+                _READ.move_to_end(real)
+                return kept[1]
         try:
             read = read_tokenizer_json(path)
-            return cls(read.tokenizer, pieces=read.pieces)
+            made = cls(read.tokenizer, pieces=read.pieces)
         except BaseException as exc:  # noqa: B036 - Rust panics are BaseExceptions
             if not isinstance(exc, Exception) and not is_rust_panic(exc):
                 raise
             raise TokenizeError(
                 f"{path}: the tokenizer file cannot be read ({_reason(exc)}); replace it"
             ) from None
+        if digest is not None:
+            with _READ_LOCK:
+                _READ[real] = (digest, made)
+                _READ.move_to_end(real)
+                while len(_READ) > READ_TOKENIZERS_KEPT:
+                    _READ.popitem(last=False)
+        return made
 
     @property
     def backend(self):

@@ -207,3 +207,27 @@ def test_a_bad_part_outside_the_model_is_reported_where_it_is_in_the_file(tmp_pa
     with pytest.raises(TokenizeError) as ours:
         HFTokenizer.from_file(path)
     assert where.group() in str(ours.value)
+
+
+def test_a_file_read_again_gives_the_tokenizer_read_before_until_its_bytes_change(tmp_path):
+    """A model opened again takes its tokenizer from those kept (reading SmolLM2's held the GIL
+    for 30-50 ms); a file rewritten in place, the same size, is read anew; only a few are kept."""
+    from explorer.core.tokens import tokenize
+    from tests.support.tokenizer_files import wordlevel_json
+
+    path = tmp_path / "tokenizer.json"
+    path.write_text(json.dumps(wordlevel_json({"[UNK]": 0, "cat": 1, "dog": 2})))
+    first = HFTokenizer.from_file(path)
+    assert HFTokenizer.from_file(str(path)) is first
+    assert HFTokenizer.from_file(tmp_path / "." / "tokenizer.json") is first
+    assert [t.id for t in first.encode("dog cat")] == [2, 1]
+    path.write_text(json.dumps(wordlevel_json({"[UNK]": 0, "dog": 1, "cat": 2})))  # the same size
+    again = HFTokenizer.from_file(path)
+    assert again is not first and [t.id for t in again.encode("dog cat")] == [1, 2]
+    others = []
+    for k in range(tokenize.READ_TOKENIZERS_KEPT):
+        other = tmp_path / f"other{k}.json"
+        other.write_text(json.dumps(wordlevel_json({"[UNK]": 0, f"w{k}": 1})))
+        others.append(HFTokenizer.from_file(other))
+    assert HFTokenizer.from_file(tmp_path / "other0.json") is others[0]
+    assert HFTokenizer.from_file(path) is not again  # the oldest let go
