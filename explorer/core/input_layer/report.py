@@ -16,7 +16,7 @@ from explorer.core.input_layer.rotary import rotation_angles
 from explorer.core.input_layer.sinusoidal import sinusoidal_table
 
 __all__ = ["PositionsReport", "positions_report", "positions_job", "MAX_SHOWN_POSITIONS", "SINUSOIDAL_POSITIONS",
-           "ROTARY_POSITIONS", "rotary_pairs_shown"]
+           "ROTARY_POSITIONS", "rotary_pairs_shown", "one_blas_thread"]
 
 #: positions drawn at most (GPT-2 has 1,024; a 4,096-row table is cut)
 MAX_SHOWN_POSITIONS = 1024
@@ -109,17 +109,33 @@ def cosine_matrix(rows: np.ndarray) -> np.ndarray:
     return np.clip(unit @ unit.T, -1.0, 1.0).astype(np.float32)
 
 
+_BLAS = None  # the ThreadpoolController of one_blas_thread, made at its first use
+
+
+def one_blas_thread():
+    """A context in which the BLAS libraries use one thread.
+
+    threadpoolctl's ``threadpool_limits`` looks at every library the process has loaded each time
+    it is made: 3-14 ms in the window's process (Qt, torch), holding the GIL while the window
+    waited, at every position report. The controller is made once; numpy's BLAS, the one the
+    callers use, is loaded with numpy, before it."""
+    global _BLAS
+    if _BLAS is None:
+        from threadpoolctl import ThreadpoolController
+
+        _BLAS = ThreadpoolController()
+    return _BLAS.limit(limits=1, user_api="blas")
+
+
 def pca_path(rows: np.ndarray) -> PathPCA:
     """The first two principal components of ``rows`` (n, d), by SVD of the centred rows."""
     r = np.asarray(rows, dtype=np.float64)
     centred = r - r.mean(axis=0, keepdims=True)
     if centred.shape[0] < 2 or not np.any(centred):
         return PathPCA(np.zeros((r.shape[0], 2), np.float32), (0.0, 0.0))
-    from threadpoolctl import threadpool_limits
-
     # one BLAS thread: on a busy 2-core machine a threaded SVD of 512 x 384 took
     # 7 s against 0.1 s on one thread
-    with threadpool_limits(1):
+    with one_blas_thread():
         u, s, _ = np.linalg.svd(centred, full_matrices=False)
     k = min(2, len(s))
     pts = np.zeros((r.shape[0], 2))

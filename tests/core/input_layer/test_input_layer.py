@@ -269,3 +269,22 @@ def test_text_inputs_mark_tokens_past_the_limit(gpt2_folder):
     assert got.n_tokens == len(tokens) > 64
     assert got.past_limit == tuple(range(64, len(tokens))) and len(got.vectors.ids) == 64
     assert "64 positions" in got.limit_message
+
+
+def test_the_svd_runs_on_one_blas_thread_with_the_controller_made_once():
+    """threadpoolctl's threadpool_limits walks every loaded library each time (3-14 ms holding the
+    GIL in the window's process): the position report's limit comes from one controller."""
+    from threadpoolctl import threadpool_info
+
+    from explorer.core.input_layer import report
+
+    def blas_threads():
+        return [lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas"]
+
+    before = blas_threads()
+    with report.one_blas_thread():
+        assert blas_threads() and set(blas_threads()) == {1}
+        first = report._BLAS
+    assert blas_threads() == before
+    with report.one_blas_thread():
+        assert report._BLAS is first
