@@ -378,9 +378,15 @@ class MainWindow(QMainWindow):
             self.progress.hide()
             self.cancel_button.hide()
             self.progress_label.hide()
+            self.progress_label.setMinimumWidth(0)
             return
         self.statusBar().clearMessage()
         self.progress_label.setText(message)
+        # the label only widens while a load goes on: each shorter message moved the bar, the
+        # button and the table's line (elided again and repainted), 6-9 times a load
+        need = self.progress_label.sizeHint().width()
+        if need > self.progress_label.minimumWidth():
+            self.progress_label.setMinimumWidth(need)
         self.progress_label.show()
         self.progress.show()
         self.cancel_button.show()

@@ -69,3 +69,26 @@ def test_status_bar_and_cost_card_agree_on_tying(qtbot, explorer, spec, word):
     tile = explorer.cost_view.card_page.tiles["tying"]
     shown = {"tying unknown": "unknown"}.get(word, word)
     qtbot.waitUntil(lambda: tile.value.text() == shown)
+
+
+def test_a_loads_shorter_messages_leave_the_bar_and_the_tables_line_where_they_are(qtbot, explorer):
+    """The loading label only widens during a load: each shorter message moved the bar, its
+    button and the table's line (elided again and repainted), 6-9 times a load."""
+    win = explorer.window
+    load(qtbot, explorer, "random:200x8")
+    win.resize(1280, 800)
+    win.show()
+    qtbot.waitExposed(win)
+
+    def settled(fraction, message):
+        win.set_progress(fraction, message)
+        qtbot.wait(20)  # the status bar's layout request
+        return win.progress.x(), win.status_model.geometry()
+
+    x0, line = settled(0.1, "Reading 49,152 × 576 table…")
+    assert settled(0.5, "Reading rows…") == (x0, line)
+    x1, _ = settled(0.8, "Normalising rows for neighbour search, a longer message…")
+    assert x1 > x0
+    win.set_progress(None)
+    assert settled(0.1, "Opening x…")[0] < x0  # a new load starts from its own message's width
+    win.set_progress(None)
