@@ -29,15 +29,13 @@ __all__ = ["iter_token_categories", "token_categories", "CODE"]
 
 #: category name -> code
 CODE = {name: i for i, name in enumerate(CATEGORIES)}
-#: ids per batch handed to the tokenizer, and between two yields: a chance to stop, and for the
-#: window to have the GIL to itself (a worker gives way only between steps, and a tokenizer's call
-#: holds the GIL for most of its time: py-spy --gil put half of a SmolLM2 health check's holding there)
+#: ids per batch handed to the tokenizer (one call each), and between two yields: a chance to stop, and
+#: for the window to have the GIL to itself. A worker gives way only between steps, and a tokenizer's
+#: call holds the GIL while it turns the texts and encodings into Python objects (py-spy --gil put half
+#: of a SmolLM2 health check's holding there; a call of 8,192 ids once held it for 62-78 ms of its
+#: 88-108). With batches of 1,024 the window waited at most 25-33 ms for the GIL during a round trip
+#: of SmolLM2 in four runs, against 24-54 ms with 8,192
 _BATCH = 1024
-#: ids per call of the tokenizer: a call holds the GIL while it turns the texts and encodings into
-#: Python objects, and a slow one holds it throughout (a call of 8,192 SmolLM2 ids once held it for
-#: 62-78 ms of its 88-108). With calls of 1,024 the window waited at most 25-33 ms for the GIL during a
-#: round trip of SmolLM2 in four runs, against 24-54 ms with calls of 8,192
-_CALL = 1024
 #: short words tried in front of a piece that failed alone
 _ANCHOR_TEXTS = ("a", "x", "q", "z", "1")
 
@@ -161,13 +159,11 @@ def _round_trip(tok, ids: list[int], out: np.ndarray, rows: int, anchor: int | N
     if not ids:
         return []
     seqs = [[i] if anchor is None else [anchor, i] for i in ids]
-    # without offsets when the library offers it: a third faster
-    encode = getattr(tok, "encode_batch_fast", tok.encode_batch)
-    texts, encs = [], []
     try:
-        for k in range(0, len(seqs), _CALL):
-            texts += tok.decode_batch(seqs[k : k + _CALL], skip_special_tokens=False)
-            encs += encode(texts[k : k + _CALL], add_special_tokens=False)
+        texts = tok.decode_batch(seqs, skip_special_tokens=False)
+        # without offsets when the library offers it: a third faster
+        encode = getattr(tok, "encode_batch_fast", tok.encode_batch)
+        encs = encode(texts, add_special_tokens=False)
     except BaseException as exc:  # noqa: B036 - a Rust panic is a BaseException
         if not isinstance(exc, Exception) and not is_rust_panic(exc):
             raise
