@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["unique_sorted", "unique_rows", "finite_bounds"]
+__all__ = ["unique_sorted", "unique_rows", "finite_bounds", "column_bounds"]
 
 
 def unique_sorted(values) -> np.ndarray:
@@ -60,12 +60,19 @@ def finite_bounds(points) -> tuple[np.ndarray, np.ndarray] | None:
     points = np.asarray(points)
     if points.ndim != 2 or not len(points):
         return None
-    cols = [np.ascontiguousarray(points[:, j]) for j in range(points.shape[1])]
-    finite = np.ones(len(points), bool)
-    for col in cols:
+    return column_bounds([np.ascontiguousarray(points[:, j]) for j in range(points.shape[1])])
+
+
+def column_bounds(columns) -> tuple[np.ndarray, np.ndarray] | None:
+    """:func:`finite_bounds` of the rows made by ``columns`` (k arrays (n,), contiguous, as a
+    caller that keeps its points by column has them)."""
+    if not len(columns) or not len(columns[0]):
+        return None
+    finite = np.isfinite(columns[0])
+    for col in columns[1:]:
         finite &= np.isfinite(col)
     if not finite.all():
         if not finite.any():
             return None
-        cols = [col[finite] for col in cols]
-    return np.array([col.min() for col in cols]), np.array([col.max() for col in cols])
+        columns = [col[finite] for col in columns]
+    return np.array([col.min() for col in columns]), np.array([col.max() for col in columns])
