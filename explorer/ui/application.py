@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import logging
 import sys
+from collections.abc import Callable
 
 from PySide6.QtCore import QAbstractEventDispatcher, QObject, Qt
 from PySide6.QtGui import QIcon
@@ -23,12 +24,14 @@ from explorer.core.tokens import pieces
 from explorer.ui.common.tooltips import install_tooltip_wrapping
 from explorer.ui.style import STYLESHEET, apply_theme, can_draw, configure_pyqtgraph, prepare_glyph_check
 
-__all__ = ["ORG", "APP", "make_app"]
+__all__ = ["ORG", "APP", "make_app", "at_each_rest"]
 
 ORG, APP = "embedding-explorer", "Token Embedding Explorer"
 
 _QT_NOISE = ("This plugin does not support propagateSizeHints",)
 _message_handler: _QtMessages | None = None
+#: called, in order, each time the window's event loop is about to sleep (see :func:`at_each_rest`)
+_AT_REST: list[Callable[[], None]] = []
 
 
 class _QtNoiseFilter(logging.Filter):
@@ -76,6 +79,8 @@ class _TurnWatch(QObject):
     def rest(self) -> None:
         """The event loop is about to sleep: the turn has ended; watch for the next."""
         WINDOW_TURNS.turn_ended()
+        for call in _AT_REST:
+            call()
         if not self._watching:
             self._app.installEventFilter(self)
             self._watching = True
@@ -99,6 +104,13 @@ def report_turns(app: QApplication) -> None:
     WINDOW_TURNS.reporting = True
 
 
+def at_each_rest(call: Callable[[], None]) -> None:
+    """Call ``call`` at the end of each turn of the window's event loop (once :func:`report_turns`
+    watches), in the one call into Python that a turn's end already makes; once however often asked."""
+    if call not in _AT_REST:
+        _AT_REST.append(call)
+
+
 def make_app(argv=None) -> QApplication:
     if QApplication.instance() is None and "pytest" not in sys.modules and _message_handler is None:
         _route_qt_messages()
@@ -107,7 +119,8 @@ def make_app(argv=None) -> QApplication:
     app.setApplicationName(APP)
     app.setDesktopFileName("embedding-explorer")  # the entry --install-desktop writes (Wayland matches on it)
     app.setWindowIcon(QIcon(str(resources_dir() / "icon.svg")))
-    install_tooltip_wrapping(app)  # Fusion, whose long tooltips wrap at a readable width, whoever shows them
+    # Fusion, whose long tooltips wrap at a readable width, whoever shows them
+    at_each_rest(install_tooltip_wrapping(app).catch)
     apply_theme(app)
     app.setStyleSheet(STYLESHEET)
     configure_pyqtgraph()

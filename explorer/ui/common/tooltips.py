@@ -4,27 +4,37 @@ Qt 6 wraps a plain-text tooltip only when it is wider than the screen: a
 long explanation became one line about 1,500 pixels wide, cut at the
 screen's edge. Every tooltip, whoever asked for it (a widget, a tab, a
 table cell, a pyqtgraph item), is shown by the one label QToolTip keeps
-(object name ``qtooltip_label``). The application's style,
-:class:`TipLabelStyle`, sees each such label when Qt polishes it, at its
-creation, and gives it the :class:`ToolTipWrapping` filter: whenever Qt
-sizes the label wider than :func:`readable_width`, the filter turns word
-wrap on, sizes it to its wrapped size hint and keeps it beside the cursor.
+(object name ``qtooltip_label``). :class:`ToolTipWrapping` finds a new
+label at the end of the turn that showed it (:meth:`ToolTipWrapping.catch`,
+called when the window's event loop is about to sleep) and gives it its
+event filter: whenever Qt sizes the label wider than :func:`readable_width`,
+the filter turns word wrap on, sizes it to its wrapped size hint and keeps
+it beside the cursor.
 
-The filter sits on the tip label alone. It sat on the whole application
-once: every event of every widget crossed into Python to be looked at,
-and each crossing waited for the GIL while a job ran Python in a worker
-(the window's stalls were found inside that filter, 180-790 samples of a
-walk's 2,800).
+How the label is found costs the window nothing between tooltips:
+
+- The filter sits on the tip label alone. It sat on the whole application
+  once: every event of every widget crossed into Python to be looked at,
+  and each crossing waited for the GIL while a job ran Python in a worker
+  (the window's stalls were found inside that filter, 180-790 samples of a
+  walk's 2,800).
+- The application's style is Qt's own Fusion, with no method in Python. A
+  Python style that looked at each widget as Qt polished it (to catch the
+  label at its creation) was called 5,400 times in building the views, each
+  call a wait for the GIL while a worker ran Python: building Similarity,
+  Cost or Health beside such a worker took 1.6-1.8 times as long.
+- :meth:`~ToolTipWrapping.catch` asks Qt whether a tooltip shows (one call
+  into C++) and looks for the label only when one shows that it has not
+  seen.
 """
 
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, QObject, QPoint, Qt
+from PySide6.QtCore import QEvent, QObject, QPoint
 from PySide6.QtGui import QCursor, QGuiApplication
-from PySide6.QtWidgets import QApplication, QLabel, QProxyStyle
+from PySide6.QtWidgets import QApplication, QLabel, QToolTip
 
-__all__ = ["ToolTipWrapping", "TipLabelStyle", "install_tooltip_wrapping", "readable_width", "TIP_LABEL_NAME",
-           "READABLE_CHARS"]
+__all__ = ["ToolTipWrapping", "install_tooltip_wrapping", "readable_width", "TIP_LABEL_NAME", "READABLE_CHARS"]
 
 TIP_LABEL_NAME = "qtooltip_label"
 #: a readable line: about this many average characters (Qt's own choice for wrapped labels is 80)
@@ -47,19 +57,43 @@ class ToolTipWrapping(QObject):
     def __init__(self, parent=None):
         super().__init__(parent)
         self._busy = False
+        self._label: QLabel | None = None  # the tip label that has the filter, until Qt deletes it
+
+    def catch(self) -> None:
+        """Give a tip label shown since the last call the filter, and wrap it if it is too wide.
+
+        Called at the end of each turn of the window's event loop: the label Qt makes for a
+        tooltip (and deletes once it is hidden) is shown in a turn, before its first paint.
+        """
+        if self._label is not None or not QToolTip.isVisible():
+            return
+        label = next((w for w in QApplication.topLevelWidgets()
+                      if w.objectName() == TIP_LABEL_NAME and isinstance(w, QLabel) and w.isVisible()), None)
+        if label is None:
+            return
+        self._label = label
+        label.destroyed.connect(self._forget)
+        label.installEventFilter(self)
+        self._wrap_if_wide(label)
+
+    def _forget(self, _obj=None) -> None:
+        self._label = None
 
     def eventFilter(self, obj, event) -> bool:
         if not isinstance(obj, QLabel) or self._busy or obj.objectName() != TIP_LABEL_NAME:
             return False
-        if event.type() not in self._TYPES:
-            return False
-        if obj.width() > readable_width(obj):
-            self._busy = True
-            try:
-                self._wrap(obj)
-            finally:
-                self._busy = False
+        if event.type() in self._TYPES:
+            self._wrap_if_wide(obj)
         return False
+
+    def _wrap_if_wide(self, label: QLabel) -> None:
+        if self._busy or label.width() <= readable_width(label):
+            return
+        self._busy = True  # the wrapping resizes the label: that event is its own
+        try:
+            self._wrap(label)
+        finally:
+            self._busy = False
 
     @staticmethod
     def _wrap(label: QLabel) -> None:
@@ -80,30 +114,11 @@ class ToolTipWrapping(QObject):
         label.move(pos)
 
 
-_KEPT: list[QProxyStyle] = []
-
-
-class TipLabelStyle(QProxyStyle):
-    """A style (Fusion, by default) that hands every tooltip label it polishes to ``wrapping``."""
-
-    def __init__(self, wrapping: ToolTipWrapping, base: str = "Fusion"):
-        super().__init__(base)
-        self.wrapping = wrapping
-
-    def polish(self, target):  # the QWidget overload is the one wanted; QPalette's and QApplication's pass
-        if isinstance(target, QLabel) and target.windowType() == Qt.ToolTip:
-            target.removeEventFilter(self.wrapping)  # polished again on a change of style: one filter
-            target.installEventFilter(self.wrapping)
-        return super().polish(target)
-
-
 def install_tooltip_wrapping(app: QApplication, base: str = "Fusion") -> ToolTipWrapping:
-    """Give ``app`` the ``base`` style that wraps tooltips, once (again: the wrapping already there)."""
+    """Give ``app`` the ``base`` style and the wrapping of tooltips, once (again: the wrapping
+    already there). Its :meth:`~ToolTipWrapping.catch` is to be called at the end of each turn."""
     existing = app.findChild(ToolTipWrapping)
     if existing is not None:
         return existing
-    wrapping = ToolTipWrapping(app)
-    style = TipLabelStyle(wrapping, base)
-    _KEPT.append(style)  # the application uses it for good: its Python half must live as long
-    app.setStyle(style)
-    return wrapping
+    app.setStyle(base)
+    return ToolTipWrapping(app)

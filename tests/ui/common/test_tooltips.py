@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import sys
+
 import pyqtgraph as pg
 import pytest
-from PySide6.QtCore import QEvent, QPoint
+from PySide6.QtCore import QEvent, QPoint, Qt
 from PySide6.QtGui import QHelpEvent
-from PySide6.QtWidgets import QApplication, QLabel, QPushButton, QToolTip
+from PySide6.QtWidgets import QApplication, QCheckBox, QLabel, QPushButton, QToolTip, QVBoxLayout, QWidget
 
 from explorer.app import make_app
 from explorer.ui.common.tooltips import TIP_LABEL_NAME, ToolTipWrapping, install_tooltip_wrapping, readable_width
@@ -29,12 +31,20 @@ def _tip_label() -> QLabel | None:
     return None
 
 
+def _shown_and_active(qtbot, widget) -> None:
+    """Shown, and active: Qt hides a tooltip when its window is activated after it showed."""
+    with qtbot.waitActive(widget):
+        widget.show()
+        widget.activateWindow()
+
+
 def _ask_tooltip(qtbot, widget, at: QPoint | None = None) -> QLabel:
     at = QPoint(5, 5) if at is None else at
     QToolTip.hideText()
     qtbot.waitUntil(lambda: _tip_label() is None)
     QApplication.sendEvent(widget, QHelpEvent(QEvent.ToolTip, at, widget.mapToGlobal(at)))
     qtbot.waitUntil(lambda: _tip_label() is not None)
+    qtbot.wait(1)  # the end of the turn that showed it, where the app finds a new tip label
     return _tip_label()
 
 
@@ -43,8 +53,7 @@ def button(qtbot):
     make_app()
     b = QPushButton("hover me")
     qtbot.addWidget(b)
-    b.show()
-    qtbot.waitExposed(b)
+    _shown_and_active(qtbot, b)
     yield b
     QToolTip.hideText()
 
@@ -98,8 +107,7 @@ def test_a_chart_items_tooltip_wraps_too(qtbot):
     qtbot.addWidget(w)
     w.resize(400, 300)
     w.getPlotItem().setToolTip(MEDIUM)
-    w.show()
-    qtbot.waitExposed(w)
+    _shown_and_active(qtbot, w)
     label = _ask_tooltip(qtbot, w.viewport(), QPoint(200, 150))
     assert label.text() == MEDIUM and label.width() <= readable_width(label)
     QToolTip.hideText()
@@ -110,9 +118,36 @@ def test_building_a_view_leaves_the_filter_in(qtbot, explorer):
     assert explorer.view_built("similarity")
     b = QPushButton("hover me")
     qtbot.addWidget(b)
-    b.show()
-    qtbot.waitExposed(b)
+    _shown_and_active(qtbot, b)
     b.setToolTip(MEDIUM)
     label = _ask_tooltip(qtbot, b)
     assert label.wordWrap() and label.width() <= readable_width(label)
     QToolTip.hideText()
+
+
+def test_qt_polishes_each_widget_without_calling_python(qtbot):
+    """The application's style has no method in Python. Qt polishes each widget it shows (5,400
+    times in building the views); a style method in Python took the GIL for each, a wait every
+    time a worker ran Python. Here showing 300 new widgets calls into Python a few times (a Qt
+    message to the log, the turn's watch), not once or more for each widget."""
+    make_app()
+    parent = QWidget()
+    qtbot.addWidget(parent)
+    layout = QVBoxLayout(parent)
+    for i in range(100):
+        layout.addWidget(QLabel(f"label {i}"))
+        layout.addWidget(QPushButton(f"button {i}"))
+        layout.addWidget(QCheckBox(f"box {i}"))
+    calls: list[str] = []
+
+    def profile(frame, event, _arg):
+        if event == "call":
+            calls.append(frame.f_code.co_qualname)
+
+    sys.setprofile(profile)
+    try:
+        parent.show()
+    finally:
+        sys.setprofile(None)
+    assert all(w.testAttribute(Qt.WA_WState_Polished) for w in parent.findChildren(QWidget))
+    assert len(calls) < 30, calls[:30]
