@@ -153,3 +153,23 @@ def layout_watch(*widgets, shows: bool = False):
     for w in widgets:
         w.installEventFilter(watch)
     return watch
+
+
+def python_calls_during(action) -> list[str]:
+    """The Python functions called (on this thread) while ``action()`` runs, by name: Qt
+    calling into Python from C++ (a paint asking a Python model, a style's method) shows here.
+    Each such call waits for the GIL while a worker runs Python."""
+    import sys
+
+    calls: list[str] = []
+
+    def profile(frame, event, _arg):
+        if event == "call":
+            calls.append(frame.f_code.co_qualname)
+
+    sys.setprofile(profile)
+    try:
+        action()
+    finally:
+        sys.setprofile(None)
+    return calls

@@ -1,17 +1,19 @@
-"""The ranked table of under-trained candidates: a model over the report's
-ranking (rows are filled only when Qt draws them) and the table widget."""
+"""The ranked table of under-trained candidates: Qt's own model over the
+report's ranking, its rows filled as they come into view
+(:mod:`explorer.ui.common.rows_in_view`), and the table widget."""
 
 from __future__ import annotations
 
 import numpy as np
-from PySide6.QtCore import QAbstractTableModel, QItemSelectionModel, QModelIndex, Signal
-from PySide6.QtGui import QColor, QFont
+from PySide6.QtCore import QItemSelectionModel, Signal
+from PySide6.QtGui import QColor, QFont, QStandardItem
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView
 
 from explorer.core.health import CATEGORY_LABELS, Flag, HealthReport
 from explorer.core.health.text import format_number
 from explorer.core.health.verify import VerificationResult
-from explorer.ui.common.roles import ALIGNMENT, DECORATION, DISPLAY, FONT, FOREGROUND, HORIZONTAL, LEFT, RIGHT, TOOLTIP
+from explorer.ui.common.roles import ALIGNMENT, DECORATION, FONT, FOREGROUND, LEFT, RIGHT, TOOLTIP
+from explorer.ui.common.rows_in_view import FilledRowsModel, RowsInView
 from explorer.ui.style import ERROR, HEALTH_CATEGORY_COLORS, mono_font
 
 __all__ = ["CandidateModel", "CandidateTable", "MIN_ROWS_SHOWN", "MAX_ROWS_SHOWN"]
@@ -20,14 +22,11 @@ __all__ = ["CandidateModel", "CandidateTable", "MIN_ROWS_SHOWN", "MAX_ROWS_SHOWN
 MIN_ROWS_SHOWN = 200
 MAX_ROWS_SHOWN = 10_000
 
-_ROLES = frozenset({DISPLAY, ALIGNMENT, DECORATION, FOREGROUND, FONT, TOOLTIP})
 _NUMERIC = {"#", "id", "norm", "score", "in corpus", "repeat P"}
-#: the invalid index: Qt's root, the parent of every row of a flat table
-_ROOT = QModelIndex()
 
 
-class CandidateModel(QAbstractTableModel):
-    """The most under-trained rows of a report, best first."""
+class CandidateModel(FilledRowsModel):
+    """The most under-trained rows of a report, best first (each row made when first in view)."""
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -40,7 +39,6 @@ class CandidateModel(QAbstractTableModel):
         self._bold.setBold(True)
         self._flag_color = QColor(ERROR)
         self._swatches = {name: QColor(c) for name, c in HEALTH_CATEGORY_COLORS.items()}
-        self._cells: dict[int, list[str]] = {}  # the text of rows drawn once (Qt asks again on every repaint)
         self._verified: VerificationResult | None = None
 
     @property
@@ -49,11 +47,9 @@ class CandidateModel(QAbstractTableModel):
         return len(self._report.flags) if self._report is not None else 0
 
     def set_report(self, report: HealthReport | None, piece_of=None) -> None:
-        self.beginResetModel()
         self._report, self._piece_of = report, piece_of
         self._ids = report.ranked if report is not None else np.empty(0, np.int64)
         self._verified = None
-        self._cells = {}
         if report is None:
             self._rows, self.columns = 0, []
         else:
@@ -62,20 +58,18 @@ class CandidateModel(QAbstractTableModel):
             self.columns = ["#", "piece", "id", "category", "norm", "score"]
             if report.corpus_counts is not None:
                 self.columns.append("in corpus")
-        self.endResetModel()
+        self.set_rows(self.columns, self._rows, self._row_items)
 
     def set_verification(self, result: VerificationResult | None) -> None:
         """Show what the model said (a "repeat P" column), or nothing."""
         if self._report is None:
             return
-        self.beginResetModel()
         self._verified = result
-        self._cells = {}
         if result is None and "repeat P" in self.columns:
             self.columns.remove("repeat P")
         elif result is not None and "repeat P" not in self.columns:
             self.columns.insert(self.columns.index("score") + 1, "repeat P")
-        self.endResetModel()
+        self.set_rows(self.columns, self._rows, self._row_items)
 
     def token_id(self, row: int) -> int:
         return int(self._ids[row]) if self._report is not None and 0 <= row < self._rows else -1
@@ -87,42 +81,23 @@ class CandidateModel(QAbstractTableModel):
         hit = np.nonzero(self._ids[: self._rows] == token_id)[0]
         return int(hit[0]) if len(hit) else -1
 
-    def rowCount(self, parent=_ROOT) -> int:
-        return 0 if parent.isValid() else self._rows
-
-    def columnCount(self, parent=_ROOT) -> int:
-        return 0 if parent.isValid() else len(self.columns)
-
-    def headerData(self, section, orientation, role=DISPLAY):
-        if role == DISPLAY and orientation == HORIZONTAL and section < len(self.columns):
-            return self.columns[section]
-        return None
-
-    def data(self, index, role=DISPLAY):
-        if role not in _ROLES or self._report is None or not index.isValid():
-            return None
-        row, col = index.row(), self.columns[index.column()]
-        if role == ALIGNMENT:
-            return RIGHT if col in _NUMERIC else LEFT
-        cells = self._cells.get(row)
-        if cells is None:
-            cells = self._cells[row] = self._row_cells(row)
-        if role == DISPLAY:
-            return cells[index.column()]
+    def _row_items(self, row: int) -> list[QStandardItem]:
         r, i = self._report, int(self._ids[row])
-        flagged = bool(r.flags[i] & Flag.UNDER_TRAINED)
-        if role == DECORATION:
-            return self._swatches[r.category_of(i)] if col == "category" else None
-        if role == TOOLTIP and col == "category":
-            return cells[index.column()]  # whole where the narrow column elides it
-        if col != "#" or not flagged:
-            return None
-        if role == FOREGROUND:
-            return self._flag_color
-        if role == FONT:
-            return self._bold
-        flags = ", ".join(n.replace("_", " ") for n in r.candidate(row, piece="").flags)
-        return f"flagged: {flags}"
+        items = []
+        for col, text in zip(self.columns, self._row_cells(row)):
+            item = QStandardItem(text)
+            item.setData(RIGHT if col in _NUMERIC else LEFT, ALIGNMENT)
+            if col == "category":
+                item.setData(self._swatches[r.category_of(i)], DECORATION)
+                item.setData(text, TOOLTIP)  # whole where the narrow column elides it
+            items.append(item)
+        if r.flags[i] & Flag.UNDER_TRAINED:
+            first = items[self.columns.index("#")]
+            first.setData(self._flag_color, FOREGROUND)
+            first.setData(self._bold, FONT)
+            first.setData("flagged: " + ", ".join(n.replace("_", " ") for n in r.candidate(row, piece="").flags),
+                          TOOLTIP)
+        return items
 
     def _row_cells(self, row: int) -> list[str]:
         r = self._report
@@ -176,14 +151,17 @@ class CandidateTable(QTableView):
         self.setFont(mono_font())
         self.setAlternatingRowColors(True)
         self.clicked.connect(self._on_clicked)
+        self._rows_in_view = RowsInView(self, self.model_.fill)
 
     def set_report(self, report: HealthReport | None, piece_of=None) -> None:
         self.model_.set_report(report, piece_of)
         self._fit_columns()
+        self._rows_in_view.refresh()
 
     def set_verification(self, result) -> None:
         self.model_.set_verification(result)
         self._fit_columns()
+        self._rows_in_view.refresh()
 
     def _fit_columns(self) -> None:
         """Every column as wide as its header and its widest cell needs (the numbers' widths

@@ -7,8 +7,8 @@ import html
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, Signal
-from PySide6.QtGui import QGuiApplication
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QGuiApplication, QStandardItem
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QFormLayout,
@@ -31,14 +31,13 @@ from explorer.core.matrix.rows import pooled_word, row_facts
 from explorer.state.app_state import AppState
 from explorer.ui.common.binding import JobBinding, ShownGate
 from explorer.ui.common.integer_axis import IntegerAxis
-from explorer.ui.common.roles import ALIGNMENT, DISPLAY, HORIZONTAL, RIGHT
+from explorer.ui.common.roles import ALIGNMENT, RIGHT
+from explorer.ui.common.rows_in_view import FilledRowsModel, RowsInView
 from explorer.ui.inspector.output_side import OutputSide
 from explorer.ui.style import ACCENT, SPACING, mono_font, plot_colors, style_plot
 
 #: characters of the selected piece in the title (a typed word can be thousands long)
 TITLE_CHARS = 24
-#: the invalid index: Qt's root, the parent of every row of a flat table
-_ROOT = QModelIndex()
 
 
 def _compact_rows(table: QTableView) -> None:
@@ -48,39 +47,28 @@ def _compact_rows(table: QTableView) -> None:
     table.verticalHeader().setDefaultSectionSize(height)
 
 
-class RowValuesModel(QAbstractTableModel):
-    """Index and value of each column of the selected row."""
+class RowValuesModel(FilledRowsModel):
+    """Index and value of each column of the selected row (each row made when first in view)."""
+
+    HEADERS = ["column j", "E[i, j]"]
 
     def __init__(self, parent=None):
         super().__init__(parent)
         self._values = np.zeros(0, np.float32)
+        self.set_rows(self.HEADERS, 0, self._row_items)
 
     def set_values(self, values: np.ndarray) -> None:
-        self.beginResetModel()
         self._values = np.asarray(values, np.float32)
-        self.endResetModel()
+        if len(self._values) == self.rowCount():  # another row of the same table: its rows emptied
+            self.empty_rows(self._row_items)
+        else:
+            self.set_rows(self.HEADERS, len(self._values), self._row_items)
 
-    def rowCount(self, parent=_ROOT):
-        return 0 if parent.isValid() else len(self._values)
-
-    def columnCount(self, parent=_ROOT):
-        return 2
-
-    def data(self, index, role=DISPLAY):
-        if not index.isValid():
-            return None
-        if role == DISPLAY:
-            if index.column() == 0:
-                return f"{index.row():,}"
-            return f"{self._values[index.row()]:+.6f}"
-        if role == ALIGNMENT:
-            return RIGHT
-        return None
-
-    def headerData(self, section, orientation, role=DISPLAY):
-        if role == DISPLAY and orientation == HORIZONTAL:
-            return ("column j", "E[i, j]")[section]
-        return None
+    def _row_items(self, row: int) -> list[QStandardItem]:
+        items = [QStandardItem(f"{row:,}"), QStandardItem(f"{self._values[row]:+.6f}")]
+        for item in items:
+            item.setData(RIGHT, ALIGNMENT)
+        return items
 
 
 class RowInspector(QWidget):
@@ -232,6 +220,7 @@ class RowInspector(QWidget):
         self.values.horizontalHeader().setSectionResizeMode(QHeaderView.Stretch)
         self.values.setFont(mono_font())
         tl.addWidget(self.values)
+        self._values_in_view = RowsInView(self.values, self.values_model.fill)
         return tbl_box
 
     # -- state ---------------------------------------------------------------------------
@@ -274,6 +263,7 @@ class RowInspector(QWidget):
         self.facts["address"].setText(f"base + {token_id:,} × {facts.stride:,}")
         self._draw_values(facts.values)
         self.values_model.set_values(facts.values)
+        self._values_in_view.refresh()
         self._update_pooled()
         if self._state.jobs.neighbors.value is None:
             self._on_neighbors_reset()

@@ -1,29 +1,31 @@
 """Per token of the text: its position, and the norm of each part of its input vector.
 
-A table model answers each cell when Qt asks for it, so a text of 500 tokens
-costs nothing to show (filling a QTableWidget with its 4,000 items took
-about 150 ms on the GUI thread)."""
+The rows' texts are worked out at once (a text of 512 tokens at most), and the
+table's items are made when their rows come into view
+(:mod:`explorer.ui.common.rows_in_view`): filling a QTableWidget with its
+4,000 items took about 150 ms on the GUI thread, and a Python model was
+asked for every painted cell's roles, each call a wait for the GIL while a
+worker ran Python."""
 
 from __future__ import annotations
 
 import numpy as np
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, Signal
-from PySide6.QtGui import QColor, QFontMetrics
+from PySide6.QtCore import QModelIndex, Signal
+from PySide6.QtGui import QColor, QFontMetrics, QStandardItem
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView
 
 from explorer.core.input_layer import InputVectors, TextInputs
-from explorer.ui.common.roles import ALIGNMENT, DISPLAY, FONT, FOREGROUND, HORIZONTAL, LEFT, RIGHT
+from explorer.ui.common.roles import ALIGNMENT, FONT, FOREGROUND, LEFT, RIGHT
+from explorer.ui.common.rows_in_view import FilledRowsModel, RowsInView
 from explorer.ui.style import ERROR, SPACING, mono_font
 
 __all__ = ["InputTable", "InputTableModel"]
 
 #: rows of the table at most (the text page says when more were left out)
 MAX_ROWS = 512
-#: the invalid index: Qt's root, the parent of every row of a flat table
-_ROOT = QModelIndex()
 
 
-class InputTableModel(QAbstractTableModel):
+class InputTableModel(FilledRowsModel):
     """Rows: the text's tokens; columns: #, token, position, then one norm per part."""
 
     def __init__(self, parent=None):
@@ -36,7 +38,6 @@ class InputTableModel(QAbstractTableModel):
         self._error = QColor(ERROR)
 
     def set_inputs(self, inputs: TextInputs | None, tokens, piece_of) -> None:
-        self.beginResetModel()
         self._headers, self._positions, self._cells, self._flagged = [], [], [], []
         if inputs is not None:
             v = inputs.vectors
@@ -64,7 +65,20 @@ class InputTableModel(QAbstractTableModel):
                 self._positions.append(tok.position)
                 self._cells.append(head + rest)
                 self._flagged.append(i is None and (tok.position in past or tok.position in no_row))
-        self.endResetModel()
+        self.set_rows(self._headers, len(self._cells), self._row_items)
+
+    def _row_items(self, row: int) -> list[QStandardItem]:
+        cells, flagged = self._cells[row], self._flagged[row]
+        items = []
+        for c, text in enumerate(cells):
+            item = QStandardItem(text)
+            item.setData(LEFT if c == 1 or (c >= 3 and not text[:1].isdigit()) else RIGHT, ALIGNMENT)
+            if c != 1:
+                item.setData(self._font, FONT)
+            if flagged:
+                item.setData(self._error, FOREGROUND)
+            items.append(item)
+        return items
 
     @property
     def headers(self) -> list[str]:
@@ -80,31 +94,6 @@ class InputTableModel(QAbstractTableModel):
     def row_of(self, position: int) -> int | None:
         # positions are the rows' order: token k of the text is row k
         return position if 0 <= position < len(self._positions) and self._positions[position] == position else None
-
-    def rowCount(self, parent=_ROOT) -> int:
-        return 0 if parent.isValid() else len(self._cells)
-
-    def columnCount(self, parent=_ROOT) -> int:
-        return 0 if parent.isValid() else len(self._headers)
-
-    def headerData(self, section, orientation, role=DISPLAY):
-        if role == DISPLAY and orientation == HORIZONTAL and 0 <= section < len(self._headers):
-            return self._headers[section]
-        return None
-
-    def data(self, index: QModelIndex, role=DISPLAY):
-        if not index.isValid():
-            return None
-        r, c = index.row(), index.column()
-        if role == DISPLAY:
-            return self._cells[r][c]
-        if role == ALIGNMENT:
-            return LEFT if c == 1 or (c >= 3 and not self._cells[r][c][:1].isdigit()) else RIGHT
-        if role == FONT and c != 1:
-            return self._font
-        if role == FOREGROUND and self._flagged[r]:
-            return self._error
-        return None
 
 
 class InputTable(QTableView):
@@ -129,12 +118,14 @@ class InputTable(QTableView):
         header = self.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.Interactive)
         self.clicked.connect(self._on_clicked)
+        self._rows_in_view = RowsInView(self, self.model_.fill)
 
     def set_inputs(self, inputs: TextInputs | None, tokens, piece_of) -> None:
         """Show ``inputs`` for ``tokens`` (the text's Token objects);
         ``piece_of(token)`` gives the text shown for a token."""
         self.model_.set_inputs(inputs, tokens, piece_of)
         self._size_columns()
+        self._rows_in_view.refresh()
 
     def _size_columns(self) -> None:
         """Widths from the headers and the widest number a column holds, not from
@@ -159,6 +150,8 @@ class InputTable(QTableView):
         header.setSectionResizeMode(1, QHeaderView.Stretch)
 
     def cell_text(self, row: int, column: int) -> str:
+        """The text the table shows in a cell (its row made now if it was not in view yet)."""
+        self.model_.fill(row, row)
         return self.model_.data(self.model_.index(row, column))
 
     def select_position(self, position: int) -> None:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import sys
-
 import pyqtgraph as pg
 import pytest
 from PySide6.QtCore import QEvent, QPoint, Qt
@@ -12,6 +10,7 @@ from PySide6.QtWidgets import QApplication, QCheckBox, QLabel, QPushButton, QToo
 
 from explorer.app import make_app
 from explorer.ui.common.tooltips import TIP_LABEL_NAME, ToolTipWrapping, install_tooltip_wrapping, readable_width
+from tests.support.ui_helpers import python_calls_during
 
 # the offscreen platform cannot raise a window (the tooltip asks to be raised)
 pytestmark = pytest.mark.qt_log_ignore("This plugin does not support raise")
@@ -138,16 +137,6 @@ def test_qt_polishes_each_widget_without_calling_python(qtbot):
         layout.addWidget(QLabel(f"label {i}"))
         layout.addWidget(QPushButton(f"button {i}"))
         layout.addWidget(QCheckBox(f"box {i}"))
-    calls: list[str] = []
-
-    def profile(frame, event, _arg):
-        if event == "call":
-            calls.append(frame.f_code.co_qualname)
-
-    sys.setprofile(profile)
-    try:
-        parent.show()
-    finally:
-        sys.setprofile(None)
+    calls = python_calls_during(parent.show)
     assert all(w.testAttribute(Qt.WA_WState_Polished) for w in parent.findChildren(QWidget))
     assert len(calls) < 30, calls[:30]

@@ -14,7 +14,7 @@ from explorer.core.sources import open_table  # noqa: E402
 from explorer.ui.positions import PositionsView  # noqa: E402
 from explorer.ui.positions.table_page import MODEL_TABLE, SINUSOIDAL  # noqa: E402
 from tests.support import model_factory as mf  # noqa: E402
-from tests.support.ui_helpers import settle_layout, standalone_view  # noqa: E402
+from tests.support.ui_helpers import python_calls_during, settle_layout, standalone_view  # noqa: E402
 
 TIMEOUT = 60_000
 
@@ -367,3 +367,21 @@ def test_maps_waiting_for_their_turn_go_with_a_new_text_or_are_drawn_when_asked(
     assert page._maps.pending == 0
     qtbot.wait(50)
     assert page.input_map.shape == (0, 0)  # the old inputs' map was not drawn after all
+
+
+def test_a_long_texts_table_makes_its_rows_in_view_and_paints_without_python(qtbot, view, gpt2_folder):
+    """The rows' items are made as they come into view (a text of a few hundred tokens fills
+    only what shows), and a repaint calls Python a few times, not for each cell and role."""
+    v, state, _ = view
+    table = open_table(str(gpt2_folder))
+    _shown(qtbot, v, state, table, "the cat sat on the mat " * 40)
+    t = v.text_page.table
+    settle_layout()
+    m = t.model()
+    rows = m.rowCount()
+    first, last = t.rowAt(0), t.rowAt(t.viewport().height() - 1)
+    assert rows > 3 * (last - first + 1) > 0
+    assert m.item(rows - 1, 0) is None  # far below the view: not made yet
+    assert t.cell_text(rows - 1, 0) == str(rows - 1) and m.item(rows - 1, 0) is not None  # made when asked for
+    calls = python_calls_during(t.viewport().repaint)
+    assert len(calls) < 20, calls[:20]
