@@ -158,6 +158,9 @@ class Monkey:
         EXCEPTIONS_SEEN.clear()
 
     def _take_warnings(self, action: str) -> None:
+        if WARNINGS_SEEN:  # with the model open, which a warning often comes from
+            table = self.ex.state.table
+            action = f"{action} (model {table.spec if table is not None else 'none'})"
         for text, place in WARNINGS_SEEN:
             self.report.runtime_warnings += 1
             seen = self.report.warning_places.setdefault(f"{text} from {place}", [0, action])

@@ -17,6 +17,8 @@ LABELLED = 7
 #: symbols for the scatter (a colour per position made it draw 8,192 symbols: 1.1 s for 8,192
 #: positions, 60 ms for MiniLM's 512, on the GUI thread)
 PATH_COLOURS = 64
+#: a component spreading less than this fraction of the other's is drawn as flat (float noise)
+FLAT = 1e-6
 
 
 def path_colour_steps(n: int) -> np.ndarray:
@@ -71,3 +73,17 @@ class PathPanel(PlotPanel):
         self.plot.setLabel("bottom", f"PC 1 ({a:.0%} of the variance)")
         self.plot.setLabel("left", f"PC 2 ({b:.0%})")
         self.plot.enableAutoRange()
+        self._range_flat_axes(pts)
+
+    def _range_flat_axes(self, pts: np.ndarray) -> None:
+        """A component with no spread (PC 2 of a table one value wide, or of rows on a line)
+        gets a range as wide as the other's spread, the path across its middle. Auto-range
+        gave it its float noise: an axis from -5e-306 to 0, whose transform overflowed to
+        inf while painting (RuntimeWarnings in pyqtgraph, found by the monkey)."""
+        lo, hi = pts.min(axis=0).astype(np.float64), pts.max(axis=0).astype(np.float64)
+        span = hi - lo
+        flat = span <= FLAT * max(float(span.max()), float(np.finfo(np.float32).tiny))
+        half = float(span.max()) / 2 or 1.0
+        for axis in np.flatnonzero(flat).tolist():
+            mid = float(lo[axis] + hi[axis]) / 2
+            (self.plot.setXRange if axis == 0 else self.plot.setYRange)(mid - half, mid + half)

@@ -385,3 +385,4 @@ def test_a_long_texts_table_makes_its_rows_in_view_and_paints_without_python(qtb
     assert t.cell_text(rows - 1, 0) == str(rows - 1) and m.item(rows - 1, 0) is not None  # made when asked for
     calls = python_calls_during(t.viewport().repaint)
     assert len(calls) < 20, calls[:20]
+
