@@ -12,15 +12,7 @@ from explorer.core.matrix.axis_labels import label_step
 from explorer.ui.positions.plot_frame import PlotPanel
 from explorer.ui.style import DIVERGING, style_plot
 
-__all__ = ["ImagePanel", "symmetric_levels"]
-
-
-def symmetric_levels(values: np.ndarray, quantile: float = 99.5) -> tuple[float, float]:
-    """(-m, m) with m the ``quantile`` of |values| (a few outliers must not wash out the rest)."""
-    finite = np.abs(values[np.isfinite(values)])
-    m = float(np.percentile(finite, quantile)) if finite.size else 1.0
-    m = m if m > 0 else 1.0
-    return -m, m
+__all__ = ["ImagePanel"]
 
 
 class ImagePanel(PlotPanel):

@@ -10,7 +10,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QSplitter, QVBoxLayout, QWidget
 
 from explorer.core.input_layer import PositionsReport
-from explorer.ui.positions.image_panel import ImagePanel, symmetric_levels
+from explorer.ui.positions.image_panel import ImagePanel
 from explorer.ui.positions.path_panel import PathPanel
 from explorer.ui.style import SPACING
 
@@ -93,7 +93,7 @@ class PositionTablePage(QWidget):
         cut = f" (the first {n:,} of {r.total_positions:,})" if learned and n < r.total_positions else ""
         what = "Learned" if learned else "Sinusoidal"
         self.heatmap.set_title(f"{what} position rows 0–{n - 1:,}{cut}", f"{what} position rows 0–{n - 1:,}")
-        self.heatmap.set_matrix(rows, symmetric_levels(rows))
+        self.heatmap.set_matrix(rows, r.learned_levels if learned else r.sinusoidal_levels)
         self.cosine.set_title(f"Cosine of positions ({n:,} × {n:,})")
         self.cosine.set_matrix(cos, (-1.0, 1.0))
         self.path.set_path(path, "PCA path of positions 0, 1, 2, …", "PCA path of positions")

@@ -11,10 +11,11 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QSplitter, QVBoxLayout, QWidget
 
 from explorer.core.input_layer import TextInputs
+from explorer.core.input_layer.report import symmetric_levels
 from explorer.core.units import shorten
 from explorer.ui.common.binding import OneATurn
 from explorer.ui.common.wrapped_label import WrappedLabel
-from explorer.ui.positions.image_panel import ImagePanel, symmetric_levels
+from explorer.ui.positions.image_panel import ImagePanel
 from explorer.ui.positions.input_table import InputTable
 from explorer.ui.positions.parts_plot import PartsPlot
 from explorer.ui.style import SPACING

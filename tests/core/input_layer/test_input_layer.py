@@ -258,6 +258,10 @@ def test_positions_report_against_numpy(gpt2_folder):
     np.testing.assert_allclose(np.sum(r.learned_path.points.astype(np.float64) ** 2, axis=0), eig[:2], rtol=1e-3)
     np.testing.assert_array_equal(r.sinusoidal, sinusoidal_table(64, 32))
     assert r.rotary_angles is None and r.total_positions == 64
+    # the heatmaps' colour ranges, worked out in the job: +-the 99.5th percentile of |values|
+    for levels, rows in ((r.learned_levels, wpe), (r.sinusoidal_levels, r.sinusoidal)):
+        m = np.percentile(np.abs(rows.astype(np.float64)), 99.5)
+        assert levels[0] == -levels[1] and levels[1] == pytest.approx(m, rel=1e-6)
 
 
 def test_text_inputs_mark_tokens_past_the_limit(gpt2_folder):
