@@ -159,8 +159,7 @@ class Monkey:
 
     def _take_warnings(self, action: str) -> None:
         if WARNINGS_SEEN:  # with the model open, which a warning often comes from
-            table = self.ex.state.table
-            action = f"{action} (model {table.spec if table is not None else 'none'})"
+            action = f"{action} (model {getattr(self.ex.state.table, 'spec', 'none')})"
         for text, place in WARNINGS_SEEN:
             self.report.runtime_warnings += 1
             seen = self.report.warning_places.setdefault(f"{text} from {place}", [0, action])

@@ -12,8 +12,8 @@ selection and tab switch.
 Here the rows live in Qt's own model (:class:`FilledRowsModel`, a
 ``QStandardItemModel``): it has every row from the start, empty, and a row's
 items are made when it comes near the view (:class:`RowsInView` asks for the
-rows in view, a page above and a page below, at each move of the scroll bar
-and each change of its range: a resize, rows added). Qt then paints from its
+rows in view, a page above and a page below, at each move of the scroll bar,
+each change of its range (a resize) and each new set of rows). Qt then paints from its
 own items.
 """
 
@@ -22,36 +22,52 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import numpy as np
-from PySide6.QtCore import QObject
-from PySide6.QtGui import QStandardItem, QStandardItemModel
+from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtGui import QStandardItemModel
 from PySide6.QtWidgets import QTableView
 
-__all__ = ["RowsInView", "FilledRowsModel"]
+__all__ = ["RowsInView", "FilledRowsModel", "Cell", "MakeRow"]
+
+#: a cell's data by role (ints from :mod:`explorer.ui.common.roles`): {DISPLAY: "text", ...}
+Cell = dict[int, object]
+#: a row's cells, one per column, from the row's number
+MakeRow = Callable[[int], list[Cell]]
 
 
 class FilledRowsModel(QStandardItemModel):
     """Qt's own table model, its rows made by a Python function when first wanted.
 
     :meth:`set_rows` gives the headers, the number of rows and ``make_row(row)``, which
-    returns the row's items (one per column); :meth:`fill` makes the rows of a range
-    not made yet. A row not made yet is there, empty.
+    returns the row's cells (one per column, each its data by role); :meth:`fill` makes
+    the rows of a range not made yet. A row not made yet is there, empty. A cell's data
+    goes in with ``setItemData``: ``setItem`` made Qt announce a new layout for each item
+    (the view and its headers laid out again).
     """
+
+    #: the rows were set or emptied: the rows in view are to be made (RowsInView listens)
+    rows_set = Signal()
 
     def __init__(self, parent=None):
         super().__init__(parent)
         self._filled = np.zeros(0, bool)
-        self._make_row: Callable[[int], list[QStandardItem]] | None = None
+        self._make_row: MakeRow | None = None
 
-    def set_rows(self, headers: list[str], rows: int, make_row: Callable[[int], list[QStandardItem]]) -> None:
-        """``rows`` rows under ``headers``, none made yet (a model reset)."""
-        self.clear()
-        self.setColumnCount(len(headers))
-        self.setHorizontalHeaderLabels(headers)
-        self.setRowCount(rows)
+    def set_rows(self, headers: list[str], rows: int, make_row: MakeRow) -> None:
+        """``rows`` rows under ``headers``, none made yet. The rows before are removed; the
+        columns stay when they are as many (the widths a user gave them are kept)."""
+        self._make_row = None  # nothing is made while the rows go and come (the view scrolls meanwhile)
+        self.setRowCount(0)
+        if self.columnCount() != len(headers):
+            self.setColumnCount(len(headers))
+        for c, text in enumerate(headers):
+            if self.headerData(c, Qt.Horizontal) != text:
+                self.setHeaderData(c, Qt.Horizontal, text)
         self._filled = np.zeros(rows, bool)
+        self.setRowCount(rows)
         self._make_row = make_row
+        self.rows_set.emit()
 
-    def empty_rows(self, make_row: Callable[[int], list[QStandardItem]]) -> None:
+    def empty_rows(self, make_row: MakeRow) -> None:
         """The same rows and headers, made by ``make_row`` from now on: the rows made before
         are emptied (not a reset: the view keeps its scroll and selection, and no row is
         inserted again, which for thousands of rows cost a few ms)."""
@@ -60,28 +76,30 @@ class FilledRowsModel(QStandardItemModel):
                 self.takeItem(row, c)
         self._filled[:] = False
         self._make_row = make_row
+        self.rows_set.emit()
 
     def fill(self, first: int, last: int) -> None:
         """Make the rows ``first`` to ``last`` (inclusive) not made yet."""
         if self._make_row is None:
             return
         for row in (np.flatnonzero(~self._filled[max(0, first):last + 1]) + max(0, first)).tolist():
-            for c, item in enumerate(self._make_row(row)):
-                self.setItem(row, c, item)
+            for c, cell in enumerate(self._make_row(row)):
+                self.setItemData(self.index(row, c), cell)
             self._filled[row] = True
 
 
 class RowsInView(QObject):
-    """Calls ``fill(first, last)`` with the rows of ``view`` in view, a page above and a
-    page below, whenever they may have changed (and at :meth:`refresh`)."""
+    """Has ``view``'s model (a :class:`FilledRowsModel`) make the rows in view, a page above
+    and a page below, whenever they may have changed: a move or a new range of the scroll
+    bar, rows set anew (and at :meth:`refresh`)."""
 
-    def __init__(self, view: QTableView, fill: Callable[[int, int], None]):
+    def __init__(self, view: QTableView):
         super().__init__(view)
         self._view = view
-        self._fill = fill
         bar = view.verticalScrollBar()
         bar.valueChanged.connect(self.refresh)
         bar.rangeChanged.connect(self.refresh)
+        view.model().rows_set.connect(self.refresh)
 
     def refresh(self, *_args) -> None:
         """Fill the rows near the view now (after the model's rows changed, say)."""
@@ -95,4 +113,4 @@ class RowsInView(QObject):
         if last < 0:  # the view's foot is below the last row: every row from the first is in view
             last = rows - 1
         page = last - first + 1
-        self._fill(max(0, first - page), min(rows - 1, last + page))
+        model.fill(max(0, first - page), min(rows - 1, last + page))

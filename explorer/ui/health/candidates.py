@@ -6,14 +6,14 @@ from __future__ import annotations
 
 import numpy as np
 from PySide6.QtCore import QItemSelectionModel, Signal
-from PySide6.QtGui import QColor, QFont, QStandardItem
+from PySide6.QtGui import QColor, QFont
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView
 
 from explorer.core.health import CATEGORY_LABELS, Flag, HealthReport
 from explorer.core.health.text import format_number
 from explorer.core.health.verify import VerificationResult
-from explorer.ui.common.roles import ALIGNMENT, DECORATION, FONT, FOREGROUND, LEFT, RIGHT, TOOLTIP
-from explorer.ui.common.rows_in_view import FilledRowsModel, RowsInView
+from explorer.ui.common.roles import ALIGNMENT, DECORATION, DISPLAY, FONT, FOREGROUND, LEFT, RIGHT, TOOLTIP
+from explorer.ui.common.rows_in_view import Cell, FilledRowsModel, RowsInView
 from explorer.ui.style import ERROR, HEALTH_CATEGORY_COLORS, mono_font
 
 __all__ = ["CandidateModel", "CandidateTable", "MIN_ROWS_SHOWN", "MAX_ROWS_SHOWN"]
@@ -81,23 +81,20 @@ class CandidateModel(FilledRowsModel):
         hit = np.nonzero(self._ids[: self._rows] == token_id)[0]
         return int(hit[0]) if len(hit) else -1
 
-    def _row_items(self, row: int) -> list[QStandardItem]:
+    def _row_items(self, row: int) -> list[Cell]:
         r, i = self._report, int(self._ids[row])
-        items = []
+        cells: list[Cell] = []
         for col, text in zip(self.columns, self._row_cells(row)):
-            item = QStandardItem(text)
-            item.setData(RIGHT if col in _NUMERIC else LEFT, ALIGNMENT)
+            cell: Cell = {DISPLAY: text, ALIGNMENT: RIGHT if col in _NUMERIC else LEFT}
             if col == "category":
-                item.setData(self._swatches[r.category_of(i)], DECORATION)
-                item.setData(text, TOOLTIP)  # whole where the narrow column elides it
-            items.append(item)
+                cell[DECORATION] = self._swatches[r.category_of(i)]
+                cell[TOOLTIP] = text  # whole where the narrow column elides it
+            cells.append(cell)
         if r.flags[i] & Flag.UNDER_TRAINED:
-            first = items[self.columns.index("#")]
-            first.setData(self._flag_color, FOREGROUND)
-            first.setData(self._bold, FONT)
-            first.setData("flagged: " + ", ".join(n.replace("_", " ") for n in r.candidate(row, piece="").flags),
-                          TOOLTIP)
-        return items
+            flags = ", ".join(n.replace("_", " ") for n in r.candidate(row, piece="").flags)
+            cells[self.columns.index("#")].update({FOREGROUND: self._flag_color, FONT: self._bold,
+                                                   TOOLTIP: f"flagged: {flags}"})
+        return cells
 
     def _row_cells(self, row: int) -> list[str]:
         r = self._report
@@ -151,17 +148,15 @@ class CandidateTable(QTableView):
         self.setFont(mono_font())
         self.setAlternatingRowColors(True)
         self.clicked.connect(self._on_clicked)
-        self._rows_in_view = RowsInView(self, self.model_.fill)
+        self._rows_in_view = RowsInView(self)
 
     def set_report(self, report: HealthReport | None, piece_of=None) -> None:
         self.model_.set_report(report, piece_of)
         self._fit_columns()
-        self._rows_in_view.refresh()
 
     def set_verification(self, result) -> None:
         self.model_.set_verification(result)
         self._fit_columns()
-        self._rows_in_view.refresh()
 
     def _fit_columns(self) -> None:
         """Every column as wide as its header and its widest cell needs (the numbers' widths

@@ -8,7 +8,7 @@ import html
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QGuiApplication, QStandardItem
+from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QFormLayout,
@@ -31,8 +31,8 @@ from explorer.core.matrix.rows import pooled_word, row_facts
 from explorer.state.app_state import AppState
 from explorer.ui.common.binding import JobBinding, ShownGate
 from explorer.ui.common.integer_axis import IntegerAxis
-from explorer.ui.common.roles import ALIGNMENT, RIGHT
-from explorer.ui.common.rows_in_view import FilledRowsModel, RowsInView
+from explorer.ui.common.roles import ALIGNMENT, DISPLAY, RIGHT
+from explorer.ui.common.rows_in_view import Cell, FilledRowsModel, RowsInView
 from explorer.ui.inspector.output_side import OutputSide
 from explorer.ui.style import ACCENT, SPACING, mono_font, plot_colors, style_plot
 
@@ -64,11 +64,8 @@ class RowValuesModel(FilledRowsModel):
         else:
             self.set_rows(self.HEADERS, len(self._values), self._row_items)
 
-    def _row_items(self, row: int) -> list[QStandardItem]:
-        items = [QStandardItem(f"{row:,}"), QStandardItem(f"{self._values[row]:+.6f}")]
-        for item in items:
-            item.setData(RIGHT, ALIGNMENT)
-        return items
+    def _row_items(self, row: int) -> list[Cell]:
+        return [{DISPLAY: f"{row:,}", ALIGNMENT: RIGHT}, {DISPLAY: f"{self._values[row]:+.6f}", ALIGNMENT: RIGHT}]
 
 
 class RowInspector(QWidget):
@@ -220,7 +217,7 @@ class RowInspector(QWidget):
         self.values.horizontalHeader().setSectionResizeMode(QHeaderView.Stretch)
         self.values.setFont(mono_font())
         tl.addWidget(self.values)
-        self._values_in_view = RowsInView(self.values, self.values_model.fill)
+        self._values_in_view = RowsInView(self.values)
         return tbl_box
 
     # -- state ---------------------------------------------------------------------------
@@ -263,7 +260,6 @@ class RowInspector(QWidget):
         self.facts["address"].setText(f"base + {token_id:,} × {facts.stride:,}")
         self._draw_values(facts.values)
         self.values_model.set_values(facts.values)
-        self._values_in_view.refresh()
         self._update_pooled()
         if self._state.jobs.neighbors.value is None:
             self._on_neighbors_reset()

@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import numpy as np
 from PySide6.QtCore import QModelIndex, Signal
-from PySide6.QtGui import QColor, QFontMetrics, QStandardItem
+from PySide6.QtGui import QColor, QFontMetrics
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView
 
 from explorer.core.input_layer import InputVectors, TextInputs
-from explorer.ui.common.roles import ALIGNMENT, FONT, FOREGROUND, LEFT, RIGHT
-from explorer.ui.common.rows_in_view import FilledRowsModel, RowsInView
+from explorer.ui.common.roles import ALIGNMENT, DISPLAY, FONT, FOREGROUND, LEFT, RIGHT
+from explorer.ui.common.rows_in_view import Cell, FilledRowsModel, RowsInView
 from explorer.ui.style import ERROR, SPACING, mono_font
 
 __all__ = ["InputTable", "InputTableModel"]
@@ -67,18 +67,17 @@ class InputTableModel(FilledRowsModel):
                 self._flagged.append(i is None and (tok.position in past or tok.position in no_row))
         self.set_rows(self._headers, len(self._cells), self._row_items)
 
-    def _row_items(self, row: int) -> list[QStandardItem]:
-        cells, flagged = self._cells[row], self._flagged[row]
-        items = []
-        for c, text in enumerate(cells):
-            item = QStandardItem(text)
-            item.setData(LEFT if c == 1 or (c >= 3 and not text[:1].isdigit()) else RIGHT, ALIGNMENT)
+    def _row_items(self, row: int) -> list[Cell]:
+        texts, flagged = self._cells[row], self._flagged[row]
+        cells: list[Cell] = []
+        for c, text in enumerate(texts):
+            cell: Cell = {DISPLAY: text, ALIGNMENT: LEFT if c == 1 or (c >= 3 and not text[:1].isdigit()) else RIGHT}
             if c != 1:
-                item.setData(self._font, FONT)
+                cell[FONT] = self._font
             if flagged:
-                item.setData(self._error, FOREGROUND)
-            items.append(item)
-        return items
+                cell[FOREGROUND] = self._error
+            cells.append(cell)
+        return cells
 
     @property
     def headers(self) -> list[str]:
@@ -118,14 +117,13 @@ class InputTable(QTableView):
         header = self.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.Interactive)
         self.clicked.connect(self._on_clicked)
-        self._rows_in_view = RowsInView(self, self.model_.fill)
+        self._rows_in_view = RowsInView(self)
 
     def set_inputs(self, inputs: TextInputs | None, tokens, piece_of) -> None:
         """Show ``inputs`` for ``tokens`` (the text's Token objects);
         ``piece_of(token)`` gives the text shown for a token."""
         self.model_.set_inputs(inputs, tokens, piece_of)
         self._size_columns()
-        self._rows_in_view.refresh()
 
     def _size_columns(self) -> None:
         """Widths from the headers and the widest number a column holds, not from

@@ -1,18 +1,20 @@
-"""The table of the projection's shown points: a QAbstractTableModel over a
+"""The table of the projection's shown points: Qt's own model over a
 :class:`explorer.core.projection.point_table.PointTable` (numpy columns) and a
 view that sorts by any column, follows the selection and reports clicks.
-Rows are virtual: the view asks only for the cells on screen, so 50,000
-rows sort (one argsort) and filter (one boolean cut) at once."""
+Rows are made when they come into view (:mod:`explorer.ui.common.rows_in_view`),
+so 50,000 rows sort (one argsort) and filter (one boolean cut) at once, and Qt
+paints the cells without asking Python."""
 
 from __future__ import annotations
 
 import numpy as np
-from PySide6.QtCore import QAbstractTableModel, QItemSelectionModel, QModelIndex, Qt, Signal
+from PySide6.QtCore import QItemSelectionModel, Qt, Signal
 from PySide6.QtGui import QFontDatabase
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView
 
 from explorer.core.projection.point_table import PieceOrder, PointTable
-from explorer.ui.common.roles import ALIGNMENT, DISPLAY, FONT, HORIZONTAL, RIGHT
+from explorer.ui.common.roles import ALIGNMENT, DISPLAY, FONT, RIGHT
+from explorer.ui.common.rows_in_view import Cell, FilledRowsModel, RowsInView
 
 __all__ = ["PointsModel", "PointsTable", "SORTING"]
 
@@ -20,7 +22,7 @@ __all__ = ["PointsModel", "PointsTable", "SORTING"]
 SORTING = "piece (sorting…)"
 
 
-class PointsModel(QAbstractTableModel):
+class PointsModel(FilledRowsModel):
     """The rows of a PointTable that the filters keep, in the chosen order.
 
     Signals
@@ -28,9 +30,12 @@ class PointsModel(QAbstractTableModel):
     pieces_wanted(object)
         Sorting by piece needs the pieces of these ids (the table's), not read yet: read them
         off the GUI thread and hand the PieceOrder to :meth:`set_piece_order`.
+    sorted()
+        The rows are in a new order (Qt's own ``layoutChanged`` comes from making items too).
     """
 
     pieces_wanted = Signal(object)
+    sorted = Signal()
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -45,11 +50,10 @@ class PointsModel(QAbstractTableModel):
 
     def set_points(self, points: PointTable | None, keep: np.ndarray) -> None:
         """Show the rows of ``points`` where ``keep`` (n,) is True, sorted by the column chosen before."""
-        self.beginResetModel()
         self.points = points
         self._order = self._sorted() if points is not None else np.zeros(0, np.int64)
         self._cut(keep)
-        self.endResetModel()
+        self._new_rows()
 
     def set_piece_order(self, found: PieceOrder) -> None:
         """The pieces asked for landed: sorted by piece now, if they are still this table's."""
@@ -62,17 +66,41 @@ class PointsModel(QAbstractTableModel):
     def pieces_failed(self) -> None:
         """The pieces could not be read: the rows stay in the order they were."""
         self._asked = None
+        self._set_sorting(False)
+
+    def _set_sorting(self, waiting: bool) -> None:
+        """Waiting for the pieces to sort by (the piece column's header says so), or not."""
+        if waiting != self.sorting:
+            self.sorting = waiting
+            if self.columnCount() > 1:
+                self.setHeaderData(1, Qt.Horizontal, self._headers()[1])
+
+    def _headers(self) -> list[str]:
+        if self.points is None:
+            return []
+        headers = list(self.points.header())
         if self.sorting:
-            self.sorting = False
-            self.headerDataChanged.emit(Qt.Horizontal, 1, 1)
+            headers[1] = SORTING
+        return headers
+
+    def _new_rows(self) -> None:
+        self.set_rows(self._headers(), len(self.rows), self._row_items)
+
+    def _row_items(self, row: int) -> list[Cell]:
+        points, r = self.points, int(self.rows[row])
+        cells: list[Cell] = []
+        for c in range(len(points.columns) + 2):
+            cell: Cell = {DISPLAY: points.cell(r, c)}
+            if c == 0 or (c >= 2 and points.columns[c - 2].codes is None):  # a number
+                cell.update({ALIGNMENT: RIGHT, FONT: self._mono})
+            cells.append(cell)
+        return cells
 
     def _sorted(self) -> np.ndarray:
         """Every row in the chosen order; by id while the pieces to sort by are being read."""
         points = self.points
         waiting = self._sort[0] == 1 and not points.pieces_read
-        if waiting != self.sorting:
-            self.sorting = waiting
-            self.headerDataChanged.emit(Qt.Horizontal, 1, 1)
+        self._set_sorting(waiting)
         if waiting:
             if self._asked is not points.ids:  # once per table (Qt's sortByColumn sorts twice)
                 self._asked = points.ids
@@ -82,13 +110,17 @@ class PointsModel(QAbstractTableModel):
 
     def set_keep(self, keep: np.ndarray) -> None:
         """The same table, other rows kept (a filter changed): one boolean cut of the sorted rows."""
-        self.beginResetModel()
         self._cut(keep)
-        self.endResetModel()
+        self._new_rows()
 
     def _cut(self, keep: np.ndarray) -> None:
         self._keep = np.asarray(keep, bool)
         self.rows = self._order[self._keep[self._order]] if len(self._keep) == len(self._order) else self._order
+
+    @property
+    def sort_key(self) -> tuple[int, bool]:
+        """The column sorted by, and whether descending."""
+        return self._sort
 
     def token_at(self, row: int) -> int:
         return int(self.points.ids[self.rows[row]])
@@ -100,34 +132,6 @@ class PointsModel(QAbstractTableModel):
         found = np.flatnonzero(self.points.ids[self.rows] == int(token_id))
         return int(found[0]) if len(found) else -1
 
-    def rowCount(self, parent=QModelIndex()) -> int:  # noqa: N802, B008 (Qt's names)
-        return 0 if parent.isValid() else len(self.rows)
-
-    def columnCount(self, parent=QModelIndex()) -> int:  # noqa: N802, B008
-        return 0 if parent.isValid() or self.points is None else len(self.points.columns) + 2
-
-    def data(self, index, role=DISPLAY):
-        if not index.isValid() or self.points is None:
-            return None
-        c = index.column()
-        if role == DISPLAY:
-            return self.points.cell(int(self.rows[index.row()]), c)
-        if role != ALIGNMENT and role != FONT:
-            return None
-        numeric = c == 0 or (c >= 2 and self.points.columns[c - 2].codes is None)
-        if role == ALIGNMENT and numeric:
-            return RIGHT
-        if role == FONT and numeric:
-            return self._mono
-        return None
-
-    def headerData(self, section, orientation, role=DISPLAY):  # noqa: N802
-        if role != DISPLAY or self.points is None:
-            return None
-        if orientation != HORIZONTAL:
-            return None
-        return SORTING if section == 1 and self.sorting else self.points.header()[section]
-
     def sort(self, column: int, order=Qt.AscendingOrder) -> None:
         """Sort every row by ``column`` (an argsort of its values; unknown cells last)."""
         if self.points is None or not 0 <= column < self.columnCount():
@@ -137,6 +141,8 @@ class PointsModel(QAbstractTableModel):
         self._order = self._sorted()
         self._cut(self._keep)
         self.layoutChanged.emit()
+        self.empty_rows(self._row_items)  # the same rows in another order: made again as they show
+        self.sorted.emit()
 
 
 class PointsTable(QTableView):
@@ -168,7 +174,10 @@ class PointsTable(QTableView):
         self.horizontalHeader().setStretchLastSection(True)
         self.horizontalHeader().setDefaultSectionSize(84)
         self._token = -1  # the token to keep selected when the rows move (a sort)
-        self.model_.layoutChanged.connect(self._on_model_layout_changed)
+        self._rows_in_view = RowsInView(self)
+        self.model_.sorted.connect(self._on_model_sorted)
+        self.model_.columnsInserted.connect(self._keep_sort_indicator)
+        self.model_.columnsRemoved.connect(self._keep_sort_indicator)
         self.clicked.connect(self._on_row_clicked)
         self.activated.connect(self._on_row_clicked)
 
@@ -194,5 +203,14 @@ class PointsTable(QTableView):
             self._token = self.model_.token_at(index.row())
             self.token_clicked.emit(self._token)
 
-    def _on_model_layout_changed(self) -> None:
+    def _keep_sort_indicator(self, *_args) -> None:
+        """Qt shifts the header's sort arrow when columns come before it (a first table's
+        columns all do): it goes back on the column the rows are sorted by, without sorting."""
+        column, descending = self.model_.sort_key
+        header = self.horizontalHeader()
+        header.blockSignals(True)
+        header.setSortIndicator(column, Qt.DescendingOrder if descending else Qt.AscendingOrder)
+        header.blockSignals(False)
+
+    def _on_model_sorted(self) -> None:
         self.select_token(self._token)

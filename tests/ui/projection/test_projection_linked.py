@@ -19,7 +19,7 @@ from explorer.core.tokens.groups import token_groups
 from explorer.core.tokens.meta import KINDS
 from explorer.ui.projection import ProjectionView, point_selection
 from explorer.ui.projection.points_table import SORTING
-from tests.support.ui_helpers import standalone_view
+from tests.support.ui_helpers import python_calls_during, settle_layout, standalone_view
 
 TIMEOUT = 60_000
 
@@ -207,3 +207,41 @@ def test_sorting_by_piece_reads_the_pieces_in_a_worker_and_orders_them_as_sorted
     read = len(read_on)
     table.sortByColumn(1, Qt.DescendingOrder)  # the pieces are known now: sorted on the spot
     assert not model.sorting and model.rows.tolist() == want[::-1] and len(read_on) == read
+
+
+def test_the_tables_rows_in_view_are_the_points_and_a_repaint_calls_no_python(qtbot, view):
+    """Rows are made as they come into view, in the order and filter of the moment; Qt then
+    paints them from its own model (a Python model was asked seven roles a cell)."""
+    v, state, _ = view
+    _ready(qtbot, v, state)
+    v.linked.setCurrentWidget(v.linked.table)
+    table, model, points = v.linked.table, v.linked.table.model_, v.linked.points_table()
+    settle_layout()
+    table.sortByColumn(0, Qt.DescendingOrder)
+    table.scrollTo(model.index(model.rowCount() // 2, 0))
+    first, last = table.rowAt(0), table.rowAt(table.viewport().height() - 1)
+    assert 0 < first <= last
+    for r in range(first, last + 1):
+        assert [model.data(model.index(r, c)) for c in range(model.columnCount())] == \
+            [points.cell(int(model.rows[r]), c) for c in range(model.columnCount())]
+    assert model.data(model.index(model.rowCount() - 1, 0)) is None  # not in view: not made
+    assert np.all(np.diff(points.ids[model.rows[first:last + 1]]) < 0)
+    calls = python_calls_during(table.viewport().repaint)
+    assert len(calls) < 20, calls[:20]
+
+
+def test_the_headers_sort_arrow_stays_on_the_column_sorted_by(qtbot, view):
+    """Qt shifts a header's sort arrow when columns are inserted before it: a table's first
+    columns took it off the id column, and a new layout off the column the user sorted by."""
+    v, state, _ = view
+    _ready(qtbot, v, state)
+    table, model = v.linked.table, v.linked.table.model_
+    header = table.horizontalHeader()
+    assert (header.sortIndicatorSection(), header.sortIndicatorOrder()) == (0, Qt.AscendingOrder)
+    norm = [model.headerData(c, Qt.Horizontal) for c in range(model.columnCount())].index("norm")
+    table.sortByColumn(norm, Qt.DescendingOrder)
+    state.set_table(open_table("toy:robot"))  # another table: its columns come anew
+    qtbot.waitUntil(lambda: model.points is not None and model.points.ids is not None
+                    and len(model.points.ids) == state.table.vocab_size, timeout=60_000)
+    assert (header.sortIndicatorSection(), header.sortIndicatorOrder()) == (norm, Qt.DescendingOrder)
+    assert model.sort_key == (norm, True)
