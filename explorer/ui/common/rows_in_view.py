@@ -1,20 +1,19 @@
 """Tables whose cells Qt paints without calling Python: rows held by Qt's own
-model, filled when they come into view.
+model, made when they come into view.
 
 A table over a Python ``QAbstractTableModel`` calls its ``data()`` for about
 seven roles of every cell it paints, and ``rowCount()`` and ``headerData()``
-besides: over a thousand calls into Python for one repaint of the health
-table's 35 rows. Each is a wait for the GIL while a worker runs Python (a
-repaint of that table took 16-17 ms beside such a worker, against 5-6 with
-its cells in Qt's model), and Qt repaints a table at every resize, hover,
-selection and tab switch.
+besides: 832 calls into Python for one repaint of the health table. Each is a
+wait for the GIL while a worker runs Python (a repaint of that table took
+12-13 ms beside such a worker, against 3.5 with its cells in Qt's model), and
+Qt repaints a table at every resize, hover, selection and tab switch.
 
 Here the rows live in Qt's own model (:class:`FilledRowsModel`, a
 ``QStandardItemModel``): it has every row from the start, empty, and a row's
-items are made when it comes near the view (:class:`RowsInView` asks for the
+cells are made when it comes near the view. :class:`RowsInView` asks for the
 rows in view, a page above and a page below, at each move of the scroll bar,
-each change of its range (a resize) and each new set of rows). Qt then paints from its
-own items.
+each change of its range (a resize) and each new set of rows. Qt then paints
+from its own items.
 """
 
 from __future__ import annotations

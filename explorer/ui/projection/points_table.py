@@ -31,7 +31,8 @@ class PointsModel(FilledRowsModel):
         Sorting by piece needs the pieces of these ids (the table's), not read yet: read them
         off the GUI thread and hand the PieceOrder to :meth:`set_piece_order`.
     sorted()
-        The rows are in a new order (Qt's own ``layoutChanged`` comes from making items too).
+        The rows are in a new order, the rows in view made again: the table selects its token
+        again (Qt's ``layoutChanged`` tells Qt's views; this says the rows are ready).
     """
 
     pieces_wanted = Signal(object)

@@ -191,13 +191,24 @@ class PlotPages(QWidget):
         self._refresh()
 
     # -- overlays ------------------------------------------------------------------------------
-    def _xyz(self, ids) -> np.ndarray:
+    def _current(self) -> bool:
+        """The cloud is of the state's table. Not so for a moment in a model switch: computations
+        are reset (and their views redraw) before the view hears of the new model and clears, and
+        the old marks' ids (46,285) were projected from the new table's rows (1,237)."""
         table = self._state.table
-        if self.cloud is None or table is None or not len(ids):
+        return table is not None and self._result is not None and self._result.spec == table.spec
+
+    def _xyz(self, ids) -> np.ndarray:
+        if self.cloud is None or not self._current() or not len(ids):
             return np.zeros((0, 3), np.float32)
-        return self._result.coords_of(table, ids)[:, :3]
+        return self._result.coords_of(self._state.table, ids)[:, :3]
 
     def _draw_overlays(self) -> None:
+        if not self._current():  # the old model's marks: nothing until the new model's cloud
+            self.gl.set_marks(np.zeros(0), np.zeros((0, 3)), [])
+            self.gl.set_selection(np.zeros((0, 3)))
+            self.gl.set_labels([])
+            return
         ids, colours = self._marks
         self.gl.set_marks(np.asarray(ids, np.int64), self._xyz(ids), colours)
         sel, lines = self._selection

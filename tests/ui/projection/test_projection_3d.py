@@ -216,3 +216,29 @@ def test_gl_hover_names_the_point_and_a_click_selects_it(qtbot, gl_view):
     assert f"id {bank:,}" in v.info.hover_label.text() and "PC3 =" in v.info.hover_label.text()
     QTest.mouseClick(g.scene, Qt.LeftButton, Qt.NoModifier, QPoint(round(x), round(y)))
     qtbot.waitUntil(lambda: state.selected_id == bank, timeout=5_000)
+
+
+
+def test_marks_of_the_old_model_are_not_placed_with_the_new_models_rows(qtbot, view):
+    """In a model switch the computations reset (and the view redraws its marks) before the
+    view hears of the new model: a walk met the old marks' ids (46,285) projected from the new
+    table's rows (1,237), an IndexError. Until the view clears, the old marks have no place."""
+    v, state, _ = view
+    table = load(qtbot, v, state)
+    pages = v.plot_pages
+    pages.set_3d(True)
+    big = table.vocab_size - 1
+    pages.set_marks([big, 3], ["#ff0000", "#00ff00"])
+    np.testing.assert_allclose(pages.mark_positions(), state.projection.value.coords_of(table, [big, 3])[:, :3])
+    during: list = []  # the marks' places while the computations reset, the new table installed
+
+    def on_reset():
+        during.append((state.table.vocab_size, pages.mark_positions()))
+
+    state.jobs.neighbors.reset.connect(on_reset)
+    try:
+        state.set_table(open_table("random:20x8"))
+    finally:
+        state.jobs.neighbors.reset.disconnect(on_reset)  # the view goes at the test's end
+    assert during and all(n == 20 and xyz.shape == (0, 3) for n, xyz in during)
+    assert pages.mark_positions().shape == (0, 3)
