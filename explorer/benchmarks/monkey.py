@@ -84,8 +84,9 @@ class MonkeyReport:
     disagreements: list[str] = field(default_factory=list)
     messages: list[str] = field(default_factory=list)
     stalls_over_100ms: int = 0
-    #: every job stopped when the window closed (else the process must end without tearing down)
+    #: every job stopped when the window closed (else the process ends without tearing down); those running then
     jobs_stopped: bool = True
+    jobs_at_close: list[str] = field(default_factory=list)
     #: per kind of action: [actions, stalls over 100 ms, longest stall in ms]
     stalls_by_action: dict[str, list] = field(default_factory=dict)
     #: by the number of background jobs running when the action began ("0", "1", "2+"): [actions,
@@ -158,8 +159,7 @@ class Monkey:
         EXCEPTIONS_SEEN.clear()
 
     def _take_warnings(self, action: str) -> None:
-        if WARNINGS_SEEN:  # with the model open, which a warning often comes from
-            action = f"{action} (model {getattr(self.ex.state.table, 'spec', 'none')})"
+        action += f" (model {getattr(self.ex.state.table, 'spec', 'none')})" if WARNINGS_SEEN else ""  # often why
         for text, place in WARNINGS_SEEN:
             self.report.runtime_warnings += 1
             seen = self.report.warning_places.setdefault(f"{text} from {place}", [0, action])
@@ -472,10 +472,10 @@ def bench_monkey(n: int, seed: int = 0, heavy: bool = True, settle_ms: int = 30,
         report = Monkey(app, ex, seed=seed, heavy=heavy, settle_ms=settle_ms, stacks=stacks).run(n)
         return report
     finally:
-        stopped = ex.shutdown(wait_ms=60_000)
+        running, stopped = ex.running_jobs(), ex.shutdown(wait_ms=60_000)
         ex.window.close()
         if report is not None:
-            report.jobs_stopped = stopped
+            report.jobs_stopped, report.jobs_at_close = stopped, running
 
 
 def format_monkey(r: MonkeyReport) -> str:
@@ -493,7 +493,7 @@ def format_monkey(r: MonkeyReport) -> str:
               for name, (n, over) in sorted(r.stalls_by_job.items(), key=lambda kv: -kv[1][1])[:8]]
     lines += [f"  disagreement: {d}" for d in r.disagreements]
     if not r.jobs_stopped:
-        lines.append("  a job was still running a minute after the window closed")
+        lines.append(f"  a job was still running a minute after the window closed (of {', '.join(r.jobs_at_close)})")
     lines += [f"  {m.splitlines()[-1] if m.strip() else m}" for m in r.messages[:10]]
     lines += [f"  {n} x {place} (first in {first})" for place, (n, first) in r.warning_places.items()]
     lines += [f"  {ms} ms {what}: {place}" for (ms, what, _), place in zip(r.stalls, r.stall_places, strict=False)]

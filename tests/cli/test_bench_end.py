@@ -23,3 +23,13 @@ def test_a_job_left_running_ends_the_process_after_the_report():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=50)
     assert out.returncode == 0, out.stderr
     assert out.stdout.splitlines() == ["the report"]
+
+
+def test_the_report_names_the_jobs_running_when_the_walk_ended():
+    """A walk whose window left a job running said only that one did; the report now names the
+    jobs running as the walk ended, one of which did not stop."""
+    from explorer.benchmarks.monkey import MonkeyReport, format_monkey
+
+    text = format_monkey(MonkeyReport(jobs_stopped=False, jobs_at_close=["load_model", "manifold_job"]))
+    assert "still running a minute after the window closed (of load_model, manifold_job)" in text
+    assert "still running" not in format_monkey(MonkeyReport(jobs_at_close=["load_model"]))
