@@ -39,6 +39,7 @@ from explorer.benchmarks.listeners import (
     collect_warning,
     rss_mb,
 )
+from explorer.core.runtime import thread_places
 
 __all__ = ["MonkeyReport", "Monkey", "bench_monkey", "format_monkey", "FUZZ_TEXTS"]
 
@@ -450,8 +451,7 @@ class Monkey:
 
 
 def bench_monkey(n: int, seed: int = 0, heavy: bool = True, settle_ms: int = 30, stacks: bool = False) -> MonkeyReport:
-    """A walk of ``n`` actions in a fresh window, on the platform there is (a real
-    window when a display is set, offscreen otherwise); ``stacks``: say where each stall was."""
+    """A walk of ``n`` actions in a fresh window (real with a display, else offscreen); ``stacks``: stalls placed."""
     from PySide6.QtCore import QSettings
 
     if not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY"):
@@ -474,8 +474,8 @@ def bench_monkey(n: int, seed: int = 0, heavy: bool = True, settle_ms: int = 30,
     finally:
         running, stopped = ex.running_jobs(), ex.shutdown(wait_ms=60_000)
         ex.window.close()
-        if report is not None:
-            report.jobs_stopped, report.jobs_at_close = stopped, running
+        if report is not None:  # the jobs running at the end, and where every other thread is when one did not stop
+            report.jobs_stopped, report.jobs_at_close = stopped, running + ([] if stopped else thread_places())
 
 
 def format_monkey(r: MonkeyReport) -> str:

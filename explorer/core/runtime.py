@@ -328,3 +328,22 @@ def settle_collector(min_objects: int = SETTLE_MIN_OBJECTS) -> int:
         walked = len(gc.get_objects())
         gc.freeze()
         return walked
+
+
+def thread_places() -> list[str]:
+    """Where each other thread of the process is: its name and its innermost frame outside
+    Python's own library (``"Dummy-3 at job.py:127 manifold_job"``), for saying which thread
+    did not stop when it should have."""
+    stdlib = os.path.dirname(os.__file__)
+    names = {t.ident: t.name for t in threading.enumerate()}
+    places = []
+    for ident, frame in sys._current_frames().items():
+        if ident == threading.get_ident():
+            continue
+        where = frame
+        while where is not None and where.f_code.co_filename.startswith(stdlib):
+            where = where.f_back
+        where = where or frame
+        places.append(f"{names.get(ident, ident)} at {os.path.basename(where.f_code.co_filename)}:"
+                      f"{where.f_lineno} {where.f_code.co_name}")
+    return sorted(places)

@@ -33,3 +33,27 @@ def test_the_report_names_the_jobs_running_when_the_walk_ended():
     text = format_monkey(MonkeyReport(jobs_stopped=False, jobs_at_close=["load_model", "manifold_job"]))
     assert "still running a minute after the window closed (of load_model, manifold_job)" in text
     assert "still running" not in format_monkey(MonkeyReport(jobs_at_close=["load_model"]))
+
+
+def test_thread_places_say_where_each_other_thread_is():
+    """When a job does not stop, the walk's report says where every other thread is: its name
+    and its innermost frame outside Python's own library (here, this file's ``waiter``)."""
+    import threading
+
+    from explorer.core.runtime import thread_places
+
+    release = threading.Event()
+
+    def waiter():
+        release.wait(30)
+
+    t = threading.Thread(target=waiter, name="the-waiter")
+    t.start()
+    try:
+        places = thread_places()
+    finally:
+        release.set()
+        t.join()
+    mine = [p for p in places if p.startswith("the-waiter at ")]
+    assert len(mine) == 1 and mine[0].endswith(" waiter") and "test_bench_end.py:" in mine[0]
+    assert not any(p.startswith(threading.current_thread().name + " at ") for p in places)  # not this one
