@@ -80,7 +80,7 @@ class ToolTipWrapping(QObject):
         self._label = None
 
     def eventFilter(self, obj, event) -> bool:
-        if not isinstance(obj, QLabel) or self._busy or obj.objectName() != TIP_LABEL_NAME:
+        if not isinstance(obj, QLabel) or obj.objectName() != TIP_LABEL_NAME:
             return False
         if event.type() in self._TYPES:
             self._wrap_if_wide(obj)

@@ -129,9 +129,7 @@ class PlotPages(QWidget):
         self._marks, self._selection = ([], []), (-1, [])
         if self.gl is not None:
             self.gl.set_cloud(None)
-            self.gl.set_marks(np.zeros(0), np.zeros((0, 3)), [])
-            self.gl.set_selection(np.zeros((0, 3)))
-            self.gl.set_labels([])
+            self._clear_overlays()
         self._refresh()
 
     # -- choosing the page ---------------------------------------------------------------------
@@ -205,9 +203,7 @@ class PlotPages(QWidget):
 
     def _draw_overlays(self) -> None:
         if not self._current():  # the old model's marks: nothing until the new model's cloud
-            self.gl.set_marks(np.zeros(0), np.zeros((0, 3)), [])
-            self.gl.set_selection(np.zeros((0, 3)))
-            self.gl.set_labels([])
+            self._clear_overlays()
             return
         ids, colours = self._marks
         self.gl.set_marks(np.asarray(ids, np.int64), self._xyz(ids), colours)
@@ -221,6 +217,11 @@ class PlotPages(QWidget):
             xyz = self._xyz([w[0] for w in wanted])
             labels = [(p, table.shown_piece(i).short(), c) for (i, c), p in zip(wanted, xyz)]
         self.gl.set_labels(labels)
+
+    def _clear_overlays(self) -> None:
+        self.gl.set_marks(np.zeros(0), np.zeros((0, 3)), [])
+        self.gl.set_selection(np.zeros((0, 3)))
+        self.gl.set_labels([])
 
     def _on_gl_hovered(self, token_id: int) -> None:
         table = self._state.table
