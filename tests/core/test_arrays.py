@@ -50,6 +50,17 @@ def test_unique_rows_is_numpys_unique_along_rows():
     np.testing.assert_array_equal(got[0][got[2]], rows)  # every row is its distinct row
 
 
+@pytest.mark.parametrize("columns", [1, 2, 5])
+def test_unique_rows_of_rows_tied_at_every_column_is_numpys(columns):
+    """Values 0, -0.0, 1 and 2 only: most rows tie on their first value, many on all, in every order."""
+    rows = np.random.default_rng(columns).integers(0, 3, (2000, columns)).astype(np.float64)
+    rows[::3][rows[::3] == 0] = -0.0
+    want = np.unique(rows, axis=0, return_index=True, return_inverse=True)
+    got = unique_rows(rows)
+    for w, g in zip(want, got):
+        np.testing.assert_array_equal(g, w.reshape(g.shape))
+
+
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 def test_finite_bounds_are_the_columns_extremes_over_the_finite_rows(dtype):
     rng = np.random.default_rng(5)

@@ -8,17 +8,24 @@ a grid (:data:`_TABLES` grids, each shifted at random, so a near pair split
 by a cell wall in one grid meets in another); rows sharing a cell whose
 sketches are close are checked on the rows themselves. Rows with identical
 sketches are grouped first and checked against their group's first row.
+
+The search is a job (:func:`iter_duplicates`): it yields after each step,
+and a step measures at most one candidate pair a row, so a cancel reaches
+it even on a table whose sketches crowd a few cells (rows of two or three
+values, whose directions lie on a circle or a sphere).
 """
 
 from __future__ import annotations
 
+from collections.abc import Generator
 from dataclasses import dataclass
 
 import numpy as np
 
-from explorer.core.arrays import unique_rows, unique_sorted
+from explorer.core.arrays import unique_rows
+from explorer.core.jobs import run_to_end, scaled
 
-__all__ = ["SKETCH_DIM", "NEAR_RELATIVE", "sketch_directions", "Duplicates", "find_duplicates"]
+__all__ = ["SKETCH_DIM", "NEAR_RELATIVE", "sketch_directions", "Duplicates", "iter_duplicates", "find_duplicates"]
 
 #: random directions per sketch
 SKETCH_DIM = 16
@@ -36,12 +43,11 @@ _CELL = 0.2
 _TABLES = 8
 #: rows compared with each other within one cell at most (in sketch order)
 _REACH = 32
-#: candidate pairs checked at most (a table of thousands of equal rows
-#: would otherwise make millions)
+#: close pairs checked on the rows at most (a table of thousands of equal
+#: rows would otherwise make millions)
 MAX_PAIRS = 200_000
-_CHECK_BATCH = 1024
-#: candidate pairs whose sketches are measured at a time
-_MEASURE_BATCH = 1 << 16
+#: values of rows read at a time to check pairs on the rows
+_CHECK_VALUES = 1 << 22
 
 
 def sketch_directions(dim: int, seed: int = 0) -> np.ndarray:
@@ -71,8 +77,13 @@ class Duplicates:
     truncated: bool
 
 
-def find_duplicates(table, sketch: np.ndarray, norms: np.ndarray, valid: np.ndarray) -> Duplicates:
-    """Exact and near duplicate rows among the ``valid`` ones.
+def iter_duplicates(table, sketch: np.ndarray, norms: np.ndarray, valid: np.ndarray
+                    ) -> Generator[tuple[float, str], None, Duplicates]:
+    """Exact and near duplicate rows among the ``valid`` ones: a generator
+    for a job, yielding ``(fraction, message)`` between steps of bounded
+    work (one grid's neighbours at one reach, one batch of checked pairs),
+    so that a cancel is heard even on a crowded table; returns
+    :class:`Duplicates`.
 
     Parameters
     ----------
@@ -94,93 +105,119 @@ def find_duplicates(table, sketch: np.ndarray, norms: np.ndarray, valid: np.ndar
         return found.result(False)
     # equal rows give equal sketches: one point per group, members checked against its first
     points, first, inverse = unique_rows(unit)
-    groups: dict[int, np.ndarray] = {}
-    if len(points) < len(ids):
-        # members of each group in id order (ids ascend, the sort is stable)
-        by_group = np.argsort(inverse, kind="stable")
-        starts = np.searchsorted(inverse[by_group], np.arange(len(points) + 1))
-        for g in np.nonzero(np.diff(starts) > 1)[0]:
-            members = ids[by_group[starts[g] : starts[g + 1]]]
-            groups[int(g)] = members
-            found.check(table, np.full(len(members) - 1, members[0]), members[1:], norms)
-    pairs, truncated = _close_pairs(points)
+    # members of each group in id order (ids ascend, the sort is stable), group g at starts[g]:starts[g + 1]
+    by_group = np.argsort(inverse, kind="stable")
+    members = ids[by_group]
+    starts = np.searchsorted(inverse[by_group], np.arange(len(points) + 1))
+    grouped = np.diff(starts) > 1
+    if grouped.any():
+        others = np.ones(len(members), bool)
+        others[starts[:-1]] = False
+        firsts = members[starts[inverse[by_group]]]
+        yield from scaled(found.iter_check(table, firsts[others], members[others], norms), 0.0, 0.1)
+    pairs, truncated = yield from scaled(_iter_close_pairs(points), 0.1, 0.6)
     if len(pairs):
         reps = ids[first]
-        close = found.check(table, reps[pairs[:, 0]], reps[pairs[:, 1]], norms)
-        for ga, gb in pairs[close]:
-            # every member of one group is as close to the other group as its first row
-            a_members = groups.get(int(ga), reps[ga : ga + 1])
-            b_members = groups.get(int(gb), reps[gb : gb + 1])
-            for x in a_members[1:]:
-                found.mark(int(x), int(b_members[0]), exact=False)
-            for y in b_members[1:]:
-                found.mark(int(y), int(a_members[0]), exact=False)
+        close = yield from scaled(found.iter_check(table, reps[pairs[:, 0]], reps[pairs[:, 1]], norms), 0.6, 0.95)
+        # every member of one group is as close to the other group as its first row
+        close = pairs[close]
+        close = close[grouped[close[:, 0]] | grouped[close[:, 1]]]
+        for k, (ga, gb) in enumerate(close):
+            if k % 1024 == 0:
+                yield 0.95 + 0.05 * k / len(close), "Marking groups of equal rows…"
+            a_members, b_members = members[starts[ga] : starts[ga + 1]], members[starts[gb] : starts[gb + 1]]
+            found.mark(a_members[1:], np.full(len(a_members) - 1, b_members[0]), exact=False)
+            found.mark(b_members[1:], np.full(len(b_members) - 1, a_members[0]), exact=False)
     return found.result(truncated)
 
 
+def find_duplicates(table, sketch: np.ndarray, norms: np.ndarray, valid: np.ndarray) -> Duplicates:
+    """:func:`iter_duplicates` run to the end."""
+    return run_to_end(iter_duplicates(table, sketch, norms, valid))
+
+
 def _close_pairs(points: np.ndarray, seed: int = 0) -> tuple[np.ndarray, bool]:
+    """:func:`_iter_close_pairs` run to the end."""
+    return run_to_end(_iter_close_pairs(points, seed))
+
+
+def _iter_close_pairs(points: np.ndarray, seed: int = 0) -> Generator[tuple[float, str], None, tuple[np.ndarray, bool]]:
     """Pairs (i < j) of points closer than :data:`_RADIUS` that share a cell
-    of at least one grid; and whether :data:`MAX_PAIRS` cut the list."""
+    of at least one grid, in (i, j) order; and whether :data:`MAX_PAIRS` cut
+    the list (a generator: it yields after each grid at each reach).
+
+    Rows next to each other in a grid's cell order are met first: reach 1
+    in every grid, then reach 2, and so on up to :data:`_REACH`. Each step
+    measures at most one candidate a point, and the first MAX_PAIRS
+    distinct close pairs in that order are kept. So a crowded table (a
+    few cells holding most rows) costs at most the steps that find
+    MAX_PAIRS, each as long as one pass over the points, and every row has
+    its nearest candidates measured before anyone's farther ones."""
     n, m = points.shape
     rng = np.random.default_rng(seed)
     mix = rng.integers(1, 2**62, size=m, dtype=np.int64) | 1
-    found = []
-    for _ in range(_TABLES):
-        cells = np.floor((points + rng.uniform(0, _CELL, m)) / _CELL).astype(np.int64)
-        key = (cells * mix).sum(axis=1)  # wraps around: a hash of the cell
-        order = np.argsort(key, kind="stable")
-        key = key[order]
-        for k in range(1, min(_REACH, n - 1) + 1):
+    grids = []  # per grid: the points in cell order, and their cells' hashes in that order (None: done)
+    kept = np.empty(0, np.int64)  # distinct close pairs so far, as i * n + j, sorted
+    reach = min(_REACH, n - 1)
+    for k in range(1, reach + 1):
+        for g in range(_TABLES):
+            yield (k - 1 + g / _TABLES) / reach, "Looking for rows that nearly equal another…"
+            if k == 1:  # each grid is made in the first step that needs it
+                cells = np.floor((points + rng.uniform(0, _CELL, m)) / _CELL).astype(np.int64)
+                key = (cells * mix).sum(axis=1)  # wraps around: a hash of the cell
+                order = np.argsort(key, kind="stable")
+                grids.append((order, key[order]))
+            order, key = grids[g]
+            if key is None:
+                continue
             same = np.nonzero(key[k:] == key[:-k])[0]
-            if len(same) == 0:
-                break
+            if len(same) == 0:  # no cell holds more than k points: none at a longer reach either
+                grids[g] = (order, None)
+                continue
             a, b = order[same], order[same + k]
-            found.append(np.minimum(a, b) * n + np.maximum(a, b))  # pair (i < j) as one number
-    if not found:
-        return np.empty((0, 2), np.int64), False
-    # in order of (i, j): the first MAX_PAIRS close ones are kept, so a crowded
-    # table (millions of candidates in a few cells) stops measuring once past them
-    candidates = unique_sorted(np.concatenate(found))
-    close, count = [], 0
-    for start in range(0, len(candidates), _MEASURE_BATCH):
-        part = candidates[start : start + _MEASURE_BATCH]
-        i, j = part // n, part % n
-        part = part[np.linalg.norm(points[i] - points[j], axis=1) <= _RADIUS]
-        close.append(part)
-        count += len(part)
-        if count > MAX_PAIRS:
+            near = np.einsum("ij,ij->i", points[a] - points[b], points[a] - points[b]) <= _RADIUS * _RADIUS
+            code = np.minimum(a[near], b[near]) * n + np.maximum(a[near], b[near])  # distinct in one step
+            place = np.searchsorted(kept, code)
+            new = code[(place >= len(kept)) | (kept[np.minimum(place, len(kept) - 1)] != code)] if len(kept) \
+                else code
+            room = MAX_PAIRS - len(kept)
+            kept = np.sort(np.concatenate([kept, new[:room]]))
+            if len(new) > room:
+                return np.stack([kept // n, kept % n], axis=1), True
+        if all(key is None for _, key in grids):
             break
-    pairs = np.concatenate(close)[:MAX_PAIRS]
-    return np.stack([pairs // n, pairs % n], axis=1), count > MAX_PAIRS
+    return np.stack([kept // n, kept % n], axis=1), False
 
 
 class _Found:
     def __init__(self, v: int):
-        self.dup = np.full(v, -1, np.int64)
+        self.dup = np.full(v, v, np.int64)  # v: none (above every id, so a minimum keeps the lowest)
         self.exact = np.zeros(v, bool)
         self.near = np.zeros(v, bool)
 
-    def mark(self, x: int, y: int, exact: bool) -> None:
+    def mark(self, x: np.ndarray, y: np.ndarray, exact) -> None:
+        """Rows x[k] and y[k] are equal (``exact``, a bool or one per pair) or near."""
+        exact = np.broadcast_to(np.asarray(exact, bool), np.shape(x))
         for i, j in ((x, y), (y, x)):
-            if self.dup[i] < 0 or j < self.dup[i]:
-                self.dup[i] = j
-            if exact:
-                self.exact[i] = True
-            else:
-                self.near[i] = True
+            np.minimum.at(self.dup, i, j)
+            self.exact[i[exact]] = True
+            self.near[i[~exact]] = True
 
-    def check(self, table, a: np.ndarray, b: np.ndarray, norms: np.ndarray) -> np.ndarray:
-        """Compare rows a[k] and b[k]; mark the close pairs; return which were close."""
+    def iter_check(self, table, a: np.ndarray, b: np.ndarray, norms: np.ndarray
+                   ) -> Generator[tuple[float, str], None, np.ndarray]:
+        """Compare rows a[k] and b[k] and mark the close pairs, yielding
+        between batches; return which were close."""
         close_all = np.zeros(len(a), bool)
-        for k in range(0, len(a), _CHECK_BATCH):
-            ia, ib = a[k : k + _CHECK_BATCH], b[k : k + _CHECK_BATCH]
+        batch = max(64, min(1 << 14, _CHECK_VALUES // max(1, table.dim)))
+        for k in range(0, len(a), batch):
+            yield k / len(a), f"Checking rows that may be duplicates… {k:,} of {len(a):,} pairs"
+            ia, ib = a[k : k + batch], b[k : k + batch]
             dist = np.linalg.norm(table.rows(ia).astype(np.float64) - table.rows(ib).astype(np.float64), axis=1)
             close = dist <= NEAR_RELATIVE * np.maximum(norms[ia], norms[ib])
             close_all[k : k + len(ia)] = close
-            for i, j, c, same in zip(ia, ib, close, dist == 0):
-                if c:
-                    self.mark(int(i), int(j), exact=bool(same))
+            self.mark(ia[close], ib[close], dist[close] == 0)
         return close_all
 
     def result(self, truncated: bool) -> Duplicates:
-        return Duplicates(self.dup, self.exact, self.near & ~self.exact, truncated)
+        dup = np.where(self.dup == len(self.dup), -1, self.dup)
+        return Duplicates(dup, self.exact, self.near & ~self.exact, truncated)

@@ -32,7 +32,7 @@ from collections.abc import Iterator
 import numpy as np
 
 from explorer.core.geometry.scan import cached_row_norms, iter_scan
-from explorer.core.health.duplicates import find_duplicates, sketch_directions
+from explorer.core.health.duplicates import iter_duplicates, sketch_directions
 from explorer.core.health.indicators import CHANCE, MIN_DIMS, magikarp_scores, plain_z, reference_scores, thresholds
 from explorer.core.health.lesson import training_counts
 from explorer.core.health.reference import (
@@ -124,7 +124,7 @@ def iter_health(table) -> Iterator[tuple[float, str]]:
                                                  "Measuring rows")
     norms_in = norms_s if norms_in is None else norms_in
     valid_s, valid_in = _valid(norms_s), _valid(norms_in)
-    dups = find_duplicates(scored, sketch, norms_s, valid_s)
+    dups = yield from scaled(iter_duplicates(scored, sketch, norms_s, valid_s), 0.8, 0.84)
 
     if reference is None or reference.kind == "lowest_norm":
         by_model = model_reference(never, np.nonzero(dups.exact)[0], unreachable_ids, v)
@@ -138,7 +138,7 @@ def iter_health(table) -> Iterator[tuple[float, str]]:
         for blk in iter_scan(scored, mean[None, :]):
             along_mean[blk.start : blk.start + len(blk.norms)] = blk.products[:, 0]
             done = blk.start + len(blk.norms)
-            yield 0.8 + 0.08 * done / v, f"Comparing rows with the reference… {done:,} of {v:,}"
+            yield 0.84 + 0.04 * done / v, f"Comparing rows with the reference… {done:,} of {v:,}"
     else:
         along_mean = products[:, 1] if mean is not None else np.full(v, np.nan)
     if reference is None:

@@ -7,7 +7,9 @@ from __future__ import annotations
 import numpy as np
 
 from explorer.core.health import duplicates as dup
+from explorer.core.health.job import health_report, iter_health
 from explorer.core.sources.memory import open_object
+from explorer.core.sources.specs import open_table
 
 
 def _inputs(e: np.ndarray):
@@ -40,9 +42,11 @@ def test_every_member_of_a_group_of_equal_rows_points_at_the_lowest_other_one():
     assert not found.near.any() and not found.truncated
 
 
-def test_a_crowded_table_keeps_the_first_close_pairs_and_says_it_cut(monkeypatch):
-    """Rows a hair apart: every candidate pair is close. The capped search
-    returns the uncapped one's first pairs, however the measuring is batched."""
+def test_a_crowded_table_keeps_the_first_close_pairs_found_and_says_it_cut(monkeypatch):
+    """Rows a hair apart: every candidate pair is close. A capped search keeps
+    the first pairs found (nearest in each grid's cell order first), so a
+    smaller cap keeps a part of a larger one's pairs, and every pair kept is
+    one the uncapped search finds."""
     rng = np.random.default_rng(2)
     points = (rng.standard_normal(16) * 0.3 + rng.standard_normal((3000, 16)) * 1e-4).astype(np.float64)
     monkeypatch.setattr(dup, "MAX_PAIRS", 10**9)
@@ -50,9 +54,67 @@ def test_a_crowded_table_keeps_the_first_close_pairs_and_says_it_cut(monkeypatch
     assert not cut and len(every) > 20_000
     assert (every[:, 0] < every[:, 1]).all()
     assert (np.diff(every[:, 0] * 3000 + every[:, 1]) > 0).all()  # in (i, j) order, once each
-    for cap, batch in ((5000, 64), (5000, 1 << 16), (len(every), 1000)):
+    assert (np.linalg.norm(points[every[:, 0]] - points[every[:, 1]], axis=1) <= dup._RADIUS).all()
+    codes = {}
+    for cap in (5000, 12_000, len(every)):
         monkeypatch.setattr(dup, "MAX_PAIRS", cap)
-        monkeypatch.setattr(dup, "_MEASURE_BATCH", batch)
         pairs, cut = dup._close_pairs(points)
-        np.testing.assert_array_equal(pairs, every[:cap])
-        assert cut == (cap < len(every))
+        assert len(pairs) == cap and cut == (cap < len(every))
+        assert (np.diff(pairs[:, 0] * 3000 + pairs[:, 1]) > 0).all()
+        codes[cap] = set((pairs[:, 0] * 3000 + pairs[:, 1]).tolist())
+    assert codes[5000] < codes[12_000] < codes[len(every)] == set((every[:, 0] * 3000 + every[:, 1]).tolist())
+    # each point's next one in a grid's cell order is met before anyone's second: with room for about
+    # one pair a point, nearly every point is in a pair
+    monkeypatch.setattr(dup, "MAX_PAIRS", 3000)
+    pairs, _ = dup._close_pairs(points)
+    assert len(np.unique(pairs)) > 0.9 * 3000
+
+
+def test_the_search_on_a_crowded_table_yields_between_steps_of_at_most_one_pair_a_row(monkeypatch):
+    """Cancel reaches a worker only where its job yields. Each step measures at
+    most one candidate pair a point, so finding MAX_PAIRS close pairs among
+    3,000 points takes at least MAX_PAIRS / 3,000 steps, each yielding."""
+    rng = np.random.default_rng(2)
+    points = (rng.standard_normal(16) * 0.3 + rng.standard_normal((3000, 16)) * 1e-4).astype(np.float64)
+    monkeypatch.setattr(dup, "MAX_PAIRS", 30_000)
+    job = dup._iter_close_pairs(points)
+    fractions = []
+    while True:
+        try:
+            fractions.append(next(job)[0])
+        except StopIteration as stop:
+            pairs, cut = stop.value
+            break
+    assert cut and len(pairs) == 30_000
+    assert len(fractions) >= 30_000 / 3000
+    assert fractions == sorted(fractions) and 0 <= fractions[0] and fractions[-1] <= 1
+
+
+def test_the_health_job_stops_inside_the_duplicate_search_of_a_crowded_table():
+    """Rows of two values: their directions lie on a circle, so the sketches
+    crowd a few cells of every grid (70,000 such rows held the old search in
+    one step for 6.9 s, out of reach of a cancel)."""
+    table = open_table("random:20000x2")
+    job = iter_health(table)
+    inside = 0
+    for _, message in job:
+        if message.startswith("Looking for rows that nearly equal another"):
+            inside += 1
+            if inside == 3:
+                break
+    assert inside == 3, "the health job never yielded inside the duplicate search"
+    job.close()  # a cancel: the worker ends the generator at its yield
+    assert job.gi_frame is None
+
+
+def test_a_crowded_table_flags_only_rows_that_truly_have_a_near_copy_and_says_it_cut():
+    table = open_table("random:20000x2")
+    report = health_report(table)
+    rows = table.rows(np.arange(20_000)).astype(np.float64)
+    norms = np.linalg.norm(rows, axis=1)
+    flagged = np.nonzero(report.duplicate_of >= 0)[0]
+    other = report.duplicate_of[flagged]
+    assert len(flagged) > 100
+    gap = np.linalg.norm(rows[flagged] - rows[other], axis=1)
+    assert (gap <= dup.NEAR_RELATIVE * np.maximum(norms[flagged], norms[other])).all()
+    assert any("could be checked" in note for note in report.notes)
