@@ -70,6 +70,14 @@ class StackSampler:
     """The window thread's Python stack, sampled every ``interval_s`` by a daemon thread, so that
     a stall can say where the window's thread was while it lasted (:meth:`place`).
 
+    A sample needs the GIL. When another thread held it through a stall, there are no samples
+    of it, so the sampler also keeps what it can say of such a stall:
+
+    - the garbage collections of the oldest generation, and any over :data:`GC_NOTED_S`, in
+      any thread (``gc.callbacks``): a full collection holds the GIL throughout;
+    - each time a sample came over :data:`STARVED_S` late, where every other thread was when the
+      sampler got the GIL back: the one that held it is there, just past what it did.
+
     The sampler takes the GIL for a few microseconds per sample: a walk with it on runs the window
     a little slower, so its stall counts are not compared with a walk without it.
     """
@@ -79,37 +87,79 @@ class StackSampler:
 
         self.interval_s = interval_s
         self._samples: collections.deque = collections.deque(maxlen=keep)
+        #: (start, end, generation, thread name) of the collections noted
+        self.collections: collections.deque = collections.deque(maxlen=keep)
+        #: (last sample, late sample, the other threads' places) of the late samples
+        self.starved: collections.deque = collections.deque(maxlen=keep)
+        self._gc_started: dict[int, float] = {}
         self._target = threading.main_thread().ident
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
     def start(self) -> None:
+        import gc
+
         self._stop.clear()
+        gc.callbacks.append(self._on_gc)
         self._thread = threading.Thread(target=self._run, name="stack sampler", daemon=True)
         self._thread.start()
 
     def stop(self) -> None:
+        import gc
+
         self._stop.set()
+        if self._on_gc in gc.callbacks:
+            gc.callbacks.remove(self._on_gc)
         if self._thread is not None:
             self._thread.join(timeout=1.0)
+
+    def _on_gc(self, phase: str, info: dict) -> None:
+        import time
+
+        now, me = time.perf_counter(), threading.get_ident()
+        if phase == "start":
+            self._gc_started[me] = now
+            return
+        began = self._gc_started.pop(me, None)
+        if began is not None and (info.get("generation") == 2 or now - began >= GC_NOTED_S):
+            self.collections.append((began, now, info.get("generation"), threading.current_thread().name))
 
     def _run(self) -> None:
         import sys
         import time
 
+        from explorer.core.runtime import thread_places
+
+        last = time.perf_counter()
         while not self._stop.wait(self.interval_s):
+            now = time.perf_counter()
+            if now - last > STARVED_S:
+                self.starved.append((last, now, tuple(thread_places())))
             frame = sys._current_frames().get(self._target)
             frames = []
             while frame is not None and len(frames) < 60:
                 frames.append((frame.f_code.co_filename, frame.f_lineno, frame.f_code.co_name))
                 frame = frame.f_back
             self._samples.append((time.perf_counter(), tuple(frames)))
+            last = now
 
     def place(self, t0: float, t1: float) -> str:
         """Where the window's thread was between ``t0`` and ``t1`` (perf_counter seconds): the
         innermost frame of the app's own code seen most often and the innermost frame of all, with
         how many of the samples had them, and how many were in Qt (in the walk's event loop with no
-        Python frame inside it)."""
+        Python frame inside it); then the collections and the late samples that overlap it."""
+        return "; ".join([self._window_place(t0, t1)] + self._elsewhere(t0, t1))
+
+    def _elsewhere(self, t0: float, t1: float) -> list[str]:
+        notes = [f"{'full ' if gen == 2 else ''}GC {1000 * (b - a):.0f} ms in {name}"
+                 for a, b, gen, name in list(self.collections) if a < t1 and b > t0]
+        for a, b, places in list(self.starved):
+            if a < t1 and b > t0:
+                others = [p for p in places if not p.startswith(("MainThread", "stack sampler"))][:3]
+                notes.append(f"no sample for {1000 * (b - a):.0f} ms, then {', '.join(others) or 'no other thread'}")
+        return notes
+
+    def _window_place(self, t0: float, t1: float) -> str:
         import collections
 
         mine, inner, n = collections.Counter(), collections.Counter(), 0
@@ -134,6 +184,12 @@ class StackSampler:
             return f"Qt ({n} samples, none in Python)"
         parts = [f"{text} ({k} of {n})" for text, k in dict(mine.most_common(1) + inner.most_common(1)).items()]
         return " · ".join(parts) + (f"; Qt in {n - seen}" if n > seen else "")
+
+
+#: collections younger than the oldest generation noted when at least this long (seconds)
+GC_NOTED_S = 0.02
+#: a sample this late (seconds) says another thread held the GIL
+STARVED_S = 0.05
 
 
 #: the walk's own files, by path

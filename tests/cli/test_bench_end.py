@@ -57,3 +57,68 @@ def test_thread_places_say_where_each_other_thread_is():
     mine = [p for p in places if p.startswith("the-waiter at ")]
     assert len(mine) == 1 and mine[0].endswith(" waiter") and "test_bench_end.py:" in mine[0]
     assert not any(p.startswith(threading.current_thread().name + " at ") for p in places)  # not this one
+
+
+def test_the_stack_sampler_notes_a_full_collection_and_the_thread_that_made_it():
+    """A stall with no samples of the window's thread had no place; a full collection in any
+    thread holds the GIL throughout, so the sampler notes it, with the thread."""
+    import gc
+    import threading
+    import time
+
+    from explorer.benchmarks.listeners import StackSampler
+
+    sampler = StackSampler()
+    sampler.start()
+    try:
+        t0 = time.perf_counter()
+        t = threading.Thread(target=gc.collect, name="the-collector")
+        t.start()
+        t.join()
+        t1 = time.perf_counter()
+    finally:
+        sampler.stop()
+    assert any(gen == 2 and name == "the-collector" for _, _, gen, name in sampler.collections)
+    assert "full GC" in sampler.place(t0, t1) and "in the-collector" in sampler.place(t0, t1)
+    assert "the-collector" not in sampler.place(t1 + 1, t1 + 2)  # only what overlaps the stall
+    assert sampler._on_gc not in gc.callbacks  # stopped: the process's collections are its own again
+
+
+def test_the_stack_sampler_says_where_the_other_threads_were_when_it_was_kept_from_the_gil():
+    """A thread that runs Python without letting the GIL go (here for 0.3 s, with a switch
+    interval of 1 s) keeps every sample out; the next sample says where that thread went on."""
+    import sys
+    import threading
+    import time
+
+    from explorer.benchmarks.listeners import StackSampler
+
+    release, spun = threading.Event(), threading.Event()
+
+    def hog():
+        end = time.perf_counter() + 0.3
+        while time.perf_counter() < end:
+            pass
+        spun.set()
+        release.wait(30)
+
+    sampler = StackSampler()
+    interval = sys.getswitchinterval()
+    sampler.start()
+    time.sleep(0.05)
+    t = threading.Thread(target=hog, name="the-hog")
+    try:
+        sys.setswitchinterval(1.0)
+        t0 = time.perf_counter()
+        t.start()
+        spun.wait(30)
+        time.sleep(0.1)  # a sample after the spin
+        t1 = time.perf_counter()
+    finally:
+        sys.setswitchinterval(interval)
+        sampler.stop()
+        release.set()
+        t.join()
+    late = [(a, b, places) for a, b, places in sampler.starved if b - a >= 0.2]
+    assert late and any(p.startswith("the-hog at ") and p.endswith(" hog") for p in late[0][2])
+    assert "then the-hog at " in sampler.place(t0, t1)
