@@ -15,6 +15,7 @@ from PySide6.QtCore import QByteArray, QObject, QSettings, QTimer, Signal  # noq
 from PySide6.QtWidgets import QApplication, QFileDialog  # noqa: E402
 
 from explorer.core.errors import user_message  # noqa: E402
+from explorer.core.runtime import park_after_full_collections  # noqa: E402
 from explorer.core.sources import recent  # noqa: E402
 from explorer.core.sources.catalog import list_sources_job  # noqa: E402
 from explorer.core.sources.loading import LoadedModel, load_model, prepare_table  # noqa: E402
@@ -367,6 +368,7 @@ class Explorer(QObject):
         warm.start(warm_up_job, WARM_UP_MODULES, OPTIONAL_MODULES, freeze=self.freeze_when_warm)
 
     def _on_warm_up_succeeded(self, _result) -> None:
+        park_after_full_collections(self.freeze_when_warm and not self._closed)  # as the warm-up parked, on
         if self.build_when_idle and not self._closed:
             self.idle_builder.start(chores=[settle_collector_between_jobs] if self.freeze_when_warm else [],
                                     first=[self._import_when_idle])
@@ -480,6 +482,7 @@ class Explorer(QObject):
         the threads. Returns whether they all stopped."""
         if not self._closed:
             self._closed = True
+            park_after_full_collections(False)
             self.idle_builder.stop()
             self.save_settings()
             if self.recording is not None:

@@ -244,3 +244,52 @@ def test_a_worker_gives_way_while_the_window_is_in_a_turn_and_only_so_long():
     turns.turn_ended()  # the window is about to sleep: the worker goes on
     waiting.join(60.0)
     assert released == [True] and not turns.in_turn
+
+
+_PARK_SCRIPT = """
+import gc, threading, weakref
+from explorer.core import runtime
+
+class Node:
+    pass
+
+gc.collect()
+gc.freeze()  # what the interpreter made: out of the counts below
+runtime.park_after_full_collections()
+runtime.park_after_full_collections()  # once only
+assert gc.callbacks.count(runtime._park_survivors) == 1
+kept = [[i] for i in range(50_000)]
+node = Node()
+node.me = node  # a reference cycle, garbage once its name goes
+dead = weakref.ref(node)
+del node
+before = gc.get_freeze_count()
+young = [[i] for i in range(5_000)]
+gc.collect(0)
+gc.collect(1)
+assert gc.get_freeze_count() == before  # younger collections park nothing
+worker = threading.Thread(target=gc.collect)  # a full collection, in any thread
+worker.start()
+worker.join()
+assert dead() is None  # the garbage was collected, not parked
+assert gc.get_freeze_count() >= before + 55_000
+assert len(gc.get_objects()) < 1_000  # what the next full collection walks
+with runtime.collector_paused():  # a block that makes containers in one call: nothing parked under it
+    more = [[i] for i in range(10_000)]
+    n = gc.get_freeze_count()
+    gc.collect()
+    assert gc.get_freeze_count() == n
+runtime.park_after_full_collections(False)
+assert runtime._park_survivors not in gc.callbacks
+gc.collect()
+assert gc.get_freeze_count() == n and kept[49_999] == [49_999]
+print("ok")
+"""
+
+
+def test_after_a_full_collection_what_survived_is_parked_until_turned_off():
+    """In a process of its own: parking is for the life of the process."""
+    import subprocess
+
+    out = subprocess.run([sys.executable, "-c", _PARK_SCRIPT], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr[-2000:]

@@ -186,6 +186,7 @@ def test_the_window_builds_every_view_once_warmed_up_and_left_alone_then_parks_w
     import gc
 
     from explorer import workers
+    from explorer.core import runtime
 
     parked = []
 
@@ -201,6 +202,7 @@ def test_the_window_builds_every_view_once_warmed_up_and_left_alone_then_parks_w
     with qtbot.waitSignal(explorer.warmed_up, timeout=60_000):
         explorer.start(model="default")
     assert explorer.idle_builder.chores == [workers.settle_collector_between_jobs]
+    assert runtime._park_survivors in gc.callbacks  # and after every full collection, from now on
     names = explorer.window.view_names()[1:]
     assert explorer.idle_builder.active or all(explorer.view_built(n) for n in names)
     before = gc.get_freeze_count()
@@ -220,7 +222,8 @@ def test_the_window_builds_every_view_once_warmed_up_and_left_alone_then_parks_w
         assert explorer.idle_builder.active  # it keeps looking, for the next idle moment
         assert parked[0] == 0 or gc.get_freeze_count() > before
     finally:
-        explorer.idle_builder.stop()
+        explorer.shutdown(wait_ms=30_000)
+        assert runtime._park_survivors not in gc.callbacks  # the window's, not the process's for good
         # the window's objects back in the collector's walk: a parked cycle is never collected, and the
         # window's teardown after the test is made of cycles (pyqtgraph's menus would be left behind)
         gc.unfreeze()
