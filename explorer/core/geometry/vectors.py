@@ -7,10 +7,12 @@ stream over a vocabulary too large to hold. No Qt here.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
+
+from explorer.core.jobs import run_to_end, scaled
 
 __all__ = [
     "cosine",
@@ -26,6 +28,8 @@ __all__ = [
     "id_distance_matrix",
     "one_hot_distance_matrix",
     "random_cosines",
+    "iter_random_cosines",
+    "iter_cosines_real",
     "cosine_normal_pdf",
     "CosineCheck",
     "random_vector_check",
@@ -33,6 +37,8 @@ __all__ = [
 ]
 
 _EPS = 1e-12
+#: values drawn or read at a time by the random-vector check (a step between two chances to stop)
+BATCH_VALUES = 4_000_000
 
 
 def cosine(a: np.ndarray, b: np.ndarray) -> float:
@@ -201,6 +207,13 @@ def shell_volume_fraction(dim: int, eps: float = 0.01) -> float:
 
 def cosine_histogram_real(table, n_pairs: int = 20000, seed: int = 0) -> np.ndarray:
     """Cosines of ``n_pairs`` random pairs of distinct trained rows."""
+    return run_to_end(iter_cosines_real(table, n_pairs, seed))
+
+
+def iter_cosines_real(table, n_pairs: int = 20000, seed: int = 0) -> Generator[tuple[float, str], None, np.ndarray]:
+    """:func:`cosine_histogram_real` as a generator, yielding between batches of
+    :data:`BATCH_VALUES` values read: 5,000 pairs of a table 65,536 wide were
+    2.6 GB of rows at once."""
     rng = np.random.default_rng(seed)
     v = table.trained_rows if not isinstance(table, np.ndarray) else table.shape[0]
     a = rng.integers(0, v, n_pairs)
@@ -208,8 +221,14 @@ def cosine_histogram_real(table, n_pairs: int = 20000, seed: int = 0) -> np.ndar
     keep = a != b
     a, b = a[keep], b[keep]
     get = (lambda ids: table[ids]) if isinstance(table, np.ndarray) else table.rows
-    ra, rb = normalize_rows(get(a)), normalize_rows(get(b))
-    return (ra * rb).sum(1)
+    dim = int(table.shape[1] if isinstance(table, np.ndarray) else table.dim)
+    step = max(1, BATCH_VALUES // max(1, dim))
+    parts = []
+    for s in range(0, len(a), step):
+        yield s / max(1, len(a)), "Reading random pairs of the table's rows…"
+        ra, rb = normalize_rows(get(a[s : s + step])), normalize_rows(get(b[s : s + step]))
+        parts.append((ra * rb).sum(1))
+    return np.concatenate(parts) if parts else np.zeros(0)
 
 
 def id_distance_matrix(ids: Sequence[int]) -> np.ndarray:
@@ -234,10 +253,18 @@ def one_hot_distance_matrix(ids: Sequence[int]) -> np.ndarray:
 
 def random_cosines(dim: int, n_pairs: int = 5000, seed: int = 0) -> np.ndarray:
     """Cosines of ``n_pairs`` pairs of independent N(0, I_d) vectors, (n_pairs,) float64."""
+    return run_to_end(iter_random_cosines(dim, n_pairs, seed))
+
+
+def iter_random_cosines(dim: int, n_pairs: int = 5000, seed: int = 0) -> Generator[tuple[float, str], None, np.ndarray]:
+    """:func:`random_cosines` as a generator, yielding between batches of about
+    :data:`BATCH_VALUES` values a vector side (5,000 pairs in 65,536 dimensions
+    took 15 s in one step, out of reach of a cancel)."""
     rng = np.random.default_rng(seed)
     out = np.empty(n_pairs, np.float64)
-    step = max(1, 4_000_000 // max(1, dim))
+    step = max(1, BATCH_VALUES // max(1, dim))
     for s in range(0, n_pairs, step):
+        yield s / n_pairs, f"Drawing {n_pairs:,} pairs of random vectors in {dim:,} dimensions…"
         m = min(step, n_pairs - s)
         a = rng.standard_normal((m, dim))
         b = rng.standard_normal((m, dim))
@@ -351,10 +378,10 @@ def random_vector_check_job(table, n_pairs: int = 5000, bins: int = 60, seed: in
     """:func:`random_vector_check` as a generator for a worker: yields
     ``(fraction, message)``, returns a :class:`CosineCheck`."""
     dim = int(table.shape[1] if isinstance(table, np.ndarray) else table.dim)
-    yield 0.0, f"Drawing {n_pairs:,} pairs of random vectors in {dim:,} dimensions…"
-    rnd = random_cosines(dim, n_pairs, seed)
+    rnd = yield from scaled(iter_random_cosines(dim, n_pairs, seed), 0.0, 0.5)
     yield 0.5, "Reading random pairs of the table's rows…"
-    real = cosine_histogram_real(table, n_pairs=n_pairs, seed=seed + 1) if _n_rows(table) > 1 else np.zeros(0)
+    real = (yield from scaled(iter_cosines_real(table, n_pairs=n_pairs, seed=seed + 1), 0.5, 0.95)
+            if _n_rows(table) > 1 else np.zeros(0))
     real = real[np.isfinite(real)]
     yield 0.95, "Counting…"
     return _make_check(dim, rnd, real, bins)
