@@ -292,3 +292,34 @@ def test_the_svd_runs_on_one_blas_thread_with_the_controller_made_once():
     assert blas_threads() == before
     with report.one_blas_thread():
         assert report._BLAS is first
+
+
+@pytest.mark.parametrize("shape", [(40, 12), (30, 2000)])
+def test_the_path_of_positions_is_scikit_learns_first_two_principal_components(shape):
+    """Tall tables by SVD, wide ones (a few positions of a wide model) by the Gram matrix:
+    both give scikit-learn's components (up to sign) and explained variance."""
+    from sklearn.decomposition import PCA
+
+    from explorer.core.input_layer.report import pca_path
+
+    rows = np.random.default_rng(3).standard_normal(shape) * np.linspace(3, 0.5, shape[1])
+    got = pca_path(rows)
+    ref = PCA(n_components=2, svd_solver="full").fit(rows)
+    want = ref.transform(rows)
+    want *= np.where(want[0] > 0, -1.0, 1.0)  # the path's sign: position 0 left of (and below) the mean
+    np.testing.assert_allclose(got.points, want, atol=1e-4 * np.abs(want).max())
+    np.testing.assert_allclose(got.explained, ref.explained_variance_ratio_, rtol=1e-6)
+
+
+def test_the_positions_job_stops_between_the_sinusoidal_steps():
+    from explorer.core.input_layer.report import positions_job
+
+    job = positions_job(open_table("random:300x2048"))
+    messages = []
+    for _, message in job:
+        messages.append(message)
+        if message.startswith("Tracing the sinusoidal path"):
+            break
+    job.close()
+    assert messages[-3:] == ["Computing the sinusoidal table…", "Comparing sinusoidal positions…",
+                             "Tracing the sinusoidal path…"]
