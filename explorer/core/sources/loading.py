@@ -119,12 +119,11 @@ def prepare_table(table: EmbeddingTable, text: str = "", texts: Mapping[str, str
     yield 0.3, (f"Drawing a random {table.vocab_size:,} × {table.dim:,} table…" if table.kind == "random"
                 else f"Reading {table.vocab_size:,} × {table.dim:,} table…")
     if table.fits_in_memory:
-        blocks = max(1, table.vocab_size // 16384 + 1)
-        for k, _block in enumerate(table.iter_blocks()):
-            yield 0.3 + 0.4 * k / blocks, "Reading rows…"
-        table.matrix()
+        for fraction in table.iter_matrix():
+            yield 0.3 + 0.4 * fraction, "Reading rows…"
         yield 0.7, "Normalising rows for neighbour search…"
-        table.unit_matrix()
+        for fraction in table.iter_unit_matrix():
+            yield 0.7 + 0.05 * fraction, "Normalising rows for neighbour search…"
     yield 0.75, "Indexing the vocabulary…"
     table.piece(0)  # the tokenizer's id -> piece map (0.1-0.2 s for 50,000), made here, not at the first label drawn
     classes = ClassIndex.from_table(table)

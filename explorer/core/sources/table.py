@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 import types
 import warnings
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Generator, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -30,6 +30,8 @@ CACHE_ELEMENTS = 64 * 1024 * 1024
 #: values, whatever block size the caller asks for (a 16,384-row block of a
 #: d = 65,536 table would be 4 GB)
 _BLOCK_VALUES = CACHE_ELEMENTS
+#: values read or normalised between two chances to stop, in the generators of the whole table
+STEP_VALUES = 4 * 1024 * 1024
 #: bytes per block of :meth:`EmbeddingTable.iter_native_blocks` (big blocks
 #: keep torch's bfloat16 products at memory speed)
 _NATIVE_BLOCK_BYTES = 128 * 1024 * 1024
@@ -306,18 +308,29 @@ class EmbeddingTable:
         with self._memo.lock:
             if self._memo.full is not None:
                 return self._memo.full
-            require(
-                self.params * 4,
-                f"reading the whole {self.vocab_size:,} x {self.dim:,} table as float32",
-            )
-            out = np.empty((self.vocab_size, self.dim), np.float32)
-            for start, blk in self.iter_blocks():
-                out[start : start + len(blk)] = blk
-                if progress:
-                    progress((start + len(blk)) / self.vocab_size)
-            if self.fits_in_memory:
-                self._memo.full = out
+            return run_to_end(self.iter_matrix(), progress)
+
+    def iter_matrix(self) -> Generator[float, None, np.ndarray]:
+        """:meth:`matrix` as a generator for a job: yields the fraction read after each block
+        of at most :data:`STEP_VALUES` values (a chance to stop), returns the matrix (kept, as
+        :meth:`matrix` keeps it). The loader's step had been the whole table at once: 1.4 s
+        for a random 50,257 x 768."""
+        whole = self._whole()
+        if whole is not None:
+            return whole
+        if self._memo.full is not None:
+            return self._memo.full
+        require(self.params * 4, f"reading the whole {self.vocab_size:,} x {self.dim:,} table as float32")
+        out = np.empty((self.vocab_size, self.dim), np.float32)
+        for start, blk in self.iter_blocks(block_rows=max(1, STEP_VALUES // self.dim)):
+            out[start : start + len(blk)] = blk
+            yield (start + len(blk)) / self.vocab_size
+        if not self.fits_in_memory:
             return out
+        with self._memo.lock:
+            if self._memo.full is None:
+                self._memo.full = out
+            return self._memo.full
 
     def unit_matrix(self) -> np.ndarray | None:
         """Trained rows scaled to unit L2 norm, float32 (trained_rows, d), cached.
@@ -332,18 +345,40 @@ class EmbeddingTable:
         with self._memo.lock:
             if self._memo.unit is not None:
                 return self._memo.unit
-            m = self.matrix()[: self.trained_rows]
-            require(2 * m.nbytes, f"normalising {m.shape[0]:,} rows for neighbour search")
+            return run_to_end(self.iter_unit_matrix())
+
+    def iter_unit_matrix(self) -> Generator[float, None, np.ndarray | None]:
+        """:meth:`unit_matrix` as a generator for a job, yielding the fraction done after each
+        block of rows: reading them (:meth:`iter_matrix`) to 0.5, normalising them to 1."""
+        if self._memo.unit is not None:
+            return self._memo.unit
+        if not self.fits_in_memory:
+            return None
+        reading = self.iter_matrix()  # the first half of the way, when the rows are not read yet
+        while True:
+            try:
+                yield 0.5 * next(reading)
+            except StopIteration as stop:
+                m = stop.value[: self.trained_rows]
+                break
+        require(2 * m.nbytes, f"normalising {m.shape[0]:,} rows for neighbour search")
+        unit = np.empty(m.shape, np.float32)
+        step = max(1, STEP_VALUES // max(1, self.dim))
+        for start in range(0, len(m), step):
+            blk = m[start : start + step]
             with np.errstate(invalid="ignore", over="ignore"):
                 # squares summed in float64: in float32 any value above ~1.8e19 overflows
                 # to an inf norm and would hide a finite row from every search
-                norms = np.sqrt(np.einsum("ij,ij->i", m, m, dtype=np.float64)).astype(np.float32)
+                norms = np.sqrt(np.einsum("ij,ij->i", blk, blk, dtype=np.float64)).astype(np.float32)
                 bad = ~np.isfinite(norms) | (norms == 0)
-                unit = (m / np.where(bad, 1.0, norms)[:, None]).astype(np.float32, copy=False)
-            unit[bad] = np.nan
-            unit.flags.writeable = False
-            self._memo.unit = unit
-            return unit
+                unit[start : start + len(blk)] = blk / np.where(bad, 1.0, norms)[:, None]
+            unit[start : start + len(blk)][bad] = np.nan
+            yield 0.5 + 0.5 * (start + len(blk)) / max(1, len(m))
+        unit.flags.writeable = False
+        with self._memo.lock:
+            if self._memo.unit is None:
+                self._memo.unit = unit
+            return self._memo.unit
 
     def all_finite(self) -> bool:
         """Whether every value of the table is finite (no NaN, no inf); cached.

@@ -56,3 +56,46 @@ def test_opening_a_model_does_not_list_its_vocabulary():
     assert [f for f, _ in steps] == [start / rows for start in range(0, rows, 1000)]
     assert listed == sorted({table.shown_piece(i).text for i in range(rows)})
     assert table.completion_pieces() is listed  # kept: asked again, not listed again
+
+
+def test_the_load_reads_and_normalises_the_rows_in_bounded_steps(monkeypatch):
+    """The whole table and its unit rows were one step each (1.4 s for a random 50,257 x 768):
+    now a chance to stop after every STEP_VALUES values, and the same arrays as read whole."""
+    import numpy as np
+
+    from explorer.core.sources import table as table_module
+    from explorer.core.sources.specs import open_table
+
+    monkeypatch.setattr(table_module, "STEP_VALUES", 64 * 1024)  # 256 rows of 256 a step
+    messages = _messages("random:3000x256")
+    assert messages.count("Reading rows…") >= 3000 // 256
+    assert messages.count("Normalising rows for neighbour search…") >= 3000 // 256
+
+    table = open_table("random:3000x256")
+    job = table.iter_unit_matrix()
+    fractions = []
+    while True:
+        try:
+            fractions.append(next(job))
+        except StopIteration as stop:
+            unit = stop.value
+            break
+    assert fractions == sorted(fractions) and fractions[-1] == 1.0
+    assert table.unit_matrix() is unit  # kept, as unit_matrix keeps it
+    rows = open_table("random:3000x256").matrix()  # read whole, in the table's own blocks
+    np.testing.assert_array_equal(table.matrix(), rows)
+    want = rows / np.sqrt(np.einsum("ij,ij->i", rows, rows, dtype=np.float64)).astype(np.float32)[:, None]
+    np.testing.assert_allclose(unit, want, rtol=1e-6)
+    assert not unit.flags.writeable
+
+
+def test_a_load_closed_while_it_reads_the_rows_stops_there(monkeypatch):
+    from explorer.core.sources import table as table_module
+
+    monkeypatch.setattr(table_module, "STEP_VALUES", 64 * 1024)
+    job = load_model("random:3000x256")
+    for _, message in job:
+        if message == "Reading rows…":
+            break
+    job.close()  # a cancel: the worker ends the generator at its yield
+    assert job.gi_frame is None
