@@ -10,6 +10,7 @@ from explorer.core.health import duplicates as dup
 from explorer.core.health.job import health_report, iter_health
 from explorer.core.sources.memory import open_object
 from explorer.core.sources.specs import open_table
+from tests.support.jobs import drain
 
 
 def _inputs(e: np.ndarray):
@@ -77,14 +78,8 @@ def test_the_search_on_a_crowded_table_yields_between_steps_of_at_most_one_pair_
     rng = np.random.default_rng(2)
     points = (rng.standard_normal(16) * 0.3 + rng.standard_normal((3000, 16)) * 1e-4).astype(np.float64)
     monkeypatch.setattr(dup, "MAX_PAIRS", 30_000)
-    job = dup._iter_close_pairs(points)
-    fractions = []
-    while True:
-        try:
-            fractions.append(next(job)[0])
-        except StopIteration as stop:
-            pairs, cut = stop.value
-            break
+    steps, (pairs, cut) = drain(dup._iter_close_pairs(points))
+    fractions = [f for f, _ in steps]
     assert cut and len(pairs) == 30_000
     assert len(fractions) >= 30_000 / 3000
     assert fractions == sorted(fractions) and 0 <= fractions[0] and fractions[-1] <= 1

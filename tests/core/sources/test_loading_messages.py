@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from explorer.core.matrix.overview import overview_row_step
 from explorer.core.sources.loading import load_model
+from tests.support.jobs import drain
 
 
 def _messages(spec: str) -> list[str]:
@@ -72,14 +73,7 @@ def test_the_load_reads_and_normalises_the_rows_in_bounded_steps(monkeypatch):
     assert messages.count("Normalising rows for neighbour search…") >= 3000 // 256
 
     table = open_table("random:3000x256")
-    job = table.iter_unit_matrix()
-    fractions = []
-    while True:
-        try:
-            fractions.append(next(job))
-        except StopIteration as stop:
-            unit = stop.value
-            break
+    fractions, unit = drain(table.iter_unit_matrix())
     assert fractions == sorted(fractions) and fractions[-1] == 1.0
     assert table.unit_matrix() is unit  # kept, as unit_matrix keeps it
     rows = open_table("random:3000x256").matrix()  # read whole, in the table's own blocks
