@@ -77,6 +77,9 @@ class PositionsReport:
     learned_levels, sinusoidal_levels : tuple of float
         The colour range of each table's heatmap (:func:`symmetric_levels`), worked out
         here in the job: a percentile of 1,024 x 4,096 values is tens of ms.
+    learned_image, learned_cosine_image : numpy.ndarray or None
+        ``learned`` and ``learned_cosine`` as the heatmaps draw them (:func:`finite_image`),
+        made here in the job: on the window's thread, 45 ms for 128 x 65,536 values.
     """
 
     layer: InputLayer
@@ -94,6 +97,8 @@ class PositionsReport:
     total_positions: int
     learned_levels: tuple[float, float] | None = None
     sinusoidal_levels: tuple[float, float] = (-1.0, 1.0)
+    learned_image: np.ndarray | None = None
+    learned_cosine_image: np.ndarray | None = None
 
     @property
     def sinusoidal_norm(self) -> float:
@@ -104,6 +109,13 @@ class PositionsReport:
     def scaled_token_norm(self) -> float:
         """The mean token norm times sqrt(d): the original Transformer's scale."""
         return self.token_norm * math.sqrt(self.layer.dim)
+
+
+def finite_image(values: np.ndarray) -> np.ndarray:
+    """``values`` as a heatmap draws them: float32, NaN as 0 and infinities as the largest
+    finite values (numpy's ``nan_to_num``); the same array when it is that already."""
+    v = np.asarray(values, np.float32)
+    return v if np.isfinite(v).all() else np.nan_to_num(v)
 
 
 def cosine_matrix(rows: np.ndarray) -> np.ndarray:
@@ -216,8 +228,9 @@ def positions_job(table) -> Iterator[tuple[float, str]]:
         rpos = np.linspace(0.0, ROTARY_POSITIONS - 1, (ROTARY_POSITIONS - 1) * 10 + 1)
         angles = rotation_angles(layer.rotary, rpos, pairs)
     levels = symmetric_levels(learned) if learned is not None else None
+    images = (finite_image(learned), finite_image(cos)) if learned is not None else (None, None)
     return PositionsReport(layer, learned, cos, path, norms, sin, sin_cos, sin_path, tnorm, rpos, pairs, angles,
-                           total, levels, symmetric_levels(sin))
+                           total, levels, symmetric_levels(sin), *images)
 
 
 def positions_report(table) -> PositionsReport:

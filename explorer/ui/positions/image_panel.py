@@ -39,12 +39,14 @@ class ImagePanel(PlotPanel):
         self.plot.setLabel("bottom", bottom)
         self.plot.setLabel("left", left)
 
-    def set_matrix(self, values: np.ndarray, levels: tuple[float, float]) -> None:
-        """Draw ``values`` (rows, cols) with colour ``levels``."""
+    def set_matrix(self, values: np.ndarray, levels: tuple[float, float], finite: bool = False) -> None:
+        """Draw ``values`` (rows, cols) with colour ``levels``; ``finite``: they are float32 with no
+        NaN or infinity already (a job's :func:`~explorer.core.input_layer.report.finite_image`)."""
         rows, cols = values.shape
         self.shape = (rows, cols)
         self.message.setText("")
-        self.image.setImage(np.nan_to_num(values.astype(np.float32, copy=False)), levels=levels, autoLevels=False)
+        image = values if finite else np.nan_to_num(values.astype(np.float32, copy=False))
+        self.image.setImage(image, levels=levels, autoLevels=False)
         self.image.setRect(QRectF(0, 0, cols, rows))
         self.image.show()
         self.colorbar.setLevels(levels)

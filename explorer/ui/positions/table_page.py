@@ -86,16 +86,17 @@ class PositionTablePage(QWidget):
             self.caption.setText("")
             return
         learned = self.shown_source == MODEL_TABLE
-        rows = r.learned if learned else r.sinusoidal
-        cos = r.learned_cosine if learned else r.sinusoidal_cosine
+        # as the heatmaps draw them, made in the job (the sinusoidal ones are finite float32 by construction)
+        rows = r.learned_image if learned else r.sinusoidal
+        cos = r.learned_cosine_image if learned else r.sinusoidal_cosine
         path = r.learned_path if learned else r.sinusoidal_path
         n = rows.shape[0]
         cut = f" (the first {n:,} of {r.total_positions:,})" if learned and n < r.total_positions else ""
         what = "Learned" if learned else "Sinusoidal"
         self.heatmap.set_title(f"{what} position rows 0–{n - 1:,}{cut}", f"{what} position rows 0–{n - 1:,}")
-        self.heatmap.set_matrix(rows, r.learned_levels if learned else r.sinusoidal_levels)
+        self.heatmap.set_matrix(rows, r.learned_levels if learned else r.sinusoidal_levels, finite=True)
         self.cosine.set_title(f"Cosine of positions ({n:,} × {n:,})")
-        self.cosine.set_matrix(cos, (-1.0, 1.0))
+        self.cosine.set_matrix(cos, (-1.0, 1.0), finite=True)
         self.path.set_path(path, "PCA path of positions 0, 1, 2, …", "PCA path of positions")
         self.caption.setText(self._caption(r, learned))
 
