@@ -4,7 +4,7 @@
 The warm-up, once the first model is in: the views' code first (a tab opened in
 the first second needs it), then torch, then what may fail (OpenGL). At the
 first idle moment after it (:class:`explorer.ui.common.prebuild.IdleBuilder`):
-torch._dynamo.
+torch._dynamo and scikit-learn's PCA and k-means.
 """
 
 from __future__ import annotations
@@ -25,4 +25,7 @@ WARM_UP_MODULES = VIEW_MODULES + TORCH_MODULES  # in order: a tab opened in the 
 #: left out (three alternated walks). Imported at the first idle moment instead; a training started
 #: before then imports it in its own worker (the window's longest gap after Start: 54-63 ms, 26-36 with
 #: it imported already).
-IDLE_MODULES = ("torch._dynamo",)
+#: Also scikit-learn's PCA and k-means (with SciPy: 0.8 s), which the layouts, the clusters and the
+#: training's charts import when first used: a walk of 2,000 actions imported them in its workers,
+#: holding the GIL, in the middle of the user's clicks.
+IDLE_MODULES = ("torch._dynamo", "sklearn.decomposition", "sklearn.cluster")
