@@ -324,10 +324,10 @@ def settle_collector(min_objects: int = SETTLE_MIN_OBJECTS) -> int:
     with _collector_lock:  # held throughout: no thread enters a paused block meanwhile
         if _collector_pausers or not gc.isenabled() or len(gc.get_objects()) < min_objects:
             return 0
-        gc.collect()
-        walked = len(gc.get_objects())
+        before = gc.get_freeze_count()
+        gc.collect()  # (after which park_after_full_collections, when on, has parked them already)
         gc.freeze()
-        return walked
+        return gc.get_freeze_count() - before
 
 
 def park_after_full_collections(on: bool = True) -> None:

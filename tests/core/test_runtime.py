@@ -279,6 +279,9 @@ with runtime.collector_paused():  # a block that makes containers in one call: n
     n = gc.get_freeze_count()
     gc.collect()
     assert gc.get_freeze_count() == n
+extra = [[i] for i in range(20_000)]
+assert runtime.settle_collector(min_objects=1_000) >= 20_000  # says how many it parked, with the callback on
+n = gc.get_freeze_count()
 runtime.park_after_full_collections(False)
 assert runtime._park_survivors not in gc.callbacks
 gc.collect()
