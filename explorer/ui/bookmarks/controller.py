@@ -11,6 +11,7 @@ from PySide6.QtCore import QObject
 from PySide6.QtWidgets import QFileDialog, QInputDialog, QMenu
 
 from explorer.core.bookmarks import Bookmark, BookmarkError, dumps, loads, read_file, write_file
+from explorer.ui.common.binding import OneATurn
 
 __all__ = ["BookmarkController"]
 
@@ -26,6 +27,7 @@ class BookmarkController(QObject):
         self._app = app
         self._state, self._window = app.state, app.window
         self._pending: Bookmark | None = None
+        self._arrival = OneATurn(self)  # a view never shown: built a step a turn, then brought up
         try:
             self.bookmarks: list[Bookmark] = loads(str(app.settings.value("bookmarks", "") or "")) \
                 if app.settings.value("bookmarks") else []
@@ -121,7 +123,13 @@ class BookmarkController(QObject):
 
     # -- after a load ----------------------------------------------------------------------------
     def _show(self, mark: Bookmark) -> None:
+        """Bring ``mark``'s view and page up. A view never shown is built first, a step a turn,
+        as the tour does: built whole in the turn of the click, the Lookup stalled a real
+        window 146-189 ms."""
         tab, _, page = mark.view.partition(":")
+        if not self._window.build_view_step(tab):
+            self._arrival.run([lambda: self._show(mark)], now=False)
+            return
         if self._window.show_view(tab) and page and tab in _PAGED_VIEWS:
             self._app.view(tab).show_page(page)
 
