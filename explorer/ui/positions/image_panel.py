@@ -8,11 +8,14 @@ import pyqtgraph as pg
 from PySide6.QtCore import QRectF
 from PySide6.QtGui import QFontMetrics
 
-from explorer.core.matrix.axis_labels import label_step
+from explorer.core.matrix.axis_labels import column_ticks, label_step
 from explorer.ui.positions.plot_frame import PlotPanel
 from explorer.ui.style import DIVERGING, style_plot
 
 __all__ = ["ImagePanel"]
+
+#: pixels between two column numbers, at least
+_TICK_GAP_PX = 10
 
 
 class ImagePanel(PlotPanel):
@@ -34,6 +37,10 @@ class ImagePanel(PlotPanel):
         self.message = pg.TextItem("", color=self._fg, anchor=(0.5, 0.5))
         self.plot.addItem(self.message)
         self.shape = (0, 0)
+        self._row_labels: list[tuple[int, str]] | None = None
+        self._label_step = 0
+        self._column_ticks: list | None = None
+        self.plot.getViewBox().sigResized.connect(self._on_view_resized)
 
     def set_labels(self, bottom: str, left: str) -> None:
         self.plot.setLabel("bottom", bottom)
@@ -51,6 +58,7 @@ class ImagePanel(PlotPanel):
         self.image.show()
         self.colorbar.setLevels(levels)
         self.plot.setRange(xRange=(0, cols), yRange=(0, rows), padding=0.02)
+        self._apply_column_ticks()
 
     def set_row_labels(self, labels: list[tuple[int, str]] | None) -> None:
         """Tick labels at the centre of rows (None: numbers); as many as fit
@@ -79,12 +87,31 @@ class ImagePanel(PlotPanel):
         self._label_step = step
         ax.setTicks([[(i + 0.5, text) for i, text in labels if i % step == 0], []])
 
+    def _apply_column_ticks(self) -> None:
+        """Round column numbers as far apart as the widest one needs: pyqtgraph's own always
+        draws its first level, and at 1024 px the 4,096 columns of a sinusoidal table read
+        "100020003000"."""
+        axis = self.plot.getAxis("bottom")
+        cols, width = self.shape[1], self.plot.getViewBox().width()
+        if cols <= 0 or width <= 0:
+            ticks = None
+        else:
+            font = axis.style["tickFont"] or self.font()
+            widest = QFontMetrics(font).horizontalAdvance(f"{cols:,}") + _TICK_GAP_PX
+            px_per_column = width / (cols * 1.04)  # the range's padding: 2 % each side
+            ticks = [(j, f"{j:,}") for j in column_ticks(cols, max(2, int(cols * px_per_column // widest) + 1))]
+        if ticks != self._column_ticks:
+            self._column_ticks = ticks
+            axis.setTicks(None if ticks is None else [ticks, []])
+
     def _on_view_resized(self, *_args) -> None:
         if self._row_labels is not None:
             self._apply_row_labels()
+        self._apply_column_ticks()
 
     def clear(self, message: str = "") -> None:
         self.shape = (0, 0)
+        self._apply_column_ticks()
         self.image.hide()
         self.set_row_labels(None)
         self.message.setText(message)

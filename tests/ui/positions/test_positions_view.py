@@ -436,3 +436,39 @@ def test_the_position_heatmaps_draw_the_jobs_finite_arrays_and_convert_nothing_o
     page.source.setCurrentIndex(page.source.findData(SINUSOIDAL))
     np.testing.assert_array_equal(page.heatmap.image.image, r.sinusoidal)
     assert not any(on_gui)
+
+
+def test_a_heatmaps_column_numbers_and_row_labels_fit_the_plot_and_follow_its_resizes(qtbot):
+    """pyqtgraph draws its first level of column numbers however crowded: 4,096 columns at
+    1024 px read "100020003000". The numbers are now round and as far apart as the widest one
+    needs, and both they and the row labels are worked out again when the plot is resized (the
+    row labels' resize handler was never connected)."""
+    from PySide6.QtGui import QFontMetrics
+
+    from explorer.ui.positions.image_panel import ImagePanel
+
+    panel = ImagePanel()
+    qtbot.addWidget(panel)
+    panel.resize(230, 200)
+    panel.show()
+    qtbot.waitExposed(panel)
+    values = np.random.default_rng(0).standard_normal((128, 4096)).astype(np.float32)
+    panel.set_matrix(values, (-1.0, 1.0), finite=True)
+    panel.set_row_labels([(i, f"row {i}") for i in range(128)])
+    axis = panel.plot.getAxis("bottom")
+
+    def spacing_px():
+        ticks = [t for t, _ in axis._tickLevels[0]]
+        vb = panel.plot.getViewBox()
+        px_per_column = vb.width() / (vb.viewRange()[0][1] - vb.viewRange()[0][0])
+        return min(b - a for a, b in zip(ticks, ticks[1:])) * px_per_column, len(ticks)
+
+    qtbot.waitUntil(lambda: axis._tickLevels is not None, timeout=5_000)
+    narrow_px, narrow_n = spacing_px()
+    widest = QFontMetrics(axis.style["tickFont"] or panel.font()).horizontalAdvance("4,096")
+    assert narrow_px >= widest and all(label == f"{t:,}" for t, label in axis._tickLevels[0])
+    rows_step = panel.row_label_step
+    panel.resize(900, 700)
+    qtbot.waitUntil(lambda: spacing_px()[1] > narrow_n, timeout=5_000)  # more numbers where they fit
+    assert spacing_px()[0] >= widest
+    qtbot.waitUntil(lambda: panel.row_label_step < rows_step, timeout=5_000)  # more row labels, taller
