@@ -25,6 +25,7 @@ from explorer.state.app_state import AppState
 from explorer.state.both_ends import INPUT, OUTPUT
 from explorer.ui.common.binding import JobBinding, ShownGate, job_status
 from explorer.ui.common.cell_texts import FIT_POINT_SIZES, CellTextLayer
+from explorer.ui.common.column_numbers import spaced_column_ticks
 from explorer.ui.style import (
     ACCENT,
     DIVERGING,
@@ -41,8 +42,6 @@ from explorer.ui.style import (
 BAND_HALF = 16
 #: a table this small is shown whole, with its values written in the cells
 SMALL_CELLS = 400
-#: room between two column numbers under the whole table
-_TICK_GAP_PX = 10
 
 
 def legend_html(fg: str) -> str:
@@ -436,11 +435,7 @@ class MatrixView(QWidget):
         width = self.overview_plot.getViewBox().width()
         if hi <= lo or width <= 0:
             return
-        widest = QFontMetrics(axis.font()).horizontalAdvance(f"{table.dim:,}") + _TICK_GAP_PX
-        # numbers every `step` columns are step * px_per_column apart: keep only steps that leave room
-        px_per_column = width / (hi - lo)
-        most = max(2, int(table.dim * px_per_column // widest) + 1)
-        ticks = [(j, f"{j:,}") for j in column_ticks(table.dim, most)]
+        ticks = spaced_column_ticks(axis, table.dim, width / (hi - lo))
         if ticks != self._overview_ticks:
             self._overview_ticks = ticks
             axis.setTicks([ticks, []])

@@ -8,14 +8,12 @@ import pyqtgraph as pg
 from PySide6.QtCore import QRectF
 from PySide6.QtGui import QFontMetrics
 
-from explorer.core.matrix.axis_labels import column_ticks, label_step
+from explorer.core.matrix.axis_labels import label_step
+from explorer.ui.common.column_numbers import spaced_column_ticks
 from explorer.ui.positions.plot_frame import PlotPanel
 from explorer.ui.style import DIVERGING, style_plot
 
 __all__ = ["ImagePanel"]
-
-#: pixels between two column numbers, at least
-_TICK_GAP_PX = 10
 
 
 class ImagePanel(PlotPanel):
@@ -88,18 +86,13 @@ class ImagePanel(PlotPanel):
         ax.setTicks([[(i + 0.5, text) for i, text in labels if i % step == 0], []])
 
     def _apply_column_ticks(self) -> None:
-        """Round column numbers as far apart as the widest one needs: pyqtgraph's own always
-        draws its first level, and at 1024 px the 4,096 columns of a sinusoidal table read
-        "100020003000"."""
+        """Round column numbers as far apart as the widest one needs (:func:`spaced_column_ticks`)."""
         axis = self.plot.getAxis("bottom")
         cols, width = self.shape[1], self.plot.getViewBox().width()
         if cols <= 0 or width <= 0:
             ticks = None
         else:
-            font = axis.style["tickFont"] or self.font()
-            widest = QFontMetrics(font).horizontalAdvance(f"{cols:,}") + _TICK_GAP_PX
-            px_per_column = width / (cols * 1.04)  # the range's padding: 2 % each side
-            ticks = [(j, f"{j:,}") for j in column_ticks(cols, max(2, int(cols * px_per_column // widest) + 1))]
+            ticks = spaced_column_ticks(axis, cols, width / (cols * 1.04))  # the range's padding: 2 % each side
         if ticks != self._column_ticks:
             self._column_ticks = ticks
             axis.setTicks(None if ticks is None else [ticks, []])
