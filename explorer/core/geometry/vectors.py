@@ -325,12 +325,8 @@ class CosineCheck:
 
 def random_vector_check(table, n_pairs: int = 5000, bins: int = 60, seed: int = 0) -> CosineCheck:
     """Histograms of cosines: random Gaussian pairs at the table's d, and
-    random pairs of the table's trained rows."""
-    dim = int(table.shape[1] if isinstance(table, np.ndarray) else table.dim)
-    rnd = random_cosines(dim, n_pairs, seed)
-    real = cosine_histogram_real(table, n_pairs=n_pairs, seed=seed + 1) if _n_rows(table) > 1 else np.zeros(0)
-    real = real[np.isfinite(real)]
-    return _make_check(dim, rnd, real, bins)
+    random pairs of the table's trained rows (:func:`random_vector_check_job` run to the end)."""
+    return run_to_end(random_vector_check_job(table, n_pairs, bins, seed))
 
 
 def _n_rows(table) -> int:
