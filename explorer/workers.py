@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import gc
 import importlib
+import sys
 import time
 from collections.abc import Callable, Hashable, Iterator, Sequence
 
@@ -231,17 +232,20 @@ class _Worker(GeneratorWorker):
                 self.returned.emit(result)
         except Exception as exc:  # noqa: BLE001 (the job's failure, handed to the GUI thread)
             self.errored.emit(exc)
+        finally:
+            sys.setprofile(None)  # the pool's thread goes back unprofiled (_run_steps gates the job's steps)
         self._running = False
         self.finished.emit()
         self._finished.emit(self)
 
 
 def _run_steps(steps: Iterator, gives_way: bool = True):
-    """superqt's generator around a job's: each step begins once the window's turn has ended
-    (:class:`~explorer.core.runtime.WindowTurns`), unless the job need not (``job.gives_way = False``)."""
+    """superqt's generator around a job's: each step begins once the window's turn has ended and steps
+    aside for the turns (:class:`~explorer.core.runtime.WindowTurns`), unless ``job.gives_way`` is False."""
+    gate = runtime.WINDOW_TURNS.gate() if gives_way else None
     while True:
         if gives_way:
-            runtime.WINDOW_TURNS.give_way()
+            runtime.WINDOW_TURNS.before_step(gate)
         try:
             value = next(steps)
         except StopIteration as stop:
@@ -474,12 +478,8 @@ class JobViews:
 
 
 def await_all_workers(msecs: int = 10000) -> bool:
-    """Ask every running worker to stop and wait for the thread pool (on close).
-
-    superqt counts a worker done once its job has returned, a moment before
-    its pool thread is free: the pool is waited for too, so that no thread
-    is still running when this returns True.
-    """
+    """Ask every running worker to stop and wait for the thread pool (on close). superqt counts a worker
+    done once its job has returned, a moment before its pool thread is free: the pool is waited for too."""
     start = time.monotonic()
     try:
         WorkerBase.await_workers(msecs)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import sys
 
 import pytest
@@ -244,6 +245,176 @@ def test_a_worker_gives_way_while_the_window_is_in_a_turn_and_only_so_long():
     turns.turn_ended()  # the window is about to sleep: the worker goes on
     waiting.join(60.0)
     assert released == [True] and not turns.in_turn
+
+
+
+@contextlib.contextmanager
+def _looping_worker(turns):
+    """A thread looping in Python under ``turns.gate()``, recording the turn each pass sees; stopped
+    and joined on leaving."""
+    import threading
+
+    seen, stop = [], threading.Event()
+
+    def now() -> int:
+        return turns.turn
+
+    def loop() -> None:
+        sys.setprofile(turns.gate())
+        try:
+            while not stop.is_set():
+                seen.append(now())
+        finally:
+            sys.setprofile(None)
+
+    thread = threading.Thread(target=loop, daemon=True)
+    thread.start()
+    try:
+        assert _until(lambda: len(seen) > 100)  # it loops
+        yield seen
+    finally:
+        stop.set()
+        thread.join(60.0)
+    assert not thread.is_alive()
+
+
+def _until(condition, timeout_s: float = 60.0) -> bool:
+    import time
+
+    end = time.monotonic() + timeout_s
+    while not condition() and time.monotonic() < end:
+        time.sleep(0.005)
+    return condition()
+
+
+def test_a_gated_worker_makes_no_call_while_the_window_is_in_a_turn():
+    """A step can be long; the gate stops the worker at its next call while a turn is under way,
+    so the window's Python does not share the GIL with it."""
+    import time
+
+    turns = runtime.WindowTurns()
+    turns.max_wait_s = 60.0  # only the turn's end lets it on
+    with _looping_worker(turns) as seen:
+        turns.turn_began()
+        turn = turns.turn
+        time.sleep(0.2)  # the GIL is free: a worker not stepping aside loops on, seeing this turn
+        during = seen.count(turn)
+        turns.turn_ended()
+        after = len(seen)
+        assert _until(lambda: len(seen) > after + 100)  # the turn over, it goes on
+    assert turn and during <= 1, during  # at most the pass under way when the turn began
+
+
+def test_a_gated_worker_waits_once_a_turn_and_only_so_long():
+    """A worker may hold a lock the window's turn waits for: after ``max_wait_s`` it goes on, and
+    the same turn does not stop it again."""
+    turns = runtime.WindowTurns()
+    turns.max_wait_s = 0.01
+    with _looping_worker(turns) as seen:
+        turns.turn_began()
+        turn = turns.turn
+        assert _until(lambda: seen.count(turn) > 100)  # a turn that does not end
+        turns.turn_ended()
+
+
+def test_a_gated_worker_waiting_in_an_event_of_its_own_is_not_stopped_inside_it():
+    """The gate may fire anywhere, inside ``threading``'s own waits too. A gate that waited on an
+    Event deadlocked a walk: a worker, back from an Event's wait and holding its lock, was stopped
+    by the gate, which waited on that same lock."""
+    import threading
+
+    turns = runtime.WindowTurns()
+    turns.max_wait_s = 60.0
+    passes, stop = [], threading.Event()
+
+    def loop() -> None:
+        sys.setprofile(turns.gate())
+        try:
+            while not stop.is_set():
+                turns.give_way(60.0)  # an Event-like wait of the window's own, gated around
+                passes.append(1)
+        finally:
+            sys.setprofile(None)
+
+    def window() -> None:  # turns that begin and end while the worker waits and passes
+        for _ in range(3000):
+            turns.turn_began()
+            turns.turn_ended()
+
+    worker = threading.Thread(target=loop, daemon=True)
+    worker.start()
+    turning = threading.Thread(target=window, daemon=True)  # a deadlock holds it, not the test
+    try:
+        turning.start()
+        turning.join(60.0)
+        assert not turning.is_alive(), "the window's turns and the gated worker deadlocked"
+        before = len(passes)
+        assert _until(lambda: len(passes) > before + 10, 30.0)
+    finally:
+        stop.set()
+        worker.join(10.0)
+    assert not worker.is_alive()
+
+
+def test_a_job_looping_over_short_steps_waits_between_them_and_runs_them_unprofiled():
+    """Training yields a tenth of a second apart but steps every 1-2 ms: between two steps it waits
+    for the window's turn as at a yield, and its short steps run without the gate's profiling."""
+    import threading
+    import time
+
+    turns = runtime.WindowTurns()
+    turns.max_wait_s = 60.0
+    turns._lively_until = float("inf")  # the window is at work
+    seen, stop = [], threading.Event()
+
+    def job() -> None:
+        turns.before_step(turns.gate())  # a first step is taken as long: under the gate
+        seen.append((turns.turn, sys.getprofile() is not None))
+        while not stop.is_set():
+            turns.between_steps()
+            seen.append((turns.turn, sys.getprofile() is not None))
+        sys.setprofile(None)
+
+    worker = threading.Thread(target=job, daemon=True)
+    worker.start()
+    try:
+        assert _until(lambda: len(seen) > 100)
+        turns.turn_began()
+        turn = turns.turn
+        time.sleep(0.2)  # the GIL is free: a job not waiting between its steps steps on
+        during = sum(1 for t, _ in seen if t == turn)
+        turns.turn_ended()
+        after = len(seen)
+        assert _until(lambda: len(seen) > after + 100)
+    finally:
+        stop.set()
+        worker.join(60.0)
+    assert seen[0][1] and not any(profiled for _, profiled in seen[1:])
+    assert during <= 1, during
+    turns.turn_began()  # the window's own thread never waits for its own turn
+    turns.between_steps()
+    turns.turn_ended()
+
+
+def test_the_window_is_lively_only_in_a_turn_and_for_a_while_after_a_busy_one():
+    """A timer's tick or a job's progress is a short turn and gates nothing; a paint or a click is
+    a busy turn, and for :data:`LIVELY_FOR_S` after it workers run their steps under the gate."""
+    clock = [100.0]
+    turns = runtime.WindowTurns(clock=lambda: clock[0])
+    assert not turns.lively
+    turns.turn_began()
+    assert turns.lively and turns.in_turn
+    clock[0] += runtime.BUSY_TURN_S / 4
+    turns.turn_ended()
+    assert not turns.lively  # a short turn
+    turns.turn_began()
+    clock[0] += runtime.BUSY_TURN_S * 1.5
+    turns.turn_ended()
+    assert turns.lively and not turns.in_turn
+    clock[0] += runtime.LIVELY_FOR_S * 0.99
+    assert turns.lively
+    clock[0] += runtime.LIVELY_FOR_S * 0.02
+    assert not turns.lively
 
 
 _PARK_SCRIPT = """

@@ -281,6 +281,53 @@ def test_a_job_waits_at_its_yields_while_the_window_handles_a_turn(qtbot, monkey
     assert seen["before"] > 3 and seen["stepped"] <= 1, seen  # at most the step already under way
 
 
+
+def test_a_jobs_long_steps_run_under_the_gate_while_the_window_is_lively_and_the_thread_ends_unprofiled(
+        monkeypatch):
+    """Inside a step a worker steps aside for the window's turns (a profile function), but only
+    while the window is at work and after a long step: profiling halves the speed of its Python,
+    and a short step meets a turn only at its yields. The pool's thread goes back unprofiled."""
+    from explorer.core import runtime
+    from explorer.core.runtime import WINDOW_TURNS
+    from explorer.workers import _run_steps, _Worker
+
+    WINDOW_TURNS.turn_ended()  # the window rests (an earlier test's turn may still be under way)
+    clock = [1000.0]
+    monkeypatch.setattr(WINDOW_TURNS, "_clock", lambda: clock[0])
+    lively = float("inf")  # a busy turn has just ended
+    monkeypatch.setattr(WINDOW_TURNS, "_lively_until", lively)
+    long_step = runtime.LONG_STEP_S * 2
+    profiles = []
+
+    def probing_job():
+        profiles.append(sys.getprofile())  # the first step: lively
+        clock[0] += long_step
+        yield 0.0, "a long step"
+        profiles.append(sys.getprofile())  # lively, after a long step
+        WINDOW_TURNS._lively_until = 0.0  # the window has rested since
+        clock[0] += long_step
+        yield 0.0, "a long step"
+        profiles.append(sys.getprofile())  # resting
+        WINDOW_TURNS._lively_until = lively
+        clock[0] += long_step / 10
+        yield 0.0, "a short step"
+        profiles.append(sys.getprofile())  # lively, after a short step
+
+    after = []
+
+    def pool_thread():
+        _Worker(_run_steps, probing_job(), True).run()
+        after.append(sys.getprofile())
+
+    thread = threading.Thread(target=pool_thread)
+    thread.start()
+    thread.join(60.0)
+    assert not thread.is_alive() and len(profiles) == 4
+    gated = [p is not None for p in profiles]
+    assert gated == [True, True, False, False] and after == [None], (gated, after)
+    assert sys.getprofile() is None  # the window's thread is never gated
+
+
 def test_the_warm_up_does_not_wait_for_the_windows_turns(monkeypatch):
     """Its steps are imports, which hold the GIL in C whatever the window does: waiting only
     moved them into the window's first interactions."""
