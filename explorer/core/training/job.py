@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from explorer.core.runtime import limit_torch_threads
+from explorer.core.runtime import WINDOW_TURNS, limit_torch_threads
 from explorer.core.training.config import TrainConfig
 from explorer.core.training.corpus import corpus_class_index
 from explorer.core.training.frames import FrameMaker, TableFrame
@@ -229,6 +229,7 @@ def training_job(corpus_ids: np.ndarray, vocab_size: int, cfg: TrainConfig, mode
                 pace = 0.0  # restart the pacing clock after a pause
                 last_yield = clock.now()
                 continue
+            WINDOW_TURNS.between_steps()  # each step after the window's turn; none profiled
             try:
                 m = next(steps)
             except StopIteration:

@@ -376,3 +376,45 @@ def test_classes_cluster_during_training(corpus):
     end = silhouette_score(last.snapshot[keep], labels[keep], metric="cosine")
     assert abs(start) < 0.1
     assert end > start + 0.2
+
+
+def test_a_training_step_waits_for_the_windows_turn_to_end(corpus, monkeypatch):
+    """Training yields a tenth of a second apart but steps every 1-2 ms: it waits for the window's turn
+    between its steps, as other jobs do at their yields, so a paint does not share the GIL with it."""
+    import threading
+    import time
+
+    from explorer.core.runtime import WINDOW_TURNS
+    from explorer.workers import _run_steps
+
+    WINDOW_TURNS.turn_ended()  # the window rests
+    monkeypatch.setattr(WINDOW_TURNS, "max_wait_s", 60.0)  # only the turn's end lets it on
+    cfg = TrainConfig(steps=1_000_000, dim=8, batch_size=8)
+    model = ToyLM.build(corpus.vocab_size, cfg)
+    weight, control = model.embed_tokens.weight, TrainingControl()
+    job = training_job(corpus.ids, corpus.vocab_size, cfg, model=model, control=control, clock=FakeClock(),
+                       batch_seconds=1e9)  # no yield until it stops: every step between two yields
+    worker = threading.Thread(target=lambda: list(_run_steps(job, True)), daemon=True)
+
+    def until(condition) -> bool:
+        end = time.monotonic() + 60
+        while not condition() and time.monotonic() < end:
+            time.sleep(0.005)
+        return condition()
+
+    worker.start()
+    try:
+        assert until(lambda: weight._version > 10)  # it trains
+        WINDOW_TURNS.turn_began()
+        before = weight._version
+        time.sleep(0.2)  # the GIL is free: steps not waiting go on, a hundred or more
+        during = weight._version - before
+        WINDOW_TURNS.turn_ended()
+        after = weight._version
+        assert until(lambda: weight._version > after + 10)  # the turn over, it trains again
+    finally:
+        control.stop()
+        WINDOW_TURNS.turn_ended()
+        worker.join(60.0)
+    assert not worker.is_alive()
+    assert during <= 2, during  # at most the step under way when the turn began
