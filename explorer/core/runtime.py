@@ -203,8 +203,8 @@ class WindowTurns:
     next one under :meth:`gate`, a profile function that stops the worker at its next call
     while a turn is under way: once a turn, for at most :attr:`max_wait_s`, so a worker holding
     a lock the window waits for still goes on. With two workers looping in Python in a real
-    window (SmolLM2), a resize's median stall went from 86 to 45 ms (47 with no worker), a tab
-    switch's from 42 to 19. Profiling halves the speed of a worker's Python (numpy's and torch's
+    window (SmolLM2), a resize's median stall went from 99-106 to 48-59 ms (41 with no worker),
+    a tab switch's from 46-53 to 23-29 (19). Profiling halves the speed of a worker's Python (numpy's and torch's
     work, without the GIL, not at all), so the gate is on only while the window is at work.
     """
 
