@@ -209,12 +209,14 @@ class WindowTurns:
     """
 
     def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
-        # held by the window's thread through each turn. A lock of the C library's, not an Event:
-        # a worker stopped by the gate may be anywhere in Python, inside an Event's own wait too,
-        # holding that Event's lock (a wait there deadlocked a walk). Waiting on this lock runs no
-        # Python, so the gate never stops inside it.
+        # held by the window's thread through each turn, a new one each turn. A lock of the C library's,
+        # not an Event: a worker stopped by the gate may be anywhere in Python, inside an Event's own
+        # wait too, holding that Event's lock (a wait there deadlocked a walk); waiting on this lock
+        # runs no Python. A waiter takes the lock for a moment once the turn has ended, and may need
+        # the GIL to let it go: one lock for every turn made the window wait for that, up to 18 ms
+        # (p99 5 ms) at the start of a turn with two gated workers. A new turn takes a new lock.
         self._held = _thread.allocate_lock()
-        self._holding = False  # whether the window's thread holds it (a waiter takes it for a moment too)
+        self._holding = False  # whether the window's thread holds self._held
         self._threads = threading.local()  # each worker's gate
         self._clock = clock
         self.reporting = False  # set by whoever connects the event loop
@@ -236,8 +238,9 @@ class WindowTurns:
 
     def turn_began(self) -> None:
         if not self._holding:
-            self._held.acquire()
-            self._holding = True
+            held = _thread.allocate_lock()
+            held.acquire()
+            self._held, self._holding = held, True
         self._turns += 1
         self._began = self._clock()
         self.turn = self._turns
@@ -263,14 +266,13 @@ class WindowTurns:
         if threading.current_thread() is threading.main_thread():
             return None
         waited = 0
-        held = self._held
 
         def step_aside(_frame, _event, _arg) -> None:
             nonlocal waited
             turn = self.turn
             if turn and turn != waited:
                 waited = turn
-                _pass(held, self.max_wait_s)
+                _pass(self._held, self.max_wait_s)
 
         step_aside.began = -math.inf  # when its worker's last step began (:meth:`before_step`)
         self._threads.gate = step_aside  # for :meth:`between_steps`

@@ -396,6 +396,28 @@ def test_a_job_looping_over_short_steps_waits_between_them_and_runs_them_unprofi
     turns.turn_ended()
 
 
+def test_a_turn_begins_without_waiting_for_a_worker_still_passing_the_last_one():
+    """A worker waiting for a turn to end takes the turn's lock for a moment once it has, and may
+    need the GIL to let it go: a window that took the same lock again waited for that (up to 18 ms
+    at the start of a turn with two gated workers). Each turn takes a lock of its own."""
+    import threading
+
+    turns = runtime.WindowTurns()
+    turns.turn_began()
+    ended = turns._held  # the lock of a turn that is about to end
+    turns.turn_ended()
+    assert ended.acquire(False)  # a worker passing it, not yet let go
+    window = threading.Thread(target=turns.turn_began, daemon=True)
+    try:
+        window.start()
+        window.join(10.0)
+        assert not window.is_alive() and turns.in_turn  # the next turn began at once
+    finally:
+        ended.release()
+        window.join(10.0)
+        turns.turn_ended()
+
+
 def test_the_window_is_lively_only_in_a_turn_and_for_a_while_after_a_busy_one():
     """A timer's tick or a job's progress is a short turn and gates nothing; a paint or a click is
     a busy turn, and for :data:`LIVELY_FOR_S` after it workers run their steps under the gate."""
