@@ -213,8 +213,8 @@ class WindowTurns:
         # not an Event: a worker stopped by the gate may be anywhere in Python, inside an Event's own
         # wait too, holding that Event's lock (a wait there deadlocked a walk); waiting on this lock
         # runs no Python. A waiter takes the lock for a moment once the turn has ended, and may need
-        # the GIL to let it go: one lock for every turn made the window wait for that, up to 18 ms
-        # (p99 5 ms) at the start of a turn with two gated workers. A new turn takes a new lock.
+        # the GIL to let it go: one lock for every turn made the window wait for that, up to 18-22 ms
+        # (p99 5-8 ms) at the start of a turn with two gated workers. A new turn takes a new lock.
         self._held = _thread.allocate_lock()
         self._holding = False  # whether the window's thread holds self._held
         self._threads = threading.local()  # each worker's gate
