@@ -283,19 +283,20 @@ class WindowTurns:
         under ``gate`` (:meth:`gate`, made in this thread) if the window is lively and the job's last
         step was long (:data:`LONG_STEP_S`), else unprofiled: a short step meets a turn only at its
         yields, where the worker waits anyway (a training step, 1-2 ms, lost a tenth of its speed)."""
-        if gate is not None:
-            sys.setprofile(None)
-            stepped = self._clock() - gate.began
+        if gate is None:
+            self.give_way()
+            return
+        sys.setprofile(None)
+        stepped = self._clock() - gate.began
         self.give_way()
-        if gate is not None:
-            gate.began = self._clock()
-            if stepped >= LONG_STEP_S and self.lively:
-                sys.setprofile(gate)
+        gate.began = self._clock()
+        if stepped >= LONG_STEP_S and self.lively:
+            sys.setprofile(gate)
 
     def between_steps(self) -> None:
         """For a job that loops over short steps between two of its yields (training: 1-2 ms a step, a
         yield every tenth of a second): :meth:`before_step` for the calling worker, as at a yield, so
-        each step waits for the window's turn and none runs under the gate. Nothing off a worker."""
+        each step waits for the window's turn, and, being short, runs unprofiled. Nothing off a worker."""
         gate = getattr(self._threads, "gate", None)
         if gate is not None:
             self.before_step(gate)

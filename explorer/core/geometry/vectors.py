@@ -215,14 +215,13 @@ def iter_cosines_real(table, n_pairs: int = 20000, seed: int = 0) -> Generator[t
     :data:`BATCH_VALUES` values read: 5,000 pairs of a table 65,536 wide were
     2.6 GB of rows at once."""
     rng = np.random.default_rng(seed)
-    v = table.trained_rows if not isinstance(table, np.ndarray) else table.shape[0]
+    v = _n_rows(table)
     a = rng.integers(0, v, n_pairs)
     b = rng.integers(0, v, n_pairs)
     keep = a != b
     a, b = a[keep], b[keep]
     get = (lambda ids: table[ids]) if isinstance(table, np.ndarray) else table.rows
-    dim = int(table.shape[1] if isinstance(table, np.ndarray) else table.dim)
-    step = max(1, BATCH_VALUES // max(1, dim))
+    step = max(1, BATCH_VALUES // max(1, _dim(table)))
     parts = []
     for s in range(0, len(a), step):
         yield s / max(1, len(a)), "Reading random pairs of the table's rows…"
@@ -333,6 +332,10 @@ def _n_rows(table) -> int:
     return int(table.shape[0] if isinstance(table, np.ndarray) else table.trained_rows)
 
 
+def _dim(table) -> int:
+    return int(table.shape[1] if isinstance(table, np.ndarray) else table.dim)
+
+
 def _make_check(dim: int, rnd: np.ndarray, real: np.ndarray, bins: int) -> CosineCheck:
     std = random_cosine_std(dim)
     half = min(1.0, 5 * std)
@@ -373,9 +376,8 @@ def _make_check(dim: int, rnd: np.ndarray, real: np.ndarray, bins: int) -> Cosin
 def random_vector_check_job(table, n_pairs: int = 5000, bins: int = 60, seed: int = 0):
     """:func:`random_vector_check` as a generator for a worker: yields
     ``(fraction, message)``, returns a :class:`CosineCheck`."""
-    dim = int(table.shape[1] if isinstance(table, np.ndarray) else table.dim)
+    dim = _dim(table)
     rnd = yield from scaled(iter_random_cosines(dim, n_pairs, seed), 0.0, 0.5)
-    yield 0.5, "Reading random pairs of the table's rows…"
     real = (yield from scaled(iter_cosines_real(table, n_pairs=n_pairs, seed=seed + 1), 0.5, 0.95)
             if _n_rows(table) > 1 else np.zeros(0))
     real = real[np.isfinite(real)]
