@@ -42,6 +42,11 @@ __all__ = ["GLProjection", "GLScene", "MAX_LABELS_3D"]
 MAX_LABELS_3D = 24
 #: pixels the pointer may move between press and release for a click
 CLICK_SLOP = 4
+#: the kinds of item whose first drawing in a new context is slow, in the order a new scene takes them
+#: up, one more kind a frame: a shader compiled by a software OpenGL (llvmpipe) for the points and for
+#: the lines, Qt's GL paint engine and glyph cache for the texts (12, 17 and 23 ms on SmolLM2, all in
+#: the frame of the first 3D toggle: 70 ms, and 140-180 ms in walks while jobs ran)
+FIRST_FRAMES = (gl.GLScatterPlotItem, gl.GLLinePlotItem, gl.GLTextItem)
 
 
 class GLScene(GLViewMixin, QOpenGLWindow):
@@ -67,6 +72,8 @@ class GLScene(GLViewMixin, QOpenGLWindow):
         self._fg = fg
         self.setBackgroundColor(bg)
         self._broken = False
+        self._kinds_drawn = 1  # how many of FIRST_FRAMES this scene draws yet (all, once each has been drawn)
+        self._held = False  # an item of a kind not drawn yet waited for the next frame
         self._press = None
         self._ids = np.zeros(0, np.int64)
         self._pos = np.zeros((0, 3), np.float32)
@@ -213,9 +220,13 @@ class GLScene(GLViewMixin, QOpenGLWindow):
     # -- drawing that may fail ----------------------------------------------------------------
     def addItem(self, item):
         paint = item.paint
+        kind = FIRST_FRAMES.index(type(item)) if type(item) in FIRST_FRAMES else 0
 
         def guarded():
             if self._broken:
+                return
+            if kind >= self._kinds_drawn:
+                self._held = True
                 return
             try:
                 paint()
@@ -238,10 +249,19 @@ class GLScene(GLViewMixin, QOpenGLWindow):
     def paintGL(self):
         if self._broken:
             return
+        self._held = False
         try:
             super().paintGL()
         except Exception as exc:
             self._fail(exc)
+        if self._held:  # the next kind of item in the next frame: no frame pays for all of them
+            self._kinds_drawn += 1
+            self.update()
+
+    @property
+    def complete(self) -> bool:
+        """Every kind of item has been drawn at least once (the first frames draw one more kind each)."""
+        return self._kinds_drawn >= len(FIRST_FRAMES) and not self._held
 
     def _fail(self, exc: BaseException) -> None:
         from explorer.core.errors import user_message

@@ -218,6 +218,39 @@ def test_gl_hover_names_the_point_and_a_click_selects_it(qtbot, gl_view):
     qtbot.waitUntil(lambda: state.selected_id == bank, timeout=5_000)
 
 
+def test_a_new_scene_takes_up_one_slow_kind_of_item_a_frame(qtbot, monkeypatch):
+    """The first drawing of each kind of item in a new context is slow (a shader compiled by a
+    software OpenGL, the GL paint engine for texts): the first frames draw one more kind each,
+    points first, and the scene is whole a few frames later."""
+    if not gl_status().ok:
+        pytest.skip(f"needs an OpenGL context (e.g. xvfb-run with QT_QPA_PLATFORM=xcb): {gl_status().reason}")
+    from explorer.ui.projection.gl_plot import FIRST_FRAMES, GLProjection, GLScene
+
+    frames: list[set] = []  # the kinds of item each frame drew
+    for kind in FIRST_FRAMES:
+        def counted(item, paint=kind.paint, kind=kind):
+            frames[-1].add(kind)
+            paint(item)
+
+        monkeypatch.setattr(kind, "paint", counted)
+    paint_gl = GLScene.paintGL
+
+    def framed(scene):
+        frames.append(set())
+        paint_gl(scene)
+
+    monkeypatch.setattr(GLScene, "paintGL", framed)
+    g = GLProjection()
+    qtbot.addWidget(g)
+    scene = g.scene
+    g.resize(400, 300)
+    g.show()
+    qtbot.waitUntil(lambda: scene.complete and len(frames) >= len(FIRST_FRAMES), timeout=TIMEOUT)
+    assert frames[0] == {FIRST_FRAMES[0]}
+    assert frames[1] == set(FIRST_FRAMES[:2])
+    assert frames[2] == set(FIRST_FRAMES)
+    assert not scene.broken
+
 
 def test_marks_of_the_old_model_are_not_placed_with_the_new_models_rows(qtbot, view):
     """In a model switch the computations reset (and the view redraws its marks) before the
