@@ -173,17 +173,25 @@ def test_row_window_shows_the_start_a_gap_and_the_hot_row(hot):
         animation.row_window(V_GPT2, V_GPT2)
 
 
+def reference_durations(v: int, hot: int) -> np.ndarray:
+    """Every row's duration by the schedule's formula, for the whole table at once."""
+    r = np.arange(v, dtype=np.float64)
+    floor = min(animation.ROW_SECONDS, animation.FAR_SECONDS / v)
+    reach = animation.SLOW_REACH
+    near = np.maximum(np.where(np.abs(r - hot) > reach, 0.0, 1 / (1 + ((r - hot) / animation.SLOW_WIDTH) ** 2)),
+                      np.where(r > reach, 0.0, 1 / (1 + (r / animation.SLOW_WIDTH) ** 2)))
+    dt = floor + (animation.ROW_SECONDS - floor) * near
+    dt[hot] = animation.ROW_SECONDS * animation.HOT_HOLD
+    return dt
+
+
 def test_a_schedule_of_many_rows_is_worked_out_a_block_at_a_time_with_the_same_ends():
     """10,000,000 rows took 2.4 s of whole-table arrays on the window's thread; blocks of
     SCHEDULE_BLOCK rows give the formula's durations and their running sum, and a time on either
     side of a block's end finds the row it belongs to."""
     v, hot, block = 200_000, 150_001, animation.SCHEDULE_BLOCK
     s = animation.make_schedule(v, 16, hot)
-    r = np.arange(v, dtype=np.float64)
-    floor = min(animation.ROW_SECONDS, animation.FAR_SECONDS / v)
-    near = np.maximum(1 / (1 + ((r - hot) / animation.SLOW_WIDTH) ** 2), 1 / (1 + (r / animation.SLOW_WIDTH) ** 2))
-    dt = floor + (animation.ROW_SECONDS - floor) * near
-    dt[hot] = animation.ROW_SECONDS * animation.HOT_HOLD
+    dt = reference_durations(v, hot)
     ends = np.cumsum(dt)
     rows = np.r_[0, block - 1, block, 2 * block + 7, hot - 1, hot, hot + 1, v - 1]
     np.testing.assert_allclose([s.duration(i) for i in rows], dt[rows], rtol=1e-14)
@@ -196,3 +204,30 @@ def test_a_schedule_of_many_rows_is_worked_out_a_block_at_a_time_with_the_same_e
     got = np.array([s.rows_done_at(t) for t in ts])
     assert np.abs(got - np.searchsorted(ends, ts, side="right")).max() <= 1  # rounding at a row's end at most
     assert max(len(a) for a in s._kept[1:]) <= block  # no array of every row
+
+
+def test_blocks_out_of_the_slowed_rows_reach_are_summed_once(monkeypatch):
+    """Rows far from the first and the hot row race at the floor: a schedule of 10,000,000 rows
+    worked out every block's durations on the window's thread (a tab switch to the Lookup stalled
+    533 ms in a walk); the blocks out of reach share one sum, and the rows keep the formula's
+    durations and ends."""
+    calls = []
+    durations = animation.WalkSchedule._durations
+    monkeypatch.setattr(animation.WalkSchedule, "_durations", lambda self, start: calls.append(start) or
+                        durations(self, start))
+    s = animation.make_schedule(10_000_000, 1, 5_000_000)
+    assert len(calls) <= 8  # the first blocks, those around the hot row, one far block and the last
+    assert s.duration(9_000_000) == min(animation.ROW_SECONDS, animation.FAR_SECONDS / 10_000_000)
+    v, hot = 1_000_000, 600_003
+    s = animation.make_schedule(v, 4, hot)
+    dt = reference_durations(v, hot)
+    ends = np.cumsum(dt)
+    rows = np.r_[0, 3, 70_000, 300_000, hot - 70_000, hot - 5, hot, hot + 65_536, hot + 65_537, v - 1]
+    np.testing.assert_allclose([s.duration(i) for i in rows], dt[rows], rtol=1e-14)
+    # a running sum of a million rows rounds differently from one of a block at a time (1e-12 apart),
+    # far less than a row at the floor (6 us of 5-15 s: 1e-6)
+    np.testing.assert_allclose([s.end(i) for i in rows], ends[rows], rtol=1e-10)
+    assert s.total_s == pytest.approx(ends[-1], rel=1e-10)
+    ts = np.random.default_rng(1).uniform(0, s.total_s, 500)
+    got = np.array([s.rows_done_at(t) for t in ts])
+    assert np.abs(got - np.searchsorted(ends, ts, side="right")).max() <= 1
