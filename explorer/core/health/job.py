@@ -31,6 +31,7 @@ from collections.abc import Iterator
 
 import numpy as np
 
+from explorer.core.arrays import object_array
 from explorer.core.geometry.scan import cached_row_norms, iter_scan
 from explorer.core.health.duplicates import iter_duplicates, sketch_directions
 from explorer.core.health.indicators import CHANCE, MIN_DIMS, magikarp_scores, plain_z, reference_scores, thresholds
@@ -95,7 +96,8 @@ def iter_health(table) -> Iterator[tuple[float, str]]:
     v, d = table.vocab_size, table.dim
     yield 0.0, "Checking the tokenizer…"
     categories = yield from scaled(iter_token_categories(table.tokenizer, v), 0.0, 0.2)
-    pieces = [table.piece(i) for i in range(min(v, int(table.tokenizer.vocab_size)))]
+    n_pieces = min(v, int(table.tokenizer.vocab_size))
+    pieces = object_array((table.piece(i) for i in range(n_pieces)), n_pieces)
     bytes_ = byte_tokens(pieces, table.tokenizer.family)
 
     output = table.output_table()
@@ -117,7 +119,7 @@ def iter_health(table) -> Iterator[tuple[float, str]]:
             reference = lowest_norm_reference(norms_in, _valid(norms_in))
     yield 0.42, "Finding the first principal component…"
     pc1 = first_principal_component(scored.rows(pca_sample_ids(v, d)))
-    mean = reference_mean(scored.rows(list(reference.ids)), pc1) if reference is not None else None
+    mean = reference_mean(scored.rows(np.asarray(reference.ids, np.int64)), pc1) if reference is not None else None
 
     directions = np.stack([pc1] if mean is None else [pc1, mean])
     norms_s, products, sketch = yield from _scan(scored, directions, sketch_directions(d), 0.45, 0.8,
@@ -133,7 +135,7 @@ def iter_health(table) -> Iterator[tuple[float, str]]:
     if reference is None and table.tied is not True:
         reference = lowest_norm_reference(norms_in, valid_in)
     if reference is not None and mean is None and reference.count:
-        mean = reference_mean(scored.rows(list(reference.ids)), pc1)
+        mean = reference_mean(scored.rows(np.asarray(reference.ids, np.int64)), pc1)
         along_mean = np.empty(v, np.float64)
         for blk in iter_scan(scored, mean[None, :]):
             along_mean[blk.start : blk.start + len(blk.norms)] = blk.products[:, 0]
@@ -165,7 +167,7 @@ def iter_health(table) -> Iterator[tuple[float, str]]:
     ranked = order[reachable]
     cut = ranked[: math.ceil(CANDIDATE_SHARE * len(ranked))] if len(ranked) else ranked
     unreachable = unreachable_tokens(table.tokenizer, unreachable_ids)
-    contained = contained_in(pieces, cut[:CONTAINED_FOR].tolist()) if pieces else {}
+    contained = contained_in(pieces, cut[:CONTAINED_FOR].tolist()) if len(pieces) else {}
     notes = _notes(table, reference, valid_in, dups.truncated, side)
     yield 0.97, "Counting the corpus…"
     counts = training_counts(table)

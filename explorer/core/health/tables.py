@@ -128,7 +128,8 @@ def contained_in(pieces: Sequence[str], ids: Sequence[int], limit: int = 5) -> d
     """
     sep = "\x00"
     joined = sep + sep.join(pieces) + sep
-    starts = np.cumsum([0] + [len(p) + 1 for p in pieces])  # where piece k starts in joined, minus 1
+    # where piece k starts in joined, minus 1 (no list of every piece's length: see object_array)
+    starts = np.concatenate([[0], np.cumsum(np.fromiter((len(p) + 1 for p in pieces), np.int64, len(pieces)))])
     out: dict[int, tuple[int, ...]] = {}
     for i in ids:
         needle = pieces[int(i)] if 0 <= int(i) < len(pieces) else ""

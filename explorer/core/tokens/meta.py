@@ -110,13 +110,13 @@ def iter_token_metadata(table) -> Iterator[tuple[float, str]]:
     special = getattr(tok, "special_ids", frozenset())
     kind = np.zeros(v, np.int8)
     length = np.zeros(v, np.int32)
-    shown: list[str] = []
+    shown = np.empty(v, object)  # not a list: see explorer.core.arrays.object_array
     yield 0.0, "Reading the pieces…"
     for start in range(0, v, _PIECES_BLOCK):
         for i in range(start, min(v, start + _PIECES_BLOCK)):
             raw = table.piece(i)
             kind[i], length[i] = piece_kind(raw, family, i in special)
-            shown.append(display_piece(raw, family).text)
+            shown[i] = display_piece(raw, family).text
         yield 0.5 * min(1.0, (start + _PIECES_BLOCK) / v), "Reading the pieces…"
     norm = np.empty(v, np.float32)
     for start, blk in table.iter_blocks(_BLOCK):

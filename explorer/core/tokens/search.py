@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from explorer.core.arrays import unique_sorted
+from explorer.core.arrays import object_array, unique_sorted
 from explorer.core.errors import ExplorerError
 
 __all__ = ["PatternError", "PieceIndex", "SearchHits", "iter_search_pieces", "search_pieces"]
@@ -39,21 +39,22 @@ class PieceIndex:
 
     Attributes
     ----------
-    pieces : tuple of str
-        The shown piece of each token, by id (line breaks shown as ``↵``).
+    pieces : ndarray (n,) of str (dtype object)
+        The shown piece of each token, by id (line breaks shown as ``↵``); an array, which
+        the garbage collector does not walk (:func:`~explorer.core.arrays.object_array`).
     text : str
         The pieces joined, one a line.
     starts : ndarray (n,) int64
         Where each piece starts in ``text``.
     """
 
-    pieces: tuple[str, ...]
+    pieces: np.ndarray
     text: str
     starts: np.ndarray
 
     @classmethod
     def of(cls, pieces: Sequence[str]) -> PieceIndex:
-        clean = tuple(str(p).replace(_SEP, "↵").replace(_MARK, "␟") for p in pieces)
+        clean = object_array((str(p).replace(_SEP, "↵").replace(_MARK, "␟") for p in pieces), len(pieces))
         lengths = np.fromiter((len(p) + 1 for p in clean), np.int64, len(clean))
         starts = np.concatenate([[0], np.cumsum(lengths)[:-1]]).astype(np.int64) if len(clean) else lengths
         return cls(clean, _SEP.join(clean), starts)
