@@ -18,7 +18,10 @@ from collections.abc import Iterable
 
 import numpy as np
 
-__all__ = ["unique_sorted", "unique_rows", "finite_bounds", "column_bounds", "object_array"]
+__all__ = ["unique_sorted", "unique_rows", "finite_bounds", "column_bounds", "object_array", "SCATTER_ROWS"]
+
+#: values a scatter (``a[index] = values``, which holds the GIL) writes at a time: about 10 ms
+SCATTER_ROWS = 1 << 19
 
 
 def unique_sorted(values) -> np.ndarray:
@@ -50,8 +53,15 @@ def unique_rows(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     new[:1] = True
     np.any(ordered[1:] != ordered[:-1], axis=1, out=new[1:])
     starts = np.nonzero(new)[0]
+    # a cumsum that casts (bool to int) and a scatter hold the GIL throughout: 203 and 214 ms for
+    # 10,000,000 rows, where a walk's window stood still 383 ms. Cast first (a cumsum in one dtype lets
+    # the GIL go), and scatter a slice at a time
+    place = new.astype(np.intp)
+    np.cumsum(place, out=place)
+    place -= 1
     inverse = np.empty(n, dtype=np.intp)
-    inverse[order] = np.cumsum(new) - 1
+    for at in range(0, n, SCATTER_ROWS):
+        inverse[order[at : at + SCATTER_ROWS]] = place[at : at + SCATTER_ROWS]
     return ordered[starts], order[starts], inverse
 
 

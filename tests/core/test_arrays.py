@@ -78,6 +78,17 @@ def test_finite_bounds_are_the_columns_extremes_over_the_finite_rows(dtype):
     assert finite_bounds(np.zeros((0, 2), dtype)) is None
 
 
+def test_unique_rows_scattered_a_slice_at_a_time_is_numpys_unique(monkeypatch):
+    from explorer.core import arrays
+
+    monkeypatch.setattr(arrays, "SCATTER_ROWS", 7)  # many slices, a short last one
+    rows = np.random.default_rng(11).integers(0, 4, (1000, 3)).astype(np.float32)
+    want = np.unique(rows, axis=0, return_index=True, return_inverse=True)
+    got = arrays.unique_rows(rows)
+    for g, w in zip(got, want, strict=True):
+        np.testing.assert_array_equal(g, w.reshape(g.shape))
+
+
 def test_object_array_holds_the_items_where_the_collector_does_not_walk():
     import gc
 
