@@ -9,7 +9,8 @@ job runs). The sort numpy falls back on when indices are asked for, and
 project calls them instead of ``np.unique`` (tests/test_architecture.py).
 
 And a vocabulary's worth of Python strings kept where the garbage collector
-does not walk them (:func:`object_array`).
+does not walk them (:func:`object_array`), and joined a slice at a time
+(:func:`join_pieces`).
 """
 
 from __future__ import annotations
@@ -18,10 +19,13 @@ from collections.abc import Iterable
 
 import numpy as np
 
-__all__ = ["unique_sorted", "unique_rows", "finite_bounds", "column_bounds", "object_array", "SCATTER_ROWS"]
+__all__ = ["unique_sorted", "unique_rows", "finite_bounds", "column_bounds", "object_array", "join_pieces",
+           "SCATTER_ROWS", "JOIN_SLICE"]
 
 #: values a scatter (``a[index] = values``, which holds the GIL) writes at a time: about 10 ms
 SCATTER_ROWS = 1 << 19
+#: strings :func:`join_pieces` joins at a time (a join holds the GIL throughout): about 8 ms
+JOIN_SLICE = 1 << 18
 
 
 def unique_sorted(values) -> np.ndarray:
@@ -126,3 +130,12 @@ def object_array(items: Iterable, n: int) -> np.ndarray:
     random 10,000,000 x 1 table stalled 150-300 ms so). The collector never walks a numpy array,
     and no list of them is made on the way."""
     return np.fromiter(items, dtype=object, count=n)
+
+
+def join_pieces(sep: str, pieces) -> str:
+    """``sep.join(pieces)`` (a sequence of str: a list, a tuple or an :func:`object_array`), a
+    slice at a time: one join of a vocabulary holds the GIL throughout (336 ms for 10,000,000
+    pieces), a slice's about 8 ms, and the join of the slices' strings 40 ms."""
+    if len(pieces) <= JOIN_SLICE:
+        return sep.join(pieces)
+    return sep.join([sep.join(pieces[at : at + JOIN_SLICE]) for at in range(0, len(pieces), JOIN_SLICE)])

@@ -89,6 +89,16 @@ def test_unique_rows_scattered_a_slice_at_a_time_is_numpys_unique(monkeypatch):
         np.testing.assert_array_equal(g, w.reshape(g.shape))
 
 
+@pytest.mark.parametrize("n", [0, 1, 3, 4, 7, 9])
+def test_join_pieces_a_slice_at_a_time_is_one_join(monkeypatch, n):
+    from explorer.core import arrays
+
+    monkeypatch.setattr(arrays, "JOIN_SLICE", 3)
+    pieces = ["", "a", "bc", "", "d\ne", "f", "", "gh", "i"][:n]
+    for seq in (pieces, tuple(pieces), arrays.object_array(iter(pieces), n)):
+        assert arrays.join_pieces("\x00", seq) == "\x00".join(pieces)
+
+
 def test_object_array_holds_the_items_where_the_collector_does_not_walk():
     import gc
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from explorer.core.arrays import object_array, unique_sorted
+from explorer.core.arrays import join_pieces, object_array, unique_sorted
 from explorer.core.errors import ExplorerError
 
 __all__ = ["PatternError", "PieceIndex", "SearchHits", "iter_search_pieces", "search_pieces"]
@@ -57,7 +57,7 @@ class PieceIndex:
         clean = object_array((str(p).replace(_SEP, "↵").replace(_MARK, "␟") for p in pieces), len(pieces))
         lengths = np.fromiter((len(p) + 1 for p in clean), np.int64, len(clean))
         starts = np.concatenate([[0], np.cumsum(lengths)[:-1]]).astype(np.int64) if len(clean) else lengths
-        return cls(clean, _SEP.join(clean), starts)
+        return cls(clean, join_pieces(_SEP, clean), starts)
 
     def __len__(self) -> int:
         return len(self.pieces)
