@@ -97,6 +97,7 @@ def test_join_pieces_a_slice_at_a_time_is_one_join(monkeypatch, n):
     pieces = ["", "a", "bc", "", "d\ne", "f", "", "gh", "i"][:n]
     for seq in (pieces, tuple(pieces), arrays.object_array(iter(pieces), n)):
         assert arrays.join_pieces("\x00", seq) == "\x00".join(pieces)
+        assert arrays.join_pieces("\x00", seq, ends=True) == "\x00" + "\x00".join(pieces) + "\x00"
 
 
 def test_object_array_holds_the_items_where_the_collector_does_not_walk():

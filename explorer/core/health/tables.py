@@ -128,7 +128,7 @@ def contained_in(pieces: Sequence[str], ids: Sequence[int], limit: int = 5) -> d
     over every pair.
     """
     sep = "\x00"
-    joined = sep + join_pieces(sep, pieces) + sep
+    joined = join_pieces(sep, pieces, ends=True)
     # where piece k starts in joined, minus 1 (no list of every piece's length: see object_array)
     starts = np.concatenate([[0], np.cumsum(np.fromiter((len(p) + 1 for p in pieces), np.int64, len(pieces)))])
     out: dict[int, tuple[int, ...]] = {}
