@@ -36,8 +36,8 @@ SLOW_WIDTH = 3.0
 #: rows of a schedule worked out together (:class:`WalkSchedule`)
 SCHEDULE_BLOCK = 1 << 16
 #: a row farther than this from the hot row and from the first row is not slowed at all: its slowing
-#: (0.6 s x 3² / r², 1.3 ns at this distance) left out shortens a whole walk by 0.1 ms, and the blocks
-#: of rows that far share one set of durations, worked out once
+#: (0.6 s x 3² / r², 1.3 ns at this distance) left out shortens a whole walk by 0.25 ms at most (three
+#: tails of 0.6 s x 3² / 65,536 each), and the blocks of rows that far share one set of durations
 SLOW_REACH = SCHEDULE_BLOCK
 #: the hot row is held this many times longer, so its product can be seen
 HOT_HOLD = 2.0
