@@ -296,3 +296,25 @@ def test_ruff_is_clean():
     out = subprocess.run([*cmd, "check", "--no-cache", "--output-format", "concise", "."], capture_output=True,
                          text=True, timeout=120, cwd=REPO)
     assert out.returncode == 0, out.stdout[-4000:] + out.stderr[-2000:]
+
+
+_GRAD_MODES = {"no_grad", "inference_mode", "enable_grad", "set_grad_enabled", "_no_grad"}
+
+
+def test_no_job_yields_inside_a_grad_mode():
+    """torch's grad mode belongs to a thread: a job suspended at a yield inside ``torch.no_grad()``
+    or ``torch.inference_mode()`` leaves whoever resumes the thread in that mode, and a job closed
+    from another thread (a cancelled one, closed from the window's) runs the mode's exit there,
+    leaving its worker thread in it for good (a later training there: "element 0 of tensors does
+    not require grad")."""
+    found = []
+    for path in sorted((REPO / "explorer").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if not isinstance(node, ast.With):
+                continue
+            calls = [item.context_expr for item in node.items if isinstance(item.context_expr, ast.Call)]
+            names = {getattr(c.func, "attr", getattr(c.func, "id", "")) for c in calls}
+            if names & _GRAD_MODES and any(isinstance(n, (ast.Yield, ast.YieldFrom)) for b in node.body
+                                           for n in ast.walk(b)):
+                found.append(f"{path.relative_to(REPO)}:{node.lineno}")
+    assert found == []

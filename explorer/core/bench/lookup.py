@@ -170,6 +170,7 @@ def _time_batch(e, linear, ids, repeats: int, attempt: int, lo: float, span: flo
                 clocks: Clocks) -> Iterator[tuple[float, str]]:
     """The three paths on one batch, interleaved; yields progress from ``lo`` over
     ``span`` (a second attempt stays at the end), returns name -> Timed."""
+    import torch
     import torch.nn.functional as F
 
     v = int(e.shape[0])
@@ -180,7 +181,8 @@ def _time_batch(e, linear, ids, repeats: int, attempt: int, lo: float, span: flo
     message = _batch_message(int(ids.shape[0]), attempt)
     try:
         while True:
-            done = next(rounds)
+            with torch.no_grad():  # a round at a time, never across a yield (see knn_graph_job)
+                done = next(rounds)
             yield lo + span * (done / repeats if attempt == 1 else 1.0), message
     except StopIteration as stop:
         return stop.value
@@ -241,7 +243,7 @@ def iter_bench_lookup(table, batch_sizes: Sequence[int] = (1, 64), repeats: int 
     gen = torch.Generator().manual_seed(seed)
     finite = bool(torch.isfinite(e).all())
     timings = []
-    with torch.no_grad(), one_torch_thread():
+    with one_torch_thread():  # grad mode: _time_batch turns it off a round at a time, never across a yield
         threads = torch.get_num_threads()
         for k, b in enumerate(batch_sizes):
             ids = torch.randint(0, v, (b,), generator=gen)

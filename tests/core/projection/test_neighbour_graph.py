@@ -151,3 +151,32 @@ def test_bfloat16_choice_is_the_float32_top_k_within_the_margin():
     exact = 1 - run_to_end(knn_graph_job(x, k=k - 1, bf16=False)).distances[2500:2800]
     assert (wide_sims[:, -1] >= exact[:, -1] - 1e-5).all()
     assert np.mean([len(set(w) & set(nr)) for w, nr in zip(wide, narrow)]) > 0.99 * k
+
+
+def test_a_neighbour_search_closed_from_another_thread_leaves_its_thread_with_grad_on():
+    """A cancelled job's generator is closed from the window's thread. Had it stopped inside
+    ``torch.inference_mode()``, the mode's exit would run there and its worker thread would stay in
+    inference mode for the next job it runs (a training: "element 0 of tensors does not require
+    grad")."""
+    import threading
+
+    import torch
+
+    from explorer.core.projection.manifold.knn import knn_graph_job
+
+    rows = np.random.default_rng(0).standard_normal((3000, 8)).astype(np.float32)
+    rows /= np.linalg.norm(rows, axis=1, keepdims=True)
+    job = knn_graph_job(rows, k=5, bf16=False)
+    modes = {}
+
+    def step_then_look(when: str, step: bool) -> None:
+        if step:
+            next(job)  # the first block, then suspended at its yield
+        modes[when] = (torch.is_grad_enabled(), torch.is_inference_mode_enabled())
+
+    worker = threading.Thread(target=step_then_look, args=("suspended", True))
+    worker.start()
+    worker.join()
+    job.close()  # from this thread, as the window closes a cancelled job
+    assert modes["suspended"] == (True, False)
+    assert (torch.is_grad_enabled(), torch.is_inference_mode_enabled()) == (True, False)

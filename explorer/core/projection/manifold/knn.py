@@ -127,9 +127,11 @@ def knn_graph_job(unit_rows: np.ndarray, k: int = GRAPH_NEIGHBORS, digest: str |
     indices = np.empty((n, cols), np.int64)
     sims = np.empty((n, cols), np.float32)
     how = "cosine, bfloat16 products" if bf16 else "cosine, exact"
-    with torch.inference_mode():
-        for start in range(0, n, block):
-            stop = min(n, start + block)
+    for start in range(0, n, block):
+        stop = min(n, start + block)
+        # not held across the yield: torch's grad mode belongs to the thread, and a job closed from
+        # another thread (a cancelled one, from the window's) left its worker in inference mode for good
+        with torch.inference_mode():
             s = products[:stop - start]
             torch.matmul(xs[start:stop], others, out=s)
             # the row itself first, even where another row is identical to it
@@ -141,7 +143,7 @@ def knn_graph_job(unit_rows: np.ndarray, k: int = GRAPH_NEIGHBORS, digest: str |
                 v, i = torch.topk(s, cols, dim=1)
                 indices[start:stop] = i.numpy()
                 sims[start:stop] = v.numpy()
-            yield stop / n, f"Finding each of the {n:,} rows' nearest neighbours ({how})…"
+        yield stop / n, f"Finding each of the {n:,} rows' nearest neighbours ({how})…"
     sims[:, 0] = (np.linalg.norm(unit_rows, axis=1) > 0).astype(np.float32)  # a unit row's cosine with itself
     graph = NeighbourGraph(indices, np.clip(1.0 - sims, 0.0, 2.0).astype(np.float32), exact=not bf16)
     if digest is not None:
