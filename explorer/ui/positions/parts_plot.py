@@ -75,7 +75,7 @@ class PartsPlot(PlotPanel):
         for name, row in parts_of(v, i):
             self.curves[name].setData(x, row[:dims])
             color = _STYLES[name][0]
-            norm = np.linalg.norm(row.astype(np.float64))
+            norm = np.sqrt(np.add.reduce(np.square(row.astype(np.float64))))  # not BLAS: see row_facts
             key.append(f'<span style="color:{color}">■</span>&nbsp;{name.replace(" ", "&nbsp;")}&nbsp;‖{norm:.2f}‖')
             self.shown.append(name)
         self.key.setText(" &nbsp; ".join(key))
