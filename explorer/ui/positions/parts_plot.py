@@ -7,6 +7,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
 
+from explorer.core.geometry.vectors import vector_norm
 from explorer.core.input_layer import InputVectors
 from explorer.ui.common.plot_grid import show_grid
 from explorer.ui.common.wrapped_label import WrappedLabel
@@ -75,7 +76,7 @@ class PartsPlot(PlotPanel):
         for name, row in parts_of(v, i):
             self.curves[name].setData(x, row[:dims])
             color = _STYLES[name][0]
-            norm = np.sqrt(np.add.reduce(np.square(row.astype(np.float64))))  # not BLAS: see row_facts
+            norm = vector_norm(row)
             key.append(f'<span style="color:{color}">■</span>&nbsp;{name.replace(" ", "&nbsp;")}&nbsp;‖{norm:.2f}‖')
             self.shown.append(name)
         self.key.setText(" &nbsp; ".join(key))
