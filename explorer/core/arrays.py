@@ -20,7 +20,7 @@ from collections.abc import Iterable
 import numpy as np
 
 __all__ = ["unique_sorted", "unique_rows", "finite_bounds", "column_bounds", "object_array", "join_pieces",
-           "SCATTER_ROWS", "JOIN_SLICE"]
+           "piece_offsets", "SCATTER_ROWS", "JOIN_SLICE"]
 
 #: values a scatter (``a[index] = values``, which holds the GIL) writes at a time: about 10 ms
 SCATTER_ROWS = 1 << 19
@@ -141,3 +141,12 @@ def join_pieces(sep: str, pieces, ends: bool = False) -> str:
     if ends:
         parts = ["", *parts, ""]
     return parts[0] if len(parts) == 1 else sep.join(parts)
+
+
+def piece_offsets(pieces) -> np.ndarray:
+    """(n + 1,) int64: where each of ``pieces`` starts in them joined with a one-character separator
+    (:func:`join_pieces`), and, last, the joined length plus one. No list of their lengths is made on
+    the way (see :func:`object_array`)."""
+    offsets = np.zeros(len(pieces) + 1, np.int64)
+    np.cumsum(np.fromiter((len(p) + 1 for p in pieces), np.int64, len(pieces)), out=offsets[1:])
+    return offsets

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from explorer.core.arrays import join_pieces
+from explorer.core.arrays import join_pieces, piece_offsets
 from explorer.core.errors import is_rust_panic
 from explorer.core.tokens.pieces import PieceFamily, piece_bytes
 
@@ -129,8 +129,7 @@ def contained_in(pieces: Sequence[str], ids: Sequence[int], limit: int = 5) -> d
     """
     sep = "\x00"
     joined = join_pieces(sep, pieces, ends=True)
-    # where piece k starts in joined, minus 1 (no list of every piece's length: see object_array)
-    starts = np.concatenate([[0], np.cumsum(np.fromiter((len(p) + 1 for p in pieces), np.int64, len(pieces)))])
+    starts = piece_offsets(pieces)  # where piece k starts in joined, minus 1 (joined begins with sep)
     out: dict[int, tuple[int, ...]] = {}
     for i in ids:
         needle = pieces[int(i)] if 0 <= int(i) < len(pieces) else ""

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from explorer.core.arrays import join_pieces, object_array, unique_sorted
+from explorer.core.arrays import join_pieces, object_array, piece_offsets, unique_sorted
 from explorer.core.errors import ExplorerError
 
 __all__ = ["PatternError", "PieceIndex", "SearchHits", "iter_search_pieces", "search_pieces"]
@@ -55,9 +55,7 @@ class PieceIndex:
     @classmethod
     def of(cls, pieces: Sequence[str]) -> PieceIndex:
         clean = object_array((str(p).replace(_SEP, "↵").replace(_MARK, "␟") for p in pieces), len(pieces))
-        lengths = np.fromiter((len(p) + 1 for p in clean), np.int64, len(clean))
-        starts = np.concatenate([[0], np.cumsum(lengths)[:-1]]).astype(np.int64) if len(clean) else lengths
-        return cls(clean, join_pieces(_SEP, clean), starts)
+        return cls(clean, join_pieces(_SEP, clean), piece_offsets(clean)[:-1])
 
     def __len__(self) -> int:
         return len(self.pieces)
