@@ -168,7 +168,7 @@ def text_colors_on(rgb) -> list[QColor]:
 
     c = np.asarray(rgb, dtype=np.float64)[:, :3]
     linear = np.where(c <= 0.04045, c / 12.92, ((c + 0.055) / 1.055) ** 2.4)
-    lum = linear @ np.array([0.2126, 0.7152, 0.0722])
+    lum = 0.2126 * linear[:, 0] + 0.7152 * linear[:, 1] + 0.0722 * linear[:, 2]
     dark, light = QColor(DARK_TEXT), QColor(LIGHT_TEXT)
     ld, ll = _relative_luminance(dark), _relative_luminance(light)
     use_dark = (lum + 0.05) / (ld + 0.05) >= (ll + 0.05) / (lum + 0.05)

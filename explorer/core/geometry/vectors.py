@@ -43,13 +43,14 @@ BATCH_VALUES = 4_000_000
 
 
 def cosine(a: np.ndarray, b: np.ndarray) -> float:
-    """cos(a, b) = a·b / (‖a‖‖b‖) in float64; NaN for a zero or non-finite vector."""
+    """cos(a, b) = a·b / (‖a‖‖b‖) in float64; NaN for a zero or non-finite vector. Sums of
+    products, not BLAS, like :func:`vector_norm`: the window's thread calls it (the Cost tab)."""
     a = np.asarray(a, np.float64).ravel()
     b = np.asarray(b, np.float64).ravel()
-    na, nb = np.linalg.norm(a), np.linalg.norm(b)
+    na, nb = vector_norm(a), vector_norm(b)
     if not (np.isfinite(na) and np.isfinite(nb)) or na == 0 or nb == 0:
         return float("nan")
-    return float(a @ b / (na * nb))
+    return float(np.add.reduce(a * b) / (na * nb))
 
 
 def vector_norm(x: np.ndarray) -> float:

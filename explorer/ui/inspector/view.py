@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
 from explorer.core.errors import user_message
 from explorer.core.geometry.nearest import Neighbor
 from explorer.core.geometry.neighbors import NeighborList
+from explorer.core.geometry.vectors import vector_norm
 from explorer.core.matrix.rows import pooled_word, row_facts
 from explorer.state.app_state import AppState
 from explorer.ui.common.binding import JobBinding, ShownGate
@@ -340,7 +341,7 @@ class RowInspector(QWidget):
             return
         pieces = " + ".join(html.escape(tokenized.shown_piece(t).text, quote=False) for t in word.pieces)
         first = ", ".join(f"{v:+.3f}" for v in word.vector[:4])
-        norm = float(np.linalg.norm(word.vector.astype(np.float64)))
+        norm = vector_norm(word.vector)
         self.pooled.setText(
             f"<b>“{html.escape(word.text, quote=False)}”</b> is split into {len(word.pieces)} pieces ({pieces}); "
             f"it has no row of its own. Mean of their rows: norm {norm:.4f}, [{first}, …]"

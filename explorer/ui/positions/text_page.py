@@ -10,6 +10,7 @@ import numpy as np
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QSplitter, QVBoxLayout, QWidget
 
+from explorer.core.geometry.vectors import cosine, vector_norm
 from explorer.core.input_layer import TextInputs
 from explorer.core.input_layer.report import symmetric_levels
 from explorer.core.units import shorten
@@ -172,9 +173,8 @@ def _same_token_sentence(inputs: TextInputs, tokens, piece_of) -> str:
         by_pos = {t.position: t for t in tokens}
         piece = piece_of(by_pos[int(v.positions[i])])
         a, b = v.vectors[j].astype(np.float64), v.vectors[i].astype(np.float64)
-        dist = float(np.linalg.norm(a - b))
-        na, nb = np.linalg.norm(a), np.linalg.norm(b)
-        cos = float(a @ b / (na * nb)) if na > 0 and nb > 0 else float("nan")
+        dist = vector_norm(a - b)
+        cos = cosine(a, b)
         p, q = int(v.positions[j]), int(v.positions[i])
         if dist == 0:
             return f"“{piece}” at positions {p} and {q}: one row, and the same input vector twice."

@@ -33,6 +33,7 @@ from PySide6.QtOpenGL import QOpenGLWindow
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 from explorer.core.arrays import finite_bounds
+from explorer.core.geometry.vectors import vector_norm
 from explorer.ui.projection.scene3d import Cloud3D, nearest_on_screen, rgba_of
 from explorer.ui.style import ACCENT, blend, plot_colors
 
@@ -145,7 +146,7 @@ class GLScene(GLViewMixin, QOpenGLWindow):
         lo, hi = bounds
         centre = (lo + hi) / 2
         self.opts["center"] = pg_vector(centre)
-        self.setCameraPosition(distance=float(np.linalg.norm(hi - lo)) * 1.0 or 10.0)
+        self.setCameraPosition(distance=vector_norm(hi - lo) or 10.0)
 
     def set_marks(self, ids: np.ndarray, pos: np.ndarray, colours: list[str]) -> None:
         """Highlighted tokens (the text's, their neighbours, the added ones) over the cloud."""

@@ -91,12 +91,13 @@ def nearest_on_screen(pos: np.ndarray, mvp: np.ndarray, width: float, height: fl
     pos = np.asarray(pos, np.float64).reshape(-1, 3)
     if not len(pos) or width <= 0 or height <= 0:
         return -1
-    clip = np.c_[pos, np.ones(len(pos))] @ np.asarray(mvp, np.float64).T
-    w = clip[:, 3]
+    m = np.asarray(mvp, np.float64)
+    # clip space = mvp · (x, y, z, 1), row by row in plain products (the window's thread: no BLAS)
+    x_c, y_c, w = (pos[:, 0] * m[k, 0] + pos[:, 1] * m[k, 1] + pos[:, 2] * m[k, 2] + m[k, 3] for k in (0, 1, 3))
     front = w > 1e-9
     safe = np.where(front, w, 1.0)
-    sx = (clip[:, 0] / safe + 1) * 0.5 * width
-    sy = (1 - clip[:, 1] / safe) * 0.5 * height
+    sx = (x_c / safe + 1) * 0.5 * width
+    sy = (1 - y_c / safe) * 0.5 * height
     d2 = np.where(front, (sx - x) ** 2 + (sy - y) ** 2, np.inf)
     close = np.flatnonzero(d2 <= radius * radius)
     if not len(close):

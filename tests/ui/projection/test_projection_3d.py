@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from PySide6.QtGui import QColor
+from PySide6.QtGui import QColor, QMatrix4x4, QVector3D
 
 from explorer.core.sources import open_table
 from explorer.core.tokens.groups import token_groups
@@ -124,6 +124,25 @@ def test_nearest_on_screen_picks_the_point_under_the_pointer():
     assert nearest_on_screen(pos, mvp, 200, 100, 10, 90) == -1
     behind = np.diag([1.0, 1.0, 1.0, -1.0])  # w < 0: behind the camera, never picked
     assert nearest_on_screen(pos, behind, 200, 100, 100, 50) == -1
+
+
+def test_nearest_on_screen_follows_a_real_camera_matrix():
+    """A perspective camera with translation (every entry of the matrix used): the point
+    picked at each point's own pixel is one drawn there, as the full mvp @ (x, y, z, 1) places it."""
+    rng = np.random.default_rng(3)
+    pos = rng.normal(size=(60, 3))
+    pm = QMatrix4x4()
+    pm.perspective(50.0, 2.0, 0.1, 100.0)
+    view = QMatrix4x4()
+    view.lookAt(QVector3D(4.0, 3.0, 6.0), QVector3D(0.2, -0.1, 0.3), QVector3D(0.0, 1.0, 0.0))
+    mvp = np.asarray((pm * view).copyDataTo(), np.float64).reshape(4, 4)
+    clip = np.c_[pos, np.ones(len(pos))] @ mvp.T  # the reference: the whole product
+    px = (clip[:, 0] / clip[:, 3] + 1) * 0.5 * 400
+    py = (1 - clip[:, 1] / clip[:, 3]) * 0.5 * 200
+    for k in range(len(pos)):
+        got = nearest_on_screen(pos, mvp, 400, 200, px[k], py[k])
+        assert got >= 0
+        assert np.hypot(px[got] - px[k], py[got] - py[k]) < 0.06  # the same pixel (ties: the nearer point)
 
 
 @pytest.fixture
