@@ -68,6 +68,25 @@ def test_tokens_outside_the_layout_sit_among_their_nearest_rows(minilm):
         np.testing.assert_allclose(got[r], want, rtol=1e-4, atol=1e-4)
 
 
+def test_frames_of_a_run_place_outside_tokens_from_rows_found_once(minilm):
+    """The frames share the nearest laid-out rows of the tokens placed (found on the first frame
+    that places them); each frame places them at its own positions, as a fresh placement would."""
+    steps, res = run(manifold_job(minilm, "tsne", mode="chosen", interest=list(range(2000, 2060)), seed=0,
+                                  every=250))
+    frames = [s for s in steps if isinstance(s, ManifoldResult)] + [res]
+    assert len(frames) >= 3 and all(f.nearest is res.nearest for f in frames)
+    outside = [5000, 7592, 5000]
+    first = frames[0].coords_of(minilm, outside)
+    assert set(res.nearest) == {5000, 7592}
+    found = {k: (t.copy(), w.copy()) for k, (t, w) in res.nearest.items()}
+    for f in frames[1:]:
+        np.testing.assert_allclose(f.coords_of(minilm, outside), f.place(minilm.rows(outside)), rtol=1e-6, atol=1e-6)
+        assert all(np.array_equal(found[k][0], t) and np.array_equal(found[k][1], w)
+                   for k, (t, w) in res.nearest.items())
+    assert not np.allclose(first, frames[-1].coords_of(minilm, outside))  # placed where each frame's rows are
+    np.testing.assert_array_equal(first[0], first[2])
+
+
 def test_three_dimensions_and_bad_settings(minilm):
     res = run_manifold(minilm, "tsne", mode="chosen", interest=list(range(3000, 3040)), n_components=3)
     assert res.coords.shape == (40, 3)

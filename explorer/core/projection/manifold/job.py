@@ -93,12 +93,14 @@ def manifold_job(table, method: str, mode: str = "sample", sample_size: int = DE
     digest = rows_digest(unit)
     key = layout_key(digest, fit.ids, method, {"dims": n_components, "seed": int(seed)})
 
+    nearest = {}  # shared by the frames: where the tokens outside the layout are placed from
+
     def frame(coords, iteration, n_iter, done=False, trust=None, trust_rows=0, cached=False, note=""):
         return ManifoldResult(spec=getattr(table, "spec", ""), method=method, mode=fit.mode, ids=fit.ids,
                               coords=coords, unit_rows=unit, description=fit.description, seed=int(seed),
                               iteration=iteration, n_iter=n_iter, done=done, trustworthiness=trust,
                               trust_rows=trust_rows, seconds=time.perf_counter() - t0, cached=cached,
-                              cache_note=note)
+                              cache_note=note, nearest=nearest)
 
     stored = cache.get(key, n, n_components) if cache is not None and not recompute else None
     if stored is not None:

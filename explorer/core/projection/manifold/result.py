@@ -10,7 +10,7 @@ point before optimising it; the view says so.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -59,6 +59,11 @@ class ManifoldResult:
         True: the finished layout was read from the layout cache, not computed.
     cache_note : str
         Why a computed layout could not be cached ("" when it was, or no cache was asked).
+    nearest : dict
+        Token id -> (indices into :attr:`ids`, weights) of the laid-out rows that place a token
+        outside the layout, kept as they are found. The frames of one run share it: their rows
+        are the same and only the positions move, so a frame places the text's tokens by a
+        weighted mean alone, not by a product with every laid-out row on the window's thread.
     """
 
     spec: str
@@ -77,6 +82,7 @@ class ManifoldResult:
     seconds: float = 0.0
     cached: bool = False
     cache_note: str = ""
+    nearest: dict = field(default_factory=dict, repr=False)
 
     #: a layout, not a map of the rows: its axes have no names (see ProjectionResult.linear)
     linear = False
@@ -116,16 +122,23 @@ class ManifoldResult:
     def place(self, rows: np.ndarray) -> np.ndarray:
         """Positions (m, k) float32 for rows (m, d) outside the layout: the
         similarity-weighted mean of the positions of their nearest laid-out rows."""
+        return self._mean_position(*self._nearest_rows(rows))
+
+    def _nearest_rows(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """For rows (m, d): the indices (m, k) of their :data:`PLACE_NEIGHBORS` nearest laid-out
+        rows by cosine and the weights (m, k) (the cosines, at least 1e-6)."""
         rows = np.asarray(rows, np.float32).reshape(-1, self.unit_rows.shape[1])
         rows = np.where(np.isfinite(rows), rows, 0.0)
         norms = np.linalg.norm(rows, axis=1, keepdims=True)
         unit = rows / np.where(norms > 0, norms, 1.0)
         sims = unit @ self.unit_rows.T
         k = min(PLACE_NEIGHBORS, sims.shape[1])
-        if k == 0:
-            return np.zeros((len(rows), self.n_components), np.float32)
-        top = np.argpartition(-sims, k - 1, axis=1)[:, :k]
-        w = np.clip(np.take_along_axis(sims, top, 1), 1e-6, None)
+        top = np.argpartition(-sims, k - 1, axis=1)[:, :k] if k else np.zeros((len(rows), 0), np.int64)
+        return top, np.clip(np.take_along_axis(sims, top, 1), 1e-6, None)
+
+    def _mean_position(self, top: np.ndarray, w: np.ndarray) -> np.ndarray:
+        if top.shape[1] == 0:
+            return np.zeros((len(top), self.n_components), np.float32)
         out = (self.coords[top] * w[:, :, None]).sum(1) / w.sum(1, keepdims=True)
         return out.astype(np.float32)
 
@@ -137,5 +150,11 @@ class ManifoldResult:
         inside = pos >= 0
         out[inside] = self.coords[pos[inside]]
         if not inside.all():
-            out[~inside] = self.place(table.rows(ids[~inside]))
+            outside = ids[~inside]
+            new = np.unique(outside[[int(i) not in self.nearest for i in outside]])
+            if len(new):
+                top, w = self._nearest_rows(table.rows(new))
+                self.nearest.update((int(i), (t, v)) for i, t, v in zip(new, top, w, strict=True))
+            found = [self.nearest[int(i)] for i in outside]
+            out[~inside] = self._mean_position(np.stack([t for t, _ in found]), np.stack([v for _, v in found]))
         return out
