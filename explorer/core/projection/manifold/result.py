@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from explorer.core.arrays import unique_sorted
 from explorer.core.projection.job import indices_in
 
 __all__ = ["METHOD_NAMES", "PLACE_NEIGHBORS", "ManifoldResult"]
@@ -151,7 +152,7 @@ class ManifoldResult:
         out[inside] = self.coords[pos[inside]]
         if not inside.all():
             outside = ids[~inside]
-            new = np.unique(outside[[int(i) not in self.nearest for i in outside]])
+            new = unique_sorted(outside[[int(i) not in self.nearest for i in outside]])
             if len(new):
                 top, w = self._nearest_rows(table.rows(new))
                 self.nearest.update((int(i), (t, v)) for i, t, v in zip(new, top, w, strict=True))
