@@ -237,3 +237,30 @@ def test_the_parts_key_sits_under_its_plot_at_1024x700(qtbot, explorer):
     qtbot.wait(1_000)
     assert laid_out(), layout_text()
     assert parts.key.heightForWidth(parts.key.width()) > parts.key.fontMetrics().height()  # it wraps here
+
+
+def test_a_converging_layout_s_status_never_widens_the_projection_page(qtbot, explorer):
+    """While t-SNE converges, its status line ("t-SNE iteration 175 of 750 · early exaggeration:
+    neighbours gather first") sits over the plot. As a plain QLabel its whole text was its minimum
+    width: the page asked for 926 px at 1024 x 700 and scrolled sideways, cutting the side panel.
+    The line now ends in "…" where it is short, its whole text in the tooltip."""
+    win = explorer.window
+    win.resize(1024, 700)
+    win.show()
+    qtbot.waitExposed(win)
+    load(qtbot, explorer, "minilm")
+    win.show_view("projection")
+    view, page = explorer.projection_view, win.tabs.currentWidget()
+    combo = view.method.combo
+    combo.setCurrentIndex(next(k for k in range(combo.count()) if "t-SNE" in combo.itemText(k)))
+    strip = view.run_strip
+    qtbot.waitUntil(lambda: strip.isVisible() and "iteration" in strip.label.text(), timeout=60_000)
+    qtbot.wait(50)
+    assert not page.horizontalScrollBar().isVisible()
+    assert page.widget().minimumSizeHint().width() <= page.viewport().width()
+    label = strip.label
+    assert label.text().startswith("t-SNE iteration")
+    # too long for its room at this width: its start, then "…", and all of it in the tooltip
+    assert label.shown_text().endswith("…") and label.toolTip() == label.text()
+    assert label.text().startswith(label.shown_text()[:-1])
+    view.run_strip.cancel_button.click()

@@ -4,8 +4,9 @@ the plot, moving; a JobBinding drives the progress, the text and Cancel."""
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QPushButton, QWidget
 
+from explorer.ui.common.elided_label import ElidedLabel
 from explorer.ui.common.progress import ProgressBar
 from explorer.ui.style import SPACING
 
@@ -20,8 +21,7 @@ class RunStrip(QWidget):
         lay = QHBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
         lay.setSpacing(SPACING)
-        self.label = QLabel()
-        self.label.setMinimumWidth(0)
+        self.label = ElidedLabel()  # a long status must not widen the page (at 1024 px it scrolled sideways)
         self.progress = ProgressBar()
         self.progress.setRange(0, 1000)
         self.progress.setTextVisible(False)
