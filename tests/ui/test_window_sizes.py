@@ -57,15 +57,19 @@ def test_every_view_fits_1024x700(qtbot, explorer, spec):
 
 
 
-def test_the_projection_toolbar_takes_two_rows_rather_than_a_scroll_bar(qtbot, explorer):
+def _projection_at_1024(qtbot, explorer):
+    """MiniLM's Projection tab in a 1024 x 700 window: (window, view, the tab's page)."""
     win = explorer.window
     win.resize(1024, 700)
     win.show()
     qtbot.waitExposed(win)
     load(qtbot, explorer, "minilm")
     win.show_view("projection")
-    view = explorer.projection_view
-    page = win.tabs.currentWidget()
+    return win, explorer.projection_view, win.tabs.currentWidget()
+
+
+def test_the_projection_toolbar_takes_two_rows_rather_than_a_scroll_bar(qtbot, explorer):
+    win, view, page = _projection_at_1024(qtbot, explorer)
     qtbot.waitUntil(lambda: view.toolbar.two_rows)
     qtbot.waitUntil(lambda: not page.horizontalScrollBar().isVisible())
     assert view.export_button.mapTo(win, view.export_button.rect().topRight()).x() < win.splitter.widget(0).width()
@@ -244,13 +248,7 @@ def test_a_converging_layout_s_status_never_widens_the_projection_page(qtbot, ex
     neighbours gather first") sits over the plot. As a plain QLabel its whole text was its minimum
     width: the page asked for 926 px at 1024 x 700 and scrolled sideways, cutting the side panel.
     The line now ends in "…" where it is short, its whole text in the tooltip."""
-    win = explorer.window
-    win.resize(1024, 700)
-    win.show()
-    qtbot.waitExposed(win)
-    load(qtbot, explorer, "minilm")
-    win.show_view("projection")
-    view, page = explorer.projection_view, win.tabs.currentWidget()
+    _, view, page = _projection_at_1024(qtbot, explorer)
     combo = view.method.combo
     combo.setCurrentIndex(next(k for k in range(combo.count()) if "t-SNE" in combo.itemText(k)))
     strip = view.run_strip

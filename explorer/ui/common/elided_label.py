@@ -15,12 +15,11 @@ from PySide6.QtWidgets import QLabel
 
 __all__ = ["ElidedLabel"]
 
-#: the narrowest the label asks to be (a few words)
-MIN_WIDTH = 60
-
-
 class ElidedLabel(QLabel):
     """Plain text on one line, elided at the right when the label is narrower than it."""
+
+    #: the narrowest the label asks to be (a few words)
+    min_width = 60
 
     def __init__(self, text: str = "", parent=None):
         super().__init__(parent)
@@ -42,11 +41,11 @@ class ElidedLabel(QLabel):
 
     def sizeHint(self) -> QSize:  # noqa: N802 (Qt's name)
         m = self.contentsMargins()
-        return QSize(self.fontMetrics().horizontalAdvance(self._text) + m.left() + m.right() + 2,
+        return QSize(self.fontMetrics().horizontalAdvance(self._text) + m.left() + m.right() + 4,
                      super().sizeHint().height())
 
     def minimumSizeHint(self) -> QSize:  # noqa: N802 (Qt's name)
-        return QSize(MIN_WIDTH, super().minimumSizeHint().height())
+        return QSize(self.min_width, super().minimumSizeHint().height())
 
     def resizeEvent(self, event) -> None:  # noqa: N802 (Qt's name)
         super().resizeEvent(event)
@@ -55,4 +54,8 @@ class ElidedLabel(QLabel):
     def _elide(self) -> None:
         shown = self.fontMetrics().elidedText(self._text, Qt.ElideRight, max(0, self.contentsRect().width()))
         super().setText(shown)
-        self.setToolTip(self._text if shown != self._text else "")
+        self._update_tooltip(shown != self._text)
+
+    def _update_tooltip(self, elided: bool) -> None:
+        """The whole text as the tooltip while it is elided (subclasses may say more)."""
+        QLabel.setToolTip(self, self._text if elided else "")

@@ -3,9 +3,10 @@ room for a temporary message instead of being painted over by it."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, QObject, QSize, Qt
+from PySide6.QtCore import QEvent, QObject
 from PySide6.QtWidgets import QLabel, QStatusBar, QWidget
 
+from explorer.ui.common.elided_label import ElidedLabel
 from explorer.ui.style import NO_MAXIMUM
 
 __all__ = ["TableStatus"]
@@ -17,7 +18,7 @@ _MESSAGE_MARGINS = 48
 _MIN_WIDTH = 120
 
 
-class TableStatus(QLabel):
+class TableStatus(ElidedLabel):
     """``V × d · dtype · parameters · bytes · tying``, elided when space is short.
 
     QStatusBar paints a temporary message (``showMessage``) in the space left
@@ -27,49 +28,28 @@ class TableStatus(QLabel):
     the tooltip) so that the message fits.
     """
 
+    min_width = _MIN_WIDTH
+
     def __init__(self, bar: QStatusBar):
-        super().__init__()
         self._bar = bar
         self._help = ""
-        self._text = ""
+        super().__init__()
         bar.addPermanentWidget(self)
         bar.messageChanged.connect(self._fit)
         bar.installEventFilter(self)
 
-    def text(self) -> str:
-        """The whole description (what is drawn may be elided)."""
-        return self._text
-
     def setToolTip(self, text: str) -> None:  # noqa: N802 (Qt's name)
         self._help = text
-        self._update_tooltip()
+        self._update_tooltip(False)
 
     def setText(self, text: str) -> None:  # noqa: N802 (Qt's name)
-        self._text = text
-        self._elide()
-        self._update_tooltip()
-        self.updateGeometry()
+        super().setText(text)
         self._fit(self._bar.currentMessage())
 
-    def sizeHint(self) -> QSize:  # noqa: N802 (Qt's name)
-        m = self.contentsMargins()
-        return QSize(self.fontMetrics().horizontalAdvance(self._text) + m.left() + m.right() + 4,
-                     super().sizeHint().height())
-
-    def minimumSizeHint(self) -> QSize:  # noqa: N802 (Qt's name)
-        return QSize(_MIN_WIDTH, super().minimumSizeHint().height())
-
-    def resizeEvent(self, event) -> None:  # noqa: N802 (Qt's name)
-        super().resizeEvent(event)
-        self._elide()
-
-    def _elide(self) -> None:
-        room = self.contentsRect().width()
-        super().setText(self.fontMetrics().elidedText(self._text, Qt.ElideRight, max(0, room)))
-
-    def _update_tooltip(self) -> None:
-        text = self._text
-        super().setToolTip(f"{text}\n\n{self._help}" if text and self._help else text or self._help)
+    def _update_tooltip(self, elided: bool) -> None:
+        """The whole description and what it means, elided or not."""
+        text = self.text()
+        QLabel.setToolTip(self, f"{text}\n\n{self._help}" if text and self._help else text or self._help)
 
     def eventFilter(self, obj: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt's name)
         if obj is self._bar and event.type() == QEvent.Resize:
