@@ -155,3 +155,42 @@ def test_the_vocabulary_jobs_make_no_list_of_every_piece(spec):
     v = table.vocab_size
     assert vocabulary_long_containers(iter_token_metadata(table), v) == []
     assert vocabulary_long_containers(iter_health(table), v) == []
+
+
+def test_release_objects_frees_every_item_a_slice_at_a_time(monkeypatch):
+    import weakref
+
+    from explorer.core import arrays
+
+    class Piece:
+        pass
+
+    items = [Piece() for _ in range(10)]
+    refs = [weakref.ref(p) for p in items]
+    held = arrays.object_array(iter(items), len(items))
+    del items
+    monkeypatch.setattr(arrays, "RELEASE_ROWS", 4)
+    arrays.release_objects(held)
+    assert held.tolist() == [None] * 10 and all(r() is None for r in refs)
+    numbers = np.arange(5.0)
+    arrays.release_objects(numbers)  # not objects: untouched
+    np.testing.assert_array_equal(numbers, np.arange(5.0))
+
+
+def test_a_cancelled_health_report_frees_its_pieces_by_slices_and_a_finished_one_keeps_them(monkeypatch):
+    from explorer.core.health import job as health_job
+    from explorer.core.sources import open_table
+
+    released = []
+    monkeypatch.setattr(health_job, "release_objects", lambda items: released.append(len(items)))
+    table = open_table("random:40000x8")
+    steps = health_job.iter_health(table)
+    for _ in range(40):  # into the pass over the rows, the pieces read
+        fraction, _message = next(steps)
+        if fraction >= 0.45:
+            break
+    steps.close()
+    assert released == [40000]
+    released.clear()
+    report = health_job.health_report(table)
+    assert released == [] and report.vocab_size == 40000

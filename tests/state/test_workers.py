@@ -218,6 +218,30 @@ def test_a_finished_or_stopped_job_lets_go_of_its_arguments(qtbot):
         assert ref() is None, "the job's generator still holds its argument"
 
 
+def _freeing_job(freed_in: list, gate: threading.Event):
+    try:
+        while not gate.wait(0.005):
+            yield 0.5, "waiting"
+    except GeneratorExit:
+        freed_in.append(threading.current_thread())
+        raise
+
+
+def test_a_cancelled_job_is_closed_and_freed_in_its_worker_s_thread(qtbot):
+    """A cancelled job's generator is closed where it ran: closing it frees its frame (a vocabulary of
+    strings: 131-155 ms for a health report's on 10,000,000 rows), which the window's thread paid."""
+    runner, freed_in, gate = JobRunner(), [], threading.Event()
+    runner.start(_freeing_job, freed_in, gate)
+    worker = runner._worker
+    qtbot.waitUntil(lambda: worker.is_running, timeout=5000)
+    runner.cancel()
+    qtbot.waitUntil(lambda: not worker.is_running, timeout=5000)
+    await_all_workers()
+    qtbot.wait(10)  # the worker's finished signal reaches the GUI thread
+    assert len(freed_in) == 1 and freed_in[0] is not threading.main_thread()
+    assert worker.steps is None
+
+
 def _own_priority():
     import os
 
