@@ -62,7 +62,7 @@ class Explorer(QObject):
         self.state = AppState(self)
         self.window = MainWindow(self.state)
         self.window.set_theme_choice(theme)
-        self.loader = JobRunner(self)
+        self.loader = JobRunner(self, urgent=True)  # a model opens at once, whatever jobs are running
         self.listing = JobRunner(self)
         self._recent_writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="recent-writer")
         self.picker: ModelPicker | None = None

@@ -1,5 +1,5 @@
-"""What the app imports in the background, and when (the modules; the job is
-:func:`explorer.workers.warm_up_job`).
+"""What the app imports in the background, and when: the modules, and the job
+that imports them (:func:`warm_up_job`, which explorer.workers runs).
 
 The warm-up, once the first model is in: the views' code first (a tab opened in
 the first second needs it), then torch, then what may fail (OpenGL). At the
@@ -9,7 +9,13 @@ torch._dynamo and scikit-learn's PCA and k-means.
 
 from __future__ import annotations
 
-__all__ = ["VIEW_MODULES", "TORCH_MODULES", "OPTIONAL_MODULES", "WARM_UP_MODULES", "IDLE_MODULES"]
+import gc
+import importlib
+from collections.abc import Iterator, Sequence
+
+from explorer.core.runtime import collector_paused, limit_torch_threads
+
+__all__ = ["VIEW_MODULES", "TORCH_MODULES", "OPTIONAL_MODULES", "WARM_UP_MODULES", "IDLE_MODULES", "warm_up_job"]
 
 #: the views' code, imported first by the warm-up (each tab's view is built when its tab is first shown)
 VIEW_MODULES = ("explorer.ui.lookup", "explorer.ui.projection", "explorer.ui.similarity", "explorer.ui.training",
@@ -29,3 +35,43 @@ WARM_UP_MODULES = VIEW_MODULES + TORCH_MODULES  # in order: a tab opened in the 
 #: training's charts import when first used: a walk of 2,000 actions imported them in its workers,
 #: holding the GIL, in the middle of the user's clicks.
 IDLE_MODULES = ("torch._dynamo", "sklearn.decomposition", "sklearn.cluster")
+
+
+def warm_up_job(modules: Sequence[str] = (), optional: Sequence[str] = (),
+                freeze: bool = False) -> Iterator[tuple[float, str]]:
+    """Import ``modules`` off the GUI thread once the window is up, in the order given, then the
+    ``optional`` ones, whose failure only means a feature will say so when asked for (3D's OpenGL).
+    The app gives the views' code first (15-85 ms each), then torch (1-2 s): behind torch, the
+    views' code came 3.4 s after the window, and a tab opened meanwhile imported it on the GUI
+    thread while torch's import took the GIL at every switch. Torch in, it leaves a core free.
+
+    The garbage collector is off meanwhile: a full collection in the middle of these imports
+    walks every object the process has, holding the GIL for 100-650 ms, and the window waited
+    for each. With ``freeze``, what exists then is parked (``gc.freeze``) before the collector is
+    on again: the first collection after them walked it all, 190 ms holding the GIL."""
+    steps = len(modules) + len(optional) + 1
+    with collector_paused():
+        try:
+            for k, name in enumerate(modules):
+                yield k / steps, _preparing(name)
+                importlib.import_module(name)
+                limit_torch_threads(import_torch=False)
+            for k, name in enumerate(optional, start=len(modules)):
+                yield k / steps, _preparing(name)
+                try:
+                    importlib.import_module(name)
+                except Exception:  # noqa: BLE001 (the feature says what is missing when it is used)
+                    pass
+        finally:
+            if freeze:
+                gc.freeze()
+    return True
+
+
+def _preparing(module: str) -> str:
+    return "Preparing torch…" if module.split(".")[0] == "torch" else "Preparing the views…"
+
+
+# its steps are imports, holding the GIL in C whatever the window does: held back, they moved into the
+# window's first interactions (the longest stall of a model opened from the command line: 67-102 -> 96-132 ms)
+warm_up_job.gives_way = False

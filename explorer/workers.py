@@ -19,62 +19,21 @@ touches widgets; only the GUI-thread slots connected to these signals do.
 from __future__ import annotations
 
 import contextlib
-import gc
-import importlib
 import sys
 import time
-from collections.abc import Callable, Hashable, Iterator, Sequence
+from collections.abc import Callable, Hashable, Iterator
 
 import shiboken6
-from PySide6.QtCore import QObject, QThreadPool, Signal
+from PySide6.QtCore import QCoreApplication, QObject, QThreadPool, Signal
 from superqt.utils import GeneratorWorker, WorkerBase
 
 from explorer.core import runtime
 from explorer.core.jobs import run_to_end
-from explorer.core.runtime import collector_paused, limit_torch_threads, lower_this_thread, settle_collector
+from explorer.core.runtime import lower_this_thread, settle_collector
+from explorer.warm_up import warm_up_job
 
 __all__ = ["JobRunner", "Computation", "JobView", "JobViews", "await_all_workers", "warm_up_job",
            "settle_collector_between_jobs"]
-
-
-def warm_up_job(modules: Sequence[str] = (), optional: Sequence[str] = (),
-                freeze: bool = False) -> Iterator[tuple[float, str]]:
-    """Import ``modules`` off the GUI thread once the window is up, in the order given, then the
-    ``optional`` ones, whose failure only means a feature will say so when asked for (3D's OpenGL).
-    The app gives the views' code first (15-85 ms each), then torch (1-2 s): behind torch, the
-    views' code came 3.4 s after the window, and a tab opened meanwhile imported it on the GUI
-    thread while torch's import took the GIL at every switch. Torch in, it leaves a core free.
-
-    The garbage collector is off meanwhile: a full collection in the middle of these imports
-    walks every object the process has, holding the GIL for 100-650 ms, and the window waited
-    for each. With ``freeze``, what exists then is parked (``gc.freeze``) before the collector is
-    on again: the first collection after them walked it all, 190 ms holding the GIL."""
-    steps = len(modules) + len(optional) + 1
-    with collector_paused():
-        try:
-            for k, name in enumerate(modules):
-                yield k / steps, _preparing(name)
-                importlib.import_module(name)
-                limit_torch_threads(import_torch=False)
-            for k, name in enumerate(optional, start=len(modules)):
-                yield k / steps, _preparing(name)
-                try:
-                    importlib.import_module(name)
-                except Exception:  # noqa: BLE001 (the feature says what is missing when it is used)
-                    pass
-        finally:
-            if freeze:
-                gc.freeze()
-    return True
-
-
-def _preparing(module: str) -> str:
-    return "Preparing torch…" if module.split(".")[0] == "torch" else "Preparing the views…"
-
-
-# its steps are imports, holding the GIL in C whatever the window does: held back, they moved into the
-# window's first interactions (the longest stall of a model opened from the command line: 67-102 -> 96-132 ms)
-warm_up_job.gives_way = False
 
 
 class JobRunner(QObject):
@@ -93,6 +52,10 @@ class JobRunner(QObject):
         :func:`explorer.core.errors.user_message`).
     cancelled()
     running_changed(bool)
+
+    An ``urgent`` runner (the app's model loads) starts its jobs on a thread of their own at
+    once, never queued behind the pool's jobs: a cancelled job stops only at its next yield,
+    and opening a toy model from 128,256 x 4,096 with its jobs running waited 5-13.5 s for them.
     """
 
     progressed = Signal(float, str)
@@ -102,9 +65,10 @@ class JobRunner(QObject):
     cancelled = Signal()
     running_changed = Signal(bool)
 
-    def __init__(self, parent: QObject | None = None):
+    def __init__(self, parent: QObject | None = None, urgent: bool = False):
         super().__init__(parent)
         self._generation = 0
+        self._urgent = urgent
         self._worker: _Worker | None = None
         self._job_name = ""
 
@@ -138,7 +102,10 @@ class JobRunner(QObject):
         worker.aborted.connect(lambda g=gen: self._on_worker_aborted(g))
         self._worker = worker
         self.running_changed.emit(True)
-        worker.start()
+        if self._urgent:
+            _start_now(worker)
+        else:
+            worker.start()
         return gen
 
     def pause(self) -> None:
@@ -252,6 +219,25 @@ def _run_steps(steps: Iterator, gives_way: bool = True):
         except StopIteration as stop:
             return stop.value
         yield value
+
+
+#: the urgent runners' own pool (made when first needed): the global one has a thread per core, all of
+#: them may be running cancelled jobs to their next yield (Qt's reserved threads count against its maximum)
+_URGENT_POOLS: list[QThreadPool] = []
+
+
+def _start_now(worker: _Worker) -> None:
+    """What superqt's ``start()`` does, in the urgent runners' pool."""
+    worker._worker_set.add(worker)  # superqt's record of the workers running (and its clean-up of it)
+    worker._finished.connect(worker._set_discard)
+    if not _URGENT_POOLS:
+        _URGENT_POOLS.append(QThreadPool(QCoreApplication.instance()))
+        _URGENT_POOLS[0].setMaxThreadCount(2)
+    _URGENT_POOLS[0].start(worker)
+
+
+def _pools() -> list[QThreadPool]:
+    return [QThreadPool.globalInstance(), *_URGENT_POOLS]
 
 
 def _close_steps(steps) -> None:
@@ -485,8 +471,10 @@ def await_all_workers(msecs: int = 10000) -> bool:
         WorkerBase.await_workers(msecs)
     except RuntimeError:
         return False
-    left = max(0, msecs - int((time.monotonic() - start) * 1000))
-    return QThreadPool.globalInstance().waitForDone(left)
+    done = True
+    for pool in _pools():
+        done = pool.waitForDone(max(0, msecs - int((time.monotonic() - start) * 1000))) and done
+    return done
 
 
 def settle_collector_between_jobs() -> int:
@@ -495,6 +483,6 @@ def settle_collector_between_jobs() -> int:
     A cancelled job's thread runs on to its next yield after its runner has let it go (the
     app is no longer busy): its frame and half-built objects must not be parked, where a
     cycle they later join would never be collected."""
-    if QThreadPool.globalInstance().activeThreadCount():
+    if any(pool.activeThreadCount() for pool in _pools()):
         return 0
     return settle_collector()
