@@ -228,8 +228,10 @@ _URGENT_POOLS: list[QThreadPool] = []
 
 def _start_now(worker: _Worker) -> None:
     """What superqt's ``start()`` does, in the urgent runners' pool."""
-    worker._worker_set.add(worker)  # superqt's record of the workers running (and its clean-up of it)
-    worker._finished.connect(worker._set_discard)
+    record = getattr(worker, "_worker_set", None)  # superqt's record of the workers running (private: may go)
+    if record is not None and hasattr(worker, "_set_discard"):
+        record.add(worker)
+        worker._finished.connect(worker._set_discard)
     if not _URGENT_POOLS:
         _URGENT_POOLS.append(QThreadPool(QCoreApplication.instance()))
         _URGENT_POOLS[0].setMaxThreadCount(2)
