@@ -120,7 +120,7 @@ def iter_health(table) -> Iterator[tuple[float, str]]:
                 reference = lowest_norm_reference(norms_in, _valid(norms_in))
         yield 0.42, "Finding the first principal component…"
         pc1 = first_principal_component(scored.rows(pca_sample_ids(v, d)))
-        mean = reference_mean(scored.rows(np.asarray(reference.ids, np.int64)), pc1) if reference is not None else None
+        mean = reference_mean(scored.rows(reference.id_array), pc1) if reference is not None else None
 
         directions = np.stack([pc1] if mean is None else [pc1, mean])
         norms_s, products, sketch = yield from _scan(scored, directions, sketch_directions(d), 0.45, 0.8,
@@ -136,7 +136,7 @@ def iter_health(table) -> Iterator[tuple[float, str]]:
         if reference is None and table.tied is not True:
             reference = lowest_norm_reference(norms_in, valid_in)
         if reference is not None and mean is None and reference.count:
-            mean = reference_mean(scored.rows(np.asarray(reference.ids, np.int64)), pc1)
+            mean = reference_mean(scored.rows(reference.id_array), pc1)
             along_mean = np.empty(v, np.float64)
             for blk in iter_scan(scored, mean[None, :]):
                 along_mean[blk.start : blk.start + len(blk.norms)] = blk.products[:, 0]
@@ -151,7 +151,7 @@ def iter_health(table) -> Iterator[tuple[float, str]]:
         yield 0.88, "Scoring and ranking…"
         mean_norm = float(np.linalg.norm(mean)) if mean is not None else 0.0
         scores = magikarp_scores(norms_s, products[:, 0], along_mean, mean_norm)
-        ref_ids = np.asarray(reference.ids, np.int64)
+        ref_ids = reference.id_array
         if len(ref_ids):
             scores[ref_ids] = reference_scores(scored.rows(ref_ids), pc1)
         scores[~valid_s] = np.nan
