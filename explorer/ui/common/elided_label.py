@@ -27,7 +27,7 @@ class ElidedLabel(QLabel):
         self.setTextFormat(Qt.PlainText)
         self.setText(text)
 
-    def text(self) -> str:  # noqa: D102 (the whole text, not what is drawn)
+    def text(self) -> str:  # the whole text, not what is drawn (shown_text)
         return self._text
 
     def shown_text(self) -> str:
