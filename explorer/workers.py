@@ -82,6 +82,11 @@ class JobRunner(QObject):
         return self._job_name if self._worker is not None else ""
 
     @property
+    def last_job_name(self) -> str:
+        """The name of the last job started, still there when its result lands (for the monkey's record)."""
+        return self._job_name
+
+    @property
     def generation(self) -> int:
         return self._generation
 

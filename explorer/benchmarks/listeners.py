@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import os
 import threading
+import time
 import traceback
+from collections import Counter, deque
 from pathlib import Path
 
 __all__ = ["QT_SEEN", "EXCEPTIONS_SEEN", "WARNINGS_SEEN", "collect_qt_message", "collect_exception",
-           "collect_warning", "rss_mb", "StackSampler"]
+           "collect_warning", "rss_mb", "StackSampler", "Landings"]
 
 #: what a platform says about itself, not about the app (pytest's qt_log_ignore has the same)
 QT_NOISE = ("This plugin does not support propagateSizeHints",)
@@ -184,6 +186,44 @@ class StackSampler:
             return f"Qt ({n} samples, none in Python)"
         parts = [f"{text} ({k} of {n})" for text, k in dict(mine.most_common(1) + inner.most_common(1)).items()]
         return " · ".join(parts) + (f"; Qt in {n - seen}" if n > seen else "")
+
+
+class Landings:
+    """Which background results reached the window's thread, and when: what a stall was spent on when
+    the action itself was cheap (a model installed, a job's result or partial result drawn).
+
+    :meth:`watch` connects the runners under an object (once each: a dynamic property marks them),
+    and is called before each action, as jobs' runners are made on the way; :meth:`model_installed`
+    is connected to the state's ``model_changed``. :meth:`between` names what landed in a span of
+    ``time.perf_counter()``. The slots hold only this object's record, not the window."""
+
+    #: how many landings are remembered (the span asked for is always the last action's)
+    KEPT = 500
+
+    def __init__(self) -> None:
+        self._seen: deque[tuple[float, str]] = deque(maxlen=self.KEPT)
+
+    def watch(self, root) -> None:
+        from explorer.workers import JobRunner
+
+        for runner in root.findChildren(JobRunner):
+            if runner.property("monkey_watched"):
+                continue
+            runner.setProperty("monkey_watched", True)
+            for signal, what in ((runner.succeeded, "result"), (runner.produced, "partial"),
+                                 (runner.failed, "failure")):
+                signal.connect(lambda *_args, r=runner, w=what: self._landed(f"{r.last_job_name} {w}"))
+
+    def model_installed(self, *_args) -> None:
+        self._landed("model installed")
+
+    def _landed(self, what: str) -> None:
+        self._seen.append((time.perf_counter(), what))
+
+    def between(self, start: float, end: float) -> str:
+        """What landed from ``start`` to ``end``, with how many times: "load_model result, model installed"."""
+        counts = Counter(what for t, what in self._seen if start <= t <= end)
+        return ", ".join(what if n == 1 else f"{what} x{n}" for what, n in counts.items())
 
 
 #: collections younger than the oldest generation noted when at least this long (seconds)

@@ -26,19 +26,20 @@ import tempfile
 import time
 import warnings
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from explorer.benchmarks.listeners import (
     EXCEPTIONS_SEEN,
     QT_SEEN,
     WARNINGS_SEEN,
+    Landings,
     StackSampler,
     collect_exception,
     collect_qt_message,
     collect_warning,
     rss_mb,
 )
+from explorer.benchmarks.monkey_report import MonkeyReport, format_monkey
 from explorer.core.runtime import thread_places
 
 __all__ = ["MonkeyReport", "Monkey", "bench_monkey", "format_monkey", "FUZZ_TEXTS"]
@@ -66,48 +67,6 @@ def _run_events(ms: int) -> None:
     loop.exec()
 
 
-@dataclass
-class MonkeyReport:
-    """What a walk found. ``exceptions`` and ``qt_warnings`` keep the first few messages."""
-
-    actions: int = 0
-    exceptions: int = 0
-    qt_warnings: int = 0
-    #: numpy's and Python's RuntimeWarnings (a NaN or an overflow met while drawing or computing)
-    runtime_warnings: int = 0
-    max_stall_ms: float = 0.0
-    max_stall_action: str = ""
-    rss_growth_mb: float = 0.0
-    platform: str = ""
-    seed: int = 0
-    seconds: float = 0.0
-    readouts_agree: bool = True
-    disagreements: list[str] = field(default_factory=list)
-    messages: list[str] = field(default_factory=list)
-    stalls_over_100ms: int = 0
-    #: every job stopped when the window closed (else the process ends without tearing down); those running then
-    jobs_stopped: bool = True
-    jobs_at_close: list[str] = field(default_factory=list)
-    #: per kind of action: [actions, stalls over 100 ms, longest stall in ms]
-    stalls_by_action: dict[str, list] = field(default_factory=dict)
-    #: by the number of background jobs running when the action began ("0", "1", "2+"): [actions,
-    #: stalls over 100 ms] (each running worker takes the GIL in turn with the window's thread)
-    stalls_by_jobs: dict[str, list] = field(default_factory=dict)
-    #: by each background job (its function's name) running when the action began: [actions, stalls
-    #: over 100 ms] (which workers the window's stalls come with)
-    stalls_by_job: dict[str, list] = field(default_factory=dict)
-    #: every stall over 100 ms, in walk order: [ms, "#k what it did", jobs running when it began]
-    stalls: list[list] = field(default_factory=list)
-    #: with stacks sampled (``--stacks``): where the window's thread was during each of ``stalls``
-    stall_places: list[str] = field(default_factory=list)
-    #: each RuntimeWarning by where it was raised from (its innermost frames and thread):
-    #: [how many, the first action it came in]
-    warning_places: dict[str, list] = field(default_factory=dict)
-
-    def as_json(self) -> dict:
-        return asdict(self)
-
-
 class Monkey:
     """Walks ``ex`` (an :class:`explorer.app.Explorer` with its window shown)."""
 
@@ -117,6 +76,8 @@ class Monkey:
         # takes the GIL 100 times a second)
         self._sampler = StackSampler() if stacks else None
         self._gap = (0.0, 0.0)  # the longest gap of the action, its start and end
+        self._landings = Landings()  # what the jobs brought to the window's thread, and when
+        ex.state.model_changed.connect(self._landings.model_installed)
         self.heavy, self.settle_ms = heavy, settle_ms
         self.report = MonkeyReport(seed=seed, platform=app.platformName())
         self._dir = Path(tempfile.mkdtemp(prefix="monkey-"))
@@ -221,6 +182,7 @@ class Monkey:
         for k in range(n):
             name, act = self.rng.choice(self.actions)
             names = self.ex.running_jobs()
+            self._landings.watch(self.ex)
             jobs = len(names)
             self._longest, self._last_tick = 0.0, time.perf_counter()
             try:
@@ -244,6 +206,7 @@ class Monkey:
             if stall > 100:
                 self.report.stalls_over_100ms += 1
                 self.report.stalls.append([round(stall), f"#{k} {what}", jobs])
+                self.report.stall_landings.append(self._landings.between(*self._gap))
                 if self._sampler is not None:
                     self.report.stall_places.append(self._sampler.place(*self._gap))
                 kind[1] += 1
@@ -476,25 +439,3 @@ def bench_monkey(n: int, seed: int = 0, heavy: bool = True, settle_ms: int = 30,
         ex.window.close()
         if report is not None:  # the jobs running at the end, and where every other thread is when one did not stop
             report.jobs_stopped, report.jobs_at_close = stopped, running + ([] if stopped else thread_places())
-
-
-def format_monkey(r: MonkeyReport) -> str:
-    lines = [f"Monkey ({r.platform}, seed {r.seed}): {r.actions:,} actions in {r.seconds:.0f} s",
-             f"  exceptions {r.exceptions}, Qt warnings {r.qt_warnings}, runtime warnings "
-             f"{r.runtime_warnings}, readouts agree: "
-             f"{'yes' if r.readouts_agree else 'NO'}",
-             f"  longest stall {r.max_stall_ms:.0f} ms ({r.max_stall_action}); {r.stalls_over_100ms} over 100 ms",
-             f"  RSS growth {r.rss_growth_mb:.0f} MB"]
-    worst = sorted(r.stalls_by_action.items(), key=lambda kv: -kv[1][2])
-    lines += [f"  {name}: {n:,} actions, {over:,} over 100 ms, longest {ms:.0f} ms" for name, (n, over, ms) in worst]
-    lines += [f"  begun with {jobs} background job{'' if jobs == '1' else 's'} running: {n:,} actions, "
-              f"{over:,} over 100 ms" for jobs, (n, over) in sorted(r.stalls_by_jobs.items())]
-    lines += [f"  begun while {name} ran: {n:,} actions, {over:,} over 100 ms"
-              for name, (n, over) in sorted(r.stalls_by_job.items(), key=lambda kv: -kv[1][1])[:8]]
-    lines += [f"  disagreement: {d}" for d in r.disagreements]
-    if not r.jobs_stopped:
-        lines.append(f"  a job was still running a minute after the window closed (of {', '.join(r.jobs_at_close)})")
-    lines += [f"  {m.splitlines()[-1] if m.strip() else m}" for m in r.messages[:10]]
-    lines += [f"  {n} x {place} (first in {first})" for place, (n, first) in r.warning_places.items()]
-    lines += [f"  {ms} ms {what}: {place}" for (ms, what, _), place in zip(r.stalls, r.stall_places, strict=False)]
-    return "\n".join(lines)

@@ -124,3 +124,46 @@ def test_with_stacks_sampled_each_stall_says_where_the_window_thread_was(qtbot, 
         if what.endswith("held"):
             assert "test_monkey.py" in place and "hold_the_window" in place, place
     assert "hold_the_window" in format_monkey(report)
+
+
+def test_each_stall_says_what_background_work_landed_in_it(qtbot, explorer):
+    """A stall whose action was cheap is the cost of what a job brought back: the walk names it
+    (the loader's result and the model installed here; a slot standing for a costly install
+    holds the window 150 ms after each load). A stall of the action's own, with nothing
+    running, names nothing."""
+    import time
+
+    ex = explorer
+    with qtbot.waitSignal(ex.load_finished, timeout=60_000):
+        ex.start(model="toy:robot")
+    monkey = Monkey(QApplication.instance(), ex, seed=0, settle_ms=1)
+
+    def hold():
+        end = time.perf_counter() + 0.15
+        while time.perf_counter() < end:
+            pass
+
+    ex.load_finished.connect(hold)
+    specs = iter(["toy:cat-sat", "toy:robot"])
+
+    def open_toy_or_hold():
+        if monkey.report.actions % 2:
+            qtbot.waitUntil(lambda: not ex.running_jobs(), timeout=60_000)
+            hold()
+            return "held"
+        with qtbot.waitSignal(ex.load_finished, timeout=60_000):
+            ex.open_spec(next(specs))
+        return "opened"
+
+    monkey.actions = [("step", open_toy_or_hold)]
+    try:
+        report = monkey.run(4)
+    finally:
+        ex.load_finished.disconnect(hold)
+    assert [what.split()[-1] for _, what, _ in report.stalls] == ["opened", "held"] * 2
+    for (_, what, _), landed in zip(report.stalls, report.stall_landings, strict=True):
+        if what.endswith("opened"):
+            assert "load_model result" in landed and "model installed" in landed, landed
+        else:
+            assert landed == "", landed
+    assert "opened while landing: " in format_monkey(report)

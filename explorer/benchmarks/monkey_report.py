@@ -1,0 +1,77 @@
+"""What a walk of the monkey (:mod:`explorer.benchmarks.monkey`) found, and its
+text for ``bench --monkey`` (the JSON is :meth:`MonkeyReport.as_json`)."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+
+__all__ = ["MonkeyReport", "format_monkey"]
+
+
+@dataclass
+class MonkeyReport:
+    """What a walk found. ``exceptions`` and ``qt_warnings`` keep the first few messages."""
+
+    actions: int = 0
+    exceptions: int = 0
+    qt_warnings: int = 0
+    #: numpy's and Python's RuntimeWarnings (a NaN or an overflow met while drawing or computing)
+    runtime_warnings: int = 0
+    max_stall_ms: float = 0.0
+    max_stall_action: str = ""
+    rss_growth_mb: float = 0.0
+    platform: str = ""
+    seed: int = 0
+    seconds: float = 0.0
+    readouts_agree: bool = True
+    disagreements: list[str] = field(default_factory=list)
+    messages: list[str] = field(default_factory=list)
+    stalls_over_100ms: int = 0
+    #: every job stopped when the window closed (else the process ends without tearing down); those running then
+    jobs_stopped: bool = True
+    jobs_at_close: list[str] = field(default_factory=list)
+    #: per kind of action: [actions, stalls over 100 ms, longest stall in ms]
+    stalls_by_action: dict[str, list] = field(default_factory=dict)
+    #: by the number of background jobs running when the action began ("0", "1", "2+"): [actions,
+    #: stalls over 100 ms] (each running worker takes the GIL in turn with the window's thread)
+    stalls_by_jobs: dict[str, list] = field(default_factory=dict)
+    #: by each background job (its function's name) running when the action began: [actions, stalls
+    #: over 100 ms] (which workers the window's stalls come with)
+    stalls_by_job: dict[str, list] = field(default_factory=dict)
+    #: every stall over 100 ms, in walk order: [ms, "#k what it did", jobs running when it began]
+    stalls: list[list] = field(default_factory=list)
+    #: with stacks sampled (``--stacks``): where the window's thread was during each of ``stalls``
+    stall_places: list[str] = field(default_factory=list)
+    #: what background work brought to the window's thread during each of ``stalls`` ("model installed",
+    #: "positions_job result", ...; "" for nothing): the stall's cost when the action was cheap
+    stall_landings: list[str] = field(default_factory=list)
+    #: each RuntimeWarning by where it was raised from (its innermost frames and thread):
+    #: [how many, the first action it came in]
+    warning_places: dict[str, list] = field(default_factory=dict)
+
+    def as_json(self) -> dict:
+        return asdict(self)
+
+
+def format_monkey(r: MonkeyReport) -> str:
+    lines = [f"Monkey ({r.platform}, seed {r.seed}): {r.actions:,} actions in {r.seconds:.0f} s",
+             f"  exceptions {r.exceptions}, Qt warnings {r.qt_warnings}, runtime warnings "
+             f"{r.runtime_warnings}, readouts agree: "
+             f"{'yes' if r.readouts_agree else 'NO'}",
+             f"  longest stall {r.max_stall_ms:.0f} ms ({r.max_stall_action}); {r.stalls_over_100ms} over 100 ms",
+             f"  RSS growth {r.rss_growth_mb:.0f} MB"]
+    worst = sorted(r.stalls_by_action.items(), key=lambda kv: -kv[1][2])
+    lines += [f"  {name}: {n:,} actions, {over:,} over 100 ms, longest {ms:.0f} ms" for name, (n, over, ms) in worst]
+    lines += [f"  begun with {jobs} background job{'' if jobs == '1' else 's'} running: {n:,} actions, "
+              f"{over:,} over 100 ms" for jobs, (n, over) in sorted(r.stalls_by_jobs.items())]
+    lines += [f"  begun while {name} ran: {n:,} actions, {over:,} over 100 ms"
+              for name, (n, over) in sorted(r.stalls_by_job.items(), key=lambda kv: -kv[1][1])[:8]]
+    lines += [f"  disagreement: {d}" for d in r.disagreements]
+    if not r.jobs_stopped:
+        lines.append(f"  a job was still running a minute after the window closed (of {', '.join(r.jobs_at_close)})")
+    lines += [f"  {m.splitlines()[-1] if m.strip() else m}" for m in r.messages[:10]]
+    lines += [f"  {n} x {place} (first in {first})" for place, (n, first) in r.warning_places.items()]
+    lines += [f"  {ms} ms {what}: {place}" for (ms, what, _), place in zip(r.stalls, r.stall_places, strict=False)]
+    lines += [f"  {ms} ms {what} while landing: {landed}" for (ms, what, _), landed
+              in zip(r.stalls, r.stall_landings, strict=False) if landed]
+    return "\n".join(lines)
