@@ -220,6 +220,10 @@ class Landings:
     def _landed(self, what: str) -> None:
         self._seen.append((time.perf_counter(), what))
 
+    def kinds(self, start: float, end: float) -> set[str]:
+        """The kinds of landing from ``start`` to ``end`` ("model installed", "load_model result", ...)."""
+        return {what for t, what in self._seen if start <= t <= end}
+
     def between(self, start: float, end: float) -> str:
         """What landed from ``start`` to ``end``, with how many times: "load_model result, model installed"."""
         counts = Counter(what for t, what in self._seen if start <= t <= end)

@@ -77,6 +77,7 @@ class Monkey:
         self._sampler = StackSampler() if stacks else None
         self._gap = (0.0, 0.0)  # the longest gap of the action, its start and end
         self._landings = Landings()  # what the jobs brought to the window's thread, and when
+        self._last_began = 0.0  # when the action under way began
         ex.state.model_changed.connect(self._landings.model_installed)
         self.heavy, self.settle_ms = heavy, settle_ms
         self.report = MonkeyReport(seed=seed, platform=app.platformName())
@@ -185,6 +186,7 @@ class Monkey:
             self._landings.watch(self.ex)
             jobs = len(names)
             self._longest, self._last_tick = 0.0, time.perf_counter()
+            self._last_began = self._last_tick
             try:
                 what = act()
             except Exception as exc:  # a failure of the walk itself is a finding too
@@ -201,6 +203,8 @@ class Monkey:
             busy = self.report.stalls_by_jobs.setdefault(str(jobs) if jobs < 2 else "2+", [0, 0])
             busy[0] += 1
             running = [self.report.stalls_by_job.setdefault(name, [0, 0]) for name in set(names)]
+            running += [self.report.stalls_by_landing.setdefault(what, [0, 0])
+                        for what in self._landings.kinds(self._last_began, time.perf_counter())]
             for seen in running:
                 seen[0] += 1
             if stall > 100:

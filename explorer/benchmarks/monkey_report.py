@@ -38,6 +38,9 @@ class MonkeyReport:
     #: by each background job (its function's name) running when the action began: [actions, stalls
     #: over 100 ms] (which workers the window's stalls come with)
     stalls_by_job: dict[str, list] = field(default_factory=dict)
+    #: by what background work landed during the action (:class:`~explorer.benchmarks.listeners.Landings`:
+    #: "model installed", "positions_job result", ...): [actions, stalls over 100 ms]
+    stalls_by_landing: dict[str, list] = field(default_factory=dict)
     #: every stall over 100 ms, in walk order: [ms, "#k what it did", jobs running when it began]
     stalls: list[list] = field(default_factory=list)
     #: with stacks sampled (``--stacks``): where the window's thread was during each of ``stalls``
@@ -66,6 +69,8 @@ def format_monkey(r: MonkeyReport) -> str:
               f"{over:,} over 100 ms" for jobs, (n, over) in sorted(r.stalls_by_jobs.items())]
     lines += [f"  begun while {name} ran: {n:,} actions, {over:,} over 100 ms"
               for name, (n, over) in sorted(r.stalls_by_job.items(), key=lambda kv: -kv[1][1])[:8]]
+    lines += [f"  while {what} landed: {n:,} actions, {over:,} over 100 ms"
+              for what, (n, over) in sorted(r.stalls_by_landing.items(), key=lambda kv: -kv[1][1])[:8]]
     lines += [f"  disagreement: {d}" for d in r.disagreements]
     if not r.jobs_stopped:
         lines.append(f"  a job was still running a minute after the window closed (of {', '.join(r.jobs_at_close)})")

@@ -166,4 +166,8 @@ def test_each_stall_says_what_background_work_landed_in_it(qtbot, explorer):
             assert "load_model result" in landed and "model installed" in landed, landed
         else:
             assert landed == "", landed
-    assert "opened while landing: " in format_monkey(report)
+    # per kind of landing, the actions it came in and how many of them stalled (both opens)
+    assert report.stalls_by_landing["model installed"] == [2, 2]
+    assert report.stalls_by_landing["load_model result"] == [2, 2]
+    text = format_monkey(report)
+    assert "opened while landing: " in text and "while model installed landed: 2 actions, 2 over 100 ms" in text
