@@ -203,8 +203,8 @@ class Monkey:
             busy = self.report.stalls_by_jobs.setdefault(str(jobs) if jobs < 2 else "2+", [0, 0])
             busy[0] += 1
             running = [self.report.stalls_by_job.setdefault(name, [0, 0]) for name in set(names)]
-            running += [self.report.stalls_by_landing.setdefault(what, [0, 0])
-                        for what in self._landings.kinds(self._last_began, time.perf_counter())]
+            running += [self.report.stalls_by_landing.setdefault(landed, [0, 0])
+                        for landed in self._landings.kinds(self._last_began, time.perf_counter())]
             for seen in running:
                 seen[0] += 1
             if stall > 100:
