@@ -225,3 +225,38 @@ def test_what_the_view_adopted_from_its_steps_is_shown_with_it(qtbot):
     assert panel.text() == "a panel"
     qtbot.waitUntil(panel.isVisible, timeout=2000)
     assert page.widget().isVisible()
+
+
+def test_a_view_goes_on_the_page_in_one_turn_and_is_painted_in_a_later_one(qtbot):
+    """A tab's first show: the view goes on the page (its first show: drawn from the state, laid
+    out) in one turn and is painted in a later one, after which it paints as any widget. Both in
+    one turn were the longest stall of a tab's first visit in a real window (84-93 ms for
+    Similarity, Training and Lookup)."""
+    from PySide6.QtCore import QTimer
+
+    turn, seen = [0], []
+
+    class Recording(QLabel):
+        def showEvent(self, event):
+            seen.append(("shown", turn[0]))
+            super().showEvent(event)
+
+        def paintEvent(self, event):
+            seen.append(("painted", turn[0]))
+            super().paintEvent(event)
+
+    page = LazyPage(lambda: Recording("the view"))
+    tabs = _tab_of(qtbot, page)
+    ticker = QTimer(tabs)
+    ticker.timeout.connect(lambda: turn.__setitem__(0, turn[0] + 1))
+    ticker.start(0)
+    tabs.setCurrentIndex(1)
+    qtbot.waitUntil(lambda: ("painted" in {what for what, _ in seen}), timeout=5000)
+    shown = [t for what, t in seen if what == "shown"]
+    painted = [t for what, t in seen if what == "painted"]
+    assert shown and painted and painted[0] > shown[0], seen
+    view = page.widget()
+    assert isinstance(view, Recording) and view.updatesEnabled() and view.isVisible()
+    seen.clear()
+    view.setText("changed")
+    qtbot.waitUntil(lambda: ("painted" in {what for what, _ in seen}), timeout=5000)  # paints as any widget
