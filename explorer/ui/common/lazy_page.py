@@ -26,9 +26,10 @@ class LazyPage(QScrollArea):
     event loop: the tab comes up saying its view is being built, then the view
     is made, then it goes on the page (its first synchronization and layout),
     then it is painted. One turn for all of it stalled the window 150-280 ms in
-    a real window (the build alone 60-144 ms). A ``build`` that is a generator function is made
-    over as many turns as it yields, one step a turn (the view is what it
-    returns). :meth:`view` still builds at once for whoever needs the view now.
+    a real window (the build alone 60-144 ms). A ``build`` that is a generator
+    function is made over as many turns as it yields, one step a turn (the view
+    is what it returns). :meth:`view` still builds at once, and puts the view on
+    the page to be painted in the same turn, for whoever needs the view now.
 
     Between turns nothing a build made may be left without a Qt parent: the
     collector could delete it after the window and the application are gone
