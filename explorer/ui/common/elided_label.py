@@ -15,6 +15,7 @@ from PySide6.QtWidgets import QLabel
 
 __all__ = ["ElidedLabel"]
 
+
 class ElidedLabel(QLabel):
     """Plain text on one line, elided at the right when the label is narrower than it."""
 
