@@ -220,14 +220,16 @@ class Landings:
     def _landed(self, what: str) -> None:
         self._seen.append((time.perf_counter(), what))
 
+    def _counts(self, start: float, end: float) -> Counter:
+        return Counter(what for t, what in self._seen if start <= t <= end)
+
     def kinds(self, start: float, end: float) -> set[str]:
         """The kinds of landing from ``start`` to ``end`` ("model installed", "load_model result", ...)."""
-        return {what for t, what in self._seen if start <= t <= end}
+        return set(self._counts(start, end))
 
     def between(self, start: float, end: float) -> str:
         """What landed from ``start`` to ``end``, with how many times: "load_model result, model installed"."""
-        counts = Counter(what for t, what in self._seen if start <= t <= end)
-        return ", ".join(what if n == 1 else f"{what} x{n}" for what, n in counts.items())
+        return ", ".join(what if n == 1 else f"{what} x{n}" for what, n in self._counts(start, end).items())
 
 
 #: collections younger than the oldest generation noted when at least this long (seconds)
