@@ -149,7 +149,8 @@ class StackSampler:
         """Where the window's thread was between ``t0`` and ``t1`` (perf_counter seconds): the
         innermost frame of the app's own code seen most often and the innermost frame of all, with
         how many of the samples had them, and how many were in Qt (in the walk's event loop with no
-        Python frame inside it); then the collections and the late samples that overlap it."""
+        Python frame inside it), and the app's outermost frames (the handlers the turns were in: a
+        slot, an event filter, a paint); then the collections and the late samples that overlap it."""
         return "; ".join([self._window_place(t0, t1)] + self._elsewhere(t0, t1))
 
     def _elsewhere(self, t0: float, t1: float) -> list[str]:
@@ -164,7 +165,7 @@ class StackSampler:
     def _window_place(self, t0: float, t1: float) -> str:
         import collections
 
-        mine, inner, n = collections.Counter(), collections.Counter(), 0
+        mine, inner, outer, n = collections.Counter(), collections.Counter(), collections.Counter(), 0
         for t, frames in list(self._samples):
             if not t0 <= t <= t1:
                 continue
@@ -179,13 +180,17 @@ class StackSampler:
             app = next((f for f in work if "/explorer/" in f[0]), None)
             if app is not None:
                 mine[_frame_text(app)] += 1
+                # the app's outermost frame: the handler of the turn (a slot, an event, a paint)
+                outer[_frame_text(next(f for f in reversed(work) if "/explorer/" in f[0]))] += 1
         if n == 0:
             return "no samples"
         seen = sum(inner.values())
         if not seen:
             return f"Qt ({n} samples, none in Python)"
         parts = [f"{text} ({k} of {n})" for text, k in dict(mine.most_common(1) + inner.most_common(1)).items()]
-        return " · ".join(parts) + (f"; Qt in {n - seen}" if n > seen else "")
+        handlers = ", ".join(f"{text} {k}" for text, k in outer.most_common(3))
+        return (" · ".join(parts) + (f"; Qt in {n - seen}" if n > seen else "")
+                + (f"; in handlers {handlers}" if handlers else ""))
 
 
 class Landings:

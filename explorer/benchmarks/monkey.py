@@ -90,6 +90,8 @@ class Monkey:
         self.models = LIGHT_MODELS + (HEAVY_MODELS if heavy else []) + [str(self._dir / "notamodel"),
                                                                         str(corrupt.parent), str(corrupt)]
         self._last_tick = 0.0
+        self._last_cpu = 0.0
+        self._gap_cpu = 0.0
         self._longest = 0.0
         # the codec type_text splits texts with, looked up now: its first lookup imports a module, and
         # an import on this thread waits for the warm-up's (2.8 s once, charged to a keystroke the
@@ -106,10 +108,11 @@ class Monkey:
 
     # -- watching ------------------------------------------------------------------------------
     def _tick(self) -> None:
-        now = time.perf_counter()
+        now, cpu = time.perf_counter(), time.thread_time()
         if now - self._last_tick > self._longest:
             self._longest, self._gap = now - self._last_tick, (self._last_tick, now)
-        self._last_tick = now
+            self._gap_cpu = cpu - self._last_cpu
+        self._last_tick, self._last_cpu = now, cpu
 
     def _record_exception(self, text: str) -> None:
         self.report.exceptions += 1
@@ -185,7 +188,7 @@ class Monkey:
             names = self.ex.running_jobs()
             self._landings.watch(self.ex)
             jobs = len(names)
-            self._longest, self._last_tick = 0.0, time.perf_counter()
+            self._longest, self._last_tick, self._last_cpu = 0.0, time.perf_counter(), time.thread_time()
             self._last_began = self._last_tick
             try:
                 what = act()
@@ -211,6 +214,7 @@ class Monkey:
                 self.report.stalls_over_100ms += 1
                 self.report.stalls.append([round(stall), f"#{k} {what}", jobs])
                 self.report.stall_landings.append(self._landings.between(*self._gap))
+                self.report.stall_cpu_ms.append(round(self._gap_cpu * 1000))
                 if self._sampler is not None:
                     self.report.stall_places.append(self._sampler.place(*self._gap))
                 kind[1] += 1
@@ -257,7 +261,7 @@ class Monkey:
         """The walk has picked what it will touch: the time it took to look (a search of every
         widget in the window, 2-10 ms) is the harness's, not a stall the user would see. Called
         before any event is processed in the action, so no tick is lost."""
-        self._last_tick = time.perf_counter()
+        self._last_tick, self._last_cpu = time.perf_counter(), time.thread_time()
 
     def _visible(self, kind):
         from PySide6.QtWidgets import QApplication

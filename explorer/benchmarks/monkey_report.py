@@ -48,6 +48,9 @@ class MonkeyReport:
     #: what background work brought to the window's thread during each of ``stalls`` ("model installed",
     #: "positions_job result", ...; "" for nothing): the stall's cost when the action was cheap
     stall_landings: list[str] = field(default_factory=list)
+    #: the window's thread's CPU time in each of ``stalls`` (its longest gap): near the stall, the thread
+    #: worked through it (its own work, however slowed); far below, it waited (a lock, the GIL, the cores)
+    stall_cpu_ms: list[int] = field(default_factory=list)
     #: each RuntimeWarning by where it was raised from (its innermost frames and thread):
     #: [how many, the first action it came in]
     warning_places: dict[str, list] = field(default_factory=dict)
@@ -77,6 +80,8 @@ def format_monkey(r: MonkeyReport) -> str:
     lines += [f"  {m.splitlines()[-1] if m.strip() else m}" for m in r.messages[:10]]
     lines += [f"  {n} x {place} (first in {first})" for place, (n, first) in r.warning_places.items()]
     lines += [f"  {ms} ms {what}: {place}" for (ms, what, _), place in zip(r.stalls, r.stall_places, strict=False)]
+    lines += [f"  {ms} ms {what}: the window's thread worked {cpu} ms of it" for (ms, what, _), cpu
+              in zip(r.stalls, r.stall_cpu_ms, strict=False)]
     lines += [f"  {ms} ms {what} while landing: {landed}" for (ms, what, _), landed
               in zip(r.stalls, r.stall_landings, strict=False) if landed]
     return "\n".join(lines)

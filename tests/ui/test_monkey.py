@@ -115,14 +115,27 @@ def test_with_stacks_sampled_each_stall_says_where_the_window_thread_was(qtbot, 
             pass
         return "held"
 
-    monkey.actions = [("hold", hold_the_window), ("nothing", lambda: "nothing")]
-    report = monkey.run(6)
-    held = [ms for ms, what, _ in report.stalls if what.endswith("held")]
+    texts = iter(f"text {k}" for k in range(100))
+
+    def type_a_text():  # a slot of the state's holds the window: the app's handler is named
+        ex.state.set_text(next(texts))
+        return "typed"
+
+    monkey.actions = [("hold", hold_the_window), ("nothing", lambda: "nothing"), ("type", type_a_text)]
+    ex.state.text_changed.connect(hold_the_window)
+    try:
+        report = monkey.run(9)
+    finally:
+        ex.state.text_changed.disconnect(hold_the_window)
+    held = [ms for ms, what, _ in report.stalls if what.endswith(("held", "typed"))]
     assert held and all(ms >= 150 for ms in held)
     assert len(report.stall_places) == len(report.stalls)
     for (_, what, _), place in zip(report.stalls, report.stall_places, strict=True):
-        if what.endswith("held"):
+        if what.endswith(("held", "typed")):
             assert "test_monkey.py" in place and "hold_the_window" in place, place
+        # the handler of the turn is the app's outermost frame: none when the walk itself held it
+        assert ("in handlers app_state.py:" in place and " set_text " in place) == what.endswith("typed"), place
+    assert any(what.endswith("typed") for _, what, _ in report.stalls)
     assert "hold_the_window" in format_monkey(report)
 
 
@@ -171,3 +184,37 @@ def test_each_stall_says_what_background_work_landed_in_it(qtbot, explorer):
     assert report.stalls_by_landing["load_model result"] == [2, 2]
     text = format_monkey(report)
     assert "opened while landing: " in text and "while model installed landed: 2 actions, 2 over 100 ms" in text
+
+
+def test_each_stall_says_how_much_of_it_the_window_thread_worked(qtbot, explorer):
+    """A stall is the window's thread working (its CPU time near the stall) or waiting for
+    something (a lock, the GIL, the cores: far below). A hold that sleeps 150 ms is a stall the
+    thread did not work; one that loops is a stall it did (some of it, however busy the machine)."""
+    import time
+
+    ex = explorer
+    with qtbot.waitSignal(ex.load_finished, timeout=60_000):
+        ex.start(model="toy:robot")
+    monkey = Monkey(QApplication.instance(), ex, seed=0, settle_ms=1)
+
+    def wait():
+        time.sleep(0.15)
+        return "waited"
+
+    def work():
+        end = time.thread_time() + 0.05  # 50 ms of the thread's own CPU time, however long that takes
+        while time.thread_time() < end:
+            pass
+        time.sleep(0.15)
+        return "worked"
+
+    monkey.actions = [("wait", wait), ("work", work)]
+    report = monkey.run(6)
+    assert len(report.stall_cpu_ms) == len(report.stalls) == 6
+    for (ms, what, _), cpu in zip(report.stalls, report.stall_cpu_ms, strict=True):
+        assert ms >= 150
+        if what.endswith("waited"):
+            assert cpu < 40, (ms, cpu)
+        else:
+            assert cpu >= 50, (ms, cpu)
+    assert "waited: the window's thread worked " in format_monkey(report)
