@@ -215,6 +215,7 @@ class Monkey:
                 self.report.stalls.append([round(stall), f"#{k} {what}", jobs])
                 self.report.stall_landings.append(self._landings.between(*self._gap))
                 self.report.stall_cpu_ms.append(round(self._gap_cpu * 1000))
+                self.report.stall_jobs.append(names)
                 if self._sampler is not None:
                     self.report.stall_places.append(self._sampler.place(*self._gap))
                 kind[1] += 1

@@ -43,6 +43,8 @@ class MonkeyReport:
     stalls_by_landing: dict[str, list] = field(default_factory=dict)
     #: every stall over 100 ms, in walk order: [ms, "#k what it did", jobs running when it began]
     stalls: list[list] = field(default_factory=list)
+    #: the background jobs (their functions' names) running when each of ``stalls`` began
+    stall_jobs: list[list[str]] = field(default_factory=list)
     #: with stacks sampled (``--stacks``): where the window's thread was during each of ``stalls``
     stall_places: list[str] = field(default_factory=list)
     #: what background work brought to the window's thread during each of ``stalls`` ("model installed",
@@ -80,8 +82,9 @@ def format_monkey(r: MonkeyReport) -> str:
     lines += [f"  {m.splitlines()[-1] if m.strip() else m}" for m in r.messages[:10]]
     lines += [f"  {n} x {place} (first in {first})" for place, (n, first) in r.warning_places.items()]
     lines += [f"  {ms} ms {what}: {place}" for (ms, what, _), place in zip(r.stalls, r.stall_places, strict=False)]
-    lines += [f"  {ms} ms {what}: the window's thread worked {cpu} ms of it" for (ms, what, _), cpu
-              in zip(r.stalls, r.stall_cpu_ms, strict=False)]
+    lines += [f"  {ms} ms {what}: the window's thread worked {cpu} ms of it"
+              + (f", begun while {', '.join(jobs)} ran" if jobs else "") for (ms, what, _), cpu, jobs
+              in zip(r.stalls, r.stall_cpu_ms, r.stall_jobs, strict=False)]
     lines += [f"  {ms} ms {what} while landing: {landed}" for (ms, what, _), landed
               in zip(r.stalls, r.stall_landings, strict=False) if landed]
     return "\n".join(lines)

@@ -218,3 +218,43 @@ def test_each_stall_says_how_much_of_it_the_window_thread_worked(qtbot, explorer
         else:
             assert cpu >= 50, (ms, cpu)
     assert "waited: the window's thread worked " in format_monkey(report)
+
+
+def test_each_stall_names_the_jobs_running_when_it_began(qtbot, explorer):
+    """"5 jobs" said how many workers shared the cores with a stall, not which: each stall names them."""
+    import threading
+    import time
+
+    ex = explorer
+    with qtbot.waitSignal(ex.load_finished, timeout=60_000):
+        ex.start(model="toy:robot")
+    qtbot.waitUntil(lambda: not ex.running_jobs(), timeout=60_000)
+    release = threading.Event()
+
+    def waiting_job():
+        while not release.wait(0.01):
+            yield
+
+    runner = ex._runner()
+    monkey = Monkey(QApplication.instance(), ex, seed=0, settle_ms=1)
+
+    def start_or_hold():
+        if not runner.running:
+            runner.start(waiting_job)
+            qtbot.waitUntil(lambda: ex.running_jobs() == ["waiting_job"], timeout=10_000)
+            return "started"
+        time.sleep(0.15)
+        if monkey.report.actions == 2:  # the last: the job ends (the walk waits for its jobs at its end)
+            release.set()
+        return "held"
+
+    monkey.actions = [("step", start_or_hold)]
+    try:
+        report = monkey.run(3)
+    finally:
+        release.set()
+        qtbot.waitUntil(lambda: not runner.running, timeout=10_000)
+    held = [jobs for (_, what, _), jobs in zip(report.stalls, report.stall_jobs, strict=True) if what.endswith("held")]
+    assert held == [["waiting_job"]] * 2
+    assert "held: the window's thread worked " in format_monkey(report)
+    assert ", begun while waiting_job ran" in format_monkey(report)
