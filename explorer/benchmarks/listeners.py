@@ -137,12 +137,15 @@ class StackSampler:
             now = time.perf_counter()
             if now - last > STARVED_S:
                 self.starved.append((last, now, tuple(thread_places())))
-            frame = sys._current_frames().get(self._target)
-            frames = []
-            while frame is not None and len(frames) < 60:
-                frames.append((frame.f_code.co_filename, frame.f_lineno, frame.f_code.co_name))
-                frame = frame.f_back
-            self._samples.append((time.perf_counter(), tuple(frames)))
+            try:
+                frames = _stack_of(sys._current_frames().get(self._target))
+            except Exception:  # noqa: BLE001 (the sample is lost, not the sampler)
+                # walked a frame at a time while the window's thread runs between two of them, a
+                # frame's f_back once gave an int (Python 3.11): the sampler's thread died with it
+                # and the walk's stalls after that had no place
+                frames = None
+            if frames is not None:
+                self._samples.append((time.perf_counter(), frames))
             last = now
 
     def place(self, t0: float, t1: float) -> str:
@@ -245,6 +248,16 @@ STARVED_S = 0.05
 
 #: the walk's own files, by path
 _WALK_FILES = {__file__, str(Path(__file__).with_name("monkey.py"))}
+
+
+def _stack_of(frame, limit: int = 60) -> tuple[tuple[str, int, str], ...]:
+    """(file, line, function) of ``frame`` and its callers, innermost first, at most ``limit``."""
+    frames = []
+    while frame is not None and len(frames) < limit:
+        code = frame.f_code
+        frames.append((code.co_filename, frame.f_lineno, code.co_name))
+        frame = frame.f_back
+    return tuple(frames)
 
 
 def _frame_text(frame: tuple[str, int, str]) -> str:

@@ -123,3 +123,38 @@ def test_the_stack_sampler_says_where_the_other_threads_were_when_it_was_kept_fr
     assert late and any(p.startswith("the-hog at ") and p.endswith(" hog") for p in late[0][2])
     place = sampler.place(t0, t1)
     assert "no sample for " in place and "the-hog at " in place.split("no sample for ", 1)[1]
+
+
+def test_the_stack_sampler_goes_on_past_a_frame_it_cannot_read(monkeypatch):
+    """Walking the window thread's frames one at a time while that thread runs, a frame's f_back
+    once gave an int (Python 3.11) and the sampler's thread died: every later stall of the walk had
+    no place. A sample that cannot be read is lost; the next ones are taken."""
+    import sys
+    import threading
+    import time
+    from types import SimpleNamespace
+
+    from explorer.benchmarks.listeners import StackSampler
+
+    real, calls = sys._current_frames, []
+
+    def now_and_then_unreadable():
+        calls.append(1)
+        frames = real()
+        if len(calls) == 2:  # the main thread's frame, its caller an int
+            code = frames[threading.main_thread().ident].f_code
+            frames[threading.main_thread().ident] = SimpleNamespace(f_code=code, f_lineno=1, f_back=7)
+        return frames
+
+    monkeypatch.setattr(sys, "_current_frames", now_and_then_unreadable)
+    sampler = StackSampler(interval_s=0.005)
+    sampler.start()
+    try:
+        end = time.perf_counter() + 30
+        while len(calls) < 6 and time.perf_counter() < end:
+            time.sleep(0.01)
+        alive = sampler._thread.is_alive()
+    finally:
+        sampler.stop()
+    assert len(calls) >= 6 and alive
+    assert len(sampler._samples) >= len(calls) - 2  # all but the unreadable one (and one being taken)
