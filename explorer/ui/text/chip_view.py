@@ -93,28 +93,30 @@ class ChipView(QWidget):
         tokens = tokenized.tokens
         counts = tokenized.counts
         # one pass, each distinct row's label, id line and width made once: a
-        # pasted book is 13,000 chips over about 1,400 rows
+        # pasted book is 13,000 chips over about 1,400 rows. A token that names
+        # no row likewise, once per piece and reason: the book on a toy table of
+        # words is 11,000 chips, most of them the same few unknown words (made
+        # each anew, they took 13 ms of a model switch; now 4)
         labels, ids, widths, bad, starts, ends = [], [], [], [], [], []
-        seen: dict[tuple[int, str], tuple[str, str, int]] = {}
+        seen: dict[tuple, tuple[str, str, int]] = {}
         n = len(tokens)
         for i, t in enumerate(tokens):
-            if t.ok:
-                key = (t.id, t.piece)
-                made = seen.get(key)
-                if made is None:
-                    label = tokenized.shown_piece(t).short(LABEL_CHARS)
+            ok = t.ok
+            key = (t.id, t.piece) if ok else (t.id, t.piece, t.problem)
+            made = seen.get(key)
+            if made is None:
+                label = tokenized.shown_piece(t).short(LABEL_CHARS)
+                if ok:
                     c = counts.get(t.id, 0)
                     ident = f"{t.id:,}" + (f" (×{c})" if c > 1 else "")
-                    made = seen[key] = (label, ident, self._chip_width(label, ident))
-                label, ident, width = made
-            else:
-                label = tokenized.shown_piece(t).short(LABEL_CHARS)
-                ident = tokenized.problem_label(t)
-                width = self._chip_width(label, ident)
+                else:
+                    ident = tokenized.problem_label(t)
+                made = seen[key] = (label, ident, self._chip_width(label, ident))
+            label, ident, width = made
             labels.append(label)
             ids.append(ident)
             widths.append(width)
-            bad.append(not t.ok)
+            bad.append(not ok)
             word = t.word
             starts.append(word is None or i == 0 or tokens[i - 1].word != word)
             ends.append(word is None or i == n - 1 or tokens[i + 1].word != word)
