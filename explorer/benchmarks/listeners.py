@@ -8,7 +8,9 @@ found, so a bound method there would keep the walk, and the window, alive.
 
 from __future__ import annotations
 
+import gc
 import os
+import sys
 import threading
 import time
 import traceback
@@ -85,30 +87,24 @@ class StackSampler:
     """
 
     def __init__(self, interval_s: float = 0.01, keep: int = 20_000):
-        import collections
-
         self.interval_s = interval_s
-        self._samples: collections.deque = collections.deque(maxlen=keep)
+        self._samples: deque = deque(maxlen=keep)
         #: (start, end, generation, thread name) of the collections noted
-        self.collections: collections.deque = collections.deque(maxlen=keep)
+        self.collections: deque = deque(maxlen=keep)
         #: (last sample, late sample, the other threads' places) of the late samples
-        self.starved: collections.deque = collections.deque(maxlen=keep)
+        self.starved: deque = deque(maxlen=keep)
         self._gc_started: dict[int, float] = {}
         self._target = threading.main_thread().ident
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
     def start(self) -> None:
-        import gc
-
         self._stop.clear()
         gc.callbacks.append(self._on_gc)
         self._thread = threading.Thread(target=self._run, name="stack sampler", daemon=True)
         self._thread.start()
 
     def stop(self) -> None:
-        import gc
-
         self._stop.set()
         if self._on_gc in gc.callbacks:
             gc.callbacks.remove(self._on_gc)
@@ -116,8 +112,8 @@ class StackSampler:
             self._thread.join(timeout=1.0)
 
     def _on_gc(self, phase: str, info: dict) -> None:
-        import time
-
+        # the module's own time: an import here fails while the interpreter shuts down (a sampler a script
+        # left running printed an error at each collection then)
         now, me = time.perf_counter(), threading.get_ident()
         if phase == "start":
             self._gc_started[me] = now
@@ -127,9 +123,6 @@ class StackSampler:
             self.collections.append((began, now, info.get("generation"), threading.current_thread().name))
 
     def _run(self) -> None:
-        import sys
-        import time
-
         from explorer.core.runtime import thread_places
 
         last = time.perf_counter()
@@ -166,9 +159,7 @@ class StackSampler:
         return notes
 
     def _window_place(self, t0: float, t1: float) -> str:
-        import collections
-
-        mine, inner, outer, n = collections.Counter(), collections.Counter(), collections.Counter(), 0
+        mine, inner, outer, n = Counter(), Counter(), Counter(), 0
         for t, frames in list(self._samples):
             if not t0 <= t <= t1:
                 continue
