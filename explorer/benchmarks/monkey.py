@@ -114,6 +114,10 @@ class Monkey:
             self._gap_cpu = cpu - self._last_cpu
         self._last_tick, self._last_cpu = now, cpu
 
+    def _restart_clock(self) -> None:
+        """The next gap is counted from now (wall clock and the window thread's CPU time)."""
+        self._last_tick, self._last_cpu = time.perf_counter(), time.thread_time()
+
     def _record_exception(self, text: str) -> None:
         self.report.exceptions += 1
         if len(self.report.messages) < 20:
@@ -188,7 +192,8 @@ class Monkey:
             names = self.ex.running_jobs()
             self._landings.watch(self.ex)
             jobs = len(names)
-            self._longest, self._last_tick, self._last_cpu = 0.0, time.perf_counter(), time.thread_time()
+            self._longest = 0.0
+            self._restart_clock()
             self._last_began = self._last_tick
             try:
                 what = act()
@@ -262,7 +267,7 @@ class Monkey:
         """The walk has picked what it will touch: the time it took to look (a search of every
         widget in the window, 2-10 ms) is the harness's, not a stall the user would see. Called
         before any event is processed in the action, so no tick is lost."""
-        self._last_tick, self._last_cpu = time.perf_counter(), time.thread_time()
+        self._restart_clock()
 
     def _visible(self, kind):
         from PySide6.QtWidgets import QApplication
