@@ -30,6 +30,7 @@ from superqt.utils import GeneratorWorker, WorkerBase
 from explorer.core import runtime
 from explorer.core.jobs import run_to_end
 from explorer.core.runtime import lower_this_thread, settle_collector
+from explorer.pacing import LANDINGS
 from explorer.warm_up import warm_up_job
 
 __all__ = ["JobRunner", "Computation", "JobView", "JobViews", "await_all_workers", "warm_up_job",
@@ -101,10 +102,11 @@ class JobRunner(QObject):
         worker.steps = steps  # closed in the worker's thread when it is done (see _Worker.run)
         # the lambdas hold the generation, not self: a runner deleted while its
         # job runs is detected in _alive()
-        worker.yielded.connect(lambda v, g=gen: self._on_worker_yielded(g, v))
-        worker.returned.connect(lambda v, g=gen: self._on_worker_returned(g, v))
-        worker.errored.connect(lambda e, g=gen: self._on_worker_errored(g, e))
-        worker.aborted.connect(lambda g=gen: self._on_worker_aborted(g))
+        # each lands in its turn (explorer.pacing): results that came together are drawn over passes
+        worker.yielded.connect(lambda v, g=gen: LANDINGS.land(self._on_worker_yielded, g, v))
+        worker.returned.connect(lambda v, g=gen: LANDINGS.land(self._on_worker_returned, g, v))
+        worker.errored.connect(lambda e, g=gen: LANDINGS.land(self._on_worker_errored, g, e))
+        worker.aborted.connect(lambda g=gen: LANDINGS.land(self._on_worker_aborted, g))
         self._worker = worker
         self.running_changed.emit(True)
         if self._urgent:

@@ -183,7 +183,7 @@ def test_views_see_the_states_jobs_only_through_job_views():
 
 
 def test_state_and_workers_use_only_qtcore():
-    for p in [*(PKG / "state").rglob("*.py"), PKG / "workers.py"]:
+    for p in [*(PKG / "state").rglob("*.py"), PKG / "workers.py", PKG / "pacing.py"]:
         for name in _imports(p):
             assert not name.startswith(("PySide6.QtWidgets", "PySide6.QtGui", "pyqtgraph", "explorer.ui",
                                         "explorer.app")), (p, name)

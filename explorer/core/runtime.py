@@ -236,6 +236,10 @@ class WindowTurns:
         """True while a turn is under way or a busy one ended within :data:`LIVELY_FOR_S`."""
         return self.in_turn or self._clock() < self._lively_until
 
+    def elapsed(self) -> float:
+        """Seconds since the turn under way began; 0 while the window rests (or nothing reports turns)."""
+        return self._clock() - self._began if self.turn else 0.0
+
     def turn_began(self) -> None:
         if not self._holding:
             held = _thread.allocate_lock()

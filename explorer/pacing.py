@@ -1,0 +1,92 @@
+"""Jobs' results reach the window a few per pass of its event loop, the window's other work between.
+
+A worker's signals reach the window's thread as posted events, and Qt delivers every posted event
+waiting in one pass of the event loop, before the timers and the input of that pass. Jobs finishing
+together (a projection, its tokens' interest and their metadata, each drawn by its view) were drawn
+in one pass with the tab switch that asked for them: 139 ms of the window's own work in a walk of
+the monkey, where each alone took 20-40 ms.
+
+:class:`Landings` delivers a result at once while the pass under way is short; once the pass has run
+:data:`PASS_BUDGET_S`, the result waits for the next pass, where it is delivered first (a result that
+waits is delivered in the next pass however long that one is: every result lands). Results keep their
+order: once one waits, those after it wait behind it. Without turns reported
+(:data:`explorer.core.runtime.WINDOW_TURNS`), as in a script, every result lands at once.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable
+
+import shiboken6
+from PySide6.QtCore import QCoreApplication, QTimer
+
+from explorer.core.runtime import WINDOW_TURNS, WindowTurns
+
+__all__ = ["Landings", "LANDINGS", "PASS_BUDGET_S"]
+
+#: how long a pass of the window's event loop runs before a result reaching it waits for the next pass
+PASS_BUDGET_S = 0.012
+
+
+class Landings:
+    """Hands results to their handlers in the window's thread, pacing them over passes of its event loop."""
+
+    def __init__(self, turns: WindowTurns = WINDOW_TURNS, budget_s: float = PASS_BUDGET_S) -> None:
+        self._turns = turns
+        self.budget_s = budget_s
+        self._waiting: deque[tuple[Callable, tuple]] = deque()
+        self._timer: QTimer | None = None
+        #: results that waited for a later pass (read by tests and the benchmark)
+        self.deferred = 0
+
+    @property
+    def waiting(self) -> int:
+        """The number of results waiting for a later pass."""
+        return len(self._waiting)
+
+    def land(self, handler: Callable, *args) -> None:
+        """``handler(*args)`` now, or in a later pass if this one has run its budget or results wait."""
+        if self._waiting or self._pass_is_long():
+            self._waiting.append((handler, args))
+            self.deferred += 1
+            self._wake()
+            return
+        handler(*args)
+
+    def _pass_is_long(self) -> bool:
+        return self._turns.elapsed() >= self.budget_s
+
+    def _wake(self) -> None:
+        if self._timer is None or not shiboken6.isValid(self._timer):
+            app = QCoreApplication.instance()
+            if app is None:  # no event loop to wait for: at once
+                self._deliver_all()
+                return
+            self._timer = QTimer(app)  # made in the window's thread: results are handed over there
+            self._timer.setSingleShot(True)
+            self._timer.setInterval(0)
+            self._timer.timeout.connect(self._deliver)
+        if not self._timer.isActive():
+            self._timer.start()
+
+    def _deliver(self) -> None:
+        """The first waiting result, then more while this pass is short; the rest in the next pass."""
+        try:
+            first = True
+            while self._waiting and (first or not self._pass_is_long()):
+                first = False
+                handler, args = self._waiting.popleft()
+                handler(*args)
+        finally:
+            if self._waiting:
+                self._timer.start()
+
+    def _deliver_all(self) -> None:
+        while self._waiting:
+            handler, args = self._waiting.popleft()
+            handler(*args)
+
+
+#: the pacer of every job's results (JobRunner's handlers land through it)
+LANDINGS = Landings()
