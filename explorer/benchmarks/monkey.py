@@ -78,6 +78,7 @@ class Monkey:
         self._gap = (0.0, 0.0)  # the longest gap of the action, its start and end
         self._landings = Landings()  # what the jobs brought to the window's thread, and when
         self._last_began = 0.0  # when the action under way began
+        self._gaps: list[float] = []  # each action's longest gap (ms)
         ex.state.model_changed.connect(self._landings.model_installed)
         self.heavy, self.settle_ms = heavy, settle_ms
         self.report = MonkeyReport(seed=seed, platform=app.platformName())
@@ -152,6 +153,8 @@ class Monkey:
     def run(self, n: int, idle_timeout_s: float = 120.0) -> MonkeyReport:
         from PySide6.QtCore import QTimer, qInstallMessageHandler
 
+        from explorer.pacing import LANDINGS
+
         timer = QTimer()
         timer.setInterval(TICK_MS)
         timer.timeout.connect(self._tick)
@@ -163,6 +166,7 @@ class Monkey:
         WARNINGS_SEEN.clear()
         t0 = time.perf_counter()
         rss0 = rss_mb()
+        waited0 = LANDINGS.deferred
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("always", RuntimeWarning)  # every one, not the first per place
@@ -183,6 +187,11 @@ class Monkey:
             qInstallMessageHandler(old_handler)
             sys.excepthook = old_hook
         self.report.rss_growth_mb = rss_mb() - rss0
+        self.report.landings_waited = LANDINGS.deferred - waited0
+        if self._gaps:
+            gaps = sorted(self._gaps)
+            self.report.stall_percentiles_ms = {f"p{q}": round(gaps[min(len(gaps) - 1, len(gaps) * q // 100)], 1)
+                                                for q in (50, 90, 99)}
         self.report.seconds = time.perf_counter() - t0
         return self.report
 
@@ -205,6 +214,7 @@ class Monkey:
             self._take_exceptions()
             self._take_warnings(f"#{k} {what}")
             stall = self._longest * 1000
+            self._gaps.append(stall)
             kind = self.report.stalls_by_action.setdefault(name, [0, 0, 0.0])
             kind[0] += 1
             kind[2] = max(kind[2], round(stall, 1))

@@ -27,6 +27,12 @@ class MonkeyReport:
     disagreements: list[str] = field(default_factory=list)
     messages: list[str] = field(default_factory=list)
     stalls_over_100ms: int = 0
+    #: the longest gap of each action, at the 50th, 90th and 99th percentile of the walk's actions (ms):
+    #: steadier than the few stalls over 100 ms for comparing two walks
+    stall_percentiles_ms: dict[str, float] = field(default_factory=dict)
+    #: jobs' results that reached a long pass of the window's event loop and waited for the next
+    #: (:mod:`explorer.pacing`)
+    landings_waited: int = 0
     #: every job stopped when the window closed (else the process ends without tearing down); those running then
     jobs_stopped: bool = True
     jobs_at_close: list[str] = field(default_factory=list)
@@ -67,7 +73,8 @@ def format_monkey(r: MonkeyReport) -> str:
              f"{r.runtime_warnings}, readouts agree: "
              f"{'yes' if r.readouts_agree else 'NO'}",
              f"  longest stall {r.max_stall_ms:.0f} ms ({r.max_stall_action}); {r.stalls_over_100ms} over 100 ms",
-             f"  RSS growth {r.rss_growth_mb:.0f} MB"]
+             "  longest gap of an action: " + ", ".join(f"{k} {v:.0f} ms" for k, v in r.stall_percentiles_ms.items()),
+             f"  RSS growth {r.rss_growth_mb:.0f} MB; {r.landings_waited:,} results waited for the next pass"]
     worst = sorted(r.stalls_by_action.items(), key=lambda kv: -kv[1][2])
     lines += [f"  {name}: {n:,} actions, {over:,} over 100 ms, longest {ms:.0f} ms" for name, (n, over, ms) in worst]
     lines += [f"  begun with {jobs} background job{'' if jobs == '1' else 's'} running: {n:,} actions, "

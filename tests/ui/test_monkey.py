@@ -258,3 +258,46 @@ def test_each_stall_names_the_jobs_running_when_it_began(qtbot, explorer):
     assert held == [["waiting_job"]] * 2
     assert "held: the window's thread worked " in format_monkey(report)
     assert ", begun while waiting_job ran" in format_monkey(report)
+
+
+def test_the_walk_reports_its_gaps_percentiles_and_the_results_that_waited(qtbot, explorer, monkeypatch):
+    """Each action's longest gap goes into the walk's percentiles (a steadier comparison of two walks
+    than the few stalls over 100 ms), and the results that reached a long pass and waited are counted."""
+    import time
+
+    from explorer import pacing
+    from explorer.core.runtime import WindowTurns
+
+    ex = explorer
+    with qtbot.waitSignal(ex.load_finished, timeout=60_000):
+        ex.start(model="toy:robot")
+    monkey = Monkey(QApplication.instance(), ex, seed=3, settle_ms=1)
+    got = []
+
+    def slow():
+        time.sleep(0.15)
+        return "slow"
+
+    def two_results():  # in a pass that has run a second: both wait for the next pass
+        clock = [1.0]
+        turns = WindowTurns(clock=lambda: clock[0])
+        turns.turn_began()
+        clock[0] = 2.0
+        monkeypatch.setattr(pacing.LANDINGS, "_turns", turns)
+        pacing.LANDINGS.land(got.append, 1)
+        pacing.LANDINGS.land(got.append, 2)
+        monkeypatch.undo()
+        return "two results"
+
+    monkey.actions = [("slow", slow), ("results", two_results)]
+    report = monkey.run(20)
+    kinds = report.stalls_by_action
+    assert kinds["slow"][0] >= 1 and kinds["results"][0] >= 1  # the seed walks both
+    p = report.stall_percentiles_ms
+    assert list(p) == ["p50", "p90", "p99"]
+    assert p["p50"] <= p["p90"] <= p["p99"] == round(report.max_stall_ms, 1)  # the 99th of 20: the longest
+    assert p["p99"] >= 150
+    assert report.landings_waited == 2 * kinds["results"][0]
+    assert got == [1, 2] * kinds["results"][0]  # each delivered, in order
+    text = format_monkey(report)
+    assert "longest gap of an action: p50 " in text and f"{report.landings_waited:,} results waited" in text
