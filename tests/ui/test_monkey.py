@@ -297,7 +297,7 @@ def test_the_walk_reports_its_gaps_percentiles_and_the_results_that_waited(qtbot
     assert list(p) == ["p50", "p90", "p99"]
     assert p["p50"] <= p["p90"] <= p["p99"] == round(report.max_stall_ms, 1)  # the 99th of 20: the longest
     assert p["p99"] >= 150
-    assert report.landings_waited == 2 * kinds["results"][0]
+    assert report.landings_waited >= 2 * kinds["results"][0]  # and the model's own jobs' results that met a sleep
     assert got == [1, 2] * kinds["results"][0]  # each delivered, in order
     text = format_monkey(report)
     assert "longest gap of an action: p50 " in text and f"{report.landings_waited:,} results waited" in text
