@@ -338,3 +338,38 @@ def test_the_window_code_calls_no_blas():
             if blas:
                 found.append(f"{path.relative_to(REPO)}:{node.lineno}")
     assert found == []
+
+
+#: the functions of ``core`` that the window's thread calls on its data: where a model's tokens go in a
+#: projection or a layout, the small similarity and cosine matrices the views draw at once
+_WINDOW_CALLS_INTO_CORE = {
+    "explorer/core/projection/job.py": ["ProjectionResult.transform"],
+    "explorer/core/projection/manifold/result.py": ["ManifoldResult._nearest_rows"],
+    "explorer/core/geometry/vectors.py": ["similarity_matrix", "vector_norm", "cosine"],
+    "explorer/core/cost/why.py": ["cosine_matrix"],
+}
+
+
+def _function(tree: ast.Module, qualname: str) -> ast.FunctionDef:
+    node = tree
+    for part in qualname.split("."):
+        node = next(n for n in node.body if isinstance(n, (ast.ClassDef, ast.FunctionDef)) and n.name == part)
+    return node
+
+
+def test_the_core_functions_the_window_calls_multiply_without_blas():
+    """The window's thread placed a text's tokens in a UMAP layout by a product with every laid-out row
+    (``unit @ rows.T``): 0.5 ms alone, a median 90 ms and up to 2 s while a worker's BLAS product ran on
+    numpy's shared pool of BLAS threads (95 ms seen in a real window with a UMAP computing). Those
+    functions multiply through ``row_products`` (numpy's own loops), never ``@`` or ``np.dot``."""
+    found = []
+    for rel, names in _WINDOW_CALLS_INTO_CORE.items():
+        tree = ast.parse((REPO / rel).read_text())
+        for name in names:
+            for node in ast.walk(_function(tree, name)):
+                blas = (isinstance(node, ast.BinOp) and isinstance(node.op, ast.MatMult)) or (
+                    isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                    and node.func.attr in _BLAS_CALLS - {"norm", "einsum"})
+                if blas:
+                    found.append(f"{rel}:{node.lineno} in {name}")
+    assert found == []

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from explorer.core.geometry.vectors import one_hot_distance_matrix
+from explorer.core.geometry.vectors import one_hot_distance_matrix, row_products
 from explorer.core.tokens.words import resolve_word
 
 __all__ = [
@@ -67,13 +67,13 @@ class WhyVectors:
 
 def cosine_matrix(x: np.ndarray) -> np.ndarray:
     """Pairwise cosines of the rows of ``x`` (n, d) in float64; NaN rows and
-    columns for zero or non-finite rows."""
+    columns for zero or non-finite rows (the window's thread calls this: numpy's own loops)."""
     x = np.asarray(x, np.float64)
     with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
         norms = np.linalg.norm(x, axis=1)
         bad = ~np.isfinite(norms) | (norms == 0) | ~np.all(np.isfinite(x), axis=1)
         unit = x / np.where(bad, 1.0, norms)[:, None]
-        c = unit @ unit.T
+        c = row_products(unit)
     c[bad, :] = np.nan
     c[:, bad] = np.nan
     return np.clip(c, -1.0, 1.0)

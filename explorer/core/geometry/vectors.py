@@ -17,6 +17,7 @@ from explorer.core.jobs import run_to_end, scaled
 __all__ = [
     "cosine",
     "vector_norm",
+    "row_products",
     "normalize_rows",
     "similarity_matrix",
     "mean_pool",
@@ -61,6 +62,26 @@ def vector_norm(x: np.ndarray) -> float:
     return float(np.sqrt(np.add.reduce(x * x, axis=None)))
 
 
+#: multiply-adds up to which :func:`row_products` uses numpy's own loops (a few milliseconds); a bigger
+#: product is a worker's, and goes to BLAS
+OWN_LOOPS_MACS = 64_000_000
+
+
+def row_products(a: np.ndarray, b: np.ndarray | None = None) -> np.ndarray:
+    """``a @ b.T`` (``a @ a.T`` without ``b``) for rows ``a`` (m, d) and ``b`` (n, d), in the dtype numpy
+    gives them, by numpy's own sum-of-products loops (``np.einsum`` unoptimised never calls BLAS) up to
+    :data:`OWN_LOOPS_MACS` multiply-adds, by BLAS above.
+
+    The window's thread multiplies through here. numpy's BLAS (OpenBLAS) shares one pool of threads
+    between all callers: a product of 4 x 576 by 576 x 3,032 took 0.5 ms alone, and a median 90 ms (up to
+    2 s) while a worker's BLAS product ran; numpy's own loops took 1.0-1.2 ms either way. Only a worker
+    asks for a product big enough to go to BLAS."""
+    b = a if b is None else b
+    if a.shape[0] * b.shape[0] * a.shape[-1] > OWN_LOOPS_MACS:
+        return a @ b.T
+    return np.einsum("md,nd->mn", a, b)
+
+
 def normalize_rows(x: np.ndarray) -> np.ndarray:
     """Rows scaled to unit L2 norm (zero rows stay zero). Shape kept, float32."""
     x = np.asarray(x, dtype=np.float32)
@@ -75,14 +96,14 @@ def similarity_matrix(x: np.ndarray, metric: str = "cosine") -> np.ndarray:
     """
     x = np.asarray(x, dtype=np.float64)
     if metric == "dot":
-        return x @ x.T
+        return row_products(x)
     if metric == "cosine":
         n = np.linalg.norm(x, axis=1)
-        s = (x @ x.T) / np.maximum(np.outer(n, n), _EPS)
+        s = row_products(x) / np.maximum(np.outer(n, n), _EPS)
         return np.clip(s, -1.0, 1.0)
     if metric == "euclidean":
         sq = (x * x).sum(1)
-        d2 = np.maximum(sq[:, None] + sq[None, :] - 2 * x @ x.T, 0.0)
+        d2 = np.maximum(sq[:, None] + sq[None, :] - 2 * row_products(x), 0.0)
         np.fill_diagonal(d2, 0.0)
         return np.sqrt(d2)
     raise ValueError(f"unknown metric {metric!r}; use cosine, dot or euclidean")

@@ -23,7 +23,7 @@ import numpy as np
 
 from explorer.core.arrays import unique_sorted
 from explorer.core.geometry.nearest import Neighbor
-from explorer.core.geometry.vectors import pca_project
+from explorer.core.geometry.vectors import pca_project, row_products
 
 __all__ = [
     "WHOLE_VOCAB_LIMIT",
@@ -144,10 +144,11 @@ class ProjectionResult:
         return indices_in(self.ids, ids)
 
     def transform(self, rows: np.ndarray) -> np.ndarray:
-        """Project rows (m, d) with the fitted components -> (m, k) float32."""
+        """Project rows (m, d) with the fitted components -> (m, k) float32 (the window's thread calls
+        this: numpy's own loops, see :func:`~explorer.core.geometry.vectors.row_products`)."""
         rows = np.asarray(rows, np.float32).reshape(-1, self.mean.shape[0])
         rows = np.where(np.isfinite(rows), rows, 0.0)
-        return ((rows - self.mean) @ self.components.T).astype(np.float32)
+        return row_products(rows - self.mean, self.components).astype(np.float32)
 
     def coords_of(self, table, ids: Sequence[int]) -> np.ndarray:
         """Coordinates (m, k) of any token ids: fitted ones looked up, the

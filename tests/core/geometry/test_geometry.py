@@ -39,6 +39,21 @@ def test_robot_dot_and_cosine_match_facts():
     assert round(cos[0, 3], 3) == -0.316
 
 
+def test_row_products_are_the_matrix_product_by_numpys_own_loops_then_by_blas(monkeypatch):
+    """``row_products(a, b)`` is ``a @ b.T`` (and ``a @ a.T``) on either side of the size where it
+    leaves numpy's own loops (for the window's thread) for BLAS (a worker's big product)."""
+    rng = np.random.default_rng(3)
+    a = rng.standard_normal((7, 33)).astype(np.float32)
+    b = rng.standard_normal((11, 33)).astype(np.float32)
+    for limit in (10**9, 0):  # own loops, then BLAS
+        monkeypatch.setattr(geo, "OWN_LOOPS_MACS", limit)
+        ab, aa = geo.row_products(a, b), geo.row_products(a)
+        assert ab.shape == (7, 11) and aa.shape == (7, 7) and ab.dtype == np.float32
+        np.testing.assert_allclose(ab, a.astype(np.float64) @ b.T.astype(np.float64), rtol=1e-5, atol=1e-5)
+        np.testing.assert_allclose(aa, a.astype(np.float64) @ a.T.astype(np.float64), rtol=1e-5, atol=1e-5)
+    assert geo.row_products(np.zeros((0, 4)), np.ones((3, 4))).shape == (0, 3)
+
+
 def test_similarity_matrix_against_numpy():
     x = np.random.default_rng(3).standard_normal((7, 5))
     np.testing.assert_allclose(geo.similarity_matrix(x, "dot"), x @ x.T, rtol=1e-12)

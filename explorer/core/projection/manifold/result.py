@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from explorer.core.arrays import unique_sorted
+from explorer.core.geometry.vectors import row_products
 from explorer.core.projection.job import indices_in
 
 __all__ = ["METHOD_NAMES", "PLACE_NEIGHBORS", "ManifoldResult"]
@@ -127,12 +128,13 @@ class ManifoldResult:
 
     def _nearest_rows(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """For rows (m, d): the indices (m, k) of their :data:`PLACE_NEIGHBORS` nearest laid-out
-        rows by cosine and the weights (m, k) (the cosines, at least 1e-6)."""
+        rows by cosine and the weights (m, k) (the cosines, at least 1e-6). The window's thread calls
+        this: numpy's own loops (:func:`~explorer.core.geometry.vectors.row_products`)."""
         rows = np.asarray(rows, np.float32).reshape(-1, self.unit_rows.shape[1])
         rows = np.where(np.isfinite(rows), rows, 0.0)
         norms = np.linalg.norm(rows, axis=1, keepdims=True)
         unit = rows / np.where(norms > 0, norms, 1.0)
-        sims = unit @ self.unit_rows.T
+        sims = row_products(unit, self.unit_rows)
         k = min(PLACE_NEIGHBORS, sims.shape[1])
         top = np.argpartition(-sims, k - 1, axis=1)[:, :k] if k else np.zeros((len(rows), 0), np.int64)
         return top, np.clip(np.take_along_axis(sims, top, 1), 1e-6, None)
