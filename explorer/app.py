@@ -95,7 +95,7 @@ class Explorer(QObject):
         self.freeze_when_warm = False  # park from the collector what exists once warm, and at idle moments
         # the tabs' views built while the user is idle, once warmed up (off for screenshots)
         self.build_when_idle = True
-        self.idle_builder = IdleBuilder(self._pages.values(), ready=lambda: not self.busy(), parent=self)
+        self.idle_builder = IdleBuilder(self._pages.values(), ready=lambda: not self.busy(), parent=self, window=w)
         for signal in (self.state.model_changed, self.state.text_changed, self.state.selected_token_changed,
                        self.state.extra_tokens_changed, w.tabs.currentChanged):
             signal.connect(self.idle_builder.touch)

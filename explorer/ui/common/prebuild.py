@@ -22,7 +22,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 
-from PySide6.QtCore import QObject, QTimer
+from PySide6.QtCore import QEvent, QObject, QTimer
 from PySide6.QtGui import QCursor
 from PySide6.QtWidgets import QApplication
 
@@ -32,6 +32,8 @@ __all__ = ["IdleBuilder", "IDLE_S", "POLL_MS"]
 IDLE_S = 1.5
 #: how often the builder looks
 POLL_MS = 250
+#: what a user's hands send a window: each is activity, whether or not it changes the state
+INPUT_EVENTS = frozenset({QEvent.KeyPress, QEvent.MouseButtonPress, QEvent.MouseButtonDblClick, QEvent.Wheel})
 
 
 class IdleBuilder(QObject):
@@ -39,15 +41,20 @@ class IdleBuilder(QObject):
 
     ``ready()`` says whether the app may build now (no background job);
     :meth:`touch` marks user activity (connect it to the state's changes);
-    ``clock`` is injectable for tests. ``chores`` (here or given to
+    ``clock`` is injectable for tests. With ``window``, every key press, click and wheel turn in it
+    is activity too (:meth:`start` watches its native window): a user working the keyboard, or
+    clicking through pages and settings that leave the state as it was, moves no pointer, and a
+    build or the collector's chore (30-100 ms) came between their keys. ``chores`` (here or given to
     :meth:`start`) run once everything is built, all of them in the first idle
     moment after each stretch of activity; with none, the timer stops then.
     """
 
     def __init__(self, pages: Sequence, ready: Callable[[], bool] = lambda: True,
                  clock: Callable[[], float] = time.monotonic, parent=None,
-                 chores: Sequence[Callable[[], object]] = ()):
+                 chores: Sequence[Callable[[], object]] = (), window=None):
         super().__init__(parent)
+        self._window = window
+        self._watched = None  # the native window whose input is watched
         self._pages = list(pages)
         self.chores: list[Callable[[], object]] = list(chores)
         self._chores_done_for: float | None = None  # the activity the chores last ran after
@@ -69,7 +76,19 @@ class IdleBuilder(QObject):
         self.chores += [c for c in chores if c not in self.chores]
         self._first += list(first)
         self.touch()
+        self._watch_input()
         self._timer.start()
+
+    def _watch_input(self) -> None:
+        handle = self._window.windowHandle() if self._window is not None else None
+        if handle is not None and handle is not self._watched:
+            handle.installEventFilter(self)  # the native window: every input event of the window passes it
+            self._watched = handle
+
+    def eventFilter(self, _obj, event) -> bool:  # noqa: N802 (Qt's name)
+        if event.type() in INPUT_EVENTS:
+            self.touch()
+        return False
 
     def stop(self) -> None:
         self._timer.stop()

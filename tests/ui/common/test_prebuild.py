@@ -365,3 +365,29 @@ def test_parts_are_made_one_per_look_while_the_user_stays_away_then_the_chores_r
     clock.now += IDLE_S + 0.1
     b.poll()
     assert chores  # every part made: the chores run at the next idle moment
+
+
+def test_a_key_press_or_a_click_in_the_window_is_activity_though_the_state_stays(qtbot):
+    """A user working the keyboard, or clicking through pages and settings, moves no pointer and
+    may change nothing the state holds; a build (or the collector's chore) came between their keys."""
+    from PySide6.QtCore import Qt
+    from PySide6.QtTest import QTest
+    from PySide6.QtWidgets import QLineEdit
+
+    ps, made = pages(qtbot)
+    window = QLineEdit()
+    qtbot.addWidget(window)
+    window.show()
+    qtbot.waitExposed(window)
+    clock = Clock()
+    b = IdleBuilder(ps, clock=clock, window=window)
+    b.start()
+    clock.now += IDLE_S + 0.1
+    QTest.keyClick(window.windowHandle(), Qt.Key_A)  # through the window, as a keyboard's keys come
+    assert window.text() == "a"  # the key reached the widget
+    assert not b.poll() and not made  # a key just now: not idle
+    clock.now += IDLE_S + 0.1
+    QTest.mouseClick(window.windowHandle(), Qt.LeftButton, pos=QPoint(5, 5))
+    assert not b.poll() and not made
+    clock.now += IDLE_S + 0.1
+    assert b.poll() and made == [0]  # idle since the click
