@@ -273,10 +273,16 @@ class Monkey:
         self.report.readouts_agree = not bad
 
     # -- actions: each returns what it did ------------------------------------------------------------
-    def _aimed(self) -> None:
+    def _aimed(self, widget=None, pos=None) -> None:
         """The walk has picked what it will touch: the time it took to look (a search of every
         widget in the window, 2-10 ms) is the harness's, not a stall the user would see. Called
-        before any event is processed in the action, so no tick is lost."""
+        before any event is processed in the action, so no tick is lost. The pointer goes onto
+        ``widget`` (at ``pos``, else its middle), as a user's hand takes it there: the app takes a
+        still pointer for a user who reads, and builds views meanwhile."""
+        if widget is not None:
+            from PySide6.QtGui import QCursor
+
+            QCursor.setPos(widget.mapToGlobal(pos if pos is not None else widget.rect().center()))
         self._restart_clock()
 
     def _visible(self, kind):
@@ -297,7 +303,9 @@ class Monkey:
         if not n or not chips.isVisible():
             return "chip (none)"
         i = self.rng.randrange(min(n, 200))
-        QTest.mouseClick(chips, Qt.LeftButton, pos=chips.chip_rect(i).center().toPoint())
+        at = chips.chip_rect(i).center().toPoint()
+        self._aimed(chips, at)
+        QTest.mouseClick(chips, Qt.LeftButton, pos=at)
         return f"click chip {i}"
 
     def _text(self) -> str:
@@ -341,7 +349,8 @@ class Monkey:
             return "tab (none)"
         t = self.rng.choice(tabs)
         i = self.rng.randrange(t.count())
-        self._aimed()
+        bar = t.tabBar()
+        self._aimed(bar, bar.tabRect(i).center())
         t.setCurrentIndex(i)
         return f"tab {t.tabText(i)!r}"
 
@@ -363,7 +372,7 @@ class Monkey:
             return "button (none)"
         b = self.rng.choice(buttons)
         text = b.text()
-        self._aimed()
+        self._aimed(b)
         b.click()
         return f"press {text!r}"
 
@@ -374,7 +383,7 @@ class Monkey:
         if not boxes:
             return "check (none)"
         b = self.rng.choice(boxes)
-        self._aimed()
+        self._aimed(b)
         b.click()
         return f"toggle {b.text()!r}"
 
@@ -386,7 +395,7 @@ class Monkey:
             return "combo (none)"
         c = self.rng.choice(combos)
         i = self.rng.randrange(c.count())
-        self._aimed()
+        self._aimed(c)
         c.setCurrentIndex(i)
         c.activated.emit(i)  # what a user's choice emits besides the index change
         return f"combo {c.itemText(i)!r}"
@@ -400,7 +409,7 @@ class Monkey:
         s = self.rng.choice(spins)
         lo, hi = s.minimum(), s.maximum()
         pick = self.rng.choice([lo, hi, (lo + hi) / 2, lo + (hi - lo) * self.rng.random() ** 4])
-        self._aimed()
+        self._aimed(s)
         s.setValue(int(pick) if isinstance(s, QSpinBox) else pick)
         s.editingFinished.emit()
         return f"spin {s.objectName() or s.toolTip()[:30]!r} = {pick:g}"
@@ -417,7 +426,9 @@ class Monkey:
 
         target = QApplication.focusWidget() or QApplication.activeWindow() or self.ex.window
         key = self.rng.choice([Qt.Key_Escape, Qt.Key_Return, Qt.Key_Enter, Qt.Key_Left, Qt.Key_Right])
-        QTest.keyClick(target, key)
+        handle = target.window().windowHandle()
+        # through the native window to its focus widget, as a keyboard's keys come (the app sees them)
+        QTest.keyClick(handle if handle is not None and target.window().isActiveWindow() else target, key)
         return f"key {int(key):#x} in {type(target).__name__}"
 
     def tour_step(self) -> str:
