@@ -4,7 +4,7 @@ A worker's signals reach the window's thread as posted events, and Qt delivers e
 waiting in one pass of the event loop, before the timers and the input of that pass. Jobs finishing
 together (a projection, its tokens' interest and their metadata, each drawn by its view) were drawn
 in one pass with the tab switch that asked for them: 139 ms of the window's own work in a walk of
-the monkey, where each alone took 20-40 ms.
+the monkey (a tab switch alone takes 17-29 ms, quiet).
 
 :class:`Landings` delivers a result at once while the pass under way is short; once the pass has run
 :data:`PASS_BUDGET_S`, the result waits for the next pass, where it is delivered first (a result that
