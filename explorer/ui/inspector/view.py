@@ -28,7 +28,7 @@ from explorer.core.errors import user_message
 from explorer.core.geometry.nearest import Neighbor
 from explorer.core.geometry.neighbors import NeighborList
 from explorer.core.geometry.vectors import vector_norm
-from explorer.core.matrix.rows import pooled_word, row_facts
+from explorer.core.matrix.rows import pooled_word, row_csv, row_facts
 from explorer.state.app_state import AppState
 from explorer.ui.common.binding import JobBinding, ShownGate
 from explorer.ui.common.integer_axis import IntegerAxis
@@ -370,9 +370,6 @@ class RowInspector(QWidget):
         table, tid = self._state.table, self._state.selected_id
         if table is None or tid < 0 or self._row is None:
             return ""
-        header = "id,piece," + ",".join(f"e{j}" for j in range(len(self._row)))
-        piece = table.piece(tid).replace('"', '""')
-        line = f'{tid},"{piece}",' + ",".join(repr(float(v)) for v in self._row)
-        text = header + "\n" + line + "\n"
+        text = row_csv(tid, table.piece(tid), self._row)
         QGuiApplication.clipboard().setText(text)
         return text
