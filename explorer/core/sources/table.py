@@ -63,6 +63,9 @@ class _Memo:
 
     def __init__(self):
         self.lock = threading.RLock()
+        # the output table's own: made in a moment, it must not wait behind the unit matrix (the
+        # window asks for it while a worker may hold ``lock`` for seconds)
+        self.output_lock = threading.Lock()
         self.full: np.ndarray | None = None
         self.unit: np.ndarray | None = None
         self.completions: list[str] | None = None
@@ -215,7 +218,9 @@ class EmbeddingTable:
             return self
         if self._output is None:
             return None
-        with self._memo.lock:
+        if self._memo.output is not None:
+            return self._memo.output
+        with self._memo.output_lock:
             if self._memo.output is None:
                 self._memo.output = self._output()
             return self._memo.output

@@ -154,3 +154,21 @@ def test_bundled_model_output_matrix_is_its_lm_head():
     weights = load_file(str(t.path / "model.safetensors"))
     assert t.tied is False
     np.testing.assert_array_equal(t.output_table().matrix(), weights["lm_head.weight"].to(torch.float32).numpy())
+
+
+def test_the_output_matrix_does_not_wait_behind_a_worker_holding_the_tables_memo(zoo):
+    """A worker computing the unit matrix holds the table's memo lock for as long as that takes
+    (seconds for a big table); the window asks for the output matrix meanwhile (the matrix view, both
+    ends): it has a lock of its own, and once made it is read without one."""
+    import threading
+
+    key = next(k for k in _KEYS if not k[2])  # an untied model: its output matrix is a table of its own
+    t = open_table(str(zoo[key].folder))
+    got = []
+    with t._memo.lock:  # as iter_unit_matrix's caller holds it, in another thread
+        asker = threading.Thread(target=lambda: got.extend([t.output_table(), t.output_table()]))
+        asker.start()
+        asker.join(timeout=30)
+        finished = not asker.is_alive()
+    asker.join()
+    assert finished and got[0] is got[1] is not None and got[0] is not t
