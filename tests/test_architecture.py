@@ -347,6 +347,7 @@ _WINDOW_CALLS_INTO_CORE = {
     "explorer/core/projection/manifold/result.py": ["ManifoldResult._nearest_rows"],
     "explorer/core/geometry/vectors.py": ["similarity_matrix", "vector_norm", "cosine"],
     "explorer/core/cost/why.py": ["cosine_matrix"],
+    "explorer/core/geometry/nearest.py": ["_search_unit"],  # a small table's neighbours, searched at once
 }
 
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from explorer.core.geometry.scan import cached_row_norms, iter_fast_products, iter_scan
-from explorer.core.geometry.vectors import normalize_rows
+from explorer.core.geometry.vectors import normalize_rows, row_products, vector_norm
 from explorer.core.jobs import run_to_end
 
 __all__ = ["Neighbor", "nearest_neighbors", "nearest_neighbors_many", "iter_search", "analogy"]
@@ -68,22 +68,14 @@ def nearest_neighbors(
     q64 = np.asarray(query, dtype=np.float64).reshape(-1)
     block_rows = max(1, min(int(block_rows), _BLOCK_BYTES // (4 * max(1, q64.size))))
     with np.errstate(over="ignore", invalid="ignore"):
-        qn = float(np.linalg.norm(q64))  # float64: a float32 norm overflows for values above ~1.8e19
+        qn = vector_norm(q64)  # float64: a float32 norm overflows for values above ~1.8e19
     if not np.isfinite(qn) or qn == 0.0:
         return []
     q = (q64 / qn).astype(np.float32)
     excl = set(int(i) for i in exclude)
     unit = table.unit_matrix() if hasattr(table, "unit_matrix") else None
     if unit is not None:
-        # a cached unit-norm table: one mat-vec, no norms recomputed per query
-        with np.errstate(invalid="ignore"):
-            scores = unit @ q
-        scores[~np.isfinite(scores)] = -np.inf
-        for i in excl:
-            if 0 <= i < scores.size:
-                scores[i] = -np.inf
-        top = _topk(scores, k)
-        return [Neighbor(int(i), float(scores[i])) for i in top if np.isfinite(scores[i])]
+        return _search_unit(unit, q, excl, k)
     if not isinstance(table, np.ndarray):
         return run_to_end(iter_search(table, q[None, :], k, [sorted(excl)]))[0]
     best_ids: list[np.ndarray] = []
@@ -106,6 +98,21 @@ def nearest_neighbors(
     scores = np.concatenate(best_scores)
     order = _topk(scores, k)
     return [Neighbor(int(ids[i]), float(scores[i])) for i in order if np.isfinite(scores[i])]
+
+
+def _search_unit(unit: np.ndarray, q: np.ndarray, excl: set[int], k: int) -> list[Neighbor]:
+    """Top-k of a cached unit-norm table for a unit query: one product, no norms recomputed per query.
+    The window's thread searches a small table itself (``neighbors.INLINE_VALUES``): the product goes
+    through :func:`~explorer.core.geometry.vectors.row_products` (numpy's own loops; a worker's big
+    table, BLAS). In BLAS it waited for a worker's product on numpy's shared pool of threads."""
+    with np.errstate(invalid="ignore"):
+        scores = row_products(unit, q[None, :])[:, 0]
+    scores[~np.isfinite(scores)] = -np.inf
+    for i in excl:
+        if 0 <= i < scores.size:
+            scores[i] = -np.inf
+    top = _topk(scores, k)
+    return [Neighbor(int(i), float(scores[i])) for i in top if np.isfinite(scores[i])]
 
 
 def nearest_neighbors_many(
