@@ -6,7 +6,7 @@ together (a projection, its tokens' interest and their metadata, each drawn by i
 in one pass with the tab switch that asked for them: 139 ms of the window's own work in a walk of
 the monkey (a tab switch alone takes 17-29 ms, quiet).
 
-:class:`Landings` delivers a result at once while the pass under way is short; once the pass has run
+:class:`ResultPacer` delivers a result at once while the pass under way is short; once the pass has run
 :data:`PASS_BUDGET_S`, the result waits for the next pass, where it is delivered first (a result that
 waits is delivered in the next pass however long that one is: every result lands). Results keep their
 order: once one waits, those after it wait behind it. Without turns reported
@@ -23,13 +23,13 @@ from PySide6.QtCore import QCoreApplication, QTimer
 
 from explorer.core.runtime import WINDOW_TURNS, WindowTurns
 
-__all__ = ["Landings", "LANDINGS", "PASS_BUDGET_S"]
+__all__ = ["ResultPacer", "PACER", "PASS_BUDGET_S"]
 
 #: how long a pass of the window's event loop runs before a result reaching it waits for the next pass
 PASS_BUDGET_S = 0.012
 
 
-class Landings:
+class ResultPacer:
     """Hands results to their handlers in the window's thread, pacing them over passes of its event loop."""
 
     def __init__(self, turns: WindowTurns = WINDOW_TURNS, budget_s: float = PASS_BUDGET_S) -> None:
@@ -89,4 +89,4 @@ class Landings:
 
 
 #: the pacer of every job's results (JobRunner's handlers land through it)
-LANDINGS = Landings()
+PACER = ResultPacer()

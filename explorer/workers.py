@@ -30,7 +30,7 @@ from superqt.utils import GeneratorWorker, WorkerBase
 from explorer.core import runtime
 from explorer.core.jobs import run_to_end
 from explorer.core.runtime import lower_this_thread, settle_collector
-from explorer.pacing import LANDINGS
+from explorer.pacing import PACER
 from explorer.warm_up import warm_up_job
 
 __all__ = ["JobRunner", "Computation", "JobView", "JobViews", "await_all_workers", "warm_up_job",
@@ -103,10 +103,10 @@ class JobRunner(QObject):
         # the lambdas hold the generation, not self: a runner deleted while its
         # job runs is detected in _alive()
         # each lands in its turn (explorer.pacing): results that came together are drawn over passes
-        worker.yielded.connect(lambda v, g=gen: LANDINGS.land(self._on_worker_yielded, g, v))
-        worker.returned.connect(lambda v, g=gen: LANDINGS.land(self._on_worker_returned, g, v))
-        worker.errored.connect(lambda e, g=gen: LANDINGS.land(self._on_worker_errored, g, e))
-        worker.aborted.connect(lambda g=gen: LANDINGS.land(self._on_worker_aborted, g))
+        worker.yielded.connect(lambda v, g=gen: PACER.land(self._on_worker_yielded, g, v))
+        worker.returned.connect(lambda v, g=gen: PACER.land(self._on_worker_returned, g, v))
+        worker.errored.connect(lambda e, g=gen: PACER.land(self._on_worker_errored, g, e))
+        worker.aborted.connect(lambda g=gen: PACER.land(self._on_worker_aborted, g))
         self._worker = worker
         self.running_changed.emit(True)
         if self._urgent:

@@ -153,7 +153,7 @@ class Monkey:
     def run(self, n: int, idle_timeout_s: float = 120.0) -> MonkeyReport:
         from PySide6.QtCore import QTimer, qInstallMessageHandler
 
-        from explorer.pacing import LANDINGS
+        from explorer.pacing import PACER
 
         timer = QTimer()
         timer.setInterval(TICK_MS)
@@ -166,7 +166,7 @@ class Monkey:
         WARNINGS_SEEN.clear()
         t0 = time.perf_counter()
         rss0 = rss_mb()
-        waited0 = LANDINGS.deferred
+        waited0 = PACER.deferred
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("always", RuntimeWarning)  # every one, not the first per place
@@ -187,7 +187,7 @@ class Monkey:
             qInstallMessageHandler(old_handler)
             sys.excepthook = old_hook
         self.report.rss_growth_mb = rss_mb() - rss0
-        self.report.landings_waited = LANDINGS.deferred - waited0
+        self.report.landings_waited = PACER.deferred - waited0
         if self._gaps:
             gaps = sorted(self._gaps)
             self.report.stall_percentiles_ms = {f"p{q}": round(gaps[min(len(gaps) - 1, len(gaps) * q // 100)], 1)

@@ -6,7 +6,7 @@ from PySide6.QtCore import QCoreApplication, QThreadPool
 
 from explorer import pacing
 from explorer.core.runtime import WindowTurns
-from explorer.pacing import Landings
+from explorer.pacing import ResultPacer
 from explorer.workers import JobRunner
 
 
@@ -22,7 +22,7 @@ def _turns(clock: list[float], elapsed: float = 0.0) -> WindowTurns:
 
 def test_results_land_at_once_while_the_pass_is_short(qapp):
     clock = [0.0]
-    landings = Landings(_turns(clock))
+    landings = ResultPacer(_turns(clock))
     got = []
     landings.land(got.append, "a")
     clock[0] = 0.005  # 5 ms into the pass: still under its budget
@@ -33,7 +33,7 @@ def test_results_land_at_once_while_the_pass_is_short(qapp):
 def test_a_result_reaching_a_long_pass_waits_and_those_after_it_keep_their_order(qtbot):
     clock = [0.0]
     turns = _turns(clock)
-    landings = Landings(turns)
+    landings = ResultPacer(turns)
     got = []
     clock[0] = 1.0  # the pass has run a second
     landings.land(got.append, "a")
@@ -51,7 +51,7 @@ def test_a_result_reaching_a_long_pass_waits_and_those_after_it_keep_their_order
 
 def test_waiting_results_are_delivered_by_the_event_loop(qtbot):
     clock = [0.0]
-    landings = Landings(_turns(clock, elapsed=1.0))  # every pass long: one result per pass
+    landings = ResultPacer(_turns(clock, elapsed=1.0))  # every pass long: one result per pass
     got = []
     for x in range(4):
         landings.land(got.append, x)
@@ -62,7 +62,7 @@ def test_waiting_results_are_delivered_by_the_event_loop(qtbot):
 def test_a_job_cancelled_while_its_result_waits_never_lands(qtbot, monkeypatch):
     """The runner's generation is checked when the result is delivered, not when it arrived."""
     clock = [0.0]
-    monkeypatch.setattr(pacing.LANDINGS, "_turns", _turns(clock, elapsed=1.0))
+    monkeypatch.setattr(pacing.PACER, "_turns", _turns(clock, elapsed=1.0))
 
     def quick():
         return 42
@@ -77,10 +77,10 @@ def test_a_job_cancelled_while_its_result_waits_never_lands(qtbot, monkeypatch):
     while pool.activeThreadCount() and time.monotonic() < end:  # the job ends; no event handled meanwhile
         time.sleep(0.01)
     QCoreApplication.sendPostedEvents()  # the worker's signal arrives, in a long pass: the result waits
-    assert landed == [] and pacing.LANDINGS.waiting == 1 and runner.running
+    assert landed == [] and pacing.PACER.waiting == 1 and runner.running
     runner.cancel()
-    qtbot.waitUntil(lambda: pacing.LANDINGS.waiting == 0, timeout=5000)
+    qtbot.waitUntil(lambda: pacing.PACER.waiting == 0, timeout=5000)
     assert landed == []
-    monkeypatch.setattr(pacing.LANDINGS, "_turns", _turns(clock))  # a short pass: the next result lands at once
+    monkeypatch.setattr(pacing.PACER, "_turns", _turns(clock))  # a short pass: the next result lands at once
     runner.start(quick)
     qtbot.waitUntil(lambda: landed == [42], timeout=5000)

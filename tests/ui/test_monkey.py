@@ -283,9 +283,9 @@ def test_the_walk_reports_its_gaps_percentiles_and_the_results_that_waited(qtbot
         turns = WindowTurns(clock=lambda: clock[0])
         turns.turn_began()
         clock[0] = 2.0
-        monkeypatch.setattr(pacing.LANDINGS, "_turns", turns)
-        pacing.LANDINGS.land(got.append, 1)
-        pacing.LANDINGS.land(got.append, 2)
+        monkeypatch.setattr(pacing.PACER, "_turns", turns)
+        pacing.PACER.land(got.append, 1)
+        pacing.PACER.land(got.append, 2)
         monkeypatch.undo()
         return "two results"
 
