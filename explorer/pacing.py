@@ -8,8 +8,10 @@ the monkey (a tab switch alone takes 17-29 ms, quiet).
 
 :class:`ResultPacer` delivers a result at once while the pass under way is short; once the pass has run
 :data:`PASS_BUDGET_S`, the result waits for the next pass, where it is delivered first (a result that
-waits is delivered in the next pass however long that one is: every result lands). Results keep their
-order: once one waits, those after it wait behind it. Without turns reported
+waits is delivered in the next pass however long that one is: every result lands). A pass runs from
+the moment the window last rested (:meth:`~explorer.core.runtime.WindowTurns.elapsed`): a click's work,
+then the result and the click's paint, waiting together, in the turn after, are one pass to the user.
+Results keep their order: once one waits, those after it wait behind it. Without turns reported
 (:data:`explorer.core.runtime.WINDOW_TURNS`), as in a script, every result lands at once.
 """
 

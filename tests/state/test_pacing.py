@@ -2,7 +2,7 @@
 
 import time
 
-from PySide6.QtCore import QCoreApplication, QThreadPool
+from PySide6.QtCore import QCoreApplication, QObject, Qt, QThreadPool, QTimer, Signal
 
 from explorer import pacing
 from explorer.core.runtime import WindowTurns
@@ -84,3 +84,57 @@ def test_a_job_cancelled_while_its_result_waits_never_lands(qtbot, monkeypatch):
     monkeypatch.setattr(pacing.PACER, "_turns", _turns(clock))  # a short pass: the next result lands at once
     runner.start(quick)
     qtbot.waitUntil(lambda: landed == [42], timeout=5000)
+
+
+def test_turns_without_a_rest_between_them_are_one_pass(qapp):
+    """The event loop ends a turn before each of its passes, even with events waiting: a turn that begins
+    at once after another continues its pass, and only a rest of the loop begins a short one."""
+    clock = [0.0]
+    turns = _turns(clock)
+    landings = ResultPacer(turns)
+    got = []
+    clock[0] = 0.020
+    turns.turn_ended()  # a click's work: 20 ms
+    clock[0] = 0.0201
+    turns.turn_began()  # the next pass at once (the result and the click's paint were waiting)
+    landings.land(got.append, "a")
+    assert got == [] and landings.waiting == 1
+    clock[0] = 0.030
+    turns.turn_ended()
+    clock[0] = 0.040  # the loop slept: timers and input had their turn
+    turns.turn_began()
+    landings.land(got.append, "b")  # still behind "a"
+    landings._deliver()  # a short pass takes both
+    assert got == ["a", "b"] and landings.waiting == 0
+
+
+def test_a_result_waiting_behind_a_click_lands_after_the_windows_timers(qtbot):
+    """In a real event loop: a click's work (30 ms), and a job's result that arrived meanwhile. The result
+    lands after a timer of the window that fell due during the click, not in the same breath (the old
+    pacing landed it in the next turn at once, before the timers: a stall of click, result and paint)."""
+    from explorer.core.runtime import WINDOW_TURNS
+    from explorer.ui.application import report_turns
+
+    report_turns(QCoreApplication.instance())  # as make_app does
+    landings = ResultPacer(WINDOW_TURNS)
+    order = []
+
+    class Source(QObject):
+        result = Signal(str)
+
+    source = Source()
+    source.result.connect(lambda value: landings.land(order.append, value), Qt.QueuedConnection)
+    ticker = QTimer()
+    ticker.setTimerType(Qt.PreciseTimer)
+    ticker.timeout.connect(lambda: order.append("tick") if order and order[-1] == "click" else None)
+
+    def click():
+        ticker.start(1)  # falls due during the click (started before it, it might fall due with the click)
+        source.result.emit("result")  # a worker's result, posted while the click's work runs
+        time.sleep(0.03)  # longer than a pass's budget
+        order.append("click")
+
+    QTimer.singleShot(20, click)
+    qtbot.waitUntil(lambda: "result" in order, timeout=5000)
+    ticker.stop()
+    assert order.index("click") < order.index("tick") < order.index("result")
