@@ -474,11 +474,12 @@ class LookupView(QWidget):
         self._state.request_backward(self._state.backward_seed + 1)
 
     def _on_backward_reset(self) -> None:
-        waiting = self._state.table is not None and any(t.ok for t in self._state.tokenized.tokens)
+        waiting = self._state.table is not None and self._state.tokenized.rows_read > 0
         self.backward.clear("Sending the gradient back…" if waiting else EMPTY_BACKWARD)
 
     def _on_backward_result(self, back) -> None:
-        text_positions = sum(t.ok for t in self._state.tokenized.tokens)
+        tokenized = self._state.tokenized  # counted with the tokens: a book is 13,000 of them
+        text_positions = len(tokenized.tokens) - tokenized.n_bad
         if self.backward.show_for(self._state.table, back, self._state.selected_id, text_positions) \
                 and self.showing_backward:
             self.backward.play()

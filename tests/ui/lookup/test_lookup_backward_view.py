@@ -161,9 +161,10 @@ def test_only_the_first_positions_go_back(qtbot, setup):
 
     state, view = setup
     state.set_table(open_table("toy:gradient"))
-    state.set_text(" ".join(["3 1"] * BACKWARD_MAX_POSITIONS))
+    state.set_text(" ".join(["3 1"] * BACKWARD_MAX_POSITIONS) + " 99999")  # and one id past the table
     qtbot.waitUntil(lambda: view.backward.result is not None, timeout=TIMEOUT)
     assert view.backward.result.ids.size == BACKWARD_MAX_POSITIONS
+    assert state.tokenized.n_bad == 1  # not one of the text's tokens with a row
     assert f"the first {BACKWARD_MAX_POSITIONS} of the text's {2 * BACKWARD_MAX_POSITIONS} tokens" \
         in view.backward.counts.text()
 
