@@ -196,6 +196,34 @@ def test_the_pointer_captions_are_whole_or_in_a_tooltip_at_1024x700(qtbot, explo
 
 
 @pytest.mark.parametrize("spec", ["minilm", "smollm2"])
+def test_the_one_hot_commentary_is_whole_at_1024x700(qtbot, explorer, spec):
+    """At 1024 x 700 on SmolLM2 the one-hot side's running line was cut at its end, its lesson lost:
+    "Multiplying rows 1,578 – 1,581 of 49,152 × 0: nothing adde". Each of its kinds of line (rows
+    times 0, the hot row, done), at the table's last rows, is whole in the label's width."""
+    import dataclasses
+
+    from PySide6.QtGui import QFontMetrics, QTextDocument
+
+    win, _pointer = _lookup_at_1024x700(qtbot, explorer, spec)
+    panel = explorer.lookup_view.onehot
+    qtbot.waitUntil(lambda: explorer.lookup_view._last_frame is not None, timeout=60_000)
+    frame, rows = explorer.lookup_view._last_frame, explorer.state.table.vocab_size
+    d = explorer.state.table.dim
+    label = panel.now_label
+    width = label.contentsRect().width()
+    metrics = QFontMetrics(label.font())
+    doc = QTextDocument()
+    for v in (rows, 2_000_000):  # and a random table of millions of rows: without "of 2,000,000" then
+        for f, hot in [(dataclasses.replace(frame, finished=False, current_row=v - 2, recent_start=v - 9), v - 1),
+                       (dataclasses.replace(frame, finished=False, current_row=v - 2, columns_done=d - 1), v - 2),
+                       (dataclasses.replace(frame, finished=True), v - 1)]:
+            doc.setHtml(panel._fitted_now_text(f, v, d, hot))
+            line = doc.toPlainText()
+            assert metrics.horizontalAdvance(line) <= width, (line, width)
+            assert line.endswith(("nothing added", f"({d - 1:,} of {d:,})", "of them × 0")), line
+
+
+@pytest.mark.parametrize("spec", ["minilm", "smollm2"])
 def test_the_around_row_names_never_overlap_at_1024x700(qtbot, explorer, spec):
     """Issue 25, item 16: in the lookup's "Around row" strip the names of the rows
     ("row 1,193row 1,194…") ran into each other at 1024 px on SmolLM2. Names that do

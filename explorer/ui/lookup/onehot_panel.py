@@ -4,6 +4,7 @@ all of them but one by zero."""
 from __future__ import annotations
 
 import html
+import re
 
 import numpy as np
 import pyqtgraph as pg
@@ -257,7 +258,7 @@ class OneHotPanel(QWidget):
             self._right_labels = labels
             self.zoom_plot.getAxis("right").set_labels(labels)
         self.output.show(f.output_filled)
-        self.now_label.setText(self._now_text(f, v, d, hot))
+        self.now_label.setText(self._fitted_now_text(f, v, d, hot))
         pct = 100.0 * f.zero_multiply_adds / f.multiply_adds if f.multiply_adds else 0.0
         bytes_read = f.rows_done * layout.stride + int(f.columns_done * layout.itemsize)
         wd = len(f"{v * d:,}")
@@ -270,15 +271,26 @@ class OneHotPanel(QWidget):
             f"bytes read    {bytes_read:>{wd},}   of {v * layout.stride:,}</pre>"
         )
 
+    def _fitted_now_text(self, f: anim.Frame, v: int, d: int, hot: int) -> str:
+        """:meth:`_now_text`, without the table's size when the whole line would not fit the label
+        (a table of millions of rows in a narrow panel)."""
+        text = self._now_text(f, v, d, hot)
+        label = self.now_label
+        plain = re.sub(r"<[^>]+>", "", text)
+        if label.fontMetrics().horizontalAdvance(plain) > label.contentsRect().width():
+            text = self._now_text(f, v, d, hot, of_v=False)
+        return text
+
     @staticmethod
-    def _now_text(f: anim.Frame, v: int, d: int, hot: int) -> str:
+    def _now_text(f: anim.Frame, v: int, d: int, hot: int, of_v: bool = True) -> str:
         if f.finished:
             now = f"Done: all {v:,} rows, {v - 1:,} of them × 0"
         elif f.current_row == hot:
-            now = (f"Row {hot:,} of {v:,} × <b style='color:{ACCENT}'>1</b>: added to the output "
+            now = (f"Row {hot:,} × <b style='color:{ACCENT}'>1</b>: added to the output "
                    f"({f.columns_done:,} of {d:,})")
         else:
             block = f.current_row - f.recent_start
-            what = f"rows {f.recent_start:,} – {f.current_row:,}" if block > 1 else f"row {f.current_row:,}"
-            now = f"Multiplying {what} of {v:,} × <b>0</b>: nothing added"
+            # short enough for the panel at 1024 x 700: "Multiplying rows …" lost its "nothing added" there
+            what = f"Rows {f.recent_start:,} – {f.current_row:,}" if block > 1 else f"Row {f.current_row:,}"
+            now = f"{what}{f' of {v:,}' if of_v else ''} × <b>0</b>: nothing added"
         return now
