@@ -13,6 +13,7 @@ from PySide6.QtWidgets import QSplitter, QVBoxLayout, QWidget
 from explorer.core.geometry.vectors import cosine, vector_norm
 from explorer.core.input_layer import TextInputs
 from explorer.core.input_layer.report import symmetric_levels
+from explorer.core.input_layer.text_inputs import MAX_TEXT_TOKENS
 from explorer.core.units import shorten
 from explorer.ui.common.binding import OneATurn
 from explorer.ui.common.wrapped_label import WrappedLabel
@@ -63,6 +64,13 @@ class TextInputsPage(QWidget):
         self.limit_note.setContentsMargins(SPACING, 0, SPACING, 0)
         self.limit_note.hide()
         lay.addWidget(self.limit_note)
+        # the page's own cap, not the model's: said quietly (in red beside the limit's note, it read
+        # as a fault of the text)
+        self.cap_note = WrappedLabel()
+        self.cap_note.setObjectName("ChipId")
+        self.cap_note.setContentsMargins(SPACING, 0, SPACING, 0)
+        self.cap_note.hide()
+        lay.addWidget(self.cap_note)
         self.table = InputTable()
         self.table.position_clicked.connect(self.position_clicked)
         self.token_map, self.input_map, self.parts = plots or tuple(self.plots_in_steps())
@@ -87,18 +95,18 @@ class TextInputsPage(QWidget):
         if inputs is None:
             self.formula.hold()  # until the new inputs come: what is under it stays put
             self.limit_note.hide()
+            self.cap_note.hide()
             self.token_map.clear()
             self.input_map.clear()
             self.parts.set_token(None, None, "", 0)
             return
         self.formula.setText(_formula(inputs) + " " + _same_token_sentence(inputs, tokens, piece_of))
-        notes = []
-        if inputs.limit_message:
-            notes.append(f"Tokens past the limit are marked and get no input vector: {inputs.limit_message}.")
-        if inputs.not_computed:
-            notes.append(f"{inputs.not_computed:,} more tokens are not shown.")
-        self.limit_note.setText(" ".join(notes))
-        self.limit_note.setVisible(bool(notes))
+        limit = inputs.limit_message
+        self.limit_note.setText(f"Tokens past the limit are marked and get no input vector: {limit}." if limit else "")
+        self.limit_note.setVisible(bool(limit))
+        self.cap_note.setText(f"This page shows the text's first {MAX_TEXT_TOKENS:,} tokens; "
+                              f"{inputs.not_computed:,} more are not shown." if inputs.not_computed else "")
+        self.cap_note.setVisible(bool(inputs.not_computed))
         v = inputs.vectors
         if len(v.ids) == 0:
             self.token_map.clear("Type some text to see its input vectors")

@@ -472,3 +472,23 @@ def test_a_heatmaps_column_numbers_and_row_labels_fit_the_plot_and_follow_its_re
     qtbot.waitUntil(lambda: spacing_px()[1] > narrow_n, timeout=5_000)  # more numbers where they fit
     assert spacing_px()[0] >= widest
     qtbot.waitUntil(lambda: panel.row_label_step < rows_step, timeout=5_000)  # more row labels, taller
+
+
+def test_a_text_longer_than_the_page_shows_says_so_quietly(qtbot, view):
+    """A long text on a model with no position limit: the page computes its first tokens and says,
+    in its quiet secondary style, how many more it leaves out; the red note is for the model's own
+    limit only (in red, the page's cap read as a fault of the text)."""
+    from explorer.core.input_layer.text_inputs import MAX_TEXT_TOKENS
+
+    v, state, _ = view
+    _shown(qtbot, v, state, open_table("default"), " ".join(["the cat sat on the mat"] * 200))
+    n = len(state.tokenized.tokens)
+    assert n > MAX_TEXT_TOKENS
+    page = v.text_page
+    assert len(v.inputs.vectors.ids) == MAX_TEXT_TOKENS and v.inputs.not_computed == n - MAX_TEXT_TOKENS
+    assert not page.limit_note.isVisible()
+    assert page.cap_note.isVisible() and page.cap_note.objectName() != "ErrorLine"
+    assert f"first {MAX_TEXT_TOKENS:,} tokens" in page.cap_note.text()
+    assert f"{n - MAX_TEXT_TOKENS:,} more are not shown" in page.cap_note.text()
+    _shown(qtbot, v, state, open_table("default"), "the cat")  # a short text: no note
+    assert not page.cap_note.isVisible()
