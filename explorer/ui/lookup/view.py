@@ -478,8 +478,7 @@ class LookupView(QWidget):
         self.backward.clear("Sending the gradient back…" if waiting else EMPTY_BACKWARD)
 
     def _on_backward_result(self, back) -> None:
-        tokenized = self._state.tokenized  # counted with the tokens: a book is 13,000 of them
-        text_positions = len(tokenized.tokens) - tokenized.n_bad
+        text_positions = len(self._state.tokenized.tokens) - self._state.tokenized.n_bad  # no walk of a book
         if self.backward.show_for(self._state.table, back, self._state.selected_id, text_positions) \
                 and self.showing_backward:
             self.backward.play()
