@@ -30,7 +30,7 @@ from explorer.ui.model_picker import ModelPicker  # noqa: E402
 from explorer.ui.style import apply_theme  # noqa: E402
 from explorer.ui.tour import TourController  # noqa: E402
 from explorer.ui.tour.hint import FirstRunHint  # noqa: E402
-from explorer.warm_up import IDLE_MODULES, OPTIONAL_MODULES, WARM_UP_MODULES  # noqa: E402
+from explorer.warm_up import IDLE_MODULES, OPTIONAL_MODULES, WARM_UP_MODULES, idle_imports_job  # noqa: E402
 from explorer.workers import JobRunner, await_all_workers, settle_collector_between_jobs, warm_up_job  # noqa: E402
 
 __all__ = ["Explorer", "make_app", "CLOSE_WAIT_MS", "HINT_DELAY_MS", "ORG", "APP"]
@@ -376,7 +376,7 @@ class Explorer(QObject):
 
     def _import_when_idle(self) -> None:
         """The imports left for the first idle moment (IDLE_MODULES), in a worker."""
-        self._runner().start(warm_up_job, IDLE_MODULES, freeze=self.freeze_when_warm)
+        self._runner().start(idle_imports_job, IDLE_MODULES, freeze=self.freeze_when_warm)
 
     def _on_loader_failed(self, exc: BaseException) -> None:
         self.window.set_progress(None)

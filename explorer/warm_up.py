@@ -15,7 +15,8 @@ from collections.abc import Iterator, Sequence
 
 from explorer.core.runtime import collector_paused, limit_torch_threads
 
-__all__ = ["VIEW_MODULES", "TORCH_MODULES", "OPTIONAL_MODULES", "WARM_UP_MODULES", "IDLE_MODULES", "warm_up_job"]
+__all__ = ["VIEW_MODULES", "TORCH_MODULES", "OPTIONAL_MODULES", "WARM_UP_MODULES", "IDLE_MODULES", "warm_up_job",
+           "idle_imports_job"]
 
 #: the views' code, imported first by the warm-up (each tab's view is built when its tab is first shown)
 VIEW_MODULES = ("explorer.ui.lookup", "explorer.ui.projection", "explorer.ui.similarity", "explorer.ui.training",
@@ -75,3 +76,13 @@ def _preparing(module: str) -> str:
 # its steps are imports, holding the GIL in C whatever the window does: held back, they moved into the
 # window's first interactions (the longest stall of a model opened from the command line: 67-102 -> 96-132 ms)
 warm_up_job.gives_way = False
+
+
+def idle_imports_job(modules: Sequence[str] = IDLE_MODULES, freeze: bool = False) -> Iterator[tuple[float, str]]:
+    """:func:`warm_up_job` for the imports of the first idle moment (:data:`IDLE_MODULES`), stepping
+    aside for every turn of the window: nothing waits for them, and a user back from the pause clicks
+    while they run (1.3-1.5 s of module code, which shared the GIL with each turn of the window)."""
+    return (yield from warm_up_job(modules, freeze=freeze))
+
+
+idle_imports_job.always_gated = True  # each step's Python waits at its next call while a turn is under way

@@ -98,7 +98,7 @@ class JobRunner(QObject):
         gen = self._generation
         self._job_name = getattr(job, "__name__", type(job).__name__)
         steps = job(*args, **kwargs)
-        worker = _Worker(_run_steps, steps, getattr(job, "gives_way", True))
+        worker = _Worker(_run_steps, steps, getattr(job, "gives_way", True), getattr(job, "always_gated", False))
         worker.steps = steps  # closed in the worker's thread when it is done (see _Worker.run)
         # the lambdas hold the generation, not self: a runner deleted while its
         # job runs is detected in _alive()
@@ -214,13 +214,14 @@ class _Worker(GeneratorWorker):
         self._finished.emit(self)
 
 
-def _run_steps(steps: Iterator, gives_way: bool = True):
+def _run_steps(steps: Iterator, gives_way: bool = True, always_gated: bool = False):
     """superqt's generator around a job's: each step begins once the window's turn has ended and steps
-    aside for the turns (:class:`~explorer.core.runtime.WindowTurns`), unless ``job.gives_way`` is False."""
+    aside for the turns (:class:`~explorer.core.runtime.WindowTurns`), unless ``job.gives_way`` is False;
+    with ``job.always_gated``, each step runs under the gate whether or not the window is lively."""
     gate = runtime.WINDOW_TURNS.gate() if gives_way else None
     while True:
         if gives_way:
-            runtime.WINDOW_TURNS.before_step(gate)
+            runtime.WINDOW_TURNS.before_step(gate, always_gated)
         try:
             value = next(steps)
         except StopIteration as stop:

@@ -298,11 +298,12 @@ class WindowTurns:
         self._threads.gate = step_aside  # for :meth:`between_steps`
         return step_aside
 
-    def before_step(self, gate: Callable | None) -> None:
+    def before_step(self, gate: Callable | None, always: bool = False) -> None:
         """In a worker, before a step of its job: wait for the turn under way to end, then run the step
         under ``gate`` (:meth:`gate`, made in this thread) if the window is lively and the job's last
         step was long (:data:`LONG_STEP_S`), else unprofiled: a short step meets a turn only at its
-        yields, where the worker waits anyway (a training step, 1-2 ms, lost a tenth of its speed)."""
+        yields, where the worker waits anyway (a training step, 1-2 ms, lost a tenth of its speed).
+        With ``always``, every step runs under the gate (a job of long steps nobody waits for)."""
         if gate is None:
             self.give_way()
             return
@@ -310,7 +311,7 @@ class WindowTurns:
         stepped = self._clock() - gate.began
         self.give_way()
         gate.began = self._clock()
-        if stepped >= LONG_STEP_S and self.lively:
+        if always or (stepped >= LONG_STEP_S and self.lively):
             sys.setprofile(gate)
 
     def between_steps(self) -> None:

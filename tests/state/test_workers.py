@@ -395,6 +395,39 @@ def test_the_warm_up_does_not_wait_for_the_windows_turns(monkeypatch):
         WINDOW_TURNS.turn_ended()
 
 
+def test_the_imports_of_the_first_idle_moment_run_every_step_under_the_gate(qtbot, monkeypatch):
+    """Nobody waits for them, and the user comes back from the pause while they run (1.3-1.5 s of
+    module code, sharing the GIL with each turn of the window): each step runs under the gate even
+    while the window rests and after short steps, where another job's would run unprofiled."""
+    from explorer.core.runtime import WINDOW_TURNS
+    from explorer.warm_up import idle_imports_job
+    from explorer.workers import JobRunner
+
+    WINDOW_TURNS.turn_ended()  # the window rests
+    monkeypatch.setattr(WINDOW_TURNS, "_lively_until", 0.0)  # and has rested for long
+    profiles = {}
+
+    def probe(name):
+        def job():
+            for _ in range(3):  # short steps
+                profiles.setdefault(name, []).append(sys.getprofile() is not None)
+                yield 0.0, "a short step"
+            return name
+
+        job.always_gated = name == "gated"
+        return job
+
+    done = []
+    for name in ("gated", "plain"):
+        runner = JobRunner()
+        runner.succeeded.connect(done.append)
+        runner.start(probe(name))
+    qtbot.waitUntil(lambda: sorted(done) == ["gated", "plain"], timeout=30_000)
+    assert profiles == {"gated": [True] * 3, "plain": [False] * 3}
+    assert idle_imports_job.always_gated and getattr(idle_imports_job, "gives_way", True)
+    assert list(idle_imports_job(("json", "csv"))) and {"json", "csv"} <= set(sys.modules)
+
+
 def test_the_window_is_watched_for_the_first_event_of_a_turn_only(qtbot):
     """An application event filter calls into Python (taking the GIL) for every event of the
     thread: a dialog's opening sent thousands, each a wait while workers ran. The watch sees
