@@ -227,7 +227,8 @@ class TrainingSession:
         self._cfg = cfg
         self._control = TrainingControl(self._speed)
         self._phase = Phase.PREPARING
-        return functools.partial(live_training_job, corpus_factory, cfg, self._control, self.clock, batch_seconds)
+        job = functools.partial(live_training_job, corpus_factory, cfg, self._control, self.clock, batch_seconds)
+        return functools.update_wrapper(job, live_training_job)  # named as its job (the runner's, a walk's reports)
 
     def pause(self) -> bool:
         """Hold the run between two steps; True when that changed anything."""

@@ -53,6 +53,7 @@ def test_a_run_fills_the_history_step_by_step(corpus):
         session = TrainingSession(clock=FakeClock())
         job = session.start(_cfg(), lambda: corpus, batch_seconds=0.0)
         assert session.phase is Phase.PREPARING and session.running and not session.can_save
+        assert job.__name__ == "live_training_job"  # as the runner names it (a walk's reports said "partial")
         _drive(session, job())
     finally:
         hook.remove()
