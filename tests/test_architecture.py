@@ -348,6 +348,7 @@ _WINDOW_CALLS_INTO_CORE = {
     "explorer/core/geometry/vectors.py": ["similarity_matrix", "vector_norm", "cosine"],
     "explorer/core/cost/why.py": ["cosine_matrix"],
     "explorer/core/geometry/nearest.py": ["_search_unit"],  # a small table's neighbours, searched at once
+    "explorer/core/geometry/direct_path.py": ["iter_direct_path"],  # a small table's logits, scored at once
 }
 
 
