@@ -251,7 +251,11 @@ class Monkey:
         if self.ex.state.training.job_running:
             self.ex.state.training.stop()
         end = time.perf_counter() + timeout_s
-        while (self.ex.busy() or self.ex.state.tokenizing) and time.perf_counter() < end:
+        # and for the text box to send what was typed last (200 ms after the last key; a coarse timer on a
+        # loaded machine can fire after a 200 ms settle, and the readouts then differed for that moment)
+        edit = self.ex.window.token_strip.edit
+        while (self.ex.busy() or self.ex.state.tokenizing or edit.text() != self.ex.state.text) \
+                and time.perf_counter() < end:
             self._settle(50)
         self._settle(200)
 
