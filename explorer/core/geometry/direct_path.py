@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from explorer.core.geometry.vectors import row_products, vector_norm
+from explorer.core.geometry.vectors import cosine, row_products, vector_norm
 from explorer.core.jobs import run_to_end
 
 __all__ = ["DirectPath", "iter_direct_path", "direct_path", "INLINE_LOGITS", "lesson"]
@@ -74,7 +74,7 @@ def iter_direct_path(table, token_id: int, k: int = 8) -> Iterator[tuple[float, 
     for start, block in out.iter_blocks(stop=v):
         # numpy's own loops, not BLAS: the window scores a small table itself (INLINE_LOGITS), and BLAS's
         # one pool of threads kept it waiting while a job's product ran
-        logits[start : start + len(block)] = row_products(block.astype(np.float64), x[None, :])[:, 0]
+        logits[start : start + len(block)] = row_products(block.astype(np.float64), x)
         yield (start + len(block)) / v, f"Scoring {start + len(block):,} of {v:,} output rows…"
     finite = np.where(np.isfinite(logits), logits, -np.inf)
     k = min(int(k), v)
@@ -84,8 +84,8 @@ def iter_direct_path(table, token_id: int, k: int = 8) -> Iterator[tuple[float, 
     self_rank = int(np.count_nonzero(finite > own))
     w64 = w_i.astype(np.float64)
     n_in, n_out = vector_norm(x), vector_norm(w64)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        cos = float(np.add.reduce(x * w64) / (n_in * n_out)) if n_in > 0 and n_out > 0 else float("nan")
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        cos = cosine(x, w64)
     return DirectPath(int(token_id), out is table, np.asarray(w_i, np.float32), n_in, n_out, cos,
                       top.astype(np.int64), logits[top], self_rank)
 

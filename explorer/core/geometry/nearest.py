@@ -106,7 +106,7 @@ def _search_unit(unit: np.ndarray, q: np.ndarray, excl: set[int], k: int) -> lis
     through :func:`~explorer.core.geometry.vectors.row_products` (numpy's own loops; a worker's big
     table, BLAS). In BLAS it waited for a worker's product on numpy's shared pool of threads."""
     with np.errstate(invalid="ignore"):
-        scores = row_products(unit, q[None, :])[:, 0]
+        scores = row_products(unit, q)
     scores[~np.isfinite(scores)] = -np.inf
     for i in excl:
         if 0 <= i < scores.size:

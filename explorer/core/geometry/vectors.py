@@ -68,15 +68,17 @@ OWN_LOOPS_MACS = 64_000_000
 
 
 def row_products(a: np.ndarray, b: np.ndarray | None = None) -> np.ndarray:
-    """``a @ b.T`` (``a @ a.T`` without ``b``) for rows ``a`` (m, d) and ``b`` (n, d), in the dtype numpy
-    gives them, by numpy's own sum-of-products loops (``np.einsum`` unoptimised never calls BLAS) up to
-    :data:`OWN_LOOPS_MACS` multiply-adds, by BLAS above.
+    """``a @ b.T`` (``a @ a.T`` without ``b``) for rows ``a`` (m, d) and ``b`` (n, d), or ``a @ b`` (m,) for one
+    vector ``b`` (d,), in the dtype numpy gives them, by numpy's own sum-of-products loops (``np.einsum``
+    unoptimised never calls BLAS) up to :data:`OWN_LOOPS_MACS` multiply-adds, by BLAS above.
 
     The window's thread multiplies through here. numpy's BLAS (OpenBLAS) shares one pool of threads
     between all callers: a product of 4 x 576 by 576 x 3,032 took 0.5 ms alone, and a median 90 ms (up to
     2 s) while a worker's BLAS product ran; numpy's own loops took 1.0-1.2 ms either way. Only a worker
     asks for a product big enough to go to BLAS."""
     b = a if b is None else b
+    if b.ndim == 1:  # scores of the rows against one vector
+        return a @ b if a.shape[0] * a.shape[-1] > OWN_LOOPS_MACS else np.einsum("md,d->m", a, b)
     if a.shape[0] * b.shape[0] * a.shape[-1] > OWN_LOOPS_MACS:
         return a @ b.T
     return np.einsum("md,nd->mn", a, b)

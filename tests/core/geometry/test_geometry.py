@@ -51,6 +51,9 @@ def test_row_products_are_the_matrix_product_by_numpys_own_loops_then_by_blas(mo
         assert ab.shape == (7, 11) and aa.shape == (7, 7) and ab.dtype == np.float32
         np.testing.assert_allclose(ab, a.astype(np.float64) @ b.T.astype(np.float64), rtol=1e-5, atol=1e-5)
         np.testing.assert_allclose(aa, a.astype(np.float64) @ a.T.astype(np.float64), rtol=1e-5, atol=1e-5)
+        av = geo.row_products(a, b[0])  # one vector: the rows' scores, (m,)
+        assert av.shape == (7,) and av.dtype == np.float32
+        np.testing.assert_allclose(av, a.astype(np.float64) @ b[0].astype(np.float64), rtol=1e-5, atol=1e-5)
     assert geo.row_products(np.zeros((0, 4)), np.ones((3, 4))).shape == (0, 3)
 
 
