@@ -13,7 +13,6 @@ from PySide6.QtWidgets import QSplitter, QVBoxLayout, QWidget
 from explorer.core.geometry.vectors import cosine, vector_norm
 from explorer.core.input_layer import TextInputs
 from explorer.core.input_layer.report import symmetric_levels
-from explorer.core.input_layer.text_inputs import MAX_TEXT_TOKENS
 from explorer.core.units import shorten
 from explorer.ui.common.binding import OneATurn
 from explorer.ui.common.wrapped_label import WrappedLabel
@@ -104,7 +103,8 @@ class TextInputsPage(QWidget):
         limit = inputs.limit_message
         self.limit_note.setText(f"Tokens past the limit are marked and get no input vector: {limit}." if limit else "")
         self.limit_note.setVisible(bool(limit))
-        self.cap_note.setText(f"This page shows the text's first {MAX_TEXT_TOKENS:,} tokens; "
+        shown = len(inputs.vectors.ids)  # the tokens computed: the cap the inputs were made with
+        self.cap_note.setText(f"This page shows the text's first {shown:,} tokens; "
                               f"{inputs.not_computed:,} more are not shown." if inputs.not_computed else "")
         self.cap_note.setVisible(bool(inputs.not_computed))
         v = inputs.vectors
