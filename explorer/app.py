@@ -182,11 +182,8 @@ class Explorer(QObject):
         from explorer.ui.lookup import LookupView
 
         view = yield from LookupView.built_in_steps(self.state)  # over turns, when a tab is opened
-        view.training_requested.connect(self._on_lookup_training_requested)
+        view.training_requested.connect(lambda: self.window.show_view("training"))
         return view
-
-    def _on_lookup_training_requested(self) -> None:
-        self.window.show_view("training")
 
     def _build_projection(self):
         from explorer.ui.projection import ProjectionView
@@ -194,6 +191,10 @@ class Explorer(QObject):
         view = yield from ProjectionView.built_in_steps(self.state)  # over turns, when a tab is opened
         view.token_selected.connect(self.state.set_selected_token)
         view.token_added.connect(self.state.add_extra_token)
+        gl = self._runner()  # 3D asked for before the warm-up imported its OpenGL code: imported in a worker
+        view.plot_pages.gl_needed.connect(lambda: gl.start(warm_up_job, (), OPTIONAL_MODULES))
+        gl.succeeded.connect(view.plot_pages.gl_imported)
+        gl.failed.connect(view.plot_pages.gl_imported)
         return view
 
     def _build_similarity(self):
@@ -398,13 +399,10 @@ class Explorer(QObject):
         if self.picker is None:
             self.picker = ModelPicker(self.window)
             self.picker.spec_chosen.connect(self.open_spec)
-            self.picker.finished.connect(self._on_picker_finished)
+            self.picker.finished.connect(lambda _result: self.listing.cancel(emit=False))
         self.picker.set_current(self.state.table.spec if self.state.table is not None else None)
         self.listing.start(list_sources_job, list(self._recent))
         self.picker.open()
-
-    def _on_picker_finished(self, _result: int) -> None:
-        self.listing.cancel(emit=False)
 
     def _on_listing_succeeded(self, sources) -> None:
         if self.picker is not None:

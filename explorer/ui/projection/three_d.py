@@ -8,12 +8,20 @@ plot, with the text's tokens, the added tokens and the selection
 highlighted and labelled. It is made only when the user first asks for 3D
 and OpenGL works (:func:`gl_status`); otherwise, and when the first frame
 fails to draw, the 2D plot stays and a line above it says why.
+
+Its OpenGL code (PyOpenGL, pyqtgraph.opengl: 0.3 s of imports) comes with the
+app's warm-up. Asked for before then, the 2D plot stays under "Preparing 3D…"
+while the owner imports it in a worker (``gl_needed``, then
+:meth:`PlotPages.gl_imported`): imported in the click, it stalled the window
+324-337 ms. With nobody connected to ``gl_needed``, the click imports it.
 """
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import SIGNAL, Qt, QTimer, Signal
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QCheckBox, QLabel, QStackedLayout, QVBoxLayout, QWidget
 
@@ -23,7 +31,10 @@ from explorer.ui.projection.hover import hover_text
 from explorer.ui.projection.scene3d import Cloud3D, cloud_3d, why_not_3d
 from explorer.ui.style import ACCENT, EXTRA, SPACING, TEXT_TOKENS
 
-__all__ = ["PlotPages"]
+__all__ = ["PlotPages", "GL_MODULE"]
+
+#: the module of the 3D view (imported by the warm-up, or when 3D is first asked for)
+GL_MODULE = "explorer.ui.projection.gl_plot"
 
 
 class PlotPages(QWidget):
@@ -39,12 +50,16 @@ class PlotPages(QWidget):
         The readout of the point under the pointer in 3D.
     shown_3d(bool)
         The 3D view came to the front (True) or went (False): the 2D-only controls do not apply there.
+    gl_needed()
+        3D was asked for before its OpenGL code (:data:`GL_MODULE`) was imported: the owner imports it
+        off the window's thread, then calls :meth:`gl_imported`.
     """
 
     dims_changed = Signal(int)
     shown_3d = Signal(bool)
     point_clicked = Signal(int)
     hovered = Signal(str)
+    gl_needed = Signal()
 
     def __init__(self, state: AppState, plot: QWidget, parent=None):
         super().__init__(parent)
@@ -52,6 +67,7 @@ class PlotPages(QWidget):
         self.plot = plot
         self.gl = None  # the GLProjection, made on first use
         self._gl_error = ""
+        self._gl_asked = ""  # "": never; "asked": gl_needed emitted, awaited; "answered": gl_imported came
         self._result = None
         self._cloud: Cloud3D | None = None
         self._cloud_args: tuple | None = None  # what the cloud is made of, until 3D is wanted
@@ -123,6 +139,12 @@ class PlotPages(QWidget):
         if self.showing_3d:
             self._draw_overlays()
 
+    def gl_imported(self, _result=None) -> None:
+        """The import asked for by ``gl_needed`` ended (imported, or failed: :func:`gl_status` then
+        says why): 3D comes, if still wanted."""
+        self._gl_asked = "answered"  # imported, or failed: not asked again (gl_status says why)
+        self._refresh(reframe=True)
+
     def clear(self) -> None:
         """A new model: nothing of the old one stays."""
         self._result, self._cloud, self._cloud_args = None, None, None
@@ -147,7 +169,24 @@ class PlotPages(QWidget):
             return self._gl_error
         return why_not_3d(self._result)
 
+    def _gl_code_awaited(self) -> bool:
+        """3D is wanted, its code is not imported yet and the owner imports it (asked once)."""
+        module = sys.modules.get(GL_MODULE)
+        if not self.wanted or self.gl is not None or hasattr(module, "GLProjection") \
+                or self._gl_asked == "answered" or not self.receivers(SIGNAL("gl_needed()")):
+            return False
+        if not self._gl_asked:
+            self._gl_asked = "asked"
+            self.gl_needed.emit()
+        return True
+
     def _refresh(self, reframe: bool = False) -> None:
+        if self._gl_code_awaited():
+            self.notice.setText("Preparing 3D (loading its OpenGL code)… Showing 2D meanwhile.")
+            self.notice.show()
+            self._show_page(self.plot)
+            return
+        probed = gl_status.cache_info().currsize > 0
         reason = self._why_not()
         self.notice.setText(f"{reason}. Showing 2D." if reason else "")
         self.notice.setVisible(bool(reason))
@@ -155,6 +194,9 @@ class PlotPages(QWidget):
             self._show_page(self.plot)
             return
         if self.gl is None:
+            if not probed:  # the probe's context (35 ms: the OpenGL driver loads) and the view's in two passes
+                QTimer.singleShot(0, self, lambda: self._refresh(reframe=True))
+                return
             self._make_gl()
             if self.gl is None:
                 return

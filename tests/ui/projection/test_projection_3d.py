@@ -294,3 +294,35 @@ def test_marks_of_the_old_model_are_not_placed_with_the_new_models_rows(qtbot, v
         state.jobs.neighbors.reset.disconnect(on_reset)  # the view goes at the test's end
     assert during and all(n == 20 and xyz.shape == (0, 3) for n, xyz in during)
     assert pages.mark_positions().shape == (0, 3)
+
+
+def test_3d_asked_for_before_the_warm_up_comes_after_its_opengl_code_is_imported_in_a_worker(
+        qtbot, explorer, tmp_path, monkeypatch):
+    """Asked for in the first seconds, before the warm-up imported PyOpenGL and pyqtgraph.opengl,
+    3D imported them in the click: a stall of 324-337 ms in a real window. The 2D plot stays under
+    "Preparing 3D…" while the app's worker imports the code; then 3D comes (or its reason)."""
+    import sys
+    import threading
+
+    import explorer.app as app_module
+    from explorer.ui.projection import three_d
+    from tests.support.ui_helpers import load as load_model
+
+    with qtbot.waitSignal(explorer.warmed_up, timeout=TIMEOUT):  # the warm-up's own imports done
+        load_model(qtbot, explorer, "default")
+    (tmp_path / "gl_probe_module.py").write_text(
+        "import threading\nTHREAD = threading.current_thread()\nGLProjection = None\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "gl_probe_module", raising=False)
+    monkeypatch.setattr(three_d, "GL_MODULE", "gl_probe_module")  # stands for the 3D code, not imported yet
+    monkeypatch.setattr(app_module, "OPTIONAL_MODULES", ("gl_probe_module",))
+    explorer.window.show_view("projection")
+    pages = explorer.projection_view.plot_pages
+    qtbot.waitUntil(lambda: explorer.projection_view.result is not None, timeout=TIMEOUT)
+    pages.set_3d(True)
+    assert not pages.showing_3d
+    assert pages.notice.isVisible() and pages.notice.text().startswith("Preparing 3D")
+    qtbot.waitUntil(lambda: not pages.notice.text().startswith("Preparing 3D"), timeout=TIMEOUT)
+    assert sys.modules["gl_probe_module"].THREAD is not threading.main_thread()
+    qtbot.waitUntil(lambda: pages.showing_3d or pages.notice.text().endswith("Showing 2D."), timeout=TIMEOUT)
+    assert pages.showing_3d == gl_status().ok
