@@ -28,6 +28,11 @@ def test_the_first_start_points_to_the_tour_once(qtbot, settings):
     qtbot.waitUntil(ex.hint.isVisible, timeout=HINT_DELAY_MS + 5000)
     assert "Help → Tour" in ex.hint.findChild(type(ex.window.model_label)).text()
     assert ex.hint.geometry().right() <= ex.window.width()
+    # in the corner under the views: clear of the text box, its Examples button and the tabs
+    strip, tabs = ex.window.token_strip, ex.window.tabs
+    for widget in (strip, tabs.tabBar(), ex.window.statusBar()):
+        place = widget.geometry().translated(widget.parentWidget().mapTo(ex.window, widget.pos()) - widget.pos())
+        assert not ex.hint.geometry().intersects(place), widget
     with qtbot.waitSignal(ex.tour.step_ready, timeout=60_000):
         ex.hint.take_button.click()
     assert ex.tour.active and not ex.hint.isVisible()

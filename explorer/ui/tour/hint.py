@@ -15,7 +15,10 @@ _MARGIN = 12
 
 
 class FirstRunHint(FloatingCard):
-    """"New here?" in the top right corner of the content, with the tour one click away.
+    """"New here?" in the bottom right corner of the content, with the tour one click away.
+
+    Not at the top: there it lay over the text box's Examples button and the selected row's
+    facts, the first things a newcomer reaches for.
 
     Signals
     -------
@@ -41,7 +44,7 @@ class FirstRunHint(FloatingCard):
         self.close_button.clicked.connect(self.hide)
 
     def pop_up(self) -> None:
-        """Show the card (top right, over the content)."""
+        """Show the card (bottom right, over the content, above the status bar)."""
         self.show()
         self._place()
 
@@ -53,6 +56,6 @@ class FirstRunHint(FloatingCard):
         self.setFixedWidth(min(380, max(260, self._window.width() // 3)))
         self.adjustSize()
         central = self._window.centralWidget()
-        top = central.mapTo(self._window, QPoint(0, 0)).y() if central is not None else 0
-        self.move(QPoint(self._window.width() - self.width() - _MARGIN, top + _MARGIN))
+        bottom = central.geometry().bottom() if central is not None else self._window.height()
+        self.move(QPoint(self._window.width() - self.width() - _MARGIN, bottom - self.height() - _MARGIN))
         self.raise_()
