@@ -261,3 +261,28 @@ def test_nearest_neighbors_of_huge_finite_rows(streamed):
     got = nearest.nearest_neighbors(e if streamed else t, e[robot], k=1, exclude=[robot])
     assert [n.id for n in got] == [arm]
     assert got[0].cosine == pytest.approx(0.995, abs=5e-4)
+
+
+def test_pca_above_1024_dims_takes_no_lu_and_finds_the_exact_components(monkeypatch):
+    """scipy's LU, which scikit-learn's randomised solver takes between power iterations, holds the
+    GIL for its whole length (15-37 ms a call on a 128,256 x 4,096 table; the window waited for each
+    while a projection ran): the bases come from QR decompositions, and the result is the exact PCA's."""
+    import scipy.linalg
+    from sklearn.decomposition import PCA
+
+    def no_lu(*_args, **_kwargs):
+        raise AssertionError("an LU decomposition: it holds the GIL")
+
+    monkeypatch.setattr(scipy.linalg, "lu", no_lu)
+    rng = np.random.default_rng(8)
+    x = (rng.standard_normal((400, 4)) * [12, 8, 5, 3]) @ rng.standard_normal((4, 1500))
+    x = (x + 0.05 * rng.standard_normal((400, 1500)) + 2.0).astype(np.float32)
+    p = geo.pca_project(x, n_components=3)
+    x64 = x.astype(np.float64)
+    ref = PCA(n_components=3, svd_solver="full").fit(x64)
+    np.testing.assert_allclose(p.explained, ref.explained_variance_ratio_, rtol=1e-4)
+    np.testing.assert_allclose(p.mean, ref.mean_, atol=1e-4)
+    for got, want in zip(p.components, ref.components_):
+        assert abs(float(np.dot(got, want))) == pytest.approx(1.0, abs=1e-5)
+    want = ref.transform(x64)
+    np.testing.assert_allclose(np.abs(p.coords), np.abs(want), atol=1e-4 * np.abs(want).max())
