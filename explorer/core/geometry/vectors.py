@@ -224,10 +224,12 @@ PCA_OVERSAMPLES = 10
 def _pca_randomized(rows: np.ndarray, k: int, seed: int):
     """PCA by a randomised SVD (Halko, Martinsson and Tropp 2011), as scikit-learn's ``randomized``
     solver does, with its oversampling and number of power iterations, but each iteration's basis
-    made by a QR decomposition that lets go of the GIL. scikit-learn's LU (``scipy.linalg.lu``)
-    held it for its whole length, 15-37 ms a call on a 128,256 x 4,096 table, longer beside busy
-    cores, and the window's thread waited for each: walks had stalls of 140-180 ms with the window
-    on a core 9-12 ms of them while this ran. Same returns as :func:`_pca_covariance_eigh`."""
+    made by a QR decomposition (``scipy.linalg.qr``, which lets go of the GIL). scikit-learn's
+    LU (``scipy.linalg.lu``) holds it for its whole length: a thread beside a niced worker running
+    scikit-learn's solver waited for the GIL in stretches of 50-106 ms, on a 20,000 x 4,096 sample
+    as on the whole 128,256 x 4,096 table, and the window's thread waits the same way; beside this
+    one, at most 13 and 32 ms, in the same time (within 5 %). Same returns as
+    :func:`_pca_covariance_eigh`."""
     from scipy.linalg import qr
 
     n, d = rows.shape
