@@ -194,6 +194,12 @@ def pca_project(
     )
 
 
+def _centre(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(mean (d,) float32, the rows minus it): the mean summed in float64."""
+    mean = rows.mean(axis=0, dtype=np.float64).astype(np.float32)
+    return mean, rows - mean
+
+
 def _pca_covariance_eigh(rows: np.ndarray, k: int):
     """PCA by an eigendecomposition of the (d, d) covariance, as scikit-learn's
     ``covariance_eigh`` solver does, without its extra copies (a 50,257 x 768
@@ -203,8 +209,7 @@ def _pca_covariance_eigh(rows: np.ndarray, k: int):
     variance ratio (k,) float64, mean (d,) float32.
     """
     n, d = rows.shape
-    mean = rows.mean(axis=0, dtype=np.float64).astype(np.float32)
-    centred = rows - mean
+    mean, centred = _centre(rows)
     cov = (centred.T @ centred).astype(np.float64)
     cov = (cov + cov.T) / 2
     w, v = np.linalg.eigh(cov)
@@ -233,8 +238,7 @@ def _pca_randomized(rows: np.ndarray, k: int, seed: int):
     from scipy.linalg import qr
 
     n, d = rows.shape
-    mean = rows.mean(axis=0, dtype=np.float64).astype(np.float32)
-    centred = rows - mean
+    mean, centred = _centre(rows)
     width = min(k + PCA_OVERSAMPLES, n, d)
     n_iter = 7 if k < 0.1 * min(n, d) else 4  # scikit-learn's rule
 
@@ -247,7 +251,7 @@ def _pca_randomized(rows: np.ndarray, k: int, seed: int):
     q = basis(centred @ q)  # (n, width): an orthonormal basis of the rows' leading directions
     _, s, vt = np.linalg.svd(q.T @ centred, full_matrices=False)
     comps = np.ascontiguousarray(vt[:k]).astype(np.float32)
-    step = max(1, 4_000_000 // d)  # the squares summed in float64, a block of rows at a time
+    step = max(1, BATCH_VALUES // d)  # the squares summed in float64, a block of rows at a time
     total = sum(float(np.square(centred[i : i + step], dtype=np.float64).sum()) for i in range(0, n, step))
     explained = (s[:k].astype(np.float64) ** 2) / total if total > 0 else np.zeros(k)
     coords = (centred @ comps.T).astype(np.float32)
