@@ -4,7 +4,7 @@ that imports them (:func:`warm_up_job`, which explorer.workers runs).
 The warm-up, once the first model is in: the views' code first (a tab opened in
 the first second needs it), then torch, then what may fail (OpenGL). At the
 first idle moment after it (:class:`explorer.ui.common.prebuild.IdleBuilder`):
-torch._dynamo and scikit-learn's PCA and k-means.
+torch._dynamo and what the t-SNE and UMAP layouts import.
 """
 
 from __future__ import annotations
@@ -32,10 +32,11 @@ WARM_UP_MODULES = VIEW_MODULES + TORCH_MODULES  # in order: a tab opened in the 
 #: left out (three alternated walks). Imported at the first idle moment instead; a training started
 #: before then imports it in its own worker (the window's longest gap after Start: 54-63 ms, 26-36 with
 #: it imported already).
-#: Also scikit-learn's PCA and k-means (with SciPy: 0.8 s), which the layouts, the clusters and the
-#: training's charts import when first used: a walk of 2,000 actions imported them in its workers,
-#: holding the GIL, in the middle of the user's clicks.
-IDLE_MODULES = ("torch._dynamo", "sklearn.decomposition", "sklearn.cluster")
+#: Also what the layouts need (t-SNE's openTSNE, which imports scikit-learn and SciPy: 0.8-0.9 s, with two
+#: stretches of 58-74 ms in which its modules' C set-up keeps the GIL; UMAP's curve fit and the layouts'
+#: quality score): imported in the worker of the first layout, in the middle of the user's clicks.
+#: (The PCA and the clusters of every layout import neither: they are numpy and torch.)
+IDLE_MODULES = ("torch._dynamo", "openTSNE", "scipy.optimize", "scipy.spatial")
 
 
 def warm_up_job(modules: Sequence[str] = (), optional: Sequence[str] = (),

@@ -229,13 +229,17 @@ PCA_OVERSAMPLES = 10
 def _pca_randomized(rows: np.ndarray, k: int, seed: int):
     """PCA by a randomised SVD (Halko, Martinsson and Tropp 2011), as scikit-learn's ``randomized``
     solver does, with its oversampling and number of power iterations, but each iteration's basis
-    made by a QR decomposition (``scipy.linalg.qr``, which lets go of the GIL). scikit-learn's
+    made by a QR decomposition (``torch.linalg.qr``, which lets go of the GIL). scikit-learn's
     LU (``scipy.linalg.lu``) holds it for its whole length: a thread beside a niced worker running
     scikit-learn's solver waited for the GIL in stretches of 50-106 ms, on a 20,000 x 4,096 sample
     as on the whole 128,256 x 4,096 table, and the window's thread waits the same way; beside this
-    one, at most 13 and 33 ms, in about the same time (2.6-2.9 s on the sample for both; 9.4 s
-    against 8.7-9.0 on the whole table). Same returns as :func:`_pca_covariance_eigh`."""
-    from scipy.linalg import qr
+    one (then with ``scipy.linalg.qr``), at most 13 and 33 ms, in about the same time (2.6-2.9 s
+    on the sample for both; 9.4 s against 8.7-9.0 on the whole table). torch's QR of a
+    128,256 x 20 block takes as long as SciPy's (21-25 ms) and a thread beside it never waited
+    over 6 ms; SciPy's import, which this no longer needs, kept the GIL from the window for
+    57-84 ms at once (``numpy.f2py`` importing ``charset_normalizer``). Same returns as
+    :func:`_pca_covariance_eigh`."""
+    import torch
 
     n, d = rows.shape
     mean, centred = _centre(rows)
@@ -243,7 +247,7 @@ def _pca_randomized(rows: np.ndarray, k: int, seed: int):
     n_iter = 7 if k < 0.1 * min(n, d) else 4  # scikit-learn's rule
 
     def basis(a: np.ndarray) -> np.ndarray:
-        return qr(a, mode="economic", check_finite=False)[0]
+        return torch.linalg.qr(torch.from_numpy(a), mode="reduced")[0].numpy()
 
     q = np.random.default_rng(seed).standard_normal((d, width)).astype(np.float32)
     for _ in range(n_iter):

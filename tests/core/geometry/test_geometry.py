@@ -286,3 +286,18 @@ def test_pca_above_1024_dims_takes_no_lu_and_finds_the_exact_components(monkeypa
         assert abs(float(np.dot(got, want))) == pytest.approx(1.0, abs=1e-5)
     want = ref.transform(x64)
     np.testing.assert_allclose(np.abs(p.coords), np.abs(want), atol=1e-4 * np.abs(want).max())
+
+
+def test_pca_above_1024_dims_imports_no_scipy():
+    """SciPy's import kept the GIL from the window for 57-84 ms at once (numpy.f2py importing
+    charset_normalizer), in the worker of the first wide table's projection: torch, imported
+    already, makes the QR bases."""
+    from tests.support.fresh import modules_imported_by
+
+    wide = """
+import numpy as np
+from explorer.core.geometry.vectors import pca_project
+p = pca_project(np.random.default_rng(0).standard_normal((300, 1100)).astype(np.float32), n_components=2)
+assert p.coords.shape == (300, 2) and np.isfinite(p.coords).all()
+"""
+    assert modules_imported_by(wide, ("sklearn", "scipy")) == []
