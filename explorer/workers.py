@@ -28,6 +28,7 @@ from PySide6.QtCore import QCoreApplication, QObject, QThreadPool, Signal
 from superqt.utils import GeneratorWorker, WorkerBase
 
 from explorer.core import runtime
+from explorer.core.import_gate import import_step
 from explorer.core.jobs import run_to_end
 from explorer.core.runtime import lower_this_thread, settle_collector
 from explorer.pacing import PACER
@@ -218,12 +219,13 @@ def _run_steps(steps: Iterator, gives_way: bool = True, always_gated: bool = Fal
     """superqt's generator around a job's: each step begins once the window's turn has ended and steps
     aside for the turns (:class:`~explorer.core.runtime.WindowTurns`), unless ``job.gives_way`` is False;
     with ``job.always_gated``, each step runs under the gate whether or not the window is lively."""
-    gate = runtime.WINDOW_TURNS.gate() if gives_way else None
+    gate = runtime.WINDOW_TURNS.gate() if gives_way else runtime.WINDOW_TURNS.no_gate()
     while True:
         if gives_way:
             runtime.WINDOW_TURNS.before_step(gate, always_gated)
         try:
-            value = next(steps)
+            with import_step():  # a module imported in the step: gated, and no collection, to the step's end
+                value = next(steps)
         except StopIteration as stop:
             return stop.value
         yield value

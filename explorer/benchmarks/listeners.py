@@ -18,7 +18,7 @@ from collections import Counter, deque
 from pathlib import Path
 
 __all__ = ["QT_SEEN", "EXCEPTIONS_SEEN", "WARNINGS_SEEN", "collect_qt_message", "collect_exception",
-           "collect_warning", "rss_mb", "StackSampler", "Landings"]
+           "collect_warning", "rss_mb", "StackSampler", "Landings", "thread_places"]
 
 #: what a platform says about itself, not about the app (pytest's qt_log_ignore has the same)
 QT_NOISE = ("This plugin does not support propagateSizeHints",)
@@ -123,7 +123,6 @@ class StackSampler:
             self.collections.append((began, now, info.get("generation"), threading.current_thread().name))
 
     def _run(self) -> None:
-        from explorer.core.runtime import thread_places
 
         last = time.perf_counter()
         while not self._stop.wait(self.interval_s):
@@ -254,3 +253,22 @@ def _stack_of(frame, limit: int = 60) -> tuple[tuple[str, int, str], ...]:
 def _frame_text(frame: tuple[str, int, str]) -> str:
     path, line, name = frame
     return f"{Path(path).name}:{line} {name}"
+
+
+def thread_places() -> list[str]:
+    """Where each other thread of the process is: its name and its innermost frame outside
+    Python's own library (``"Dummy-3 at job.py:127 manifold_job"``), for saying which thread
+    did not stop when it should have."""
+    stdlib = os.path.dirname(os.__file__)
+    names = {t.ident: t.name for t in threading.enumerate()}
+    places = []
+    for ident, frame in sys._current_frames().items():
+        if ident == threading.get_ident():
+            continue
+        where = frame
+        while where is not None and where.f_code.co_filename.startswith(stdlib):
+            where = where.f_back
+        where = where or frame
+        places.append(f"{names.get(ident, ident)} at {os.path.basename(where.f_code.co_filename)}:"
+                      f"{where.f_lineno} {where.f_code.co_name}")
+    return sorted(places)

@@ -38,9 +38,9 @@ from explorer.benchmarks.listeners import (
     collect_qt_message,
     collect_warning,
     rss_mb,
+    thread_places,
 )
 from explorer.benchmarks.monkey_report import MonkeyReport, format_monkey
-from explorer.core.runtime import thread_places
 
 __all__ = ["MonkeyReport", "Monkey", "bench_monkey", "format_monkey", "FUZZ_TEXTS"]
 

@@ -295,8 +295,16 @@ class WindowTurns:
                 _pass(self._held, self.max_wait_s)
 
         step_aside.began = -math.inf  # when its worker's last step began (:meth:`before_step`)
-        self._threads.gate = step_aside  # for :meth:`between_steps`
+        self._threads.gate = step_aside  # for :meth:`between_steps` and :meth:`job_gate`
         return step_aside
+
+    def no_gate(self) -> None:
+        """For a job that does not give way: the calling worker has no gate while it runs (None)."""
+        self._threads.gate = None
+
+    def job_gate(self) -> Callable | None:
+        """The gate of the job running in the calling worker (:meth:`gate`); None elsewhere."""
+        return getattr(self._threads, "gate", None)
 
     def before_step(self, gate: Callable | None, always: bool = False) -> None:
         """In a worker, before a step of its job: wait for the turn under way to end, then run the step
@@ -318,7 +326,7 @@ class WindowTurns:
         """For a job that loops over short steps between two of its yields (training: 1-2 ms a step, a
         yield every tenth of a second): :meth:`before_step` for the calling worker, as at a yield, so
         each step waits for the window's turn, and, being short, runs unprofiled. Nothing off a worker."""
-        gate = getattr(self._threads, "gate", None)
+        gate = self.job_gate()
         if gate is not None:
             self.before_step(gate)
 
@@ -473,26 +481,13 @@ def park_after_full_collections(on: bool = True) -> None:
         gc.callbacks.remove(_park_survivors)
 
 
+def parking() -> bool:
+    """Whether :func:`park_after_full_collections` is on."""
+    return _park_survivors in gc.callbacks
+
+
 def _park_survivors(phase: str, info: dict) -> None:
     # at "stop" the collection is over: its lists are whole, and the collector cannot start again inside
     if phase == "stop" and info.get("generation") == 2 and not _collector_pausers:
         gc.freeze()
 
-
-def thread_places() -> list[str]:
-    """Where each other thread of the process is: its name and its innermost frame outside
-    Python's own library (``"Dummy-3 at job.py:127 manifold_job"``), for saying which thread
-    did not stop when it should have."""
-    stdlib = os.path.dirname(os.__file__)
-    names = {t.ident: t.name for t in threading.enumerate()}
-    places = []
-    for ident, frame in sys._current_frames().items():
-        if ident == threading.get_ident():
-            continue
-        where = frame
-        while where is not None and where.f_code.co_filename.startswith(stdlib):
-            where = where.f_back
-        where = where or frame
-        places.append(f"{names.get(ident, ident)} at {os.path.basename(where.f_code.co_filename)}:"
-                      f"{where.f_lineno} {where.f_code.co_name}")
-    return sorted(places)

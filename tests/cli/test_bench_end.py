@@ -40,7 +40,7 @@ def test_thread_places_say_where_each_other_thread_is():
     and its innermost frame outside Python's own library (here, this file's ``waiter``)."""
     import threading
 
-    from explorer.core.runtime import thread_places
+    from explorer.benchmarks.listeners import thread_places
 
     release = threading.Event()
 

@@ -1,0 +1,79 @@
+"""A worker importing a module in the middle of a job's step: it steps aside for the window's turns,
+and no garbage collection runs, until the step ends.
+
+A job's first step often imports what it needs the first time it runs: torch._dynamo (with sympy) when
+the first optimiser is made, openTSNE (with scikit-learn and SciPy) for the first layout. That is one
+long step of Python, 0.8-1.5 s, which allocates hundreds of thousands of objects. Measured in a real
+window (the bundled model, the first training started while the views were switched every 80 ms):
+two full collections set off inside torch._dynamo's import, 148-149 ms each holding the GIL, were the
+window's two stalls of 150-270 ms; with no training, the longest gap was 24-30 ms. And the worker ran
+the import unprofiled when the job's previous step was short
+(:meth:`explorer.core.runtime.WindowTurns.before_step`), taking its share of the GIL through every turn.
+
+Inside :func:`import_step` (explorer.workers wraps each step of a job in it), the first module imported
+puts the worker's gate on (:meth:`~explorer.core.runtime.WindowTurns.gate`: it stops the worker at its
+next call while a turn of the window is under way, at most ``GIVE_WAY_MAX_S`` a turn) and pauses the
+collector (:func:`~explorer.core.runtime.collector_paused`) until the step ends. Then, when the app
+parks what survives its collections (:func:`~explorer.core.runtime.park_after_full_collections`), what
+exists is parked (``gc.freeze``) before the collector is on again: the first collection after the pause
+walked all the import had made, a young generation of hundreds of thousands of objects, 69-78 ms
+holding the GIL (the probe above: the longest gap 72-83 ms; parked, 27-28 ms). Unlike the app's other
+parking, no collection comes first: a reference cycle that the step made and dropped stays.
+
+The finder that does this, :class:`StepAsideOnImport`, first on ``sys.meta_path``, finds nothing
+itself, and is asked only for modules not imported yet: an import of one already in ``sys.modules``
+costs nothing more.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import sys
+import threading
+from collections.abc import Iterator
+
+from explorer.core.runtime import WINDOW_TURNS, collector_paused, parking
+
+__all__ = ["StepAsideOnImport", "import_step", "step_aside_on_imports"]
+
+_STEP = threading.local()  # .armed: inside a job's step; .pause: the collector's pause, once it imported
+
+
+@contextlib.contextmanager
+def import_step() -> Iterator[None]:
+    """Around one step of a job, in its worker: an import inside it gates the worker and pauses the
+    collector until the step ends (with :func:`step_aside_on_imports` installed)."""
+    _STEP.armed, _STEP.pause = True, None
+    try:
+        yield
+    finally:
+        pause, _STEP.armed, _STEP.pause = _STEP.pause, False, None
+        if pause is not None:
+            if parking():  # what it made is mostly the modules': never walked (the next collection, 69-78 ms)
+                gc.freeze()
+            pause.__exit__(None, None, None)
+
+
+class StepAsideOnImport:
+    """A meta path finder that finds nothing: inside :func:`import_step` it gates the worker that asks and
+    pauses the collector (see the module's docstring)."""
+
+    @staticmethod
+    def find_spec(_name, _path=None, _target=None):
+        if not getattr(_STEP, "armed", False):
+            return None
+        gate = WINDOW_TURNS.job_gate()
+        if gate is not None and sys.getprofile() is not gate:
+            sys.setprofile(gate)
+        if _STEP.pause is None:
+            _STEP.pause = collector_paused()
+            _STEP.pause.__enter__()
+        return None
+
+
+def step_aside_on_imports() -> bool:
+    """Put :class:`StepAsideOnImport` first on ``sys.meta_path`` (once); True when it is there."""
+    if not any(isinstance(f, StepAsideOnImport) for f in sys.meta_path):
+        sys.meta_path.insert(0, StepAsideOnImport())
+    return isinstance(sys.meta_path[0], StepAsideOnImport)
