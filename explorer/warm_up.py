@@ -32,9 +32,9 @@ WARM_UP_MODULES = VIEW_MODULES + TORCH_MODULES  # in order: a tab opened in the 
 #: left out (three alternated walks). Imported at the first idle moment instead; a training started
 #: before then imports it in its own worker (the window's longest gap after Start: 54-63 ms, 26-36 with
 #: it imported already).
-#: Also what the layouts need (t-SNE's openTSNE, which imports scikit-learn and SciPy: 0.8-0.9 s, with two
-#: stretches of 58-74 ms in which its modules' C set-up keeps the GIL; UMAP's curve fit and the layouts'
-#: quality score): imported in the worker of the first layout, in the middle of the user's clicks.
+#: Also what the layouts need (t-SNE's openTSNE, which imports scikit-learn and SciPy: 0.7-0.9 s of module
+#: code; UMAP's curve fit and the layouts' quality score): else imported in the worker of the first layout,
+#: in the middle of the user's clicks.
 #: (The PCA and the clusters of every layout import neither: they are numpy and torch.)
 IDLE_MODULES = ("torch._dynamo", "openTSNE", "scipy.optimize", "scipy.spatial")
 

@@ -3,12 +3,13 @@ and no garbage collection runs, until the step ends.
 
 A job's first step often imports what it needs the first time it runs: torch._dynamo (with sympy) when
 the first optimiser is made, openTSNE (with scikit-learn and SciPy) for the first layout. That is one
-long step of Python, 0.8-1.5 s, which allocates hundreds of thousands of objects. Measured in a real
-window (the bundled model, the first training started while the views were switched every 80 ms):
-two full collections set off inside torch._dynamo's import, 148-149 ms each holding the GIL, were the
-window's two stalls of 150-270 ms; with no training, the longest gap was 24-30 ms. And the worker ran
-the import unprofiled when the job's previous step was short
-(:meth:`explorer.core.runtime.WindowTurns.before_step`), taking its share of the GIL through every turn.
+long step of Python, 0.7-1.5 s, which allocates hundreds of thousands of objects, run unprofiled when
+the job's previous step was short (:meth:`explorer.core.runtime.WindowTurns.before_step`): it took its
+share of the GIL through every turn of the window, and the collections it set off walked its objects.
+Measured in a real window (the bundled model, the app's parking on, the first training started while
+the views were switched every 80 ms): the window's longest gap 46, 47, 87 and 69 ms; with this module's
+step aside and pause, 27, 31, 29 and 29 (24-30 ms with no training). A process that does not park its
+older objects (the app parks them once warm) had two full collections of 148-149 ms inside the import.
 
 Inside :func:`import_step` (explorer.workers wraps each step of a job in it), the first module imported
 puts the worker's gate on (:meth:`~explorer.core.runtime.WindowTurns.gate`: it stops the worker at its
@@ -17,7 +18,7 @@ collector (:func:`~explorer.core.runtime.collector_paused`) until the step ends.
 parks what survives its collections (:func:`~explorer.core.runtime.park_after_full_collections`), what
 exists is parked (``gc.freeze``) before the collector is on again: the first collection after the pause
 walked all the import had made, a young generation of hundreds of thousands of objects, 69-78 ms
-holding the GIL (the probe above: the longest gap 72-83 ms; parked, 27-28 ms). Unlike the app's other
+holding the GIL (the probe above without the parking: the longest gap 72-83 ms). Unlike the app's other
 parking, no collection comes first: a reference cycle that the step made and dropped stays.
 
 The finder that does this, :class:`StepAsideOnImport`, first on ``sys.meta_path``, finds nothing

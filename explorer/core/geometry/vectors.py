@@ -236,9 +236,8 @@ def _pca_randomized(rows: np.ndarray, k: int, seed: int):
     one (then with ``scipy.linalg.qr``), at most 13 and 33 ms, in about the same time (2.6-2.9 s
     on the sample for both; 9.4 s against 8.7-9.0 on the whole table). torch's QR of a
     128,256 x 20 block takes as long as SciPy's (21-25 ms) and a thread beside it never waited
-    over 6 ms; SciPy's import, which this no longer needs, kept the GIL from the window for
-    57-84 ms at once (``numpy.f2py`` importing ``charset_normalizer``). Same returns as
-    :func:`_pca_covariance_eigh`."""
+    over 6 ms; and SciPy's import (0.1-0.16 s of module code in the projection's worker) is no
+    longer needed. Same returns as :func:`_pca_covariance_eigh`."""
     import torch
 
     n, d = rows.shape

@@ -4,10 +4,10 @@ each cluster named by its most central points (the tokens nearest its centre).
 Pure numpy: :func:`kmeans` is scikit-learn's ``KMeans`` (greedy k-means++,
 Lloyd's iterations, its tolerance, the best of ``n_init`` runs), which the tests
 compare it with. scikit-learn itself is not imported: its import (and SciPy's,
-which it brings) took 0.8-0.9 s in the worker that first clustered a layout,
-with two stretches of 52-88 ms in which C code of its modules' set-up kept the
-GIL from the window (``scipy.stats`` and the ``charset_normalizer`` that
-``numpy.f2py`` imports), while the user went on clicking.
+which it brings) is 0.7-1.0 s of module code in the worker that first clusters
+a layout, sharing the GIL with the window while the user goes on clicking; in
+a process whose older objects are not parked from the collector (the app parks
+them once warm), full collections inside it kept the GIL for 72-87 ms at once.
 :func:`clusters_job` is the generator a worker runs when the layout changes
 (not when the view moves: the clusters belong to the layout).
 """

@@ -289,9 +289,8 @@ def test_pca_above_1024_dims_takes_no_lu_and_finds_the_exact_components(monkeypa
 
 
 def test_pca_above_1024_dims_imports_no_scipy():
-    """SciPy's import kept the GIL from the window for 57-84 ms at once (numpy.f2py importing
-    charset_normalizer), in the worker of the first wide table's projection: torch, imported
-    already, makes the QR bases."""
+    """SciPy's import is 0.1-0.16 s of module code in the worker of the first wide table's
+    projection, sharing the GIL with the window: torch, imported already, makes the QR bases."""
     from tests.support.fresh import modules_imported_by
 
     wide = """

@@ -122,8 +122,8 @@ def test_kmeans_of_repeated_points_gives_every_cluster_a_point():
 
 
 def test_clustering_a_layout_imports_neither_scikit_learn_nor_scipy():
-    """The clusters job runs while the user clicks: scikit-learn's import (with SciPy's) kept the
-    GIL from the window for 52-88 ms at a time, twice."""
+    """The clusters job runs while the user clicks: scikit-learn's import (with SciPy's) is 0.7-1.0 s
+    of module code sharing the GIL with the window."""
     from tests.support.fresh import modules_imported_by
 
     code = ("import numpy as np\n"
