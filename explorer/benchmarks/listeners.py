@@ -123,7 +123,6 @@ class StackSampler:
             self.collections.append((began, now, info.get("generation"), threading.current_thread().name))
 
     def _run(self) -> None:
-
         last = time.perf_counter()
         while not self._stop.wait(self.interval_s):
             now = time.perf_counter()

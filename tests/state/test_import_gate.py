@@ -47,7 +47,7 @@ def _run_job(qtbot, job):
     return done[0]
 
 
-def test_a_step_that_imports_runs_gated_with_the_collector_paused_to_its_end(qtbot, fresh_module):
+def test_a_step_that_imports_runs_gated_to_its_end_with_the_collector_paused_for_the_import(qtbot, fresh_module):
     """torch._dynamo's import in the first training's step (0.7-1.5 s of module code): the window's
     longest gap while the views were switched went from 46-87 ms to 27-31 ms."""
     assert gc.isenabled()
@@ -56,18 +56,50 @@ def test_a_step_that_imports_runs_gated_with_the_collector_paused_to_its_end(qtb
 
     def job():
         yield 0.0, "a step without an import"
-        seen["plain step"] = gc.isenabled()
+        seen["plain step"] = (gc.isenabled(), sys.getprofile() is None)
         module = importlib.import_module(name)
-        seen["after the import, same step"] = gc.isenabled()
+        seen["after the import, same step"] = (gc.isenabled(), sys.getprofile() is None)
         yield 0.5, "imported"
-        seen["next step"] = gc.isenabled()
+        seen["next step"] = (gc.isenabled(), sys.getprofile() is None)
         return module
 
     module = _run_job(qtbot, job)
     assert module.COLLECTING is False
-    assert module.PROFILE is not None and module.PROFILE.__name__ == "step_aside"  # the worker's gate
-    assert seen == {"plain step": True, "after the import, same step": False, "next step": True}
+    assert module.PROFILE is not None  # the worker's gate (behind the watch for the import's end)
+    # (collector on, unprofiled): the gate stays on to the step's end, the next step begins unprofiled
+    assert seen == {"plain step": (True, True), "after the import, same step": (True, False),
+                    "next step": (True, True)}
     assert gc.isenabled()
+
+
+def test_a_step_that_waits_after_its_import_does_not_keep_the_collector_off(qtbot, fresh_module):
+    """A training paused by the user waits inside its step, maybe for minutes: the collector is on
+    again as soon as the step's import has returned."""
+    import threading
+
+    name = fresh_module()
+    imported, release = threading.Event(), threading.Event()
+
+    def job():
+        yield 0.0, "importing, then waiting"
+        module = importlib.import_module(name)
+        imported.set()
+        release.wait(20)
+        return module
+
+    from explorer.workers import JobRunner
+
+    done = []
+    runner = JobRunner()
+    runner.succeeded.connect(done.append)
+    runner.start(job)
+    try:
+        assert imported.wait(20)
+        assert gc.isenabled()  # seen from this thread while the worker's step still runs
+    finally:
+        release.set()
+    qtbot.waitUntil(lambda: bool(done), timeout=30_000)
+    assert done[0].COLLECTING is False
 
 
 def test_an_import_outside_a_jobs_step_changes_nothing(fresh_module):
