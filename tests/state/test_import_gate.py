@@ -35,14 +35,14 @@ def fresh_module(tmp_path, monkeypatch):
         sys.modules.pop(name, None)
 
 
-def _run_job(qtbot, job):
+def _run_job(qtbot, job, *args):
     from explorer.workers import JobRunner
 
     done = []
     runner = JobRunner()
     runner.succeeded.connect(done.append)
     runner.failed.connect(done.append)
-    runner.start(job)
+    runner.start(job, *args)
     qtbot.waitUntil(lambda: bool(done), timeout=30_000)
     return done[0]
 
@@ -130,3 +130,17 @@ def test_what_an_importing_step_made_is_parked_when_the_app_parks(qtbot, fresh_m
         park_after_full_collections(False)
     assert len(kept) == 20_000
     assert (gc.get_freeze_count() - before >= 20_000) is parking
+
+
+def test_the_warm_up_imports_torch_under_the_gate_and_the_views_code_without(qtbot, fresh_module, monkeypatch):
+    """torch's import (1-2 s of module code, while the user's first clicks come) steps aside for the
+    window's turns; the views' code comes as fast as it can, since a tab shown in the first second
+    imports it on the window's thread otherwise, waiting for the warm-up's import of it."""
+    import explorer.warm_up as warm_up
+
+    views, torch_like = fresh_module(), fresh_module()
+    monkeypatch.setattr(warm_up, "TORCH_MODULES", (torch_like,))
+    assert _run_job(qtbot, warm_up.warm_up_job, (views, torch_like)) is True  # as the app starts it
+    assert sys.modules[views].PROFILE is None
+    assert sys.modules[torch_like].PROFILE is not None  # the worker's gate
+    assert sys.modules[torch_like].COLLECTING is False and gc.isenabled()
