@@ -110,21 +110,30 @@ def kmeans(pts: np.ndarray, k: int, seed: int = 0, n_init: int = 3, max_iter: in
     """(centres (k, d), labels (n,)) of seeded k-means on ``pts`` (n, d): the run of lowest
     inertia among ``n_init``, each seeded by greedy k-means++ and iterated until the centres move
     less than ``tol`` times the points' mean variance (scikit-learn's ``KMeans`` rule). Above
-    :data:`FIT_SAMPLE` points the runs fit a seeded sample; every point then takes its nearest
-    centre, and the centres become the means of their points."""
+    :data:`FIT_SAMPLE` points, as scikit-learn's ``MiniBatchKMeans`` does, the best of ``n_init``
+    seedings (by inertia) of a seeded sample is iterated once, on the sample; every point then
+    takes its nearest centre, and the centres become the means of their points."""
     pts = np.asarray(pts, np.float64)
     rng = np.random.default_rng(seed)
-    fit = pts[np.sort(rng.choice(len(pts), FIT_SAMPLE, replace=False))] if len(pts) > FIT_SAMPLE else pts
+    big = len(pts) > FIT_SAMPLE
+    fit = pts[np.sort(rng.choice(len(pts), FIT_SAMPLE, replace=False))] if big else pts
     scaled_tol = float(np.mean(np.var(fit, axis=0))) * tol
+    if big:
+        seeds = [_kmeans_plus_plus(fit, k, rng) for _ in range(max(1, n_init))]
+        best_seed = min(seeds, key=lambda c: float(_sq_distances(fit, c).min(axis=1).sum()))
+        centres = _lloyd(fit, best_seed, scaled_tol, max_iter)[0]
+        labels = _sq_distances(pts, centres).argmin(axis=1)
+        counts = np.bincount(labels, minlength=k)
+        sums = np.stack([np.bincount(labels, weights=pts[:, j], minlength=k) for j in range(pts.shape[1])], axis=1)
+        filled = counts > 0
+        centres[filled] = sums[filled] / counts[filled, None]
+        return centres, labels
     best = None
     for _ in range(max(1, n_init)):
         run = _lloyd(fit, _kmeans_plus_plus(fit, k, rng), scaled_tol, max_iter)
         if best is None or run[2] < best[2]:
             best = run
-    centres, labels, _ = best
-    if fit is not pts:
-        centres, labels, _ = _lloyd(pts, centres, np.inf, 1)
-    return centres, labels
+    return best[0], best[1]
 
 
 def cluster_layout(xy: np.ndarray, k: int, m: int = 2, seed: int = 0, key: object = None) -> LayoutClusters:
