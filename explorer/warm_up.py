@@ -50,7 +50,8 @@ def warm_up_job(modules: Sequence[str] = (), optional: Sequence[str] = (),
     Torch's import steps aside for the window's turns (:func:`_import_stepping_aside`): in ten
     walks of the first 60 actions in a real window (five seeds, twice, alternated with the code
     before), no action stalled over 100 ms (longest 49-89 ms), against six stalls of 101-130 ms
-    in four of the ten walks without.
+    in four of the ten walks without. The price: with nobody clicking, the warm-up ends 0.45 s later
+    (2.3-2.5 s after start instead of 1.9-2.0: a profiled import runs its Python slower).
 
     The garbage collector is off meanwhile: a full collection in the middle of these imports
     walks every object the process has, holding the GIL for 100-650 ms, and the window waited
