@@ -144,3 +144,27 @@ def test_the_warm_up_imports_torch_under_the_gate_and_the_views_code_without(qtb
     assert sys.modules[views].PROFILE is None
     assert sys.modules[torch_like].PROFILE is not None  # the worker's gate
     assert sys.modules[torch_like].COLLECTING is False and gc.isenabled()
+
+
+def test_a_module_that_fails_to_import_leaves_the_collector_on(qtbot, tmp_path, monkeypatch):
+    """The import's end is its outermost frame returning, by an exception too."""
+    from explorer.core.import_gate import step_aside_on_imports
+
+    assert step_aside_on_imports()
+    name = f"import_gate_broken_{id(tmp_path)}"
+    (tmp_path / f"{name}.py").write_text("import gc\nCOLLECTING = gc.isenabled()\nraise RuntimeError('broken')\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    seen = {}
+
+    def job():
+        yield 0.0, "importing a broken module"
+        try:
+            importlib.import_module(name)
+        except RuntimeError as exc:
+            seen["error"] = str(exc)
+        seen["collecting after"] = gc.isenabled()
+        return True
+
+    assert _run_job(qtbot, job) is True
+    assert seen == {"error": "broken", "collecting after": True}
+    assert name not in sys.modules
