@@ -61,6 +61,12 @@ def _sq_distances(pts: np.ndarray, centres: np.ndarray) -> np.ndarray:
     return np.maximum(d, 0.0, out=d)
 
 
+def _sums_and_counts(pts: np.ndarray, labels: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """(k, d) the sum of each cluster's points, (k,) how many it has."""
+    sums = np.stack([np.bincount(labels, weights=pts[:, j], minlength=k) for j in range(pts.shape[1])], axis=1)
+    return sums, np.bincount(labels, minlength=k)
+
+
 def _kmeans_plus_plus(pts: np.ndarray, k: int, rng: np.random.Generator) -> np.ndarray:
     """Greedy k-means++ (scikit-learn's seeding): each new centre is the best of 2 + log k
     candidates drawn in proportion to the squared distance to the nearest centre so far."""
@@ -89,8 +95,7 @@ def _lloyd(pts: np.ndarray, centres: np.ndarray, tol: float, max_iter: int) -> t
     for _ in range(max_iter):
         d = _sq_distances(pts, centres)
         labels = d.argmin(axis=1)
-        counts = np.bincount(labels, minlength=k)
-        new = np.stack([np.bincount(labels, weights=pts[:, j], minlength=k) for j in range(pts.shape[1])], axis=1)
+        new, counts = _sums_and_counts(pts, labels, k)
         for c in np.flatnonzero(counts == 0):
             far = int(np.argmax(d[np.arange(len(pts)), labels]))
             new[c], counts[c] = pts[far], 1
@@ -123,8 +128,7 @@ def kmeans(pts: np.ndarray, k: int, seed: int = 0, n_init: int = 3, max_iter: in
         best_seed = min(seeds, key=lambda c: float(_sq_distances(fit, c).min(axis=1).sum()))
         centres = _lloyd(fit, best_seed, scaled_tol, max_iter)[0]
         labels = _sq_distances(pts, centres).argmin(axis=1)
-        counts = np.bincount(labels, minlength=k)
-        sums = np.stack([np.bincount(labels, weights=pts[:, j], minlength=k) for j in range(pts.shape[1])], axis=1)
+        sums, counts = _sums_and_counts(pts, labels, k)
         filled = counts > 0
         centres[filled] = sums[filled] / counts[filled, None]
         return centres, labels
