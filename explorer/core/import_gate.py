@@ -94,8 +94,10 @@ class StepAsideOnImport:
         if not getattr(_STEP, "armed", False) or _STEP.pause is not None:
             return None
         gate = WINDOW_TURNS.job_gate()
+        if gate is None:  # a job that does not give way (the warm-up's views' code: it pauses the collector)
+            return None
         outer = _outermost_import_frame()
-        if gate is None or outer is None:  # a job that does not give way (the warm-up pauses it itself)
+        if outer is None:
             return None
         _STEP.outer, _STEP.pause = outer, collector_paused()
         _STEP.pause.__enter__()
