@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -14,6 +13,7 @@ from PySide6.QtWidgets import QApplication
 
 from explorer.app import Explorer, make_app
 from explorer.core.sources import open_table
+from tests.support.fresh import fresh_process
 from tests.support.ui_helpers import LOAD_TIMEOUT, assert_nearest, click_chip, load, wait_neighbors
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -335,14 +335,6 @@ def test_the_warm_up_imports_torch_and_the_views_code_after_the_first_model(qtbo
         assert any(module == m or module.startswith(m + ".") for m in VIEW_MODULES), module
 
 
-def _fresh_process(script: str) -> list[str]:
-    """The words ``script`` prints, run in a fresh process (offscreen)."""
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=150,
-                          env={**os.environ, "QT_QPA_PLATFORM": "offscreen"})
-    assert done.returncode == 0, done.stderr
-    return done.stdout.split()
-
-
 def test_the_warm_up_imports_the_views_code_before_torch():
     """Behind torch (1-2 s) the views' code came 3.4 s after the window, and a tab opened
     meanwhile imported it on the GUI thread while torch's import held the GIL. In a fresh
@@ -358,7 +350,7 @@ def test_the_warm_up_imports_the_views_code_before_torch():
         "print(all(m in sys.modules for m in VIEW_MODULES), 'torch' in sys.modules)\n"
         "job.close()\n"
     )
-    assert _fresh_process(script) == ["True", "False"]
+    assert fresh_process(script) == ["True", "False"]
 
 
 def test_torch_dynamo_and_the_layouts_code_wait_for_the_first_idle_moment_after_the_warm_up():
@@ -387,7 +379,7 @@ def test_torch_dynamo_and_the_layouts_code_wait_for_the_first_idle_moment_after_
     from explorer.warm_up import IDLE_MODULES
 
     assert {"torch._dynamo", "openTSNE"} <= set(IDLE_MODULES)
-    assert _fresh_process(script)[-3:] == ["[False]", "True", "True"]
+    assert fresh_process(script)[-3:] == ["[False]", "True", "True"]
 
 
 def test_the_warm_up_imports_the_modules_it_is_given_off_the_gui_thread(tmp_path, monkeypatch):
