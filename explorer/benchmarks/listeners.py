@@ -18,7 +18,7 @@ from collections import Counter, deque
 from pathlib import Path
 
 __all__ = ["QT_SEEN", "EXCEPTIONS_SEEN", "WARNINGS_SEEN", "collect_qt_message", "collect_exception",
-           "collect_warning", "rss_mb", "StackSampler", "Landings", "thread_places"]
+           "collect_warning", "rss_mb", "StackSampler", "Landings", "thread_places", "ReadyClock"]
 
 #: what a platform says about itself, not about the app (pytest's qt_log_ignore has the same)
 QT_NOISE = ("This plugin does not support propagateSizeHints",)
@@ -39,6 +39,35 @@ def rss_mb() -> float:
             return int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 1e6
     except (OSError, ValueError):
         return 0.0
+
+
+class ReadyClock:
+    """The seconds the thread that made it has spent ready to run, waiting for a core: Linux's
+    per-thread scheduler statistics (``/proc/self/task/<tid>/schedstat``, its second field). Of a
+    stall, what the window's thread did not work (its CPU time) it spent either ready and waiting for
+    a core (this) or asleep: waiting for the GIL, a lock, the X server. Always 0 where the kernel
+    keeps no such statistics (other systems)."""
+
+    def __init__(self) -> None:
+        try:
+            self._fd = os.open(f"/proc/self/task/{threading.get_native_id()}/schedstat", os.O_RDONLY)
+        except OSError:
+            self._fd = None
+
+    def __call__(self) -> float:
+        if self._fd is None:
+            return 0.0
+        try:
+            return int(os.pread(self._fd, 128, 0).split()[1]) / 1e9
+        except (OSError, ValueError, IndexError):
+            return 0.0
+
+    def close(self) -> None:
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
+
+    __del__ = close
 
 
 def collect_qt_message(mode, context, message) -> None:

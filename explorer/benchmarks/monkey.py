@@ -33,6 +33,7 @@ from explorer.benchmarks.listeners import (
     QT_SEEN,
     WARNINGS_SEEN,
     Landings,
+    ReadyClock,
     StackSampler,
     collect_exception,
     collect_qt_message,
@@ -93,6 +94,9 @@ class Monkey:
         self._last_tick = 0.0
         self._last_cpu = 0.0
         self._gap_cpu = 0.0
+        self._ready = ReadyClock()  # made here, in the window's thread: its own time waiting for a core
+        self._last_ready = 0.0
+        self._gap_ready = 0.0
         self._longest = 0.0
         # the codec type_text splits texts with, looked up now: its first lookup imports a module, and
         # an import on this thread waits for the warm-up's (2.8 s once, charged to a keystroke the
@@ -109,15 +113,15 @@ class Monkey:
 
     # -- watching ------------------------------------------------------------------------------
     def _tick(self) -> None:
-        now, cpu = time.perf_counter(), time.thread_time()
+        now, cpu, ready = time.perf_counter(), time.thread_time(), self._ready()
         if now - self._last_tick > self._longest:
             self._longest, self._gap = now - self._last_tick, (self._last_tick, now)
-            self._gap_cpu = cpu - self._last_cpu
-        self._last_tick, self._last_cpu = now, cpu
+            self._gap_cpu, self._gap_ready = cpu - self._last_cpu, ready - self._last_ready
+        self._last_tick, self._last_cpu, self._last_ready = now, cpu, ready
 
     def _restart_clock(self) -> None:
-        """The next gap is counted from now (wall clock and the window thread's CPU time)."""
-        self._last_tick, self._last_cpu = time.perf_counter(), time.thread_time()
+        """The next gap is counted from now (wall clock, the window thread's CPU time and its time ready)."""
+        self._last_tick, self._last_cpu, self._last_ready = time.perf_counter(), time.thread_time(), self._ready()
 
     def _record_exception(self, text: str) -> None:
         self.report.exceptions += 1
@@ -230,6 +234,7 @@ class Monkey:
                 self.report.stalls.append([round(stall), f"#{k} {what}", jobs])
                 self.report.stall_landings.append(self._landings.between(*self._gap))
                 self.report.stall_cpu_ms.append(round(self._gap_cpu * 1000))
+                self.report.stall_ready_ms.append(round(self._gap_ready * 1000))
                 self.report.stall_jobs.append(names)
                 if self._sampler is not None:
                     self.report.stall_places.append(self._sampler.place(*self._gap))

@@ -59,6 +59,9 @@ class MonkeyReport:
     #: the window's thread's CPU time in each of ``stalls`` (its longest gap): near the stall, the thread
     #: worked through it (its own work, however slowed); far below, it waited (a lock, the GIL, the cores)
     stall_cpu_ms: list[int] = field(default_factory=list)
+    #: the time in each of ``stalls`` the window's thread was ready to run but waited for a core (Linux; 0
+    #: elsewhere): what it neither worked nor spent in this it spent asleep (the GIL, a lock, the X server)
+    stall_ready_ms: list[int] = field(default_factory=list)
     #: each RuntimeWarning by where it was raised from (its innermost frames and thread):
     #: [how many, the first action it came in]
     warning_places: dict[str, list] = field(default_factory=dict)
@@ -89,9 +92,9 @@ def format_monkey(r: MonkeyReport) -> str:
     lines += [f"  {m.splitlines()[-1] if m.strip() else m}" for m in r.messages[:10]]
     lines += [f"  {n} x {place} (first in {first})" for place, (n, first) in r.warning_places.items()]
     lines += [f"  {ms} ms {what}: {place}" for (ms, what, _), place in zip(r.stalls, r.stall_places, strict=False)]
-    lines += [f"  {ms} ms {what}: the window's thread worked {cpu} ms of it"
-              + (f", begun while {', '.join(jobs)} ran" if jobs else "") for (ms, what, _), cpu, jobs
-              in zip(r.stalls, r.stall_cpu_ms, r.stall_jobs, strict=False)]
+    lines += [f"  {ms} ms {what}: the window's thread worked {cpu} ms of it, waited {ready} ms for a core"
+              + (f", begun while {', '.join(jobs)} ran" if jobs else "") for (ms, what, _), cpu, ready, jobs
+              in zip(r.stalls, r.stall_cpu_ms, r.stall_ready_ms, r.stall_jobs, strict=False)]
     lines += [f"  {ms} ms {what} while landing: {landed}" for (ms, what, _), landed
               in zip(r.stalls, r.stall_landings, strict=False) if landed]
     return "\n".join(lines)

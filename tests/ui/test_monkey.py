@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 
+import pytest
 from PySide6.QtWidgets import QApplication
 
 from explorer.benchmarks.monkey import Monkey, format_monkey
@@ -218,6 +219,58 @@ def test_each_stall_says_how_much_of_it_the_window_thread_worked(qtbot, explorer
         else:
             assert cpu >= 50, (ms, cpu)
     assert "waited: the window's thread worked " in format_monkey(report)
+
+
+@pytest.mark.skipif(not hasattr(os, "sched_setaffinity") or not os.path.exists("/proc/self/schedstat"),
+                    reason="pins threads to a core and reads Linux's scheduler statistics")
+def test_each_stall_says_how_long_the_window_thread_waited_for_a_core(qtbot, explorer):
+    """What a stall's thread did not work it either waited for a core or slept (the GIL, a lock). Pinned
+    to one core beside a process spinning there, 50 ms of the thread's own work take turns with it:
+    the stall says the thread waited for that core; asleep alone, it waited for none to speak of."""
+    import subprocess
+    import sys
+    import time
+
+    ex = explorer
+    with qtbot.waitSignal(ex.load_finished, timeout=60_000):
+        ex.start(model="toy:robot")
+    monkey = Monkey(QApplication.instance(), ex, seed=0, settle_ms=1)
+    core, mine = min(os.sched_getaffinity(0)), os.sched_getaffinity(0)
+    spinner = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+    try:
+        try:
+            os.sched_setaffinity(spinner.pid, {core})
+        except OSError as exc:
+            pytest.skip(f"cannot pin a process to a core here: {exc}")
+
+        def crowded():
+            os.sched_setaffinity(0, {core})  # this thread only (0: the calling thread)
+            try:
+                end = time.thread_time() + 0.05
+                while time.thread_time() < end:
+                    pass
+            finally:
+                os.sched_setaffinity(0, mine)
+            time.sleep(0.15)
+            return "crowded"
+
+        def asleep():
+            time.sleep(0.15)
+            return "asleep"
+
+        time.sleep(0.2)  # the spinner past its start-up, spinning
+        monkey.actions = [("crowded", crowded), ("asleep", asleep)]
+        report = monkey.run(4)
+    finally:
+        spinner.kill()
+        spinner.wait()
+    assert len(report.stall_ready_ms) == len(report.stalls) == 4
+    for (ms, what, _), ready in zip(report.stalls, report.stall_ready_ms, strict=True):
+        if what.endswith("crowded"):
+            assert ready >= 10, (ms, ready)
+        else:
+            assert ready < 50, (ms, ready)
+    assert "crowded: the window's thread worked " in format_monkey(report)
 
 
 def test_each_stall_names_the_jobs_running_when_it_began(qtbot, explorer):
