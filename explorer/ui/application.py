@@ -13,7 +13,6 @@ from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication
 from superqt.utils import QMessageHandler
 
-from explorer.core.blas import limit_blas_threads
 from explorer.core.import_gate import step_aside_on_imports
 from explorer.core.runtime import (
     WINDOW_TURNS,
@@ -128,7 +127,6 @@ def make_app(argv=None) -> QApplication:
     configure_pyqtgraph()
     return_big_blocks_at_once()  # a dropped model's memory goes back to the system
     favour_the_gui_thread()  # workers running Python hand the GIL back within 0.2 ms
-    limit_blas_threads()  # ... and their numpy products run on their own, lowered, threads (two cores)
     report_turns(app)  # ... and wait at their yields while the window's thread is in a turn
     step_aside_on_imports()  # ... and inside a step that imports a module
     map_torch_without_the_gil()  # the first import of torch maps its library with the GIL let go

@@ -10,14 +10,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from explorer.core.blas import one_blas_thread
 from explorer.core.input_layer.cache import input_layer_of
 from explorer.core.input_layer.layer import InputLayer
 from explorer.core.input_layer.rotary import rotation_angles
 from explorer.core.input_layer.sinusoidal import sinusoidal_table
 
 __all__ = ["PositionsReport", "positions_report", "positions_job", "MAX_SHOWN_POSITIONS", "SINUSOIDAL_POSITIONS",
-           "ROTARY_POSITIONS", "rotary_pairs_shown"]
+           "ROTARY_POSITIONS", "rotary_pairs_shown", "one_blas_thread"]
 
 #: positions drawn at most (GPT-2 has 1,024; a 4,096-row table is cut)
 MAX_SHOWN_POSITIONS = 1024
@@ -125,6 +124,24 @@ def cosine_matrix(rows: np.ndarray) -> np.ndarray:
     n = np.linalg.norm(r, axis=1)
     unit = r / np.where(n > 0, n, 1.0)[:, None]
     return np.clip(unit @ unit.T, -1.0, 1.0).astype(np.float32)
+
+
+_BLAS = None  # the ThreadpoolController of one_blas_thread, made at its first use
+
+
+def one_blas_thread():
+    """A context in which the BLAS libraries use one thread.
+
+    threadpoolctl's ``threadpool_limits`` looks at every library the process has loaded each time
+    it is made: 3-14 ms in the window's process (Qt, torch), holding the GIL while the window
+    waited, at every position report. The controller is made once; numpy's BLAS, the one the
+    callers use, is loaded with numpy, before it."""
+    global _BLAS
+    if _BLAS is None:
+        from threadpoolctl import ThreadpoolController
+
+        _BLAS = ThreadpoolController()
+    return _BLAS.limit(limits=1, user_api="blas")
 
 
 def symmetric_levels(values: np.ndarray, quantile: float = 99.5) -> tuple[float, float]:

@@ -280,18 +280,18 @@ def test_the_svd_runs_on_one_blas_thread_with_the_controller_made_once():
     GIL in the window's process): the position report's limit comes from one controller."""
     from threadpoolctl import threadpool_info
 
-    from explorer.core import blas
+    from explorer.core.input_layer import report
 
     def blas_threads():
         return [lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas"]
 
     before = blas_threads()
-    with blas.one_blas_thread():
+    with report.one_blas_thread():
         assert blas_threads() and set(blas_threads()) == {1}
-        first = blas._CONTROLLER
+        first = report._BLAS
     assert blas_threads() == before
-    with blas.one_blas_thread():
-        assert blas._CONTROLLER is first
+    with report.one_blas_thread():
+        assert report._BLAS is first
 
 
 @pytest.mark.parametrize("shape", [(40, 12), (30, 2000)])
