@@ -9,7 +9,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 import json  # noqa: E402
-from concurrent.futures import ThreadPoolExecutor  # noqa: E402
+from concurrent.futures import ThreadPoolExecutor, wait  # noqa: E402
 
 from PySide6.QtCore import QByteArray, QObject, QSettings, QTimer, Signal  # noqa: E402
 from PySide6.QtWidgets import QApplication, QFileDialog  # noqa: E402
@@ -22,7 +22,7 @@ from explorer.core.sources.loading import LoadedModel, load_model, prepare_table
 from explorer.core.sources.memory import held_in_memory  # noqa: E402
 from explorer.core.tokens.text import tokenizer_family  # noqa: E402
 from explorer.state.app_state import AppState  # noqa: E402
-from explorer.ui.application import APP, ORG, make_app  # noqa: E402
+from explorer.ui.application import APP, ORG, make_app, save_setting  # noqa: E402
 from explorer.ui.bookmarks import BookmarkController  # noqa: E402
 from explorer.ui.common.prebuild import IdleBuilder  # noqa: E402
 from explorer.ui.main_window import MainWindow  # noqa: E402
@@ -64,7 +64,7 @@ class Explorer(QObject):
         self.window.set_theme_choice(theme)
         self.loader = JobRunner(self, urgent=True)  # a model opens at once, whatever jobs are running
         self.listing = JobRunner(self)
-        self._recent_writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="recent-writer")
+        self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="settings-writer")
         self.picker: ModelPicker | None = None
         self._last_error = ""
         self._closed = False
@@ -332,7 +332,7 @@ class Explorer(QObject):
         if not held_in_memory(table):  # a tensor of this process cannot be opened in the next one
             if table.kind not in ("toy",) and table.spec != "default":
                 self._remember_recent(table.spec)
-            self.settings.setValue("model", table.spec)
+            self._writer.submit(save_setting, self.settings, "model", table.spec)  # the disk waits, not the window
         if not self._warmed:
             # at once: torch's import holds the GIL for ~0.2 s at a stretch, and delaying it 1.5 s
             # (to spare the first paints) made a tab opened meanwhile wait up to 2 s for it (bench --gui)
@@ -422,7 +422,7 @@ class Explorer(QObject):
         window's thread never waits for the disk (a write there once stalled it 0.55 s)."""
         self._recent = recent.with_first(self._recent, spec)
         self.window.set_recent(self._recent, self.open_spec)
-        self._recent_writer.submit(recent.add, spec)  # one thread: the writes keep their order
+        self._writer.submit(recent.add, spec)  # one thread: the writes keep their order
 
     # -- selection -----------------------------------------------------------------------
     def _on_inspector_neighbor_clicked(self, token_id: int) -> None:
@@ -460,6 +460,7 @@ class Explorer(QObject):
             self.window.show_view(view)
 
     def save_settings(self) -> None:
+        wait([self._writer.submit(int)], timeout=5)  # the writes under way first: the window's state has the last word
         self.settings.setValue("geometry", self.window.saveGeometry())
         self.settings.setValue("windowState", self.window.saveState())
         self.settings.setValue("splitter", self.window.splitter.saveState())

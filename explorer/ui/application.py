@@ -8,7 +8,7 @@ import logging
 import sys
 from collections.abc import Callable
 
-from PySide6.QtCore import QAbstractEventDispatcher, QObject, Qt
+from PySide6.QtCore import QAbstractEventDispatcher, QObject, QSettings, Qt
 from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication
 from superqt.utils import QMessageHandler
@@ -25,7 +25,7 @@ from explorer.core.tokens import pieces
 from explorer.ui.common.tooltips import install_tooltip_wrapping
 from explorer.ui.style import STYLESHEET, apply_theme, can_draw, configure_pyqtgraph, prepare_glyph_check
 
-__all__ = ["ORG", "APP", "make_app", "at_each_rest"]
+__all__ = ["ORG", "APP", "make_app", "at_each_rest", "save_setting"]
 
 ORG, APP = "embedding-explorer", "Token Embedding Explorer"
 
@@ -110,6 +110,16 @@ def at_each_rest(call: Callable[[], None]) -> None:
     watches), in the one call into Python that a turn's end already makes; once however often asked."""
     if call not in _AT_REST:
         _AT_REST.append(call)
+
+
+def save_setting(settings: QSettings, key: str, value) -> None:
+    """``key = value`` in the file of ``settings``, written now, from any thread: through a
+    QSettings of the calling thread's own on the same file (QSettings is reentrant, and the
+    objects of one process share what each wrote). A write from the window's thread waits for
+    the disk when QSettings saves, in the window's next turn: 2-6 ms at each model opened."""
+    mine = QSettings(settings.fileName(), settings.format())
+    mine.setValue(key, value)
+    mine.sync()
 
 
 def make_app(argv=None) -> QApplication:

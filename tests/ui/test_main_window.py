@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -222,6 +223,30 @@ def test_settings_are_restored(qtbot, settings):
     assert ex2.window.tabs.tabText(ex2.window.tabs.currentIndex()) == "Similarity"
     assert ex2.window.size().width() == saved.width()  # heights depend on the content's minimum
     ex2.window.close()
+
+
+def test_the_model_opened_is_saved_without_the_windows_thread(qtbot, explorer):
+    """The next start opens the last model even after a crash, and the window's thread does not
+    write it: the file has it while that thread is still in the turn that installed the model
+    (QSettings of the window's thread saves in a later turn)."""
+    path = Path(explorer.settings.fileName())
+    seen = []
+
+    def look_in_the_file() -> None:  # in the installing turn: load_finished comes at its end
+        deadline = time.monotonic() + 10
+        while "model=toy:robot" not in (path.read_text() if path.exists() else "") and time.monotonic() < deadline:
+            time.sleep(0.02)
+        seen.append("model=toy:robot" in path.read_text())
+
+    load(qtbot, explorer, "toy:cat-sat")  # the first model opened also saves the first-run hint's flag
+    explorer.load_finished.connect(look_in_the_file)
+    load(qtbot, explorer, "toy:robot")
+    explorer.load_finished.disconnect(look_in_the_file)
+    assert seen == [True]
+    load(qtbot, explorer, "toy:cat-sat")
+    explorer.save_settings()  # the writes under way land first: the window's last state wins
+    assert QSettings(str(path), QSettings.IniFormat).value("model") == "toy:cat-sat"
+    assert "model=toy:cat-sat" in path.read_text()
 
 
 def test_picker_lists_sources_and_opens_one(qtbot, explorer):
