@@ -332,7 +332,8 @@ class Explorer(QObject):
         if not held_in_memory(table):  # a tensor of this process cannot be opened in the next one
             if table.kind not in ("toy",) and table.spec != "default":
                 self._remember_recent(table.spec)
-            self._writer.submit(save_setting, self.settings, "model", table.spec)  # the disk waits, not the window
+            where = self.settings.fileName(), self.settings.format()  # read here: the object is the window's
+            self._writer.submit(save_setting, *where, "model", table.spec)  # the disk waits, not the window
         if not self._warmed:
             # at once: torch's import holds the GIL for ~0.2 s at a stretch, and delaying it 1.5 s
             # (to spare the first paints) made a tab opened meanwhile wait up to 2 s for it (bench --gui)

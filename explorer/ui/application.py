@@ -112,12 +112,12 @@ def at_each_rest(call: Callable[[], None]) -> None:
         _AT_REST.append(call)
 
 
-def save_setting(settings: QSettings, key: str, value) -> None:
-    """``key = value`` in the file of ``settings``, written now, from any thread: through a
-    QSettings of the calling thread's own on the same file (QSettings is reentrant, and the
-    objects of one process share what each wrote). A write from the window's thread waits for
-    the disk when QSettings saves, in the window's next turn: 2-6 ms at each model opened."""
-    mine = QSettings(settings.fileName(), settings.format())
+def save_setting(path: str, fmt: QSettings.Format, key: str, value) -> None:
+    """``key = value`` in the settings file ``path``, written now, from any thread: through a
+    QSettings of the calling thread's own (QSettings is reentrant, and the objects of one
+    process on one file share what each wrote). A write from the window's own QSettings waits
+    for the disk when it saves, in the window's next turn: 2-6 ms at each model opened."""
+    mine = QSettings(path, fmt)
     mine.setValue(key, value)
     mine.sync()
 
