@@ -1,6 +1,7 @@
 """The QApplication as the app wants it: names, icon, theme, style sheet,
 tooltips, pyqtgraph's options, Qt's messages routed through logging, and the
-glyph check for pieces no font can draw."""
+glyph check for pieces no font can draw; and a setting saved from any thread
+(:func:`save_setting`)."""
 
 from __future__ import annotations
 
