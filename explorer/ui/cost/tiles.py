@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from explorer.ui.common.wrapped_label import WrapLabel
 from explorer.ui.style import SPACING, text_color_on
 
 TILE_STYLE = """
@@ -128,9 +129,8 @@ class ReflowGrid(QGridLayout):
 def plain_label(text: str = "", wrap: bool = True) -> QLabel:
     """A label that shows its text as written: pieces such as <pad> and words
     the user typed are never taken for markup."""
-    lab = QLabel(text)
+    lab = WrapLabel(text, wrap=wrap)
     lab.setTextFormat(Qt.PlainText)
-    lab.setWordWrap(wrap)
     return lab
 
 

@@ -34,6 +34,7 @@ from explorer.ui.common.binding import JobBinding, ShownGate
 from explorer.ui.common.integer_axis import IntegerAxis
 from explorer.ui.common.roles import ALIGNMENT, DISPLAY, RIGHT
 from explorer.ui.common.rows_in_view import Cell, FilledRowsModel, RowsInView
+from explorer.ui.common.wrapped_label import WrapLabel
 from explorer.ui.inspector.output_side import OutputSide
 from explorer.ui.style import ACCENT, SPACING, mono_font, plot_colors, style_plot
 
@@ -95,9 +96,8 @@ class RowInspector(QWidget):
         self.title = QLabel("No token selected")
         self.title.setObjectName("InspectorTitle")
         self.title.setTextInteractionFlags(Qt.TextSelectableByMouse)
-        self.subtitle = QLabel("Click a token to see its row of the embedding matrix")
+        self.subtitle = WrapLabel("Click a token to see its row of the embedding matrix")
         self.subtitle.setObjectName("ChipId")
-        self.subtitle.setWordWrap(True)
         outer.addWidget(self.title)
         outer.addWidget(self.subtitle)
         outer.addLayout(self._build_facts())
@@ -174,8 +174,7 @@ class RowInspector(QWidget):
         nb_lay = QVBoxLayout(nb_box)
         nb_lay.setContentsMargins(0, 0, 0, 0)
         nb_lay.setSpacing(4)
-        self.nb_title = QLabel("Nearest neighbours by cosine")
-        self.nb_title.setWordWrap(True)
+        self.nb_title = WrapLabel("Nearest neighbours by cosine")
         self.nb_title.setToolTip("cos(a, b) = a·b / (‖a‖‖b‖) over the whole vocabulary, the token itself excluded")
         nb_lay.addWidget(self.nb_title)
         self.neighbors = QTableWidget(0, 3)
@@ -190,8 +189,7 @@ class RowInspector(QWidget):
         rows = self.neighbors.verticalHeader().defaultSectionSize()
         self.neighbors.setMinimumHeight(self.neighbors.horizontalHeader().sizeHint().height() + 5 * rows + 4)
         nb_lay.addWidget(self.neighbors)
-        self.pooled = QLabel()
-        self.pooled.setWordWrap(True)
+        self.pooled = WrapLabel()
         self.pooled.setToolTip("A word split into several pieces has no row of its own; "
                                "the mean of its pieces' rows is a common single vector for it")
         nb_lay.addWidget(self.pooled)

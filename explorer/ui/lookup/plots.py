@@ -11,6 +11,7 @@ from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QLabel, QSizePolicy
 
 from explorer.ui.common.cell_texts import CellTextLayer
+from explorer.ui.common.wrapped_label import WrapLabel
 from explorer.ui.lookup.row_labels import RowLabelAxis
 from explorer.ui.style import ACCENT, DIVERGING, cell_text_colors, plot_colors, style_plot
 
@@ -36,7 +37,7 @@ def make_plot(glw: pg.GraphicsLayoutWidget, row: int, title: str, fg: str, label
 
 def elastic_label(tooltip: str = "", rich: bool = False, font=None) -> QLabel:
     """A label that never asks for width (the splitter decides), optionally rich text."""
-    lab = QLabel()
+    lab = WrapLabel(wrap=False)
     lab.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Preferred)
     lab.setMinimumWidth(40)
     if rich:

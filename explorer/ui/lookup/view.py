@@ -13,7 +13,6 @@ import numpy as np
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QHBoxLayout,
-    QLabel,
     QPushButton,
     QSizePolicy,
     QStackedLayout,
@@ -29,6 +28,7 @@ from explorer.core.lookup.ways import PathComparison, RowLayout, row_layout
 from explorer.core.units import format_size
 from explorer.state.app_state import AppState
 from explorer.ui.common.binding import JobBinding, ShownGate
+from explorer.ui.common.wrapped_label import WrapLabel
 from explorer.ui.lookup.backward_panel import EMPTY_BACKWARD, BackwardPanel
 from explorer.ui.lookup.controls import PlaybackControls, StoredAsChoice
 from explorer.ui.lookup.forward_page import ForwardPage, panels_in_steps
@@ -77,10 +77,9 @@ class LookupView(QWidget):
         self._resume_after_measure = False
 
         stack = QStackedLayout(self)
-        self.empty = QLabel()
+        self.empty = WrapLabel()
         self.empty.setObjectName("EmptyState")
         self.empty.setAlignment(Qt.AlignCenter)
-        self.empty.setWordWrap(True)
         stack.addWidget(self.empty)
         self._content = QWidget()
         stack.addWidget(self._content)

@@ -6,11 +6,12 @@ import html
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 from explorer.core.input_layer import PositionsReport
 from explorer.ui.common.plot_grid import show_grid
 from explorer.ui.common.plot_title import FittedTitle
+from explorer.ui.common.wrapped_label import WrapLabel
 from explorer.ui.positions.plot_frame import add_plot
 from explorer.ui.style import CLASS_COLORS, SPACING
 
@@ -25,8 +26,7 @@ class RotaryPanel(QWidget):
         super().__init__(parent)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(SPACING, 0, SPACING, 0)
-        self.caption = QLabel("")
-        self.caption.setWordWrap(True)
+        self.caption = WrapLabel("")
         lay.addWidget(self.caption)
         self.plot_widget, self.plot = add_plot(lay, 200, 160)
         lay.setStretchFactor(self.plot_widget, 1)
@@ -35,8 +35,7 @@ class RotaryPanel(QWidget):
         self.plot.setLabel("left", "cos(angle turned)")
         show_grid(self.plot)
         # the key under the plot, not over it: the curves fill the whole plot, a legend inside covers them
-        self.key = QLabel("")
-        self.key.setWordWrap(True)
+        self.key = WrapLabel("")
         self.key.setToolTip("Each pair's colour, and how many tokens it takes to turn a full circle")
         lay.addWidget(self.key)
         self.curves: list[pg.PlotDataItem] = []

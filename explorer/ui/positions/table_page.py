@@ -10,6 +10,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QSplitter, QVBoxLayout, QWidget
 
 from explorer.core.input_layer import PositionsReport
+from explorer.ui.common.wrapped_label import WrapLabel
 from explorer.ui.positions.image_panel import ImagePanel
 from explorer.ui.positions.path_panel import PathPanel
 from explorer.ui.style import SPACING
@@ -45,8 +46,7 @@ class PositionTablePage(QWidget):
         row.addWidget(self.source)
         row.addStretch(1)
         lay.addLayout(row)
-        self.caption = QLabel("")
-        self.caption.setWordWrap(True)
+        self.caption = WrapLabel("")
         self.caption.setContentsMargins(SPACING, 0, SPACING, 0)
         lay.addWidget(self.caption)
         self.heatmap, self.cosine, self.path = parts or tuple(make() for make in self.part_makers())

@@ -26,6 +26,7 @@ from explorer.core.tokens.word_row import NotOneRow, word_row
 from explorer.core.tokens.words import resolve_word
 from explorer.ui.common.progress import ProgressBar
 from explorer.ui.common.table_fit import fit_to_contents
+from explorer.ui.common.wrapped_label import WrapLabel
 from explorer.ui.style import mono_font
 
 __all__ = ["AnalogyPanel"]
@@ -71,8 +72,7 @@ class AnalogyPanel(QWidget):
         busy.addWidget(self.progress, 1)
         busy.addWidget(self.cancel_button)
         lay.addLayout(busy)
-        self.status = QLabel(HINT)
-        self.status.setWordWrap(True)
+        self.status = WrapLabel(HINT)
         self.status.setObjectName("ChipId")
         lay.addWidget(self.status)
         self.table = QTableWidget(0, 3)

@@ -6,9 +6,10 @@ the map; the panel redraws from what it counted."""
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QGridLayout, QHBoxLayout, QLabel, QPushButton, QScrollArea, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QGridLayout, QHBoxLayout, QPushButton, QScrollArea, QVBoxLayout, QWidget
 
 from explorer.ui.common.binding import OneATurn
+from explorer.ui.common.wrapped_label import WrapLabel
 from explorer.ui.projection.bar_chart import BarChart
 from explorer.ui.style import SPACING
 
@@ -34,8 +35,7 @@ class ChartsPanel(QScrollArea):
         outer.setContentsMargins(0, 0, 0, 0)
         outer.setSpacing(SPACING // 2)
         top = QHBoxLayout()
-        self.caption = QLabel(EMPTY)
-        self.caption.setWordWrap(True)
+        self.caption = WrapLabel(EMPTY)
         self.clear_button = QPushButton("Clear filters")
         self.clear_button.setToolTip("Choose no bar in any chart: every point the Show filter keeps is drawn")
         self.clear_button.clicked.connect(self._on_clear_clicked)

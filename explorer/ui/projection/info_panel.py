@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from explorer.core.projection.job import ProjectionResult
 from explorer.core.projection.manifold import PLACE_NEIGHBORS, ManifoldResult
+from explorer.ui.common.wrapped_label import WrapLabel
 from explorer.ui.style import ACCENT, EXTRA, NEIGHBORS, TEXT_TOKENS
 
 __all__ = ["ProjectionInfo", "HOVER_HINT", "legend_entry"]
@@ -20,8 +21,7 @@ HOVER_HINT = "Hover a point to see its piece and id; click it to select it"
 
 
 def _wrapping_label(tip: str = "", name: str = "") -> QLabel:
-    lab = QLabel()
-    lab.setWordWrap(True)
+    lab = WrapLabel()
     lab.setToolTip(tip)
     if name:
         lab.setObjectName(name)

@@ -10,9 +10,10 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QObject, QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QPolygonF
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QListWidget, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QListWidget, QPushButton, QVBoxLayout, QWidget
 
 from explorer.core.projection.lasso import inside_polygon
+from explorer.ui.common.wrapped_label import WrapLabel
 from explorer.ui.style import ACCENT
 
 __all__ = ["LassoItem", "LassoPanel", "LassoGroup", "LISTED"]
@@ -107,8 +108,7 @@ class LassoPanel(QWidget):
             row.addWidget(w)
         row.addStretch(1)
         lay.addLayout(row)
-        self.label = QLabel()
-        self.label.setWordWrap(True)
+        self.label = WrapLabel()
         lay.addWidget(self.label)
         self.list = QListWidget()
         self.list.setMaximumHeight(110)

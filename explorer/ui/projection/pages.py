@@ -7,6 +7,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from explorer.ui.common.progress import ProgressBar
+from explorer.ui.common.wrapped_label import WrapLabel
 
 __all__ = ["MessagePage", "BusyPage"]
 
@@ -16,7 +17,6 @@ def _centred(page: QWidget, label: QLabel, *row: QWidget) -> None:
     lay.addStretch(1)
     label.setObjectName("EmptyState")
     label.setAlignment(Qt.AlignCenter)
-    label.setWordWrap(True)
     lay.addWidget(label)
     line = QHBoxLayout()
     line.addStretch(1)
@@ -32,7 +32,7 @@ class MessagePage(QWidget):
 
     def __init__(self, parent=None):
         super().__init__(parent)
-        self.label = QLabel()
+        self.label = WrapLabel()
         self.retry_button = QPushButton("Fit again")
         self.retry_button.setToolTip("Fit the projection again with the chosen method and fit set")
         _centred(self, self.label, self.retry_button)
@@ -43,7 +43,7 @@ class BusyPage(QWidget):
 
     def __init__(self, parent=None):
         super().__init__(parent)
-        self.label = QLabel("Computing the projection…")
+        self.label = WrapLabel("Computing the projection…")
         self.progress = ProgressBar()
         self.progress.setRange(0, 1000)
         self.progress.setTextVisible(False)

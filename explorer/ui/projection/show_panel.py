@@ -9,6 +9,8 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QComboBox, QGridLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 from superqt.utils import signals_blocked
 
+from explorer.ui.common.wrapped_label import WrapLabel
+
 __all__ = ["ShowControls"]
 
 
@@ -36,8 +38,7 @@ class ShowControls(QWidget):
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
         lay.setSpacing(4)
-        self.health_note = QLabel()
-        self.health_note.setWordWrap(True)
+        self.health_note = WrapLabel()
         self.health_button = QPushButton("Run the health check")
         self.health_button.setToolTip("Check every row and the tokenizer's round trips in the background "
                                       "(the Health view shows the full report)")
@@ -64,10 +65,8 @@ class ShowControls(QWidget):
         for w in (self.combo, self.isolate_button, self.all_button):
             w.setMinimumWidth(0)
         grid.setColumnStretch(1, 1)
-        self.count_label = QLabel()
-        self.count_label.setWordWrap(True)
-        self.search_label = QLabel()
-        self.search_label.setWordWrap(True)
+        self.count_label = WrapLabel()
+        self.search_label = WrapLabel()
         for w in (self.health_note, self.health_button):
             lay.addWidget(w)
         lay.addLayout(grid)

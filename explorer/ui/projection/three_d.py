@@ -23,9 +23,10 @@ import sys
 import numpy as np
 from PySide6.QtCore import SIGNAL, Qt, QTimer, Signal
 from PySide6.QtGui import QColor
-from PySide6.QtWidgets import QCheckBox, QLabel, QStackedLayout, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QCheckBox, QStackedLayout, QVBoxLayout, QWidget
 
 from explorer.state.app_state import AppState
+from explorer.ui.common.wrapped_label import WrapLabel
 from explorer.ui.projection.gl_support import gl_status
 from explorer.ui.projection.hover import hover_text
 from explorer.ui.projection.scene3d import Cloud3D, cloud_3d, why_not_3d
@@ -80,8 +81,7 @@ class PlotPages(QWidget):
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
         lay.setSpacing(SPACING // 2)
-        self.notice = QLabel()
-        self.notice.setWordWrap(True)
+        self.notice = WrapLabel()
         self.notice.hide()
         lay.addWidget(self.notice)
         pages = QWidget()

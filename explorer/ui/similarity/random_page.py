@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QFileDialog, QHBoxLayout, QLabel, QMenu, QToolButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QFileDialog, QHBoxLayout, QMenu, QToolButton, QVBoxLayout, QWidget
 
 from explorer.core.errors import user_message
 from explorer.core.geometry.vectors import CosineCheck, cosine_normal_pdf
@@ -17,6 +17,7 @@ from explorer.ui.common.binding import JobBinding, MadeInParts, PlotsInParts, Sh
 from explorer.ui.common.export import export_graphics
 from explorer.ui.common.plot_grid import show_grid
 from explorer.ui.common.plot_title import FittedTitle
+from explorer.ui.common.wrapped_label import WrapLabel
 from explorer.ui.style import ACCENT, SPACING, TEXT_TOKENS, plot_colors, style_plot, translucent
 
 NO_MODEL = "Open a model to compare its rows with random vectors"
@@ -58,8 +59,7 @@ class RandomPage(PlotsInParts, QWidget):
         status.addWidget(self.progress)
         status.addWidget(self.export_button)
         lay.addLayout(status)
-        self.facts = QLabel(NO_MODEL)
-        self.facts.setWordWrap(True)
+        self.facts = WrapLabel(NO_MODEL)
         self.facts.setTextInteractionFlags(Qt.TextSelectableByMouse)
         self.facts.setContentsMargins(SPACING, 0, SPACING, SPACING)
         lay.addWidget(self.facts)

@@ -30,6 +30,7 @@ from explorer.ui.common.binding import JobBinding, ShownGate
 from explorer.ui.common.export import export_graphics
 from explorer.ui.common.progress import ProgressBar
 from explorer.ui.common.token_search import TokenSearch
+from explorer.ui.common.wrapped_label import WrapLabel
 from explorer.ui.similarity.added_tokens import AddedTokensBar
 from explorer.ui.similarity.heatmap import Heatmap
 from explorer.ui.style import DIVERGING, SEQUENTIAL, SPACING, plot_colors
@@ -94,10 +95,9 @@ class RegimesPage(QWidget):
         self.added.add_requested.connect(self.token_added)
         outer.addWidget(self.added)
         self._stack = QStackedLayout()
-        self.empty = QLabel("Open a model and type some text to compare its tokens")
+        self.empty = WrapLabel("Open a model and type some text to compare its tokens")
         self.empty.setObjectName("EmptyState")
         self.empty.setAlignment(Qt.AlignCenter)
-        self.empty.setWordWrap(True)
         self._stack.addWidget(self.empty)
         self._stack.addWidget(self._build_maps(maps))
         outer.addLayout(self._stack, 1)
@@ -163,8 +163,7 @@ class RegimesPage(QWidget):
         self.glw.ci.setContentsMargins(SPACING, SPACING, SPACING, SPACING)
         self.glw.ci.setSpacing(SPACING * 2)
         ml.addWidget(self.glw, 1)
-        self.info = QLabel(HOVER_HINT)
-        self.info.setWordWrap(True)
+        self.info = WrapLabel(HOVER_HINT)
         self.info.setTextInteractionFlags(Qt.TextSelectableByMouse)
         self.info.setContentsMargins(SPACING, 0, SPACING, SPACING)
         ml.addWidget(self.info)

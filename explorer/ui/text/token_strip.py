@@ -19,6 +19,7 @@ from superqt.utils import qdebounced
 from explorer.core.tokens.text import TokenizedText
 from explorer.core.tokens.tokenize import MAX_TEXT_CHARS, IdTokenizer, NameTokenizer
 from explorer.state.app_state import AppState
+from explorer.ui.common.wrapped_label import WrapLabel
 from explorer.ui.style import NO_MAXIMUM, SPACING
 from explorer.ui.text.chip_view import ChipView
 from explorer.ui.text.text_box import TextBox, qt_length
@@ -73,9 +74,8 @@ class TokenStrip(QWidget):
 
         outer.addLayout(self._build_text_row())
 
-        self.error = QLabel()
+        self.error = WrapLabel()
         self.error.setObjectName("ErrorLine")
-        self.error.setWordWrap(True)
         self.error.hide()
         outer.addWidget(self.error)
 
@@ -92,9 +92,8 @@ class TokenStrip(QWidget):
         self.scroll = scroll
         outer.addWidget(self.empty)
         outer.addWidget(scroll)
-        self.summary = QLabel()
+        self.summary = WrapLabel()
         self.summary.setObjectName("ChipId")
-        self.summary.setWordWrap(True)
         outer.addWidget(self.summary)
 
         self._send_text = qdebounced(self._emit_text, timeout=200, parent=self)

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from PySide6.QtCore import QPoint, Signal
-from PySide6.QtWidgets import QLabel, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QPushButton, QVBoxLayout, QWidget
 
+from explorer.ui.common.wrapped_label import WrapLabel
 from explorer.ui.style import SPACING
 from explorer.ui.tour.card import FloatingCard
 
@@ -29,9 +30,8 @@ class FirstRunHint(FloatingCard):
 
     def __init__(self, window: QWidget, steps: int):
         super().__init__(window, "FirstRunHint")
-        text = QLabel(f"<b>New here?</b> <b>Help → Tour</b> walks through the ideas in {steps} steps, each "
-                      "on a real table, and gives your model and text back when you close it.")
-        text.setWordWrap(True)
+        text = WrapLabel(f"<b>New here?</b> <b>Help → Tour</b> walks through the ideas in {steps} steps, each "
+                         "on a real table, and gives your model and text back when you close it.")
         self.take_button = QPushButton("Take the tour")
         self.take_button.setToolTip("Start the guided tour now (Help → Tour, at any time)")
         self.close_button = QPushButton("Not now")

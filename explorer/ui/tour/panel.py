@@ -5,6 +5,7 @@ from __future__ import annotations
 from PySide6.QtCore import QPoint, QRect, Qt, Signal
 from PySide6.QtWidgets import QFrame, QLabel, QPushButton, QVBoxLayout, QWidget
 
+from explorer.ui.common.wrapped_label import WrapLabel
 from explorer.ui.style import SPACING
 from explorer.ui.tour.card import FloatingCard
 
@@ -33,8 +34,7 @@ class TourPanel(FloatingCard):
         self.setFrameShape(QFrame.StyledPanel)
         self.heading = QLabel()  # one line (a wrapped rich-text label reserves room for more)
         self.heading.setTextFormat(Qt.RichText)
-        self.body = QLabel()
-        self.body.setWordWrap(True)
+        self.body = WrapLabel()
         self.body.setTextInteractionFlags(Qt.TextSelectableByMouse)
         self.body.setTextFormat(Qt.PlainText)
         self.back_button = QPushButton("Back")

@@ -28,6 +28,7 @@ from superqt.utils import signals_blocked
 from explorer.core.training.config import DEFAULT_LR, TrainConfig
 from explorer.core.training.corpus import MAX_CORPUS_CHARS
 from explorer.core.training.session import LOSS_WINDOW, Readout
+from explorer.ui.common.wrapped_label import WrapLabel
 from explorer.ui.style import ERROR, SPACING, mono_font
 
 __all__ = ["CorpusControls", "SettingsControls", "RunButtons", "RunReadout", "SPEEDS", "OPTIMIZER_LABELS",
@@ -69,8 +70,7 @@ class CorpusControls(QObject):
         _compact(self.combo)
         self.open_button = QPushButton("Open text file…")
         self.open_button.setToolTip(f"A plain-text file (the first {MAX_CORPUS_CHARS:,} characters are used)")
-        self.label = QLabel("no file")
-        self.label.setWordWrap(True)
+        self.label = WrapLabel("no file")
         self.label.setToolTip("The text file to train on")
         form.addRow("Corpus", self.combo)
         form.addRow("", self.open_button)
@@ -307,8 +307,7 @@ class RunReadout(QObject):
             "ids, and its share 100 × rows / V; tied = rows with gradient in the shared table (all V: the softmax "
             "touches every logit); changed = rows whose values moved in this step (momentum and weight decay "
             "move rows without gradient)")
-        self.message = QLabel()
-        self.message.setWordWrap(True)
+        self.message = WrapLabel()
         self.message.setToolTip("What happened to the last run")
         self._status_text = ""
 

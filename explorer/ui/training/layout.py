@@ -5,8 +5,9 @@ charts and the lesson under them."""
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QScrollArea, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QScrollArea, QVBoxLayout, QWidget
 
+from explorer.ui.common.wrapped_label import WrapLabel
 from explorer.ui.style import SPACING
 from explorer.ui.training.charts import ChartsArea, TrainingCharts
 from explorer.ui.training.lesson import LessonCaption
@@ -39,10 +40,9 @@ def lay_out_training(view: QWidget, panel: QWidget, caption: str, caption_tip: s
     right.setSpacing(0)
     # one line above the charts, always there (showing or hiding it would
     # resize the charts and rebuild every axis)
-    label = QLabel(caption)
+    label = WrapLabel(caption)
     label.setObjectName("ChipId")  # the quiet caption style
     label.setContentsMargins(SPACING, SPACING // 2, SPACING, 0)
-    label.setWordWrap(True)
     label.setToolTip(caption_tip)
     charts = TrainingCharts(plots=plots)
     right.addWidget(label)

@@ -8,9 +8,10 @@ GUI thread), and it changes its text only when the text changed.
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QLabel, QSizePolicy
+from PySide6.QtWidgets import QSizePolicy
 
 from explorer.core.training.lessons import Lesson, training_lesson
+from explorer.ui.common.wrapped_label import WrapLabel
 from explorer.ui.style import SPACING
 
 __all__ = ["LessonCaption", "LESSON_LINES", "IDLE_LESSON"]
@@ -21,13 +22,12 @@ IDLE_LESSON = ("Start a run: this caption then says, from the live figures, whic
                "which changed, and why.")
 
 
-class LessonCaption(QLabel):
+class LessonCaption(WrapLabel):
     """What the charts show at the latest step, in words."""
 
     def __init__(self, parent=None):
         super().__init__(IDLE_LESSON, parent)
         self.setObjectName("LessonCaption")
-        self.setWordWrap(True)
         self.setContentsMargins(SPACING, SPACING // 2, SPACING, SPACING // 2)
         self.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Fixed)
         self.setFixedHeight(self._min_height())

@@ -14,10 +14,11 @@ import math
 
 import numpy as np
 from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtWidgets import QLabel, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QPushButton, QVBoxLayout, QWidget
 
 from explorer.core.training.session import LOSS_WINDOW, Readout
 from explorer.state.recording import RecordingFollower
+from explorer.ui.common.wrapped_label import WrapLabel
 from explorer.ui.style import SPACING
 from explorer.ui.training.controls import RunReadout
 from explorer.ui.training.layout import lay_out_training
@@ -69,12 +70,10 @@ class RecordedRunView(QWidget):
         v = QVBoxLayout(panel)
         v.setContentsMargins(SPACING * 1.5, SPACING * 1.5, SPACING, SPACING * 1.5)
         v.setSpacing(SPACING)
-        title = QLabel(f"<b>Watching</b> {self._follower.logdir}")
-        title.setWordWrap(True)
+        title = WrapLabel(f"<b>Watching</b> {self._follower.logdir}")
         title.setTextInteractionFlags(Qt.TextSelectableByMouse)
         self.readout = RunReadout(self)
-        self.never_moved = QLabel()
-        self.never_moved.setWordWrap(True)
+        self.never_moved = WrapLabel()
         self.never_moved.setToolTip("Rows of E that no recorded step changed: no gradient reached them and no "
                                     "optimiser state (momentum, weight decay) moved them")
         self.open_button = QPushButton("Open the latest snapshot")

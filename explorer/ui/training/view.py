@@ -21,7 +21,6 @@ from PySide6.QtCore import QTimer, Signal
 from PySide6.QtWidgets import (
     QFileDialog,
     QFormLayout,
-    QLabel,
     QVBoxLayout,
     QWidget,
 )
@@ -33,6 +32,7 @@ from explorer.core.training.session import ACTIVE, ENDED, Phase, TrainingSession
 from explorer.state.app_state import AppState
 from explorer.ui.common.binding import ShownGate
 from explorer.ui.common.export import export_graphics
+from explorer.ui.common.wrapped_label import WrapLabel
 from explorer.ui.style import SPACING
 from explorer.ui.training.charts import CHART_COUNT
 from explorer.ui.training.controls import (
@@ -123,8 +123,7 @@ class TrainingView(QWidget):
         form.setFieldGrowthPolicy(QFormLayout.AllNonFixedFieldsGrow)
         self.corpus = CorpusControls(form, self)
         self.settings = SettingsControls(form, self)
-        self.config_error = QLabel()
-        self.config_error.setWordWrap(True)
+        self.config_error = WrapLabel()
         self.config_error.setObjectName("ErrorLine")
         self.config_error.setToolTip("Why this combination cannot train")
         self.config_error.hide()

@@ -97,3 +97,54 @@ def test_a_label_in_a_hidden_page_holds_the_height_it_was_laid_out_in(qtbot):
     label.hide()
     label.hold()
     assert not label.held
+
+
+def _changes():
+    """(what a user or the app does to a shown label, how), each of which moves its lines."""
+    from PySide6.QtCore import Qt
+
+    def scaled(font, factor):
+        if font.pointSizeF() > 0:
+            font.setPointSizeF(font.pointSizeF() * factor)
+        else:
+            font.setPixelSize(round(font.pixelSize() * factor))
+        return font
+
+    def bigger_font(label, page):
+        label.setFont(scaled(label.font(), 1.6))
+
+    return [
+        ("setText", lambda label, page: label.setText(TEXT + " and more words at the end" * 4)),
+        ("setFont", bigger_font),
+        ("the page's style sheet", lambda label, page: page.setStyleSheet("QLabel { font-size: 21px; }")),
+        ("setContentsMargins", lambda label, page: label.setContentsMargins(30, 20, 30, 20)),
+        ("setMargin", lambda label, page: label.setMargin(17)),
+        ("setIndent", lambda label, page: label.setIndent(60)),
+        ("setTextFormat", lambda label, page: (label.setText("<b>" + TEXT[:150] + "</b>" * 8),
+                                               label.heightForWidth(150), label.setTextFormat(Qt.PlainText))),
+        ("setNum", lambda label, page: label.setNum(1234567.891)),
+        ("clear", lambda label, page: label.clear()),
+        ("setWordWrap(False)", lambda label, page: (label.setText(TEXT), label.heightForWidth(150),
+                                                    label.setWordWrap(False))),
+    ]
+
+
+def test_a_wrap_labels_remembered_heights_are_qlabels_own_after_every_change(qtbot):
+    """WrapLabel answers a width it was asked before from memory: after each change that moves
+    its lines, every answer is still the one QLabel itself computes (asked past the memory)."""
+    from explorer.ui.common.wrapped_label import WrapLabel
+
+    widths = [60, 150, 300, 301, 600]
+    for name, change in _changes():
+        for cls in (WrapLabel, WrappedLabel):
+            label = cls(TEXT)
+            page = _page(qtbot, label)
+            before = [label.heightForWidth(w) for w in widths]  # remembered
+            assert before == [QLabel.heightForWidth(label, w) for w in widths]
+            change(label, page)
+            own = [QLabel.heightForWidth(label, w) for w in widths]
+            assert own != before or name == "clear" and not label.text(), f"{name} did not move the lines"
+            if cls is WrappedLabel:  # never below its held height (0 when not held): no -1 for no text
+                own = [max(h, 0) for h in own]
+            assert [label.heightForWidth(w) for w in widths] == own, f"{cls.__name__} after {name}"
+            page.close()
