@@ -93,6 +93,19 @@ def _label_size(p: QPainter, key: tuple, text: str) -> tuple[float, float]:
     return size
 
 
+def _pens(axis: pg.AxisItem) -> dict:
+    """The axis's pens as pyqtgraph resolves them (``pen()``, ``tickPen()``), made once per pen
+    the axis is given: ``mkPen`` per level per layout was a twentieth of a resize of the Lookup tab.
+    Kept on the axis with the pens they came from (``setPen`` and ``setTickPen`` make new ones)."""
+    source = (axis._pen, axis._tickPen, pg.getConfigOption("foreground"))
+    pens = axis.__dict__.get("_quick_pens")
+    if pens is None or any(a is not b for a, b in zip(pens["source"][:2], source[:2])) \
+            or pens["source"][2] != source[2]:
+        pens = {"source": source, "axis": axis.pen(), "tick": axis.tickPen()}
+        axis.__dict__["_quick_pens"] = pens
+    return pens
+
+
 def _tick_pen(axis: pg.AxisItem, level: int, ticks: int, length_px: float) -> QPen:
     alpha = axis.style["tickAlpha"]
     if alpha is None:
@@ -106,12 +119,16 @@ def _tick_pen(axis: pg.AxisItem, level: int, ticks: int, length_px: float) -> QP
             raise ValueError("lineAlpha should be [0..255]")
     else:
         raise TypeError("Line Alpha should be of type None, float or int")
-    pen = axis.tickPen()
-    if pen.brush().style() == Qt.BrushStyle.SolidPattern:  # only a plain colour is made translucent
-        pen = QPen(pen)
-        color = QColor(pen.color())
-        color.setAlpha(int(alpha))
-        pen.setColor(color)
+    pens = _pens(axis)
+    pen = pens.get(int(alpha))
+    if pen is None:
+        pen = pens["tick"]
+        if pen.brush().style() == Qt.BrushStyle.SolidPattern:  # only a plain colour is made translucent
+            pen = QPen(pen)
+            color = QColor(pen.color())
+            color.setAlpha(int(alpha))
+            pen.setColor(color)
+        pens[int(alpha)] = pen
     return pen
 
 
@@ -195,7 +212,7 @@ def draw_specs(self: pg.AxisItem, p: QPainter):  # noqa: C901, PLR0912, PLR0915 
                 point.setY(inner(point.y(), tick))
             else:
                 point.setX(inner(point.x(), tick))
-    axis_spec = (self.pen(), span[0], span[1])
+    axis_spec = (_pens(self)["axis"], span[0], span[1])
 
     text_specs: list = []
     if not style["showValues"]:

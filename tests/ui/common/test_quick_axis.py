@@ -112,6 +112,7 @@ def _unkerned(family: str, size: int) -> QFont:
 def test_the_quick_layout_is_pyqtgraphs_with_a_grid_fonts_explicit_ticks_and_options(qtbot, size):
     w = _plot(qtbot, "plain", size)
     plot = w.getPlotItem()
+    foreground = pg.getConfigOption("foreground")
     plot.setXRange(-20, 180, padding=0)
     plot.setYRange(0.001, 0.9, padding=0)
     variants = [
@@ -124,13 +125,22 @@ def test_the_quick_layout_is_pyqtgraphs_with_a_grid_fonts_explicit_ticks_and_opt
         lambda: plot.getAxis("left").setStyle(tickAlpha=0.4, stopAxisAtTick=(True, True)),
         lambda: plot.getAxis("top").setStyle(tickAlpha=200, tickLength=-8, maxTextLevel=0),
         lambda: plot.getAxis("right").setStyle(showValues=False),
+        # new pens (the quick layout keeps an axis's pens until it is given others)
+        lambda: plot.getAxis("left").setPen("r"),
+        lambda: plot.getAxis("left").setTickPen(color=(0, 160, 0), width=2),
+        lambda: plot.getAxis("left").setTickPen(),  # back to the axis's pen
+        lambda: pg.setConfigOption("foreground", "m"),  # the axes with no pen of their own follow it
+        lambda: pg.setConfigOption("foreground", foreground),
         lambda: plot.invertY(True),
         lambda: plot.setLogMode(x=False, y=True),
     ]
-    for variant in variants:
-        variant()
-        w.repaint()
-        assert _same_layout(w, quick_axis.draw_specs) > 0
+    try:
+        for variant in variants:
+            variant()
+            w.repaint()
+            assert _same_layout(w, quick_axis.draw_specs) > 0
+    finally:
+        pg.setConfigOption("foreground", foreground)
 
 
 @settings(max_examples=300, deadline=None)
