@@ -38,7 +38,7 @@ class WrapLabel(QLabel):
     def __init__(self, text: str = "", parent=None, wrap: bool = True):
         self._heights: dict[int, int] = {}  # QLabel's own height per width, for what is shown now
         super().__init__(text, parent)
-        self.setWordWrap(wrap)
+        QLabel.setWordWrap(self, wrap)  # nothing remembered yet
 
     def heightForWidth(self, width: int) -> int:  # noqa: N802 (Qt's name; what a layout asks)
         height = self._heights.get(width)
