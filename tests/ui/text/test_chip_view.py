@@ -114,3 +114,38 @@ def test_chips_of_tokens_with_no_row_are_made_once_per_piece_and_reason(view, mo
         assert view.label(i) == (tok.shown_piece(t).short(40), why)
         assert view.flags(i)["out_of_range"] == (not t.ok)
     assert {view.label(tok.tokens.index(t))[1] for t in bad} >= {"past row 99"}
+
+
+def test_a_new_selection_paints_only_the_chips_it_changes_and_the_screen_matches_a_full_paint(qtbot, view):
+    """Selecting paints again the chips whose outline changes (the old and new selection and the
+    chips reading their rows), not every chip: what is on screen after a walk of selections is
+    what a paint of the whole strip shows."""
+    _table, tok = _tokens("toy:cat-sat", "the cat sat on the mat and the dog sat on the log " * 4)
+    view.set_tokens(tok)
+    qtbot.waitExposed(view)
+    qtbot.wait(100)  # the new text's paint of the whole strip, done
+    painted = []
+    paint_chip = view._paint_chip
+    view._paint_chip = lambda p, pal, i, token, lay: (painted.append(i), paint_chip(p, pal, i, token, lay))
+    ids = [t.id if t.ok else -1 for t in tok.tokens]  # "and", "dog" and "log" name no row of this table
+    assert ids[8] == -1 and ids[0] == ids[4] >= 0
+
+    def outlined(position: int) -> set[int]:
+        return {i for i, t in enumerate(ids) if t == ids[position] >= 0} | {position}
+
+    for position, last in ((0, None), (1, 0), (8, 1), (9, 8), (0, 9)):  # "the", "cat", "dog", "sat", "the"
+        before = outlined(last) if last is not None else set()
+        painted.clear()
+        view.set_selection(position, ids[position])
+        qtbot.waitUntil(lambda: bool(painted))
+        qtbot.wait(20)
+        changed = before | outlined(position)
+        assert changed <= set(painted), "a chip whose outline changed was not painted"
+        assert len(set(painted)) < len(ids) // 2  # not the whole strip: the changed chips and neighbours
+        touching = {j for i in changed for j in (i - 1, i, i + 1)}  # a dirty rect may cross a touching edge
+        assert set(painted) <= touching
+    screen = view.screen().grabWindow(view.winId()).toImage()
+    view._paint_chip = paint_chip
+    whole = view.grab().toImage()  # every chip painted anew
+    assert screen.size() == whole.size()
+    assert screen == whole.convertToFormat(screen.format())
