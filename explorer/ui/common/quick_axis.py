@@ -97,11 +97,10 @@ def _pens(axis: pg.AxisItem) -> dict:
     """The axis's pens as pyqtgraph resolves them (``pen()``, ``tickPen()``), made once per pen
     the axis is given: ``mkPen`` per level per layout was a twentieth of a resize of the Lookup tab.
     Kept on the axis with the pens they came from (``setPen`` and ``setTickPen`` make new ones)."""
-    source = (axis._pen, axis._tickPen, pg.getConfigOption("foreground"))
+    pen, tick_pen, foreground = axis._pen, axis._tickPen, pg.getConfigOption("foreground")
     pens = axis.__dict__.get("_quick_pens")
-    if pens is None or any(a is not b for a, b in zip(pens["source"][:2], source[:2])) \
-            or pens["source"][2] != source[2]:
-        pens = {"source": source, "axis": axis.pen(), "tick": axis.tickPen()}
+    if pens is None or pens["pen"] is not pen or pens["tick_pen"] is not tick_pen or pens["foreground"] != foreground:
+        pens = {"pen": pen, "tick_pen": tick_pen, "foreground": foreground, "axis": axis.pen(), "tick": axis.tickPen()}
         axis.__dict__["_quick_pens"] = pens
     return pens
 

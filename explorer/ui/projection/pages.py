@@ -4,7 +4,7 @@ a cancelled fit) with a button to fit again, and the progress of the fit."""
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QPushButton, QVBoxLayout, QWidget
 
 from explorer.ui.common.progress import ProgressBar
 from explorer.ui.common.wrapped_label import WrapLabel
@@ -12,7 +12,7 @@ from explorer.ui.common.wrapped_label import WrapLabel
 __all__ = ["MessagePage", "BusyPage"]
 
 
-def _centred(page: QWidget, label: QLabel, *row: QWidget) -> None:
+def _centred(page: QWidget, label: WrapLabel, *row: QWidget) -> None:
     lay = QVBoxLayout(page)
     lay.addStretch(1)
     label.setObjectName("EmptyState")
