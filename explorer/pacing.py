@@ -25,7 +25,7 @@ from PySide6.QtCore import QCoreApplication, QTimer
 
 from explorer.core.runtime import WINDOW_TURNS, WindowTurns
 
-__all__ = ["ResultPacer", "PACER", "PASS_BUDGET_S"]
+__all__ = ["ResultPacer", "PACER", "PASS_BUDGET_S", "TurnWait"]
 
 #: how long a pass of the window's event loop runs before a result reaching it waits for the next pass
 PASS_BUDGET_S = 0.012
@@ -49,14 +49,15 @@ class ResultPacer:
 
     def land(self, handler: Callable, *args) -> None:
         """``handler(*args)`` now, or in a later pass if this one has run its budget or results wait."""
-        if self._waiting or self._pass_is_long():
+        if self._waiting or self.pass_is_long():
             self._waiting.append((handler, args))
             self.deferred += 1
             self._wake()
             return
         handler(*args)
 
-    def _pass_is_long(self) -> bool:
+    def pass_is_long(self) -> bool:
+        """Whether the pass under way has run its budget (a result reaching it would wait)."""
         return self._turns.elapsed() >= self.budget_s
 
     def _wake(self) -> None:
@@ -76,7 +77,7 @@ class ResultPacer:
         """The first waiting result, then more while this pass is short; the rest in the next pass."""
         try:
             first = True
-            while self._waiting and (first or not self._pass_is_long()):
+            while self._waiting and (first or not self.pass_is_long()):
                 first = False
                 handler, args = self._waiting.popleft()
                 handler(*args)
@@ -92,3 +93,30 @@ class ResultPacer:
 
 #: the pacer of every job's results (JobRunner's handlers land through it)
 PACER = ResultPacer()
+
+
+class TurnWait:
+    """For work the window puts off to a turn of its own by a timer (a view's next draw, the next step
+    of a view's first build): when the timer fires in a pass already long, the work waits for the next
+    pass, once, and then runs however long that one is.
+
+    A timer the window starts during a click (a draw for the next turn) falls due during the click, and
+    Qt fires it in the pass after the click's paint, with the other timers due: the click, its paint
+    and the draw were one stall, and a timer of the window waited through all three. :meth:`put_off`
+    says whether the caller should start its timer again instead of working now (True at most once in
+    a row); its timer then fires after the timers already due, and the loop rests between.
+    """
+
+    def __init__(self, pacer: ResultPacer | None = None) -> None:
+        self._pacer = pacer
+        self._waited = False
+
+    def put_off(self) -> bool:
+        """True if the work should wait for the next pass (the pass under way is long and it has not
+        waited yet); False to work now."""
+        pacer = self._pacer or PACER
+        if not self._waited and pacer.pass_is_long():
+            self._waited = True
+            return True
+        self._waited = False
+        return False

@@ -142,3 +142,22 @@ def test_a_result_waiting_behind_a_click_lands_after_the_windows_timers(qtbot, m
     qtbot.waitUntil(lambda: "result" in order, timeout=5000)
     ticker.stop()
     assert order.index("click") < order.index("tick") < order.index("result")
+
+
+def test_a_turn_wait_puts_work_off_once_while_the_pass_is_long(qapp):
+    """TurnWait: work whose timer fires in a long pass is put off to the next pass, once in a row (then it
+    runs however long that one is); in a short pass it runs at once."""
+    from explorer.pacing import TurnWait
+
+    clock = [0.0]
+    turns = _turns(clock, elapsed=0.030)  # 30 ms into the pass: past the budget
+    wait = TurnWait(ResultPacer(turns))
+    assert wait.put_off()  # the first time: to the next pass
+    assert not wait.put_off()  # it has waited: now, however long this pass
+    assert wait.put_off()  # the next piece of work waits again
+    assert not wait.put_off()
+    clock[0] = 0.050
+    turns.turn_ended()
+    clock[0] = 0.060  # the loop rested
+    turns.turn_began()
+    assert not wait.put_off()  # a short pass: at once

@@ -3,6 +3,8 @@ has its own conftest.py, so "import conftest" would be ambiguous)."""
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 
 LOAD_TIMEOUT = 60_000
@@ -173,3 +175,33 @@ def python_calls_during(action) -> list[str]:
     finally:
         sys.setprofile(None)
     return calls
+
+
+def click_then_timer(qtbot, monkeypatch, start_work) -> list:
+    """A click (30 ms of work in a turn of the event loop) that calls ``start_work(order)`` (which puts off
+    something that appends "work" to ``order``, by a timer of 1 ms), then starts a timer of the window
+    (1 ms, so due after the work's). Returns the order of "click", the timer's "tick" and "work"."""
+    from PySide6.QtCore import QCoreApplication, Qt, QTimer
+
+    from explorer.core import runtime
+    from explorer.ui.application import report_turns
+
+    report_turns(QCoreApplication.instance())  # as make_app does
+    # a busy machine may pause this thread between turns for more than the 1 ms that counts as a rest
+    monkeypatch.setattr(runtime, "REST_S", 0.25)
+    order = []
+    ticker = QTimer()
+    ticker.setTimerType(Qt.PreciseTimer)
+    ticker.setSingleShot(True)
+    ticker.timeout.connect(lambda: order.append("tick"))
+
+    def click():
+        start_work(order)
+        ticker.start(1)
+        time.sleep(0.03)  # longer than a pass's budget
+        order.append("click")
+
+    QTimer.singleShot(20, click)
+    qtbot.waitUntil(lambda: "work" in order and "tick" in order, timeout=5000)
+    return order
+

@@ -21,6 +21,7 @@ from PySide6.QtCore import QEvent, QObject, QTimer, Signal
 from PySide6.QtWidgets import QAbstractButton, QLabel, QProgressBar, QWidget
 
 from explorer.core.errors import user_message
+from explorer.pacing import TurnWait
 from explorer.ui.common.progress import ProgressBar
 
 if TYPE_CHECKING:  # views know the state's computations, never the worker machinery
@@ -265,16 +266,18 @@ class OneATurn(QObject):
     Positions page's two heatmaps and the table beside them stalled a real window 100-165 ms
     when the tab came back after a model switch. :meth:`run` draws the first now and the rest in
     the turns after; a new run (or :meth:`cancel`) drops the draws still waiting, and
-    :meth:`finish` draws them now.
+    :meth:`finish` draws them now. A draw whose turn comes in a pass already long waits for the
+    next (:class:`~explorer.pacing.TurnWait`).
     """
 
     def __init__(self, parent: QObject | None = None):
         super().__init__(parent)
         self._waiting: list[Callable[[], object]] = []
+        self._wait = TurnWait()
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.setInterval(TURN_MS)
-        self._timer.timeout.connect(self._next)
+        self._timer.timeout.connect(self._on_turn)
 
     @property
     def pending(self) -> int:
@@ -298,6 +301,12 @@ class OneATurn(QObject):
         """Every draw waiting, now (whoever reads the page next needs it whole)."""
         while self._waiting:
             self._next()
+
+    def _on_turn(self) -> None:
+        if self._waiting and self._wait.put_off():
+            self._timer.start()
+            return
+        self._next()
 
     def _next(self) -> None:
         if not self._waiting:

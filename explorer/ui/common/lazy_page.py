@@ -9,6 +9,8 @@ import shiboken6
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QFrame, QLabel, QScrollArea, QWidget
 
+from explorer.pacing import TurnWait
+
 __all__ = ["LazyPage", "FIRST_SHOW_STEP_MS"]
 
 #: between the turns of a view's first show (ms): a timer, not a queued call (0), so that input,
@@ -28,8 +30,10 @@ class LazyPage(QScrollArea):
     then it is painted. One turn for all of it stalled the window 150-280 ms in
     a real window (the build alone 60-144 ms). A ``build`` that is a generator
     function is made over as many turns as it yields, one step a turn (the view
-    is what it returns). :meth:`view` still builds at once, and puts the view on
-    the page to be painted in the same turn, for whoever needs the view now.
+    is what it returns). A step or the view's going on the page whose turn comes in
+    a pass already long waits for the next (:class:`~explorer.pacing.TurnWait`).
+    :meth:`view` still builds at once, and puts the view on the page to be painted
+    in the same turn, for whoever needs the view now.
 
     Between turns nothing a build made may be left without a Qt parent: the
     collector could delete it after the window and the application are gone
@@ -47,6 +51,7 @@ class LazyPage(QScrollArea):
         self._steps: Generator[QWidget | None, None, QWidget] | None = None  # a build under way, one step a turn
         self._made: QWidget | None = None  # made in the second turn (or later), on screen in the next
         self._holder: QWidget | None = None  # where what a stepped build made waits, hidden
+        self._wait = TurnWait()  # a turn of the first show that comes in a long pass waits for the next
 
     @property
     def built(self) -> bool:
@@ -116,6 +121,9 @@ class LazyPage(QScrollArea):
     def _make(self) -> None:
         if self.built:
             return  # view() was asked for meanwhile: nothing left to do
+        if self._wait.put_off():
+            QTimer.singleShot(FIRST_SHOW_STEP_MS, self, self._make)
+            return
         if self._made is not None or self.build_step():
             QTimer.singleShot(FIRST_SHOW_STEP_MS, self, self._put_on_page)
         else:
@@ -129,6 +137,9 @@ class LazyPage(QScrollArea):
         made = self._made
         if made is None:
             return  # view() was asked for meanwhile
+        if self._wait.put_off():
+            QTimer.singleShot(FIRST_SHOW_STEP_MS, self, self._put_on_page)
+            return
         made.setUpdatesEnabled(False)
         self.view()
         QTimer.singleShot(FIRST_SHOW_STEP_MS, made, lambda: made.setUpdatesEnabled(True))

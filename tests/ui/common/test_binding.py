@@ -3,11 +3,13 @@ when shown, and wants a lazy computation only while on screen."""
 
 from __future__ import annotations
 
+from PySide6.QtCore import QObject
 from PySide6.QtWidgets import QLabel, QProgressBar, QPushButton, QTabWidget, QVBoxLayout, QWidget
 
 from explorer.app import make_app
 from explorer.ui.common.binding import JobBinding, ShownGate
 from explorer.workers import Computation, await_all_workers
+from tests.support.ui_helpers import click_then_timer
 
 
 def _job(value, runs):
@@ -221,3 +223,15 @@ def test_one_a_turn_draws_one_per_turn_and_drops_or_finishes_the_rest(qtbot):
     qtbot.wait(10)
     assert len(drawn) == 3  # the timer left running finds nothing to draw
     ticker.stop()
+
+
+def test_a_draw_whose_turn_comes_in_a_long_pass_waits_behind_the_windows_timers(qtbot, monkeypatch):
+    """A draw put off to the next turn during a click falls due during it, before a timer of the window
+    started after it: it waits for the next pass instead of making one stall with the click (a tour
+    step's view, token and words were each drawn in the pass of the click's paint)."""
+    from explorer.ui.common.binding import OneATurn
+
+    owner = QObject()  # kept: the draws' timer lives with it
+    turns = OneATurn(owner)
+    order = click_then_timer(qtbot, monkeypatch, lambda order: turns.run([lambda: order.append("work")], now=False))
+    assert order == ["click", "tick", "work"]

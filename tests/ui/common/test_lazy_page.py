@@ -10,7 +10,7 @@ from PySide6.QtWidgets import QLabel
 from explorer.ui.common.lazy_page import LazyPage
 from explorer.ui.common.prebuild import IDLE_S, IdleBuilder
 from tests.support.clocks import SetClock as Clock
-from tests.support.ui_helpers import load
+from tests.support.ui_helpers import click_then_timer, load
 
 
 def _tab_of(qtbot, page: LazyPage):
@@ -260,3 +260,23 @@ def test_a_view_goes_on_the_page_in_one_turn_and_is_painted_in_a_later_one(qtbot
     seen.clear()
     view.setText("changed")
     qtbot.waitUntil(lambda: ("painted" in {what for what, _ in seen}), timeout=5000)  # paints as any widget
+
+
+def test_a_step_of_a_first_show_whose_turn_comes_in_a_long_pass_waits_behind_the_windows_timers(
+        qtbot, monkeypatch):
+    """The tab is opened by a click that goes on working (30 ms): the build's first step, due during the
+    click before a timer of the window, waits for the next pass instead of making one stall with the
+    click; then the view goes on the page."""
+    made = []
+
+    def make(order):
+        order.append("work")
+        made.append(1)
+        return QLabel("the view")
+
+    holder = []
+    tabs = _tab_of(qtbot, page := LazyPage(lambda: make(holder[0])))
+    order = click_then_timer(qtbot, monkeypatch, lambda order: (holder.append(order), tabs.setCurrentIndex(1)))
+    assert order == ["click", "tick", "work"] and made == [1]
+    qtbot.waitUntil(lambda: page.built, timeout=5000)
+    assert page.widget().text() == "the view"
