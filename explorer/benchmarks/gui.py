@@ -57,7 +57,9 @@ def record(launch):
             self.load_finished.connect(self._ready)
             QTimer.singleShot(0, tick)
         def _ready(self, ok):
-            self.window.repaint()
+            from explorer.ui.common.paint_once import paint_now
+            with paint_now():
+                self.window.repaint()
             print(f"READY {time.time() - START:.6f}" if ok else "FAILED", flush=True)
     launch.Explorer = Recorded
 class Hook(importlib.abc.MetaPathFinder):
@@ -219,12 +221,15 @@ class StallMeter:
 
 def _select_times(app, ex, ids, reps: int = 3) -> list[float]:
     """Milliseconds to select a token and repaint every visible view, per click."""
+    from explorer.ui.common.paint_once import paint_now
+
     times = []
     for rep in range(reps):
         for i in ids:
             t0 = time.perf_counter()
             ex.state.set_selected_token(i + rep)
-            ex.window.repaint()  # every visible view redrawn, synchronously
+            with paint_now():  # every visible view redrawn, synchronously
+                ex.window.repaint()
             times.append((time.perf_counter() - t0) * 1000)
             app.processEvents()
     return times
@@ -342,12 +347,15 @@ def _scatter_fps(app, ex, meter, seconds: float = 3.0) -> dict:
 def _chart_click_times(app, view, reps: int = 3) -> list[float]:
     """Milliseconds from a click on a bar of a linked chart (the id range's) to the map, every
     chart and the table redrawn, per click: each bar chosen, then no longer."""
+    from explorer.ui.common.paint_once import paint_now
+
     times = []
     for _ in range(reps):
         for bar in (2, 5, 2, 5):
             t0 = time.perf_counter()
             view.points.toggle_bar("id_range", bar)
-            view.window().repaint()
+            with paint_now():
+                view.window().repaint()
             times.append((time.perf_counter() - t0) * 1000)
             app.processEvents()
     return times
@@ -384,6 +392,8 @@ def _pan_zoom_fps(view, seconds: float) -> float:
     It pans back and forth: panning one way only carried the points off
     screen, so the faster the frames, the fewer points the later ones drew.
     """
+    from explorer.ui.common.paint_once import paint_now
+
     vb = view.plot.getPlotItem().getViewBox()
     vb.autoRange()
     port = view.plot.viewport()
@@ -394,7 +404,8 @@ def _pan_zoom_fps(view, seconds: float) -> float:
             vb.translateBy(x=vb.viewRect().width() * (0.01 if cycle % 4 < 2 else -0.01))
         else:
             vb.scaleBy((0.98, 0.98) if cycle % 2 else (1.02, 1.02))
-        port.repaint()
+        with paint_now():
+            port.repaint()
         n += 1
     return n / (time.perf_counter() - t0)
 

@@ -10,17 +10,45 @@ of its four plots twice per resize, 33 ms of plot painting where 21 do).
 :class:`PaintOnce`, on a window, prepares every shown plot of that window just before
 the window paints, and hands the plots' dirty regions to that paint: the preparation
 in the paint finds nothing left to do.
+
+A second paint of the window in one pass of its event loop waits for the next pass, once: what
+the first paint left dirty (a label that grew, a plot whose items moved after it), or what the
+events after it changed, posts another request, and Qt sends it in the same pass. A tour step's
+model, installed, was painted four times in one gap of 66-76 ms; put off, the later paints are one,
+after the window's timers due. :func:`paint_now` is for whoever paints synchronously and needs it
+done (the benchmarks' ``repaint()``).
 """
 
 from __future__ import annotations
 
 import weakref
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import pyqtgraph as pg
 import shiboken6
-from PySide6.QtCore import QCoreApplication, QEvent, QObject
+from PySide6.QtCore import QCoreApplication, QEvent, QObject, QTimer
 
-__all__ = ["install", "PaintOnce", "prepare_shown_plots"]
+from explorer.core.runtime import WINDOW_TURNS
+from explorer.pacing import TurnWait
+
+__all__ = ["install", "PaintOnce", "prepare_shown_plots", "paint_now"]
+
+#: > 0 while :func:`paint_now` runs: paints are not put off
+_NOW = [0]
+#: between a paint put off and the paint (ms): a timer, after the window's other timers due
+LATER_MS = 1
+
+
+@contextmanager
+def paint_now() -> Iterator[None]:
+    """Within it, a window's paint is never put off to the next pass (a synchronous ``repaint()`` that
+    must have painted when it returns)."""
+    _NOW[0] += 1
+    try:
+        yield
+    finally:
+        _NOW[0] -= 1
 
 #: every pyqtgraph scene made since :func:`install`, while it lives
 _SCENES: weakref.WeakSet = weakref.WeakSet()
@@ -66,15 +94,35 @@ class PaintOnce(QObject):
         super().__init__(window)
         self._window = window
         self._preparing = False
+        self._painted_in: float | None = None  # the pass (WINDOW_TURNS.pass_began) of the last paint
+        self._wait = TurnWait()
+        self._later = QTimer(self)
+        self._later.setSingleShot(True)
+        self._later.setInterval(LATER_MS)
+        self._later.timeout.connect(self._paint_later)
         window.installEventFilter(self)
 
     def eventFilter(self, obj, event) -> bool:
         # not again inside a preparation: a synchronous repaint (QWidget.repaint, which the app
         # does not use; the benchmarks do) sends a request of its own for what the preparation dirtied
         if event.type() == QEvent.UpdateRequest and obj is self._window and not self._preparing:
+            if self._painted_again():
+                self._later.start()  # Qt waits for this request's sync: nothing is posted meanwhile
+                return True
             self._preparing = True
             try:
                 prepare_shown_plots(self._window)
             finally:
                 self._preparing = False
         return False
+
+    def _painted_again(self) -> bool:
+        """Whether this paint is the window's second in the pass under way and waits for the next (once)."""
+        began = WINDOW_TURNS.pass_began
+        again = began is not None and began == self._painted_in and not _NOW[0] and self._wait.put_off()
+        if not again:
+            self._painted_in = began
+        return again
+
+    def _paint_later(self) -> None:
+        QCoreApplication.sendEvent(self._window, QEvent(QEvent.UpdateRequest))

@@ -3,13 +3,15 @@ pyqtgraph's preparation of the paint changed (the auto-range, the view's transfo
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 import pyqtgraph as pg
 import pytest
 import shiboken6
 from PySide6.QtWidgets import QApplication, QVBoxLayout, QWidget
 
-from explorer.ui.common.paint_once import PaintOnce, prepare_shown_plots
+from explorer.ui.common.paint_once import PaintOnce, paint_now, prepare_shown_plots
 
 
 class CountingPlot(pg.PlotWidget):
@@ -75,10 +77,65 @@ def test_a_synchronous_repaint_paints_the_new_data_and_later_updates_still_paint
     curve = plot.getPlotItem().listDataItems()[0]
     curve.setData(np.arange(50.0) * 1000)  # a new range: the preparation moves the view and its axes
     plot.paints = 0
-    top.repaint()
+    with paint_now():  # painted before it returns, whatever painted earlier in this pass
+        top.repaint()
     assert plot.paints >= 1
     assert plot.getViewBox().viewRange()[1][1] >= 49_000  # auto-ranged to the new data before it painted
     _turns()
     plot.paints = 0
     plot.viewport().update()
     qtbot.waitUntil(lambda: plot.paints >= 1)
+
+
+def test_a_second_paint_of_the_window_in_a_long_pass_waits_behind_the_windows_timers(qtbot, monkeypatch):
+    """A paint (30 ms) dirties another widget (as a label that grows, or a plot whose items moved after
+    it painted). The second paint, requested in the pass of the first, waits for the next pass, after a
+    timer of the window that fell due meanwhile: not one stall of paint and paint. Both are painted."""
+    from PySide6.QtCore import QCoreApplication, Qt, QTimer
+
+    from explorer.core import runtime
+    from explorer.ui.application import report_turns
+
+    report_turns(QCoreApplication.instance())  # as make_app does
+    monkeypatch.setattr(runtime, "REST_S", 0.25)  # a pause of a busy machine is no rest here
+    order = []
+    ticker = QTimer()
+    ticker.setTimerType(Qt.PreciseTimer)
+    ticker.setSingleShot(True)
+    ticker.timeout.connect(lambda: order.append("tick"))
+
+    class Part(QWidget):
+        def __init__(self, name, then=None):
+            super().__init__()
+            self.name, self.then, self.armed = name, then, False
+
+        def paintEvent(self, event):
+            if self.armed:
+                self.armed = False
+                order.append(self.name)
+                if self.then is not None:
+                    self.then.armed = True
+                    self.then.update()  # dirtied by this paint
+                    ticker.start(1)  # due during this paint
+                    time.sleep(0.03)  # a long paint
+
+    top = QWidget()
+    qtbot.addWidget(top)
+    second = Part("second paint")
+    first = Part("first paint", then=second)
+    lay = QVBoxLayout(top)
+    lay.addWidget(first)
+    lay.addWidget(second)
+    PaintOnce(top)
+    top.resize(300, 200)
+    top.show()
+    qtbot.waitExposed(top)
+    qtbot.wait(50)
+
+    def click():
+        first.armed = True
+        first.update()
+
+    QTimer.singleShot(20, click)
+    qtbot.waitUntil(lambda: "second paint" in order and "tick" in order, timeout=5000)
+    assert order == ["first paint", "tick", "second paint"]
