@@ -253,12 +253,6 @@ class WindowTurns:
         follow one another without a rest of :data:`REST_S` count as one."""
         return self._clock() - self._stretch_began if self.turn else 0.0
 
-    @property
-    def pass_began(self) -> float | None:
-        """When the pass under way began (the window last rested; see :meth:`elapsed`), None while it
-        rests: two moments of one pass see the same value."""
-        return self._stretch_began if self.turn else None
-
     def turn_began(self) -> None:
         if not self._holding:
             held = _thread.allocate_lock()

@@ -11,12 +11,14 @@ of its four plots twice per resize, 33 ms of plot painting where 21 do).
 the window paints, and hands the plots' dirty regions to that paint: the preparation
 in the paint finds nothing left to do.
 
-A second paint of the window in one pass of its event loop waits for the next pass, once: what
-the first paint left dirty (a label that grew, a plot whose items moved after it), or what the
-events after it changed, posts another request, and Qt sends it in the same pass. A tour step's
-model, installed, was painted four times in one gap of 66-76 ms; put off, the later paints are one,
-after the window's timers due. :func:`paint_now` is for whoever paints synchronously and needs it
-done (the benchmarks' ``repaint()``).
+A paint of the window requested in a pass that has already run its budget (a click's work, a
+job's result, an earlier paint) waits for the next pass, once (:class:`~explorer.pacing.TurnWait`):
+Qt sends the window's update requests with the pass's other posted events, so the work and its
+paint were one stall, and what a paint left dirty (a label that grew, a plot whose items moved
+after it) was painted again in the same pass (a tour step's model, installed, four times in one
+gap of 66-76 ms). Put off, the paint comes after the window's timers due, and the paints asked
+meanwhile are one. :func:`paint_now` is for whoever paints synchronously and needs it done (the
+benchmarks' ``repaint()``).
 """
 
 from __future__ import annotations
@@ -29,7 +31,6 @@ import pyqtgraph as pg
 import shiboken6
 from PySide6.QtCore import QCoreApplication, QEvent, QObject, QTimer
 
-from explorer.core.runtime import WINDOW_TURNS
 from explorer.pacing import TurnWait
 
 __all__ = ["install", "PaintOnce", "prepare_shown_plots", "paint_now"]
@@ -94,7 +95,6 @@ class PaintOnce(QObject):
         super().__init__(window)
         self._window = window
         self._preparing = False
-        self._painted_in: float | None = None  # the pass (WINDOW_TURNS.pass_began) of the last paint
         self._wait = TurnWait()
         self._later = QTimer(self)
         self._later.setSingleShot(True)
@@ -106,7 +106,7 @@ class PaintOnce(QObject):
         # not again inside a preparation: a synchronous repaint (QWidget.repaint, which the app
         # does not use; the benchmarks do) sends a request of its own for what the preparation dirtied
         if event.type() == QEvent.UpdateRequest and obj is self._window and not self._preparing:
-            if self._painted_again():
+            if not _NOW[0] and self._wait.put_off():
                 self._later.start()  # Qt waits for this request's sync: nothing is posted meanwhile
                 return True
             self._preparing = True
@@ -115,14 +115,6 @@ class PaintOnce(QObject):
             finally:
                 self._preparing = False
         return False
-
-    def _painted_again(self) -> bool:
-        """Whether this paint is the window's second in the pass under way and waits for the next (once)."""
-        began = WINDOW_TURNS.pass_began
-        again = began is not None and began == self._painted_in and not _NOW[0] and self._wait.put_off()
-        if not again:
-            self._painted_in = began
-        return again
 
     def _paint_later(self) -> None:
         QCoreApplication.sendEvent(self._window, QEvent(QEvent.UpdateRequest))
