@@ -13,6 +13,10 @@ the moment the window last rested (:meth:`~explorer.core.runtime.WindowTurns.ela
 then the result and the click's paint, waiting together, in the turn after, are one pass to the user.
 Results keep their order: once one waits, those after it wait behind it. Without turns reported
 (:data:`explorer.core.runtime.WINDOW_TURNS`), as in a script, every result lands at once.
+
+:class:`TurnWait` holds the window's own put-off work to the same budget: a view's next draw or the
+next step of its first build (a timer's), and a paint of the window (an update request, posted), each
+asked in a pass that has run its budget, wait for the next pass once.
 """
 
 from __future__ import annotations
