@@ -177,23 +177,32 @@ def python_calls_during(action) -> list[str]:
     return calls
 
 
-def click_then_timer(qtbot, monkeypatch, start_work) -> list:
-    """A click (30 ms of work in a turn of the event loop) that calls ``start_work(order)`` (which puts off
-    something that appends "work" to ``order``, by a timer of 1 ms), then starts a timer of the window
-    (1 ms, so due after the work's). Returns the order of "click", the timer's "tick" and "work"."""
+def ticker_in_reported_turns(monkeypatch, order: list):
+    """The window's turns reported (as make_app does), a rest only past 250 ms (a busy machine may pause
+    this thread between turns for more than the 1 ms that counts as one), and a single-shot timer of the
+    window, not started, that appends "tick" to ``order``."""
     from PySide6.QtCore import QCoreApplication, Qt, QTimer
 
     from explorer.core import runtime
     from explorer.ui.application import report_turns
 
-    report_turns(QCoreApplication.instance())  # as make_app does
-    # a busy machine may pause this thread between turns for more than the 1 ms that counts as a rest
+    report_turns(QCoreApplication.instance())
     monkeypatch.setattr(runtime, "REST_S", 0.25)
-    order = []
     ticker = QTimer()
     ticker.setTimerType(Qt.PreciseTimer)
     ticker.setSingleShot(True)
     ticker.timeout.connect(lambda: order.append("tick"))
+    return ticker
+
+
+def click_then_timer(qtbot, monkeypatch, start_work) -> list:
+    """A click (30 ms of work in a turn of the event loop) that calls ``start_work(order)`` (which puts off
+    something that appends "work" to ``order``, by a timer of 1 ms), then starts a timer of the window
+    (1 ms, so due after the work's). Returns the order of "click", the timer's "tick" and "work"."""
+    from PySide6.QtCore import QTimer
+
+    order = []
+    ticker = ticker_in_reported_turns(monkeypatch, order)
 
     def click():
         start_work(order)

@@ -12,6 +12,7 @@ import shiboken6
 from PySide6.QtWidgets import QApplication, QVBoxLayout, QWidget
 
 from explorer.ui.common.paint_once import PaintOnce, paint_now, prepare_shown_plots
+from tests.support.ui_helpers import ticker_in_reported_turns
 
 
 class CountingPlot(pg.PlotWidget):
@@ -93,18 +94,10 @@ def test_a_paint_requested_in_a_long_pass_waits_behind_the_windows_timers(qtbot,
     of the window that fell due meanwhile: a click (30 ms) and its paint are not one stall, nor is a
     paint (30 ms) and a second one for what it dirtied (as a label that grows, or a plot whose items
     moved after it painted). Everything is painted."""
-    from PySide6.QtCore import QCoreApplication, Qt, QTimer
+    from PySide6.QtCore import QTimer
 
-    from explorer.core import runtime
-    from explorer.ui.application import report_turns
-
-    report_turns(QCoreApplication.instance())  # as make_app does
-    monkeypatch.setattr(runtime, "REST_S", 0.25)  # a pause of a busy machine is no rest here
     order = []
-    ticker = QTimer()
-    ticker.setTimerType(Qt.PreciseTimer)
-    ticker.setSingleShot(True)
-    ticker.timeout.connect(lambda: order.append("tick"))
+    ticker = ticker_in_reported_turns(monkeypatch, order)
 
     def long_work():
         ticker.start(1)  # due during the work
