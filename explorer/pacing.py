@@ -108,7 +108,7 @@ class TurnWait:
     Qt fires it in the pass after the click's paint, with the other timers due: the click, its paint
     and the draw were one stall, and a timer of the window waited through all three. :meth:`put_off`
     says whether the caller should start its timer again instead of working now (True at most once in
-    a row); its timer then fires after the timers already due, and the loop rests between.
+    a row); its timer then fires after the timers already due, and the window's input and timers come between.
     """
 
     def __init__(self, pacer: ResultPacer | None = None) -> None:
