@@ -19,6 +19,14 @@ after it) was painted again in the same pass (a tour step's model, installed, fo
 gap of 66-76 ms). Put off, the paint comes after the window's timers due, and the paints asked
 meanwhile are one. :func:`paint_now` is for whoever paints synchronously and needs it done (the
 benchmarks' ``repaint()``).
+
+A plot the window's paint reaches when its pass has run :data:`PLOT_BUDGET_S` waits for the next
+pass, once: its area keeps its background meanwhile. A resized window, a tab coming up or a new
+model repaints every plot shown, and pyqtgraph paints in Python (axes, curves, labels): a window
+paint after a resize was 60-90 ms of the window's thread (the Lookup tab, 1,920 x 1,080), and the
+paint alone made a third of the walk's stalls over 100 ms. The plots are then painted over the
+next passes, the window's timers and input between them. A paint of the window into an image
+(``grab``, ``render``) is not a paint of the window on screen and paints every plot.
 """
 
 from __future__ import annotations
@@ -31,14 +39,17 @@ import pyqtgraph as pg
 import shiboken6
 from PySide6.QtCore import QCoreApplication, QEvent, QObject, QTimer
 
+from explorer.core.runtime import WINDOW_TURNS
 from explorer.pacing import TurnWait
 
-__all__ = ["install", "PaintOnce", "prepare_shown_plots", "paint_now"]
+__all__ = ["install", "PaintOnce", "prepare_shown_plots", "paint_now", "PLOT_BUDGET_S"]
 
 #: > 0 while :func:`paint_now` runs: paints are not put off
 _NOW = [0]
 #: between a paint put off and the paint (ms): a timer, after the window's other timers due
 LATER_MS = 1
+#: how long a pass of the window has run (s) when a plot its paint reaches waits for the next pass
+PLOT_BUDGET_S = 0.03
 
 
 @contextmanager
@@ -69,32 +80,74 @@ def install() -> None:
     pg.GraphicsScene.__init__ = _scene_init
 
 
-def prepare_shown_plots(window) -> int:
-    """Run the paint preparation of every scene shown in ``window`` now, and mark what it
-    changed for repainting in the paint to come. Returns the number of scenes prepared."""
-    prepared = 0
+def _shown_scenes(window) -> Iterator[tuple]:
+    """Every known scene shown in ``window``, with its views shown there (scenes gone are forgotten)."""
     for scene in list(_SCENES):
         if not shiboken6.isValid(scene):
             _SCENES.discard(scene)
             continue
-        views = scene.views()
-        if not any(v.isVisible() and v.window() is window for v in views):
-            continue
+        views = [v for v in scene.views() if v.isVisible() and v.window() is window]
+        if views:
+            yield scene, views
+
+
+def prepare_shown_plots(window, plots: _PlotsInTurn | None = None) -> int:
+    """Run the paint preparation of every scene shown in ``window`` now, and mark what it
+    changed for repainting in the paint to come; ``plots`` watches their views from now on.
+    Returns the number of scenes prepared."""
+    prepared = 0
+    for scene, views in _shown_scenes(window):
         for _ in range(_PASSES):
             scene.prepareForPaint()
         # the scene marks its views' regions from a queued call: in this paint, not the next
         QCoreApplication.sendPostedEvents(scene, QEvent.MetaCall)
+        if plots is not None:
+            plots.watch(views)
         prepared += 1
     return prepared
 
 
+class _PlotsInTurn(QObject):
+    """Watches the plots' viewports of a window: one reached by the window's paint late in a long
+    pass waits for the next pass, once in a row (:data:`PLOT_BUDGET_S`)."""
+
+    def __init__(self, parent):
+        super().__init__(parent)
+        self.painting = False  # while the window paints on screen (PaintOnce's sync)
+        self.put_off = 0  # plots that waited (read by tests)
+        self._watched: weakref.WeakSet = weakref.WeakSet()
+        self._waited: weakref.WeakSet = weakref.WeakSet()
+
+    def watch(self, views) -> None:
+        for view in views:
+            port = view.viewport()
+            if port not in self._watched:
+                self._watched.add(port)
+                port.installEventFilter(self)
+
+    def eventFilter(self, port, event) -> bool:  # noqa: N802 (Qt's name)
+        if event.type() != QEvent.Paint or not self.painting or _NOW[0]:
+            return False
+        if port in self._waited:
+            self._waited.discard(port)  # it waited once: now, however long the pass
+            return False
+        if WINDOW_TURNS.elapsed() < PLOT_BUDGET_S:
+            return False
+        self._waited.add(port)
+        self.put_off += 1
+        port.update()  # painted in the window's next paint, a pass of its own
+        return True
+
+
 class PaintOnce(QObject):
-    """Installed on a top-level window: its plots are prepared before each of its paints."""
+    """Installed on a top-level window: its plots are prepared before each of its paints, and
+    painted in the passes after a long one."""
 
     def __init__(self, window):
         super().__init__(window)
         self._window = window
         self._preparing = False
+        self.plots = _PlotsInTurn(self)
         self._wait = TurnWait()
         self._later = QTimer(self)
         self._later.setSingleShot(True)
@@ -111,9 +164,15 @@ class PaintOnce(QObject):
                 return True
             self._preparing = True
             try:
-                prepare_shown_plots(self._window)
+                prepare_shown_plots(self._window, self.plots)
             finally:
                 self._preparing = False
+            self.plots.painting = True  # the window's paint on screen (its sync), with the plots watched
+            try:
+                self._window.event(event)
+            finally:
+                self.plots.painting = False
+            return True
         return False
 
     def _paint_later(self) -> None:

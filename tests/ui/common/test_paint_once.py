@@ -143,3 +143,80 @@ def test_a_paint_requested_in_a_long_pass_waits_behind_the_windows_timers(qtbot,
         assert order == ["tick", "first paint", "second paint"]
     else:
         assert order == ["first paint", "tick", "second paint"]
+
+
+class SlowPlot(CountingPlot):
+    """A plot whose next paint (once armed) takes 50 ms, longer than a pass's plot budget, and says when."""
+
+    def __init__(self, name, order):
+        super().__init__()
+        self.name, self.order, self.armed = name, order, False
+
+    def paintEvent(self, event):
+        if self.armed:
+            self.armed = False
+            self.order.append(self.name)
+            if self.name == "first plot":
+                time.sleep(0.05)
+        super().paintEvent(event)
+
+
+def _two_plots(qtbot, order):
+    top = QWidget()
+    qtbot.addWidget(top)
+    first, second = SlowPlot("first plot", order), SlowPlot("second plot", order)
+    lay = QVBoxLayout(top)
+    lay.addWidget(first)
+    lay.addWidget(second)
+    once = PaintOnce(top)
+    top.resize(400, 500)
+    top.show()
+    qtbot.waitExposed(top)
+    qtbot.waitUntil(lambda: first.paints > 0 and second.paints > 0)
+    _turns()
+    return top, first, second, once
+
+
+def test_a_plot_the_windows_paint_reaches_late_in_a_long_pass_waits_behind_the_windows_timers(qtbot, monkeypatch):
+    """A window paint whose first plot took 50 ms paints the second in the next pass, after a timer of the
+    window that fell due meanwhile: the second plot is painted, and the put-off is counted."""
+    from PySide6.QtCore import QTimer
+
+    from explorer.core import runtime
+
+    order = []
+    ticker = ticker_in_reported_turns(monkeypatch, order)
+    top, first, second, once = _two_plots(qtbot, order)
+    # the loop's 20 ms of sleep before the change is a rest: the change and its paint begin a pass
+    monkeypatch.setattr(runtime, "REST_S", 0.001)
+
+    def change():
+        first.armed = second.armed = True
+        first.viewport().update()
+        second.viewport().update()
+        ticker.start(20)  # due during the first plot's paint
+
+    QTimer.singleShot(20, change)
+    qtbot.waitUntil(lambda: "second plot" in order and "tick" in order, timeout=5000)
+    assert order == ["first plot", "tick", "second plot"]  # without: first plot, second plot, tick
+    assert once.plots.put_off == 1
+
+
+def test_plots_wait_once_in_a_row_and_a_grab_paints_every_plot(qtbot, monkeypatch):
+    """In a window whose every pass is long (no rest counts), each plot waits once and is then painted:
+    a plot is never put off twice in a row. A grab of the window into an image (not a paint on screen)
+    paints every plot however long the pass."""
+    order = []
+    ticker_in_reported_turns(monkeypatch, order)  # no rest of the loop under 250 ms counts: every pass long
+    top, first, second, once = _two_plots(qtbot, order)
+    waited = once.plots.put_off
+    first.armed = second.armed = True
+    first.viewport().update()
+    second.viewport().update()
+    qtbot.waitUntil(lambda: "first plot" in order and "second plot" in order, timeout=5000)
+    assert once.plots.put_off - waited == 2  # each once, then painted (without the once: never painted)
+    order.clear()
+    first.armed = second.armed = True
+    top.grab()
+    assert order == ["first plot", "second plot"]
+    assert once.plots.put_off - waited == 2
