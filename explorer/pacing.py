@@ -16,7 +16,9 @@ Results keep their order: once one waits, those after it wait behind it. Without
 
 :class:`TurnWait` holds the window's own put-off work to the same budget: a view's next draw or the
 next step of its first build (a timer's), and a paint of the window (an update request, posted), each
-asked in a pass that has run its budget, wait for the next pass once.
+asked in a pass that has run its budget, wait for the next pass once. A plot that the window's paint
+reaches when its pass has run :data:`~explorer.ui.common.paint_once.PLOT_BUDGET_S` waits for the next
+pass too, once (:class:`~explorer.ui.common.paint_once.PaintOnce`).
 """
 
 from __future__ import annotations
