@@ -39,8 +39,7 @@ import pyqtgraph as pg
 import shiboken6
 from PySide6.QtCore import QCoreApplication, QEvent, QObject, QTimer
 
-from explorer.core.runtime import WINDOW_TURNS
-from explorer.pacing import TurnWait
+from explorer.pacing import ResultPacer, TurnWait
 
 __all__ = ["install", "PaintOnce", "prepare_shown_plots", "paint_now", "PLOT_BUDGET_S"]
 
@@ -50,6 +49,8 @@ _NOW = [0]
 LATER_MS = 1
 #: how long a pass of the window has run (s) when a plot its paint reaches waits for the next pass
 PLOT_BUDGET_S = 0.03
+#: the window's passes read against the plots' budget (only its clock and budget: no result goes through it)
+_PLOT_PASSES = ResultPacer(budget_s=PLOT_BUDGET_S)
 
 
 @contextmanager
@@ -109,31 +110,29 @@ def prepare_shown_plots(window, plots: _PlotsInTurn | None = None) -> int:
 
 class _PlotsInTurn(QObject):
     """Watches the plots' viewports of a window: one reached by the window's paint late in a long
-    pass waits for the next pass, once in a row (:data:`PLOT_BUDGET_S`)."""
+    pass waits for the next pass, once in a row (a :class:`~explorer.pacing.TurnWait` of its own,
+    on the plots' budget, :data:`PLOT_BUDGET_S`)."""
 
     def __init__(self, parent):
         super().__init__(parent)
         self.painting = False  # while the window paints on screen (PaintOnce's sync)
         self.put_off = 0  # plots that waited (read by tests)
-        self._watched: weakref.WeakSet = weakref.WeakSet()
-        self._waited: weakref.WeakSet = weakref.WeakSet()
+        self._waits: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # each watched viewport's
 
     def watch(self, views) -> None:
         for view in views:
             port = view.viewport()
-            if port not in self._watched:
-                self._watched.add(port)
+            if port not in self._waits:
+                self._waits[port] = TurnWait(_PLOT_PASSES)
                 port.installEventFilter(self)
 
     def eventFilter(self, port, event) -> bool:  # noqa: N802 (Qt's name)
-        if event.type() != QEvent.Paint or not self.painting or _NOW[0]:
+        # every event of a plot's viewport comes here (a mouse's moves too): the cheapest test first
+        if not self.painting or _NOW[0] or event.type() != QEvent.Paint:
             return False
-        if port in self._waited:
-            self._waited.discard(port)  # it waited once: now, however long the pass
+        wait = self._waits.get(port)
+        if wait is None or not wait.put_off():
             return False
-        if WINDOW_TURNS.elapsed() < PLOT_BUDGET_S:
-            return False
-        self._waited.add(port)
         self.put_off += 1
         port.update()  # painted in the window's next paint, a pass of its own
         return True
