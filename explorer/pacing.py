@@ -18,7 +18,8 @@ Results keep their order: once one waits, those after it wait behind it. Without
 next step of its first build (a timer's), and a paint of the window (an update request, posted), each
 asked in a pass that has run its budget, wait for the next pass once. A plot that the window's paint
 reaches when its pass has run :data:`~explorer.ui.common.paint_once.PLOT_BUDGET_S` waits for the next
-pass too, once (:class:`~explorer.ui.common.paint_once.PaintOnce`).
+pass too, and may wait again while other plots that waited are painted, a few passes at most
+(:class:`~explorer.ui.common.paint_once.PaintOnce`).
 """
 
 from __future__ import annotations
@@ -111,18 +112,25 @@ class TurnWait:
     and the draw were one stall, and a timer of the window waited through all three. :meth:`put_off`
     says whether the caller should start its timer again instead of working now (True at most once in
     a row); its timer then fires after the timers already due, and the window's input and timers come between.
+
+    With ``most`` above 1, work that has waited may wait again, up to ``most`` passes in a row, when its
+    caller says so (``again``: the plots of a window's paint, once one that had waited was painted).
     """
 
-    def __init__(self, pacer: ResultPacer | None = None) -> None:
+    def __init__(self, pacer: ResultPacer | None = None, most: int = 1) -> None:
         self._pacer = pacer
-        self._waited = False
+        self._most = most
+        self.waited = 0  # passes waited in a row
 
-    def put_off(self) -> bool:
+    def would_put_off(self, again: bool = False) -> bool:
+        """What :meth:`put_off` would answer now, without counting it as asked."""
+        return (self.waited == 0 or (again and self.waited < self._most)) and (self._pacer or PACER).pass_is_long()
+
+    def put_off(self, again: bool = False) -> bool:
         """True if the work should wait for the next pass (the pass under way is long and it has not
-        waited yet); False to work now."""
-        pacer = self._pacer or PACER
-        if not self._waited and pacer.pass_is_long():
-            self._waited = True
+        waited yet, or ``again`` and it has waited fewer than ``most`` passes in a row); False to work now."""
+        if self.would_put_off(again):
+            self.waited += 1
             return True
-        self._waited = False
+        self.waited = 0
         return False

@@ -21,7 +21,9 @@ meanwhile are one. :func:`paint_now` is for whoever paints synchronously and nee
 benchmarks' ``repaint()``).
 
 A plot the window's paint reaches when its pass has run :data:`PLOT_BUDGET_S` waits for the next
-pass, once: its area keeps its background meanwhile. A resized window, a tab coming up or a new
+pass: its area keeps its background meanwhile, and it is not prepared in the pass it waits in. Each
+later paint of the window paints at least one plot that waited, and the others that waited wait
+again while their pass is long, at most :data:`PLOT_WAITS` passes in a row. A resized window, a tab coming up or a new
 model repaints every plot shown, and pyqtgraph paints in Python (axes, curves, labels): in a walk
 of the monkey the window's paint was where 15 of 45 stalls over 100 ms were spent, and a third of
 the time of its passes over 60 ms. The plots are then painted over the next passes, the window's
@@ -49,6 +51,8 @@ _NOW = [0]
 LATER_MS = 1
 #: how long a pass of the window has run (s) when a plot its paint reaches waits for the next pass
 PLOT_BUDGET_S = 0.03
+#: the most passes in a row a plot waits (each paint of the window paints one that waited, at least)
+PLOT_WAITS = 3
 #: the window's passes read against the plots' budget (only its clock and budget: no result goes through it)
 _PLOT_PASSES = ResultPacer(budget_s=PLOT_BUDGET_S)
 
@@ -94,44 +98,71 @@ def _shown_scenes(window) -> Iterator[tuple]:
 
 def prepare_shown_plots(window, plots: _PlotsInTurn | None = None) -> int:
     """Run the paint preparation of every scene shown in ``window`` now, and mark what it
-    changed for repainting in the paint to come; ``plots`` watches their views from now on.
-    Returns the number of scenes prepared."""
+    changed for repainting in the paint to come; ``plots`` watches their views from now on,
+    and a scene whose every view will wait for the next pass (``plots.will_wait``) is prepared
+    then, in the pass that paints it. Returns the number of scenes prepared."""
     prepared = 0
     for scene, views in _shown_scenes(window):
+        if plots is not None:
+            plots.watch(views)
+            if plots.will_wait(views):
+                continue
         for _ in range(_PASSES):
             scene.prepareForPaint()
         # the scene marks its views' regions from a queued call: in this paint, not the next
         QCoreApplication.sendPostedEvents(scene, QEvent.MetaCall)
-        if plots is not None:
-            plots.watch(views)
         prepared += 1
     return prepared
 
 
 class _PlotsInTurn(QObject):
     """Watches the plots' viewports of a window: one reached by the window's paint late in a long
-    pass waits for the next pass, once in a row (a :class:`~explorer.pacing.TurnWait` of its own,
-    on the plots' budget, :data:`PLOT_BUDGET_S`)."""
+    pass waits for the next pass (a :class:`~explorer.pacing.TurnWait` of its own, on the plots'
+    budget, :data:`PLOT_BUDGET_S`). Each paint of the window paints at least one plot that waited;
+    the others wait again, at most :data:`PLOT_WAITS` passes in a row."""
 
     def __init__(self, parent):
         super().__init__(parent)
-        self.painting = False  # while the window paints on screen (PaintOnce's sync)
+        self._painting = False  # while the window paints on screen (PaintOnce's sync)
+        self._painted_waiting = False  # a plot that had waited was painted in this paint of the window
         self.put_off = 0  # plots that waited (read by tests)
+        self.paints = 0  # the window's paints on screen (read by tests)
         self._waits: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # each watched viewport's
+
+    @property
+    def painting(self) -> bool:
+        return self._painting
+
+    @painting.setter
+    def painting(self, on: bool) -> None:
+        """True as the window's paint on screen begins (no plot painted yet), False when it ends."""
+        self._painting = on
+        if on:
+            self._painted_waiting = False
+            self.paints += 1
 
     def watch(self, views) -> None:
         for view in views:
             port = view.viewport()
             if port not in self._waits:
-                self._waits[port] = TurnWait(_PLOT_PASSES)
+                self._waits[port] = TurnWait(_PLOT_PASSES, most=PLOT_WAITS)
                 port.installEventFilter(self)
+
+    def will_wait(self, views) -> bool:
+        """Whether each of ``views`` (watched) would wait if the window's paint reached it now: the
+        pass is long and none has just waited. Its preparation would be work for a paint not made."""
+        return not _NOW[0] and all(self._waits[view.viewport()].would_put_off() for view in views)
 
     def eventFilter(self, port, event) -> bool:  # noqa: N802 (Qt's name)
         # every event of a plot's viewport comes here (a mouse's moves too): the cheapest test first
-        if not self.painting or _NOW[0] or event.type() != QEvent.Paint:
+        if not self._painting or _NOW[0] or event.type() != QEvent.Paint:
             return False
         wait = self._waits.get(port)
-        if wait is None or not wait.put_off():
+        if wait is None:
+            return False
+        had_waited = wait.waited
+        if not wait.put_off(again=self._painted_waiting):
+            self._painted_waiting = self._painted_waiting or bool(had_waited)
             return False
         self.put_off += 1
         port.update()  # painted in the window's next paint, a pass of its own

@@ -202,21 +202,81 @@ def test_a_plot_the_windows_paint_reaches_late_in_a_long_pass_waits_behind_the_w
     assert once.plots.put_off == 1
 
 
-def test_plots_wait_once_in_a_row_and_a_grab_paints_every_plot(qtbot, monkeypatch):
-    """In a window whose every pass is long (no rest counts), each plot waits once and is then painted:
-    a plot is never put off twice in a row. A grab of the window into an image (not a paint on screen)
-    paints every plot however long the pass."""
+def test_each_paint_of_the_window_paints_one_plot_that_waited_and_a_grab_paints_every_plot(qtbot, monkeypatch):
+    """In a window whose every pass is long (no rest counts), both plots wait, then each paint of the
+    window paints one of them and the other waits again: they are painted in two paints, never both in
+    one pass. A grab of the window into an image (not a paint on screen) paints every plot however long
+    the pass."""
     order = []
     ticker_in_reported_turns(monkeypatch, order)  # no rest of the loop under 250 ms counts: every pass long
     top, first, second, once = _two_plots(qtbot, order)
     waited = once.plots.put_off
+    painted_in = {}
+    for plot in (first, second):
+        plot.scene().sigPrepareForPaint.connect(lambda p=plot: painted_in.__setitem__(p.name, once.plots.paints))
     first.armed = second.armed = True
     first.viewport().update()
     second.viewport().update()
     qtbot.waitUntil(lambda: "first plot" in order and "second plot" in order, timeout=5000)
-    assert once.plots.put_off - waited == 2  # each once, then painted (without the once: never painted)
+    assert set(order) == {"first plot", "second plot"}  # and the window had no other work: no tick asked
+    # each once in the paint where both waited, then the second again (without: both in one paint)
+    assert once.plots.put_off - waited == 3
+    assert painted_in["second plot"] == painted_in["first plot"] + 1  # the last preparation: its paint's
     order.clear()
     first.armed = second.armed = True
     top.grab()
     assert order == ["first plot", "second plot"]
-    assert once.plots.put_off - waited == 2
+    assert once.plots.put_off - waited == 3
+
+
+def test_a_plot_waits_at_most_plot_waits_passes_in_a_row(qtbot, monkeypatch):
+    """However many plots wait, each paint of the window paints one of them at least, and none waits more
+    than PLOT_WAITS paints in a row: with two plots more than that, the last three are painted together,
+    in the paint after their third wait."""
+    from explorer.ui.common import paint_once
+
+    order = []
+    ticker_in_reported_turns(monkeypatch, order)
+    top = QWidget()
+    qtbot.addWidget(top)
+    plots = [SlowPlot(f"plot {k}", order) for k in range(paint_once.PLOT_WAITS + 2)]
+    lay = QVBoxLayout(top)
+    for plot in plots:
+        plot.name = plot.name.replace("first plot", "")  # none sleeps: every pass is long anyway
+        lay.addWidget(plot)
+    once = PaintOnce(top)
+    top.resize(400, 900)
+    top.show()
+    qtbot.waitExposed(top)
+    qtbot.waitUntil(lambda: all(p.paints for p in plots))
+    _turns()
+    painted_in = {}
+    for plot in plots:
+        plot.scene().sigPrepareForPaint.connect(lambda p=plot: painted_in.__setitem__(p.name, once.plots.paints))
+        plot.armed = True
+        plot.viewport().update()
+    qtbot.waitUntil(lambda: len(order) == len(plots), timeout=5000)
+    paints = [painted_in[p.name] for p in plots]
+    start = paints[0]  # the paint after the one where every plot waited
+    last = start + paint_once.PLOT_WAITS - 1
+    assert paints == [start + k for k in range(paint_once.PLOT_WAITS)] + [last] * 2  # without: all in one
+
+
+def test_a_plot_that_waits_is_prepared_in_the_pass_that_paints_it_not_before(qtbot, monkeypatch):
+    """A plot whose paint waits for the next pass is not prepared in the pass it waits in (pyqtgraph's
+    preparation, its auto-range and transform, is work for a paint not made): every preparation of the
+    two plots, in a window whose every pass is long, comes after both were put off."""
+    order = []
+    ticker_in_reported_turns(monkeypatch, order)  # no rest of the loop under 250 ms counts: every pass long
+    top, first, second, once = _two_plots(qtbot, order)
+    waited = once.plots.put_off
+    prepared = []
+    for plot in (first, second):
+        plot.scene().sigPrepareForPaint.connect(lambda p=plot: prepared.append((p.name, once.plots.put_off)))
+    first.armed = second.armed = True
+    first.viewport().update()
+    second.viewport().update()
+    qtbot.waitUntil(lambda: "first plot" in order and "second plot" in order, timeout=5000)
+    assert once.plots.put_off - waited == 3  # both, then the second again
+    assert {name for name, _ in prepared} == {"first plot", "second plot"}  # each prepared before it painted
+    assert all(put_off >= waited + 2 for _, put_off in prepared)  # without: prepared in the pass it waited too
