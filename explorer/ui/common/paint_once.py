@@ -129,17 +129,15 @@ class _PlotsInTurn(QObject):
         self.paints = 0  # the window's paints on screen (read by tests)
         self._waits: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # each watched viewport's
 
-    @property
-    def painting(self) -> bool:
-        return self._painting
-
-    @painting.setter
-    def painting(self, on: bool) -> None:
-        """True as the window's paint on screen begins (no plot painted yet), False when it ends."""
-        self._painting = on
-        if on:
-            self._painted_waiting = False
-            self.paints += 1
+    @contextmanager
+    def painting(self) -> Iterator[None]:
+        """Within it, the window paints on screen (PaintOnce's sync): its plots may wait."""
+        self._painting, self._painted_waiting = True, False
+        self.paints += 1
+        try:
+            yield
+        finally:
+            self._painting = False
 
     def watch(self, views) -> None:
         for view in views:
@@ -197,11 +195,8 @@ class PaintOnce(QObject):
                 prepare_shown_plots(self._window, self.plots)
             finally:
                 self._preparing = False
-            self.plots.painting = True  # the window's paint on screen (its sync), with the plots watched
-            try:
+            with self.plots.painting():  # the window's paint on screen (its sync), with the plots watched
                 self._window.event(event)
-            finally:
-                self.plots.painting = False
             return True
         return False
 
