@@ -23,12 +23,12 @@ benchmarks' ``repaint()``).
 A plot the window's paint reaches when its pass has run :data:`PLOT_BUDGET_S` waits for the next
 pass: its area keeps its background meanwhile, and it is not prepared in the pass it waits in. Each
 later paint of the window paints at least one plot that waited, and the others that waited wait
-again while their pass is long, at most :data:`PLOT_WAITS` passes in a row. A resized window, a tab coming up or a new
-model repaints every plot shown, and pyqtgraph paints in Python (axes, curves, labels): in a walk
-of the monkey the window's paint was where 15 of 45 stalls over 100 ms were spent, and a third of
-the time of its passes over 60 ms. The plots are then painted over the next passes, the window's
-timers and input between them. A paint of the window into an image
-(``grab``, ``render``) is not a paint of the window on screen and paints every plot.
+again while their pass is long, at most :data:`PLOT_WAITS` passes in a row. A resized window, a tab
+coming up or a new model repaints every plot shown, and pyqtgraph paints in Python (axes, curves,
+labels): in a walk of the monkey the window's paint was where 15 of 45 stalls over 100 ms were spent,
+and a third of the time of its passes over 60 ms. The plots are then painted over the next passes,
+the window's timers and input between them. A paint of the window into an image (``grab``,
+``render``) is not a paint of the window on screen and paints every plot.
 """
 
 from __future__ import annotations
@@ -160,7 +160,8 @@ class _PlotsInTurn(QObject):
             return False
         had_waited = wait.waited
         if not wait.put_off(again=self._painted_waiting):
-            self._painted_waiting = self._painted_waiting or bool(had_waited)
+            if had_waited:
+                self._painted_waiting = True
             return False
         self.put_off += 1
         port.update()  # painted in the window's next paint, a pass of its own
