@@ -1,6 +1,8 @@
 """Test-wide settings: offscreen Qt, offline hub, private config and cache folders."""
 
+import atexit
 import os
+import shutil
 import tempfile
 
 # Before anything imports Qt, transformers or platformdirs.
@@ -8,6 +10,9 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ["HF_HUB_OFFLINE"] = "1"
 os.environ["TRANSFORMERS_OFFLINE"] = "1"
 _tmp = tempfile.mkdtemp(prefix="explorer-tests-")
+# each process of the suite (the controller and every xdist worker) removes its own folder when it
+# ends: 137 of them had piled up in a day of runs
+atexit.register(shutil.rmtree, _tmp, ignore_errors=True)
 os.environ["XDG_CONFIG_HOME"] = os.path.join(_tmp, "config")
 os.environ["EXPLORER_CONFIG_DIR"] = os.path.join(_tmp, "config", "embedding-explorer")
 # The GGUF tokenizer cache survives between sessions of the same user so
