@@ -182,7 +182,7 @@ class Explorer(QObject):
         from explorer.ui.lookup import LookupView
 
         view = yield from LookupView.built_in_steps(self.state)  # over turns, when a tab is opened
-        view.training_requested.connect(lambda: self.window.show_view("training"))
+        view.training_requested.connect(lambda: self.window.show_view("training", now=False))
         return view
 
     def _build_projection(self):

@@ -214,16 +214,21 @@ class MainWindow(QMainWindow):
         tab = self.tabs.widget(self._tab_index(name))
         return tab.build_step() if isinstance(tab, LazyPage) else True
 
-    def show_view(self, name: str) -> bool:
+    def show_view(self, name: str, now: bool = True) -> bool:
         """Bring view ``name`` to the front; ``"cost:famous"`` also brings the
-        view's page whose title starts with "famous" to the front."""
+        view's page whose title starts with "famous" to the front.
+
+        A view never built is built at once (``--view``, a lesson's link, a test: on screen
+        at once); with ``now`` False and no page asked for, over turns, as a click on its tab
+        does (a button's link to another view: built whole in the click's turn, the Training
+        view stalled a real window 300-360 ms)."""
         view, _, page = name.partition(":")
         i = self._tab_index(view)
         if i < 0:
             return False
         tab = self.tabs.widget(i)
-        if isinstance(tab, LazyPage):
-            tab.view()  # asked for by name (the tour, --view, a lesson's link): on screen at once
+        if isinstance(tab, LazyPage) and (now or page):
+            tab.view()
         self.tabs.setCurrentIndex(i)
         return self._show_page(tab, page.strip().lower()) if page else True
 

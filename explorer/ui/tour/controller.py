@@ -191,7 +191,7 @@ class TourController(QObject):
     def _restore_view(self, saved: dict, reload: bool) -> None:
         if not reload:  # else the text comes back with the user's model
             self._state.set_text(saved["text"])
-        self._window.show_view(saved["view"])
+        self._window.show_view(saved["view"], now=False)  # the user's view, built over turns if it never was
 
     def _restore_pages(self, saved: dict) -> None:
         for name, page in saved["pages"].items():  # only the views the tour reached

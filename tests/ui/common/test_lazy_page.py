@@ -113,6 +113,22 @@ def test_a_view_shown_by_name_is_on_screen_at_once(qtbot, explorer):
     assert explorer.view_built("cost") and explorer.view("cost").isVisible()
 
 
+def test_a_button_that_leads_to_a_view_never_built_brings_it_up_and_builds_it_over_turns(qtbot, explorer):
+    """The Lookup's link to Training: the tab comes up in the click's turn, saying its view is
+    being built, and the view is made in later turns, as after a click on the tab."""
+    load(qtbot, explorer, "default")
+    w = explorer.window
+    lookup = explorer.view("lookup")
+    assert not explorer.view_built("training")
+    lookup.training_requested.emit()  # what its button does
+    assert w.tabs.tabText(w.tabs.currentIndex()).lower() == "training"
+    assert not explorer.view_built("training")
+    assert w.tabs.currentWidget().widget().text() == "Building this view…"
+    qtbot.waitUntil(lambda: explorer.view_built("training"), timeout=20_000)
+    assert w.tabs.currentWidget().widget() is explorer.view("training")
+    assert w.show_view("lookup", now=False) and w.tabs.currentWidget().widget() is lookup  # built: as before
+
+
 def test_what_a_step_made_is_held_by_the_page_and_a_build_left_half_done_closes_with_it(qtbot):
     """Between turns a build's widgets have a Qt parent (the page), and the build is closed when
     the page goes: nothing of it is left for the collector to delete after Qt has gone (a half-made
