@@ -34,7 +34,7 @@ from explorer.ui.common.binding import ShownGate
 from explorer.ui.common.export import export_graphics
 from explorer.ui.common.wrapped_label import WrapLabel
 from explorer.ui.style import SPACING
-from explorer.ui.training.charts import CHART_COUNT
+from explorer.ui.training.charts import CHART_COUNT, TrainingCharts
 from explorer.ui.training.controls import (
     CORPUS_MODEL,
     CORPUS_SYNTHETIC,
@@ -79,16 +79,19 @@ class TrainingView(QWidget):
     def built_in_steps(cls, state: AppState, per_step: int = 2) -> Generator[None, None, TrainingView]:
         """The view made over several turns of the event loop (a generator for the tab's
         :class:`~explorer.ui.common.lazy_page.LazyPage`): its six PlotItems ``per_step`` at a time,
-        then the rest. Made in one go, the first show of the tab stalled the window 100-140 ms
-        in a real window, and over 300 ms while the warm-up still imported."""
+        then its charts ``per_step`` at a time, then the rest. Made in one go, the first show of
+        the tab stalled the window 100-140 ms in a real window, and over 300 ms while the warm-up
+        still imported."""
         plots: list[pg.PlotItem] = []
         while len(plots) < CHART_COUNT:
             yield
             plots += [pg.PlotItem(enableMenu=False) for _ in range(min(per_step, CHART_COUNT - len(plots)))]
+        charts = yield from TrainingCharts.built_in_steps(plots, per_step)
         yield
-        return cls(state, plots=plots)
+        return cls(state, charts=charts)
 
-    def __init__(self, state: AppState, parent=None, plots: Sequence[pg.PlotItem] = ()):
+    def __init__(self, state: AppState, parent=None, plots: Sequence[pg.PlotItem] = (),
+                 charts: TrainingCharts | None = None):
         super().__init__(parent)
         self._state = state
         self._training = state.training
@@ -99,7 +102,7 @@ class TrainingView(QWidget):
         self._readout_at = -1.0
 
         self.caption, self.charts, self.lesson = lay_out_training(self, self._build_controls(), EMPTY_TEXT,
-                                                                  "What the charts show", plots)
+                                                                  "What the charts show", plots, charts)
 
         self.frame_timer = QTimer(self)
         self.frame_timer.setInterval(int(1000 / FRAME_HZ))

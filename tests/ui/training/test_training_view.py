@@ -427,20 +427,28 @@ def test_the_lesson_under_the_charts_and_the_decay_series(qtbot, view):
 
 def test_the_view_made_in_steps_is_the_view_with_its_plots_made_beforehand(qtbot):
     """The Training tab's first show makes the view over turns (LazyPage): the six plots
-    two a step, then the rest; the charts are laid out as when made at once."""
+    two a step, then the charts' grid, held by the page, then its charts two a step, then the
+    rest; the charts are laid out as when made at once."""
     from explorer.state.app_state import AppState
+    from explorer.ui.training.charts import TrainingCharts
 
+    names = ("loss", "sparsity", "raster", "updates", "drift", "pca")
     state = AppState()
-    steps, n = TrainingView.built_in_steps(state), 0
+    steps, n, grid, made = TrainingView.built_in_steps(state), 0, None, []
     while True:
         try:
-            next(steps)
+            held = next(steps)
             n += 1
         except StopIteration as done:
             v = done.value
             break
+        if isinstance(held, TrainingCharts):
+            grid = held
+        made.append(sum(hasattr(grid, name) for name in names) if grid is not None else 0)
     qtbot.addWidget(v)
-    assert n >= 4  # three steps of two plots, then the rest: not one turn for all
+    assert n >= 7  # three steps of two plots, the grid, two steps of its charts, then the rest
+    assert v.charts is grid and made[-1] == 6  # the grid held by the page is the view's
+    assert all(0 <= b - a <= 2 for a, b in zip(made, made[1:], strict=False)), made  # two charts a step at most
     assert not v.charts._plots  # every plot made beforehand went to a chart
     plots = [c.plot for c in v.charts.charts]
     assert len({id(p) for p in plots}) == 6
@@ -450,4 +458,7 @@ def test_the_view_made_in_steps_is_the_view_with_its_plots_made_beforehand(qtbot
     v.resize(1000, 700)
     v.show()
     assert "Start" in v.caption.text() and v.buttons.start_button.isEnabled()
+    # closed here: qtbot keeps only a weak reference, and a view left shown with nothing but its
+    # own reference cycles holding it was collected in the middle of its first paint (a crash)
+    v.close()
     state.deleteLater()
