@@ -41,7 +41,7 @@ from explorer.benchmarks.listeners import (
     rss_mb,
     thread_places,
 )
-from explorer.benchmarks.monkey_report import MonkeyReport, format_monkey
+from explorer.benchmarks.monkey_report import MonkeyReport, format_monkey, reference_loop_ms
 
 __all__ = ["MonkeyReport", "Monkey", "bench_monkey", "format_monkey", "FUZZ_TEXTS"]
 
@@ -168,6 +168,7 @@ class Monkey:
         QT_SEEN.clear()
         old_handler = qInstallMessageHandler(collect_qt_message)
         WARNINGS_SEEN.clear()
+        self.report.machine_ms = [round(reference_loop_ms(), 1)]
         t0 = time.perf_counter()
         rss0 = rss_mb()
         waited0 = PACER.deferred
@@ -190,6 +191,7 @@ class Monkey:
                 self._sampler.stop()
             qInstallMessageHandler(old_handler)
             sys.excepthook = old_hook
+        self.report.machine_ms.append(round(reference_loop_ms(), 1))
         self.report.rss_growth_mb = rss_mb() - rss0
         self.report.landings_waited = PACER.deferred - waited0
         if self._gaps:

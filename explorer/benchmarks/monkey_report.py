@@ -5,7 +5,31 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 
-__all__ = ["MonkeyReport", "format_monkey"]
+__all__ = ["MonkeyReport", "format_monkey", "reference_loop_ms"]
+
+
+#: iterations of :func:`reference_loop_ms`'s loop (15 ms of Python on a quiet core of the VM it was chosen on)
+REFERENCE_LOOP = 300_000
+
+
+def reference_loop_ms(rounds: int = 5) -> float:
+    """The median CPU time (ms) of ``rounds`` runs of a fixed loop of integer arithmetic: the same
+    bytecode every time, no allocation beyond small ints, no I/O. How fast the machine runs
+    Python at that moment (other tenants of a shared machine, its clock), not how fast the app is.
+    The calling thread's CPU time, not the wall clock: waits for the GIL or for a core (the app's
+    workers, busy at a walk's start) do not count. On a shared VM the two agreed to the millisecond
+    when nothing else ran, and both went from 150 to 780 ms within the hour, with no time stolen
+    by the hypervisor in /proc/stat: the cores themselves ran slower."""
+    import statistics
+    import time
+
+    times = []
+    for _ in range(rounds):
+        t0, total = time.thread_time(), 0
+        for i in range(REFERENCE_LOOP):
+            total += i * i
+        times.append((time.thread_time() - t0) * 1000)
+    return statistics.median(times)
 
 
 @dataclass
@@ -30,6 +54,12 @@ class MonkeyReport:
     #: the longest gap of each action, at the 50th, 90th and 99th percentile of the walk's actions (ms):
     #: steadier than the few stalls over 100 ms for comparing two walks
     stall_percentiles_ms: dict[str, float] = field(default_factory=dict)
+    #: how fast this machine ran Python around the walk: the median CPU time (ms) of a fixed loop of
+    #: integer arithmetic (:func:`reference_loop_ms`), on the window's thread just before and just after
+    #: it. Compare two walks' stalls only at like figures: on a shared two-core machine a loop like it
+    #: took 149-783 ms within two hours, and one seed of the same code stalled over 100 ms 12 times in
+    #: one walk and 58 in another.
+    machine_ms: list[float] = field(default_factory=list)
     #: jobs' results that reached a long pass of the window's event loop and waited for the next
     #: (:mod:`explorer.pacing`)
     landings_waited: int = 0
@@ -78,6 +108,9 @@ def format_monkey(r: MonkeyReport) -> str:
              f"  longest stall {r.max_stall_ms:.0f} ms ({r.max_stall_action}); {r.stalls_over_100ms} over 100 ms",
              "  longest gap of an action: " + ", ".join(f"{k} {v:.0f} ms" for k, v in r.stall_percentiles_ms.items()),
              f"  RSS growth {r.rss_growth_mb:.0f} MB; {r.landings_waited:,} results waited for the next pass"]
+    if r.machine_ms:
+        lines.append("  this machine's Python: a fixed loop took " + " ms before the walk and ".join(
+            f"{ms:.0f}" for ms in r.machine_ms) + " ms after (compare walks only at like figures)")
     worst = sorted(r.stalls_by_action.items(), key=lambda kv: -kv[1][2])
     lines += [f"  {name}: {n:,} actions, {over:,} over 100 ms, longest {ms:.0f} ms" for name, (n, over, ms) in worst]
     lines += [f"  begun with {jobs} background job{'' if jobs == '1' else 's'} running: {n:,} actions, "

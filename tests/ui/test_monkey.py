@@ -30,6 +30,9 @@ def test_a_walk_of_user_actions_leaves_no_exception_warning_or_stale_readout(qtb
     assert report.runtime_warnings == 0, report.messages  # numpy met a NaN or an overflow (an All-NaN ring did)
     assert report.readouts_agree, report.disagreements
     assert report.rss_growth_mb < 1500
+    # how fast the machine ran Python just before and just after the walk: two timings, and the text says so
+    assert len(report.machine_ms) == 2 and all(0 < ms < 60_000 for ms in report.machine_ms)
+    assert "a fixed loop took" in format_monkey(report)
     kinds = report.stalls_by_action  # every action is counted under its kind
     assert sum(n for n, _, _ in kinds.values()) == ACTIONS and len(kinds) >= 8
     assert sum(over for _, over, _ in kinds.values()) == report.stalls_over_100ms
