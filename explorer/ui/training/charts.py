@@ -220,7 +220,7 @@ class TrainingCharts(pg.GraphicsLayoutWidget):
     def __init__(self, parent=None, plots: Sequence[pg.PlotItem] = (), make_charts: bool = True):
         super().__init__(parent)
         self._plots = list(plots)  # made beforehand (TrainingView.built_in_steps), one per chart, in order
-        bg, fg = plot_colors()
+        bg = plot_colors()[0]
         self.setBackground(bg)
         self.ci.setContentsMargins(SPACING, SPACING, SPACING, SPACING)
         self.ci.setSpacing(SPACING)
@@ -233,7 +233,7 @@ class TrainingCharts(pg.GraphicsLayoutWidget):
         self._drawn_version = -1
         self._paint_taken = 0.0
         if make_charts:  # else by whoever made it, a step at a time (built_in_steps)
-            for _ in self._make_charts(bg, fg):
+            for _ in self._make_charts():
                 pass
 
     @classmethod
@@ -245,24 +245,30 @@ class TrainingCharts(pg.GraphicsLayoutWidget):
         window."""
         grid = cls(plots=plots, make_charts=False)
         yield grid
-        bg, fg = plot_colors()
-        for k, _ in enumerate(grid._make_charts(bg, fg), 1):
+        for k, _ in enumerate(grid._make_charts(), 1):
             if k % per_step == 0:
                 yield
         return grid
 
-    def _make_charts(self, bg: str, fg: str) -> Generator[None, None, None]:
-        """The six charts, in order, a yield after each; then what needs them."""
+    def _make_charts(self) -> Generator[None, None, None]:
+        """The six charts, in order, a yield after each, each in the palette of its moment (a new one
+        between two steps recoloured those made already); then what needs them."""
+        bg, fg = plot_colors()
         self.loss = LossChart(self, 0, 0, fg)
         yield
+        bg, fg = plot_colors()
         self.sparsity = SparsityChart(self, 0, 1, fg, bg)
         yield
+        bg, fg = plot_colors()
         self.raster = RasterChart(self, 1, 0, fg, bg)
         yield
+        bg, fg = plot_colors()
         self.updates = UpdatesChart(self, 1, 1, fg, self.paint_log)
         yield
+        bg, fg = plot_colors()
         self.drift = DriftChart(self, 2, 0, fg, self.paint_log)
         yield
+        bg, fg = plot_colors()
         self.pca = PcaChart(self, 2, 1, fg, bg, self.paint_log)
         self.charts = [self.loss, self.sparsity, self.raster, self.updates, self.drift, self.pca]
         # compact: the colours of the sparsity, raster and per-row charts, named once above them
@@ -282,11 +288,16 @@ class TrainingCharts(pg.GraphicsLayoutWidget):
         return self.addPlot(row=row, col=col, enableMenu=False)
 
     def recolour(self, _swapped) -> None:
-        """A new palette (see ui/common/recolour.py): the colours mixed with the old background."""
+        """A new palette (see ui/common/recolour.py): the colours mixed with the old background. A grid
+        still being made (:meth:`built_in_steps`) recolours the charts it has; the others are made in
+        the new palette."""
         bg = plot_colors()[0]
-        self.raster.set_background(bg)
-        self.sparsity.grad.setPen(self.sparsity.band_pen(bg))
-        self.pca.set_background(bg)
+        if hasattr(self, "raster"):
+            self.raster.set_background(bg)
+        if hasattr(self, "sparsity"):
+            self.sparsity.grad.setPen(self.sparsity.band_pen(bg))
+        if hasattr(self, "pca"):
+            self.pca.set_background(bg)
 
     def take_paint_cpu_ms(self) -> float:
         """CPU time of the Python paints since the last call, in ms."""

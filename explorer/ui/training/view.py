@@ -76,7 +76,7 @@ class TrainingView(QWidget):
     steps_reached = Signal(int)
 
     @classmethod
-    def built_in_steps(cls, state: AppState, per_step: int = 2) -> Generator[None, None, TrainingView]:
+    def built_in_steps(cls, state: AppState, per_step: int = 2) -> Generator[QWidget | None, None, TrainingView]:
         """The view made over several turns of the event loop (a generator for the tab's
         :class:`~explorer.ui.common.lazy_page.LazyPage`): its six PlotItems ``per_step`` at a time,
         then its charts ``per_step`` at a time, then the rest. Made in one go, the first show of
