@@ -60,8 +60,10 @@ def _check_no_top_level_widget_left(request, before) -> None:
     from PySide6.QtWidgets import QApplication
 
     # every other fixture is finalised by now; the test's own references to
-    # them (pytest drops them only after teardown) must not keep widgets alive
+    # them (pytest drops them only after teardown) must not keep widgets alive,
+    # nor the references that kept qtbot's widgets alive until pytest-qt closed them
     request.node.funcargs.clear()
+    getattr(request.node, "held_widgets", []).clear()
 
     def left_behind():
         return [w for w in QApplication.topLevelWidgets()
@@ -78,3 +80,25 @@ def _check_no_top_level_widget_left(request, before) -> None:
     if getattr(request.node, "test_failed", False):
         return
     assert not left, f"top-level widgets left behind: {[(type(w).__name__, w.windowTitle()) for w in left]}"
+
+
+@pytest.fixture(autouse=True)
+def _added_widgets_held(request, qtbot):
+    """Every widget given to ``qtbot.addWidget`` stays alive until pytest-qt has closed it.
+
+    qtbot keeps only a weak reference, and pytest-qt processes events once more after the test
+    returns: a widget the test left shown, held by nothing but its own reference cycles, was
+    collected by a collection that came in the middle of its first paint there (a segfault,
+    "QPaintDevice: Cannot destroy paint device that is being painted"). The leak check lets go
+    of them before it looks (pytest-qt has closed them by then).
+    """
+    held = request.node.held_widgets = []
+    add = qtbot.addWidget
+
+    def add_and_hold(widget, *args, **kwargs):
+        held.append(widget)
+        return add(widget, *args, **kwargs)
+
+    qtbot.addWidget = add_and_hold
+    yield
+    held.clear()
