@@ -27,11 +27,10 @@ def _scrolled(panel: QWidget) -> QScrollArea:
     return scroll
 
 
-def lay_out_training(view: QWidget, panel: QWidget, caption: str, caption_tip: str, plots=(), charts=None):
+def lay_out_training(view: QWidget, panel: QWidget, caption: str, caption_tip: str, charts=None):
     """Lay ``view`` out: ``panel`` (scrolling) on the left, the caption, charts and
-    lesson on the right (``charts``: the TrainingCharts, made beforehand, else made here from
-    ``plots``, the charts' PlotItems made beforehand). Returns (caption label, TrainingCharts,
-    LessonCaption)."""
+    lesson on the right (``charts``: the TrainingCharts, made beforehand, else made here).
+    Returns (caption label, TrainingCharts, LessonCaption)."""
     lay = QHBoxLayout(view)
     lay.setContentsMargins(0, 0, 0, 0)
     lay.setSpacing(0)
@@ -45,7 +44,7 @@ def lay_out_training(view: QWidget, panel: QWidget, caption: str, caption_tip: s
     label.setObjectName("ChipId")  # the quiet caption style
     label.setContentsMargins(SPACING, SPACING // 2, SPACING, 0)
     label.setToolTip(caption_tip)
-    charts = charts if charts is not None else TrainingCharts(plots=plots)
+    charts = charts if charts is not None else TrainingCharts()
     right.addWidget(label)
     right.addWidget(ChartsArea(charts), 1)
     # the lesson, from the live figures, under the charts

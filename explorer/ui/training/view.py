@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 import time
 from collections import deque
-from collections.abc import Generator, Sequence
+from collections.abc import Generator
 from pathlib import Path
 
 import numpy as np
@@ -90,8 +90,7 @@ class TrainingView(QWidget):
         yield
         return cls(state, charts=charts)
 
-    def __init__(self, state: AppState, parent=None, plots: Sequence[pg.PlotItem] = (),
-                 charts: TrainingCharts | None = None):
+    def __init__(self, state: AppState, parent=None, charts: TrainingCharts | None = None):
         super().__init__(parent)
         self._state = state
         self._training = state.training
@@ -102,7 +101,7 @@ class TrainingView(QWidget):
         self._readout_at = -1.0
 
         self.caption, self.charts, self.lesson = lay_out_training(self, self._build_controls(), EMPTY_TEXT,
-                                                                  "What the charts show", plots, charts)
+                                                                  "What the charts show", charts)
 
         self.frame_timer = QTimer(self)
         self.frame_timer.setInterval(int(1000 / FRAME_HZ))
