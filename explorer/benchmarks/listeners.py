@@ -18,7 +18,7 @@ from collections import Counter, deque
 from pathlib import Path
 
 __all__ = ["QT_SEEN", "EXCEPTIONS_SEEN", "WARNINGS_SEEN", "collect_qt_message", "collect_exception",
-           "collect_warning", "rss_mb", "StackSampler", "Landings", "thread_places", "ReadyClock"]
+           "collect_warning", "rss_mb", "reference_loop_ms", "StackSampler", "Landings", "thread_places", "ReadyClock"]
 
 #: what a platform says about itself, not about the app (pytest's qt_log_ignore has the same)
 QT_NOISE = ("This plugin does not support propagateSizeHints",)
@@ -31,6 +31,29 @@ EXCEPTIONS_SEEN: list[str] = []
 WARNINGS_SEEN: list[tuple[str, str]] = []
 #: how many frames of a warning's stack its place keeps (a paint's: pyqtgraph's item and method)
 STACK_FRAMES = 6
+
+
+#: iterations of :func:`reference_loop_ms`'s loop (15 ms of Python on a quiet core of the VM it was chosen on)
+REFERENCE_LOOP = 300_000
+
+
+def reference_loop_ms(rounds: int = 5) -> float:
+    """The median CPU time (ms) of ``rounds`` runs of a fixed loop of integer arithmetic: the same
+    bytecode every time, no allocation beyond small ints, no I/O. How fast the machine runs
+    Python at that moment (other tenants of a shared machine, its clock), not how fast the app is.
+    The calling thread's CPU time, not the wall clock: waits for the GIL or for a core (the app's
+    workers, busy at a walk's start) do not count. On a shared VM the two agreed to the millisecond
+    when nothing else ran, and both went from 150 to 780 ms within the hour, with no time stolen
+    by the hypervisor in /proc/stat: the cores themselves ran slower."""
+    import statistics
+
+    times = []
+    for _ in range(rounds):
+        t0, total = time.thread_time(), 0
+        for i in range(REFERENCE_LOOP):
+            total += i * i
+        times.append((time.thread_time() - t0) * 1000)
+    return statistics.median(times)
 
 
 def rss_mb() -> float:

@@ -38,10 +38,11 @@ from explorer.benchmarks.listeners import (
     collect_exception,
     collect_qt_message,
     collect_warning,
+    reference_loop_ms,
     rss_mb,
     thread_places,
 )
-from explorer.benchmarks.monkey_report import MonkeyReport, format_monkey, reference_loop_ms
+from explorer.benchmarks.monkey_report import MonkeyReport, format_monkey
 
 __all__ = ["MonkeyReport", "Monkey", "bench_monkey", "format_monkey", "FUZZ_TEXTS"]
 

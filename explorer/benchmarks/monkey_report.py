@@ -5,31 +5,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 
-__all__ = ["MonkeyReport", "format_monkey", "reference_loop_ms"]
-
-
-#: iterations of :func:`reference_loop_ms`'s loop (15 ms of Python on a quiet core of the VM it was chosen on)
-REFERENCE_LOOP = 300_000
-
-
-def reference_loop_ms(rounds: int = 5) -> float:
-    """The median CPU time (ms) of ``rounds`` runs of a fixed loop of integer arithmetic: the same
-    bytecode every time, no allocation beyond small ints, no I/O. How fast the machine runs
-    Python at that moment (other tenants of a shared machine, its clock), not how fast the app is.
-    The calling thread's CPU time, not the wall clock: waits for the GIL or for a core (the app's
-    workers, busy at a walk's start) do not count. On a shared VM the two agreed to the millisecond
-    when nothing else ran, and both went from 150 to 780 ms within the hour, with no time stolen
-    by the hypervisor in /proc/stat: the cores themselves ran slower."""
-    import statistics
-    import time
-
-    times = []
-    for _ in range(rounds):
-        t0, total = time.thread_time(), 0
-        for i in range(REFERENCE_LOOP):
-            total += i * i
-        times.append((time.thread_time() - t0) * 1000)
-    return statistics.median(times)
+__all__ = ["MonkeyReport", "format_monkey"]
 
 
 @dataclass
@@ -55,10 +31,10 @@ class MonkeyReport:
     #: steadier than the few stalls over 100 ms for comparing two walks
     stall_percentiles_ms: dict[str, float] = field(default_factory=dict)
     #: how fast this machine ran Python around the walk: the median CPU time (ms) of a fixed loop of
-    #: integer arithmetic (:func:`reference_loop_ms`), on the window's thread just before and just after
-    #: it. Compare two walks' stalls only at like figures: on a shared two-core machine a loop like it
-    #: took 149-783 ms within two hours, and one seed of the same code stalled over 100 ms 12 times in
-    #: one walk and 58 in another.
+    #: integer arithmetic (:func:`~explorer.benchmarks.listeners.reference_loop_ms`), on the window's
+    #: thread just before and just after it. Compare two walks' stalls only at like figures: on a shared
+    #: two-core machine a loop like it took 149-783 ms within two hours, and one seed of the same code
+    #: stalled over 100 ms 12 times in one walk and 58 in another.
     machine_ms: list[float] = field(default_factory=list)
     #: jobs' results that reached a long pass of the window's event loop and waited for the next
     #: (:mod:`explorer.pacing`)
