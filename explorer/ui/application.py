@@ -25,7 +25,7 @@ from explorer.core.runtime import (
 from explorer.core.sources import resources_dir
 from explorer.core.tokens import pieces
 from explorer.ui.common.tooltips import install_tooltip_wrapping
-from explorer.ui.style import STYLESHEET, apply_theme, can_draw, configure_pyqtgraph, prepare_glyph_check
+from explorer.ui.style import apply_theme, can_draw, configure_pyqtgraph, prepare_glyph_check
 
 __all__ = ["ORG", "APP", "make_app", "at_each_rest", "save_setting"]
 
@@ -150,8 +150,7 @@ def make_app(argv=None) -> QApplication:
     app.setWindowIcon(QIcon(str(resources_dir() / "icon.svg")))
     # Fusion, whose long tooltips wrap at a readable width, whoever shows them
     at_each_rest(install_tooltip_wrapping(app).catch)
-    apply_theme(app)
-    app.setStyleSheet(STYLESHEET)
+    apply_theme(app)  # (no style sheet on the application: see style_as)
     configure_pyqtgraph()
     return_big_blocks_at_once()  # a dropped model's memory goes back to the system
     favour_the_gui_thread()  # workers running Python hand the GIL back within 0.2 ms

@@ -23,6 +23,7 @@ from PySide6.QtWidgets import QAbstractButton, QLabel, QProgressBar, QWidget
 from explorer.core.errors import user_message
 from explorer.pacing import TurnWait
 from explorer.ui.common.progress import ProgressBar
+from explorer.ui.style import style_as
 
 if TYPE_CHECKING:  # views know the state's computations, never the worker machinery
     from explorer.workers import Computation
@@ -200,7 +201,7 @@ class JobBinding(QObject):
 def job_status() -> QLabel:
     """The quiet one-line label a JobBinding writes its messages to."""
     status = QLabel("")
-    status.setObjectName("ChipId")
+    style_as(status, "ChipId")
     return status
 
 

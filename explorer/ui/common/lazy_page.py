@@ -10,6 +10,7 @@ from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QFrame, QLabel, QScrollArea, QWidget
 
 from explorer.pacing import TurnWait
+from explorer.ui.style import style_as
 
 __all__ = ["LazyPage", "FIRST_SHOW_STEP_MS"]
 
@@ -113,7 +114,7 @@ class LazyPage(QScrollArea):
         if not self.built and self.widget() is None:  # not begun, or begun by the idle builder
             note = QLabel("Building this view…")
             note.setAlignment(Qt.AlignCenter)
-            note.setObjectName("ChipId")  # the quiet secondary text
+            style_as(note, "ChipId")  # the quiet secondary text
             self.setWidget(note)
             QTimer.singleShot(FIRST_SHOW_STEP_MS, self, self._make)
         super().showEvent(event)

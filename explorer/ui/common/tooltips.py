@@ -39,6 +39,8 @@ __all__ = ["ToolTipWrapping", "install_tooltip_wrapping", "readable_width", "TIP
 TIP_LABEL_NAME = "qtooltip_label"
 #: a readable line: about this many average characters (Qt's own choice for wrapped labels is 80)
 READABLE_CHARS = 80
+#: pixels added around a tooltip's text, all round (Fusion's own margin is tight)
+TIP_PADDING = 3
 #: where Qt puts a tooltip relative to the cursor (X11 and most styles)
 _CURSOR_OFFSET = QPoint(2, 16)
 
@@ -72,6 +74,8 @@ class ToolTipWrapping(QObject):
         if label is None:
             return
         self._label = label
+        label.setMargin(label.margin() + TIP_PADDING)  # the label is Qt's, made before this turn's end:
+        label.resize(label.sizeHint())  # not painted yet
         label.destroyed.connect(self._forget)
         label.installEventFilter(self)
         self._wrap_if_wide(label)

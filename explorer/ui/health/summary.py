@@ -20,7 +20,7 @@ from explorer.core.health.text import (
     verdict,
 )
 from explorer.ui.common.wrapped_label import WrappedLabel
-from explorer.ui.style import HEALTH_CATEGORY_COLORS, SPACING
+from explorer.ui.style import HEALTH_CATEGORY_COLORS, SPACING, style_as
 
 __all__ = ["SummaryPanel"]
 
@@ -46,7 +46,7 @@ class SummaryPanel(QWidget):
         self.counts = WrappedLabel("")
         self.counts.setTextFormat(Qt.RichText)
         self.apart = WrappedLabel("")
-        self.apart.setObjectName("ChipId")
+        style_as(self.apart, "ChipId")
         self.apart.setToolTip("Tokens no text selects (unreachable, partial UTF-8) or only the tokenizer writes "
                               "(special) are listed here, never ranked among the tokens a text can reach")
         lay.addWidget(self.caption)

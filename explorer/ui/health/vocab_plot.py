@@ -16,7 +16,7 @@ from explorer.ui.common.integer_axis import IntegerAxis
 from explorer.ui.common.plot_grid import show_grid
 from explorer.ui.common.plot_title import FittedTitle
 from explorer.ui.common.raster import DotRaster
-from explorer.ui.style import ACCENT, ERROR, HEALTH_CATEGORY_COLORS, plot_colors, style_plot
+from explorer.ui.style import ACCENT, ERROR, HEALTH_CATEGORY_COLORS, plot_colors, style_as, style_plot
 
 __all__ = ["VocabPlot", "Y_CHOICES", "MAX_RINGS"]
 
@@ -56,7 +56,7 @@ class VocabPlot(QWidget):
             self.y_choice.addItem(text, key)
         self.y_choice.currentIndexChanged.connect(self._on_y_choice_changed)
         self.readout = QElidingLabel("")
-        self.readout.setObjectName("ChipId")
+        style_as(self.readout, "ChipId")
 
         self.plot_widget = pg.PlotWidget(background=bg, axisItems={"bottom": IntegerAxis("bottom")}, enableMenu=False)
         # the histogram's minimum: the two share a row of the splitter, which a long

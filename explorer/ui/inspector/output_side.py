@@ -15,7 +15,7 @@ from explorer.core.sources.output import tying_word
 from explorer.state.app_state import AppState
 from explorer.ui.common.binding import JobBinding, ShownGate, job_status
 from explorer.ui.common.wrapped_label import WrappedLabel
-from explorer.ui.style import EXTRA, SPACING
+from explorer.ui.style import EXTRA, SPACING, style_as
 
 __all__ = ["OutputSide"]
 
@@ -44,7 +44,7 @@ class OutputSide(QWidget):
         # (a model switch, a new token): cleared and filled again, they moved everything under
         # them twice in the inspector beside every view
         self.heading = WrappedLabel()
-        self.heading.setObjectName("SectionTitle")
+        style_as(self.heading, "SectionTitle")
         self.heading.setToolTip("The output matrix W_out (lm_head) turns the last hidden state h into logits "
                                 "h · W_outᵀ. Tied: W_out is E itself.")
         self.rows_line = self.heading  # the output row's facts share the heading's line
@@ -54,7 +54,7 @@ class OutputSide(QWidget):
                                  "two ends (the direct path); click a token to select it")
         self.predicts.linkActivated.connect(self._on_predicts_link_activated)
         self.lesson = WrappedLabel()
-        self.lesson.setObjectName("ChipId")
+        style_as(self.lesson, "ChipId")
         self.status = job_status()
         for w in (self.heading, self.predicts, self.lesson, self.status):
             lay.addWidget(w)

@@ -36,7 +36,7 @@ from explorer.ui.common.roles import ALIGNMENT, DISPLAY, RIGHT
 from explorer.ui.common.rows_in_view import Cell, FilledRowsModel, RowsInView
 from explorer.ui.common.wrapped_label import WrapLabel
 from explorer.ui.inspector.output_side import OutputSide
-from explorer.ui.style import ACCENT, SPACING, mono_font, plot_colors, style_plot
+from explorer.ui.style import ACCENT, SPACING, mono_font, plot_colors, style_as, style_plot
 
 #: characters of the selected piece in the title (a typed word can be thousands long)
 TITLE_CHARS = 24
@@ -94,10 +94,10 @@ class RowInspector(QWidget):
         outer.setSpacing(SPACING)
 
         self.title = QLabel("No token selected")
-        self.title.setObjectName("InspectorTitle")
+        style_as(self.title, "InspectorTitle")
         self.title.setTextInteractionFlags(Qt.TextSelectableByMouse)
         self.subtitle = WrapLabel("Click a token to see its row of the embedding matrix")
-        self.subtitle.setObjectName("ChipId")
+        style_as(self.subtitle, "ChipId")
         outer.addWidget(self.title)
         outer.addWidget(self.subtitle)
         outer.addLayout(self._build_facts())
@@ -141,7 +141,7 @@ class RowInspector(QWidget):
                   "stride": "Row stride", "address": "Formula"}
         for key, text in labels.items():
             lab = QLabel()
-            lab.setObjectName("FactValue")
+            style_as(lab, "FactValue")
             lab.setFont(mono_font())
             lab.setTextInteractionFlags(Qt.TextSelectableByMouse)
             lab.setToolTip(tips[key])

@@ -32,7 +32,7 @@ from explorer.ui.common.wrapped_label import WrapLabel
 from explorer.ui.lookup.backward_panel import EMPTY_BACKWARD, BackwardPanel
 from explorer.ui.lookup.controls import PlaybackControls, StoredAsChoice
 from explorer.ui.lookup.forward_page import ForwardPage, panels_in_steps
-from explorer.ui.style import ACCENT, ERROR, SPACING
+from explorer.ui.style import ACCENT, CUE_STYLE, ERROR, SPACING, style_as
 
 #: milliseconds between animation frames (the frame itself comes from the clock)
 TICK_MS = 33
@@ -78,7 +78,7 @@ class LookupView(QWidget):
 
         stack = QStackedLayout(self)
         self.empty = WrapLabel()
-        self.empty.setObjectName("EmptyState")
+        style_as(self.empty, "EmptyState")
         self.empty.setAlignment(Qt.AlignCenter)
         stack.addWidget(self.empty)
         self._content = QWidget()
@@ -465,9 +465,9 @@ class LookupView(QWidget):
         b = self.direction_button
         b.setText("◂ Forward" if self.showing_backward else ("Next: backward ▸" if cue else "Backward ▸"))
         b.setMinimumWidth(b.sizeHint().width())  # the row squeezes the others, never this text ("Backwa")
-        b.setProperty("cue", bool(cue) and not self.showing_backward)
-        b.style().unpolish(b)
-        b.style().polish(b)
+        stressed = bool(cue) and not self.showing_backward
+        b.setProperty("cue", stressed)
+        b.setStyleSheet(CUE_STYLE if stressed else "")
 
     def _on_backward_new_gradient_clicked(self) -> None:
         self._state.request_backward(self._state.backward_seed + 1)

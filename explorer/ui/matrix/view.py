@@ -35,6 +35,7 @@ from explorer.ui.style import (
     cell_text_colors,
     plot_colors,
     shrinkable,
+    style_as,
     style_plot,
 )
 
@@ -81,7 +82,7 @@ class MatrixView(QWidget):
         outer.addWidget(host, 1)
         lay = QStackedLayout(host)
         self.empty = QLabel("Open a model to see its embedding matrix (Ctrl+O)")
-        self.empty.setObjectName("EmptyState")
+        style_as(self.empty, "EmptyState")
         self.empty.setAlignment(Qt.AlignCenter)
         self.glw = pg.GraphicsLayoutWidget()
         self.glw.setBackground(bg)
@@ -190,7 +191,7 @@ class MatrixView(QWidget):
         self.side_combo.currentIndexChanged.connect(self._on_side_combo_changed)
         bar.addWidget(self.side_combo)
         self.side_note = QLabel("")
-        self.side_note.setObjectName("ChipId")
+        style_as(self.side_note, "ChipId")
         bar.addWidget(self.side_note)
         self.side_status = job_status()
         bar.addWidget(self.side_status)

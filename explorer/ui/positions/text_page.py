@@ -19,7 +19,7 @@ from explorer.ui.common.wrapped_label import WrappedLabel
 from explorer.ui.positions.image_panel import ImagePanel
 from explorer.ui.positions.input_table import InputTable
 from explorer.ui.positions.parts_plot import PartsPlot
-from explorer.ui.style import SPACING
+from explorer.ui.style import SPACING, style_as
 
 __all__ = ["TextInputsPage"]
 
@@ -59,14 +59,14 @@ class TextInputsPage(QWidget):
         self.formula.setTextFormat(Qt.RichText)
         lay.addWidget(self.formula)
         self.limit_note = WrappedLabel()
-        self.limit_note.setObjectName("ErrorLine")
+        style_as(self.limit_note, "ErrorLine")
         self.limit_note.setContentsMargins(SPACING, 0, SPACING, 0)
         self.limit_note.hide()
         lay.addWidget(self.limit_note)
         # the page's own cap, not the model's: said quietly (in red beside the limit's note, it read
         # as a fault of the text)
         self.cap_note = WrappedLabel()
-        self.cap_note.setObjectName("ChipId")
+        style_as(self.cap_note, "ChipId")
         self.cap_note.setContentsMargins(SPACING, 0, SPACING, 0)
         self.cap_note.hide()
         lay.addWidget(self.cap_note)

@@ -27,7 +27,7 @@ from explorer.core.tokens.words import resolve_word
 from explorer.ui.common.progress import ProgressBar
 from explorer.ui.common.table_fit import fit_to_contents
 from explorer.ui.common.wrapped_label import WrapLabel
-from explorer.ui.style import mono_font
+from explorer.ui.style import mono_font, style_as
 
 __all__ = ["AnalogyPanel"]
 
@@ -73,7 +73,7 @@ class AnalogyPanel(QWidget):
         busy.addWidget(self.cancel_button)
         lay.addLayout(busy)
         self.status = WrapLabel(HINT)
-        self.status.setObjectName("ChipId")
+        style_as(self.status, "ChipId")
         lay.addWidget(self.status)
         self.table = QTableWidget(0, 3)
         self.table.setHorizontalHeaderLabels(["answer", "id", "cosine"])

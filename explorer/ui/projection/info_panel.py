@@ -13,7 +13,7 @@ from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 from explorer.core.projection.job import ProjectionResult
 from explorer.core.projection.manifold import PLACE_NEIGHBORS, ManifoldResult
 from explorer.ui.common.wrapped_label import WrapLabel
-from explorer.ui.style import ACCENT, EXTRA, NEIGHBORS, TEXT_TOKENS
+from explorer.ui.style import ACCENT, EXTRA, NEIGHBORS, TEXT_TOKENS, style_as
 
 __all__ = ["ProjectionInfo", "HOVER_HINT", "legend_entry"]
 
@@ -24,7 +24,7 @@ def _wrapping_label(tip: str = "", name: str = "") -> QLabel:
     lab = WrapLabel()
     lab.setToolTip(tip)
     if name:
-        lab.setObjectName(name)
+        style_as(lab, name)
     return lab
 
 

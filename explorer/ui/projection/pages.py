@@ -8,6 +8,7 @@ from PySide6.QtWidgets import QHBoxLayout, QPushButton, QVBoxLayout, QWidget
 
 from explorer.ui.common.progress import ProgressBar
 from explorer.ui.common.wrapped_label import WrapLabel
+from explorer.ui.style import style_as
 
 __all__ = ["MessagePage", "BusyPage"]
 
@@ -15,7 +16,7 @@ __all__ = ["MessagePage", "BusyPage"]
 def _centred(page: QWidget, label: WrapLabel, *row: QWidget) -> None:
     lay = QVBoxLayout(page)
     lay.addStretch(1)
-    label.setObjectName("EmptyState")
+    style_as(label, "EmptyState")
     label.setAlignment(Qt.AlignCenter)
     lay.addWidget(label)
     line = QHBoxLayout()

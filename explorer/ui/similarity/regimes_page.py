@@ -33,7 +33,7 @@ from explorer.ui.common.token_search import TokenSearch
 from explorer.ui.common.wrapped_label import WrapLabel
 from explorer.ui.similarity.added_tokens import AddedTokensBar
 from explorer.ui.similarity.heatmap import Heatmap
-from explorer.ui.style import DIVERGING, SEQUENTIAL, SPACING, plot_colors
+from explorer.ui.style import DIVERGING, SEQUENTIAL, SPACING, plot_colors, style_as
 
 METRICS = [
     ("cosine", "Cosine similarity", "cos(a, b) = a·b / (‖a‖ ‖b‖), from −1 (opposite) through 0 (orthogonal) to 1"),
@@ -96,7 +96,7 @@ class RegimesPage(QWidget):
         outer.addWidget(self.added)
         self._stack = QStackedLayout()
         self.empty = WrapLabel("Open a model and type some text to compare its tokens")
-        self.empty.setObjectName("EmptyState")
+        style_as(self.empty, "EmptyState")
         self.empty.setAlignment(Qt.AlignCenter)
         self._stack.addWidget(self.empty)
         self._stack.addWidget(self._build_maps(maps))

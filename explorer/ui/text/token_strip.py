@@ -20,7 +20,7 @@ from explorer.core.tokens.text import TokenizedText
 from explorer.core.tokens.tokenize import MAX_TEXT_CHARS, IdTokenizer, NameTokenizer
 from explorer.state.app_state import AppState
 from explorer.ui.common.wrapped_label import WrapLabel
-from explorer.ui.style import NO_MAXIMUM, SPACING
+from explorer.ui.style import NO_MAXIMUM, SPACING, style_as
 from explorer.ui.text.chip_view import ChipView
 from explorer.ui.text.text_box import TextBox, qt_length
 
@@ -75,14 +75,14 @@ class TokenStrip(QWidget):
         outer.addLayout(self._build_text_row())
 
         self.error = WrapLabel()
-        self.error.setObjectName("ErrorLine")
+        style_as(self.error, "ErrorLine")
         self.error.hide()
         outer.addWidget(self.error)
 
         self.chips = ChipView()
         self.chips.setToolTip("Tokens: piece above, id below. Click one, or use ←/→.")
         self.empty = QLabel("Type some text to see its tokens")
-        self.empty.setObjectName("EmptyState")
+        style_as(self.empty, "EmptyState")
         scroll = QScrollArea()
         scroll.setWidgetResizable(True)
         scroll.setFrameShape(QFrame.NoFrame)
@@ -93,7 +93,7 @@ class TokenStrip(QWidget):
         outer.addWidget(self.empty)
         outer.addWidget(scroll)
         self.summary = WrapLabel()
-        self.summary.setObjectName("ChipId")
+        style_as(self.summary, "ChipId")
         outer.addWidget(self.summary)
 
         self._send_text = qdebounced(self._emit_text, timeout=200, parent=self)

@@ -8,7 +8,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QHBoxLayout, QScrollArea, QVBoxLayout, QWidget
 
 from explorer.ui.common.wrapped_label import WrapLabel
-from explorer.ui.style import SPACING
+from explorer.ui.style import SPACING, style_as
 from explorer.ui.training.charts import ChartsArea, TrainingCharts
 from explorer.ui.training.lesson import LessonCaption
 
@@ -41,7 +41,7 @@ def lay_out_training(view: QWidget, panel: QWidget, caption: str, caption_tip: s
     # one line above the charts, always there (showing or hiding it would
     # resize the charts and rebuild every axis)
     label = WrapLabel(caption)
-    label.setObjectName("ChipId")  # the quiet caption style
+    style_as(label, "ChipId")  # the quiet caption style
     label.setContentsMargins(SPACING, SPACING // 2, SPACING, 0)
     label.setToolTip(caption_tip)
     charts = charts if charts is not None else TrainingCharts()

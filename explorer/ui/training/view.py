@@ -33,7 +33,7 @@ from explorer.state.app_state import AppState
 from explorer.ui.common.binding import ShownGate
 from explorer.ui.common.export import export_graphics
 from explorer.ui.common.wrapped_label import WrapLabel
-from explorer.ui.style import SPACING
+from explorer.ui.style import SPACING, style_as
 from explorer.ui.training.charts import CHART_COUNT, TrainingCharts
 from explorer.ui.training.controls import (
     CORPUS_MODEL,
@@ -126,7 +126,7 @@ class TrainingView(QWidget):
         self.corpus = CorpusControls(form, self)
         self.settings = SettingsControls(form, self)
         self.config_error = WrapLabel()
-        self.config_error.setObjectName("ErrorLine")
+        style_as(self.config_error, "ErrorLine")
         self.config_error.setToolTip("Why this combination cannot train")
         self.config_error.hide()
         self.buttons = RunButtons()

@@ -9,7 +9,13 @@ from PySide6.QtGui import QHelpEvent
 from PySide6.QtWidgets import QApplication, QCheckBox, QLabel, QPushButton, QToolTip, QVBoxLayout, QWidget
 
 from explorer.app import make_app
-from explorer.ui.common.tooltips import TIP_LABEL_NAME, ToolTipWrapping, install_tooltip_wrapping, readable_width
+from explorer.ui.common.tooltips import (
+    TIP_LABEL_NAME,
+    TIP_PADDING,
+    ToolTipWrapping,
+    install_tooltip_wrapping,
+    readable_width,
+)
 from tests.support.ui_helpers import python_calls_during
 
 # the offscreen platform cannot raise a window (the tooltip asks to be raised)
@@ -76,6 +82,17 @@ def test_a_long_tooltip_wraps_at_a_readable_width(qtbot, button):
     button.setToolTip(MEDIUM)
     label = _ask_tooltip(qtbot, button)
     assert label.width() <= readable_width(label) and label.height() >= one_line + line
+
+
+def test_a_short_tooltip_has_room_around_its_text(qtbot, button):
+    """The padding the app's style sheet once gave tooltips, now the label's own margin: the text's
+    line and the padding all round fit in the label Qt shows."""
+    button.setToolTip("Start a new run")
+    label = _ask_tooltip(qtbot, button)
+    assert label.margin() >= TIP_PADDING
+    text = label.fontMetrics().boundingRect("Start a new run")
+    assert label.height() >= text.height() + 2 * TIP_PADDING
+    assert label.width() >= label.fontMetrics().horizontalAdvance("Start a new run") + 2 * TIP_PADDING
 
 
 def test_without_the_filter_a_tooltip_is_one_wide_line(qtbot, button):
