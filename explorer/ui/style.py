@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import threading
+from dataclasses import dataclass
 
 import pyqtgraph as pg
 from PySide6.QtCore import QSize, Qt
@@ -225,21 +226,43 @@ def class_color(index: int) -> str:
     return "#E8E8E8" if color == "#000000" and dark else color
 
 
-#: the looks :func:`style_as` gives, by the object name it gives with each
-LOOKS = ("ChipId", "EmptyState", "ErrorLine", "InspectorTitle", "FactValue", "SectionTitle")
+@dataclass(frozen=True)
+class Look:
+    """How :func:`style_as` draws a widget: in the palette's placeholder colour (``quiet``) or
+    the error colour, at ``points``, semi-bold (``strong``), in the fixed-width font, with
+    ``margin`` pixels all round."""
+
+    quiet: bool = False
+    error: bool = False
+    points: int | None = None
+    strong: bool = False
+    mono: bool = False
+    margin: int = 0
+
+
+#: the app's looks by name (the object name :func:`style_as` gives with each)
+LOOKS = {
+    "ChipId": Look(quiet=True, points=9),  # quiet secondary text
+    "EmptyState": Look(quiet=True, points=11, margin=16),  # what a view says while it has nothing to show
+    "ErrorLine": Look(error=True),
+    "InspectorTitle": Look(points=18, strong=True),
+    "SectionTitle": Look(strong=True),
+    "FactValue": Look(mono=True),
+    # the cost view's cards
+    "CardTitle": Look(points=16, strong=True),
+    "PanelTitle": Look(points=11, strong=True),
+    "TileCaption": Look(quiet=True, points=10),
+    "TileValue": Look(points=18, strong=True),
+    "TileSub": Look(points=10),
+    "TileFormula": Look(quiet=True, points=9),
+    "Verdict": Look(points=13, strong=True),
+}
 #: the stressed push button (the next step to take): its own style sheet, set on it alone
 CUE_STYLE = f"QPushButton {{ border: 2px solid {ACCENT}; border-radius: 4px; padding: 3px 8px; font-weight: 600; }}"
 
 
-def style_as(widget: QWidget, look: str) -> QWidget:
-    """Give ``widget`` one of the app's :data:`LOOKS`, and that name as its object name.
-
-    - ``ChipId``: quiet secondary text (the palette's placeholder colour, 9 pt);
-    - ``EmptyState``: what a view says while it has nothing to show (placeholder colour,
-      11 pt, 16 px all round);
-    - ``ErrorLine``: a line in the error colour;
-    - ``InspectorTitle``: 18 pt, semi-bold; ``SectionTitle``: semi-bold;
-    - ``FactValue``: the system's fixed-width font.
+def style_as(widget: QWidget, name: str) -> QWidget:
+    """Give ``widget`` the look ``name`` of :data:`LOOKS`, and that name as its object name.
 
     Made with the widget's own palette role, palette and font, not a style sheet: a style
     sheet on the application put every widget of the app through Qt's style sheet style,
@@ -247,26 +270,24 @@ def style_as(widget: QWidget, look: str) -> QWidget:
     one, 1.02-1.07 s with it, in a real window) and their paints longer too. Colours come
     from the palette's roles, so they follow a change of theme.
     """
-    if look not in LOOKS:
-        raise ValueError(f"no look {look!r}: one of {', '.join(LOOKS)}")
-    widget.setObjectName(look)
-    font = widget.font()
-    if look in ("ChipId", "EmptyState"):
+    look = LOOKS.get(name)
+    if look is None:
+        raise ValueError(f"no look {name!r}: one of {', '.join(LOOKS)}")
+    widget.setObjectName(name)
+    if look.quiet:
         widget.setForegroundRole(QPalette.PlaceholderText)
-        font.setPointSize(9 if look == "ChipId" else 11)
-        if look == "EmptyState":
-            widget.setContentsMargins(16, 16, 16, 16)
-    elif look == "ErrorLine":
+    if look.error:
         pal = widget.palette()
         for role in (QPalette.WindowText, QPalette.Text):
             pal.setColor(role, QColor(ERROR))
         widget.setPalette(pal)
-    elif look == "FactValue":
-        font = mono_font(font.pointSize() if font.pointSize() > 0 else None)
-    else:
+    if look.margin:
+        widget.setContentsMargins(look.margin, look.margin, look.margin, look.margin)
+    font = mono_font() if look.mono else widget.font()
+    if look.points:
+        font.setPointSize(look.points)
+    if look.strong:
         font.setWeight(QFont.DemiBold)
-        if look == "InspectorTitle":
-            font.setPointSize(18)
     widget.setFont(font)
     return widget
 

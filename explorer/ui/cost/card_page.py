@@ -15,7 +15,7 @@ from explorer.core.sources.output import tying_word
 from explorer.state.app_state import AppState
 from explorer.ui.common.binding import ShownGate
 from explorer.ui.cost.tiles import ReflowGrid, Tile, note_label, plain_label
-from explorer.ui.style import SPACING, mono_font
+from explorer.ui.style import SPACING, mono_font, style_as
 
 EMPTY_TITLE = "Open a model to see what its embedding table costs (Ctrl+O)"
 
@@ -57,7 +57,7 @@ class CardPage(QWidget):
         lay.setContentsMargins(SPACING * 2, SPACING * 2, SPACING * 2, SPACING * 2)
         lay.setSpacing(SPACING)
         self.title = plain_label(EMPTY_TITLE)
-        self.title.setObjectName("CardTitle")
+        style_as(self.title, "CardTitle")
         self.title.setTextInteractionFlags(Qt.TextSelectableByMouse)
         lay.addWidget(self.title)
         self._grid = ReflowGrid(TILE_WIDTH, COLUMNS, min_columns=2)

@@ -38,7 +38,7 @@ from explorer.state.app_state import AppState
 from explorer.ui.common.binding import JobBinding, ShownGate, job_progress
 from explorer.ui.common.table_fit import fit_to_contents
 from explorer.ui.cost.tiles import note_label, plain_label, title_label
-from explorer.ui.style import ACCENT, SPACING, TEXT_TOKENS, mono_font
+from explorer.ui.style import ACCENT, SPACING, TEXT_TOKENS, mono_font, style_as
 
 #: typing pauses this long before the model's first layer runs again
 DEBOUNCE_MS = 400
@@ -92,7 +92,7 @@ class ContextPage(QWidget):
                                          "id and the row it reads", 92)
         lay.addWidget(self.occ_table)
         self.verdict = plain_label()
-        self.verdict.setObjectName("Verdict")
+        style_as(self.verdict, "Verdict")
         self.verdict.setTextInteractionFlags(Qt.TextSelectableByMouse)
         lay.addWidget(self.verdict)
 

@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 import numpy as np
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QColor, QFont
+from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QFrame,
@@ -21,18 +21,11 @@ from PySide6.QtWidgets import (
 )
 
 from explorer.ui.common.wrapped_label import WrapLabel
-from explorer.ui.style import SPACING, text_color_on
+from explorer.ui.style import SPACING, style_as, text_color_on
 
-TILE_STYLE = """
-#CostTile { border: 1px solid palette(mid); border-radius: 8px; background: palette(base); }
-#TileCaption { color: palette(placeholder-text); font-size: 10pt; }
-#TileValue { font-size: 18pt; font-weight: 600; }
-#TileSub { font-size: 10pt; }
-#TileFormula { color: palette(placeholder-text); font-size: 9pt; }
-#CardTitle { font-size: 16pt; font-weight: 600; }
-#PanelTitle { font-size: 11pt; font-weight: 600; }
-#Verdict { font-size: 13pt; font-weight: 600; }
-"""
+#: a tile's frame: its own style sheet, set on each tile (its few labels go through Qt's style sheet
+#: style with it, not the whole view)
+TILE_STYLE = "#CostTile { border: 1px solid palette(mid); border-radius: 8px; background: palette(base); }"
 
 
 class Tile(QFrame):
@@ -41,21 +34,17 @@ class Tile(QFrame):
     def __init__(self, caption: str, tooltip: str, parent=None):
         super().__init__(parent)
         self.setObjectName("CostTile")
+        self.setStyleSheet(TILE_STYLE)
         self.setToolTip(tooltip)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(SPACING * 2, SPACING, SPACING * 2, SPACING)
         lay.setSpacing(2)
         self.caption = plain_label(caption, wrap=False)
-        self.caption.setObjectName("TileCaption")
-        self.value = plain_label("–", wrap=False)
-        self.value.setObjectName("TileValue")
-        f = QFont(self.value.font())
-        f.setPointSize(18)
-        f.setWeight(QFont.DemiBold)
-        self.value.setFont(f)
+        style_as(self.caption, "TileCaption")
+        self.value = style_as(plain_label("–", wrap=False), "TileValue")
         self.value.setTextInteractionFlags(Qt.TextSelectableByMouse)
         self.sub = plain_label()
-        self.sub.setObjectName("TileSub")
+        style_as(self.sub, "TileSub")
         self.sub.setTextInteractionFlags(Qt.TextSelectableByMouse)
         self.formula = note_label()
         for w in (self.caption, self.value, self.sub, self.formula):
@@ -136,15 +125,11 @@ def plain_label(text: str = "", wrap: bool = True) -> QLabel:
 
 def note_label(text: str = "") -> QLabel:
     """A quiet, wrapping line under a panel (formulas, captions)."""
-    lab = plain_label(text)
-    lab.setObjectName("TileFormula")
-    return lab
+    return style_as(plain_label(text), "TileFormula")
 
 
 def title_label(text: str) -> QLabel:
-    lab = plain_label(text, wrap=False)
-    lab.setObjectName("PanelTitle")
-    return lab
+    return style_as(plain_label(text, wrap=False), "PanelTitle")
 
 
 def matrix_table(tooltip: str) -> QTableWidget:

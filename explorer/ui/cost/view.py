@@ -11,7 +11,6 @@ from explorer.state.app_state import AppState
 from explorer.ui.cost.card_page import CardPage
 from explorer.ui.cost.compare_page import ComparePage
 from explorer.ui.cost.context_page import ContextPage
-from explorer.ui.cost.tiles import TILE_STYLE
 from explorer.ui.cost.why_page import WhyPage
 
 #: each page: its attribute, tab title and tooltip (its class in PAGE_CLASSES)
@@ -47,7 +46,6 @@ class CostView(QWidget):
 
     def __init__(self, state: AppState, parent=None, with_pages: bool = True):
         super().__init__(parent)
-        self.setStyleSheet(TILE_STYLE)
         lay = QVBoxLayout(self)  # its pages want their full height: the tab page scrolls
         lay.setContentsMargins(0, 0, 0, 0)
         self.pages = QTabWidget()

@@ -9,7 +9,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QMenu, QToolButton, QWidget
 from superqt import QElidingLabel
 
 from explorer.core.tokens.pieces import DisplayPiece
-from explorer.ui.style import EXTRA, SPACING
+from explorer.ui.style import EXTRA, SPACING, style_as
 
 #: the rule, in the panel's words
 RULE = ("The matrix compares the text's tokens and the added ones. A token is added when you search it here, "
@@ -84,7 +84,7 @@ class AddedTokensBar(QWidget):
         self._row = _ChipRow(self.more_button)
         lay.addWidget(self._row)
         self.rule = QElidingLabel(EMPTY_TEXT)  # the rule, quiet, shortened only when the line is full
-        self.rule.setObjectName("TileFormula")
+        style_as(self.rule, "TileFormula")
         self.rule.setToolTip(RULE)
         self.rule.setMinimumWidth(RULE_MIN_PX)
         lay.addWidget(self.rule, 1)
