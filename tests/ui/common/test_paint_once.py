@@ -49,7 +49,11 @@ def _window(qtbot, once: bool):
 
 
 @pytest.mark.parametrize("once, paints", [(True, 1), (False, 2)])
-def test_a_resized_plot_paints_once_where_paint_once_watches(qtbot, once, paints):
+def test_a_resized_plot_paints_once_where_paint_once_watches(qtbot, monkeypatch, once, paints):
+    from explorer.ui.common import paint_once
+
+    # a long pass, on any machine: the plot waits for the next, prepared there (waiting is tested below)
+    monkeypatch.setattr(paint_once._PLOT_PASSES, "pass_is_long", lambda: True)
     top, plot = _window(qtbot, once)
     for size in ((700, 520), (420, 300)):
         plot.paints = 0
