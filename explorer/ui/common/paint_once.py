@@ -96,7 +96,7 @@ def _shown_scenes(window) -> Iterator[tuple]:
             yield scene, views
 
 
-def prepare_shown_plots(window, plots: _PlotsInTurn | None = None) -> int:
+def prepare_shown_plots(window, plots: _PlotsInTurn | None = None, platform: bool = False) -> int:
     """Run the paint preparation of every scene shown in ``window`` now, and mark what it
     changed for repainting in the paint to come; ``plots`` watches their views from now on,
     and a scene whose every view will wait for the next pass (``plots.will_wait``) is prepared
@@ -105,7 +105,7 @@ def prepare_shown_plots(window, plots: _PlotsInTurn | None = None) -> int:
     for scene, views in _shown_scenes(window):
         if plots is not None:
             plots.watch(views)
-            if plots.will_wait(views):
+            if plots.will_wait(views, platform):
                 continue
         for _ in range(_PASSES):
             scene.prepareForPaint()
@@ -124,20 +124,29 @@ class _PlotsInTurn(QObject):
     def __init__(self, parent):
         super().__init__(parent)
         self._painting = False  # while the window paints on screen (PaintOnce's sync)
+        self._platform = False  # ... in a paint the window system asked for (not put off, not counted)
         self._painted_waiting = False  # a plot that had waited was painted in this paint of the window
         self.put_off = 0  # plots that waited (read by tests)
         self.paints = 0  # the window's paints on screen (read by tests)
         self._waits: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # each watched viewport's
 
     @contextmanager
-    def painting(self) -> Iterator[None]:
-        """Within it, the window paints on screen (PaintOnce's sync): its plots may wait."""
-        self._painting, self._painted_waiting = True, False
+    def painting(self, platform: bool = False) -> Iterator[None]:
+        """Within it, the window paints on screen (PaintOnce's sync): its plots may wait. ``platform``:
+        a paint the window system asked for, in the pass of the window's own paint or of a paint put
+        off: a plot that is waiting waits on (it is painted by the window's next paint of its own)."""
+        outer = self._painting, self._painted_waiting, self._platform  # (a paint inside a paint: Qt's own)
+        self._painting, self._painted_waiting, self._platform = True, False, platform
         self.paints += 1
         try:
             yield
         finally:
-            self._painting = False
+            self._painting, self._painted_waiting, self._platform = outer
+
+    @property
+    def waiting(self) -> int:
+        """The number of watched plots waiting for a later paint of the window."""
+        return sum(1 for wait in list(self._waits.values()) if wait.waited)
 
     def watch(self, views) -> None:
         for view in views:
@@ -146,10 +155,15 @@ class _PlotsInTurn(QObject):
                 self._waits[port] = TurnWait(_PLOT_PASSES, most=PLOT_WAITS)
                 port.installEventFilter(self)
 
-    def will_wait(self, views) -> bool:
+    def will_wait(self, views, platform: bool = False) -> bool:
         """Whether each of ``views`` (watched) would wait if the window's paint reached it now: the
-        pass is long and none has just waited. Its preparation would be work for a paint not made."""
-        return not _NOW[0] and all(self._waits[view.viewport()].would_put_off() for view in views)
+        pass is long and none has just waited (or, in a paint the window system asked for, is waiting).
+        Its preparation would be work for a paint not made."""
+        return not _NOW[0] and all(self._would_wait(self._waits[view.viewport()], platform) for view in views)
+
+    @staticmethod
+    def _would_wait(wait: TurnWait, platform: bool) -> bool:
+        return wait.would_put_off() or (platform and wait.waited > 0 and _PLOT_PASSES.pass_is_long())
 
     def eventFilter(self, port, event) -> bool:  # noqa: N802 (Qt's name)
         # every event of a plot's viewport comes here (a mouse's moves too): the cheapest test first
@@ -159,6 +173,9 @@ class _PlotsInTurn(QObject):
         if wait is None:
             return False
         had_waited = wait.waited
+        if self._platform and had_waited and _PLOT_PASSES.pass_is_long():
+            port.update()  # waiting already (this paint of the window system's is not one of the window's)
+            return True
         if not wait.put_off(again=self._painted_waiting):
             if had_waited:
                 self._painted_waiting = True
@@ -170,12 +187,20 @@ class _PlotsInTurn(QObject):
 
 class PaintOnce(QObject):
     """Installed on a top-level window: its plots are prepared before each of its paints, and
-    painted in the passes after a long one."""
+    painted in the passes after a long one.
+
+    The window system has the window painted too, at once, when it has resized it or uncovered part of
+    it (an expose event of its platform window, in which Qt paints every widget left to paint): the
+    window's own paint, put off in a long pass, came after it, and every plot was painted there
+    unprepared, then again in the next pass (a resize in a real window: 6 paints of three plots where 3
+    do). Those paints are prepared the same way; they are not put off (the window system waits for
+    them), and a plot already waiting for the window's next paint waits on."""
 
     def __init__(self, window):
         super().__init__(window)
         self._window = window
         self._preparing = False
+        self._handle = None  # the window's platform window, watched for the window system's paints
         self.plots = _PlotsInTurn(self)
         self._wait = TurnWait()
         self._later = QTimer(self)
@@ -183,23 +208,44 @@ class PaintOnce(QObject):
         self._later.setInterval(LATER_MS)
         self._later.timeout.connect(self._paint_later)
         window.installEventFilter(self)
+        self._watch_platform_window()
+
+    def _watch_platform_window(self) -> None:
+        """Watch the window's platform window (made when it is first shown, made again when its surface
+        changes, e.g. for the first OpenGL view)."""
+        handle = self._window.windowHandle()
+        if handle is not None and handle is not self._handle:
+            handle.installEventFilter(self)
+            self._handle = handle
 
     def eventFilter(self, obj, event) -> bool:
-        # not again inside a preparation: a synchronous repaint (QWidget.repaint, which the app
-        # does not use; the benchmarks do) sends a request of its own for what the preparation dirtied
-        if event.type() == QEvent.UpdateRequest and obj is self._window and not self._preparing:
-            if not _NOW[0] and self._wait.put_off():
-                self._later.start()  # Qt waits for this request's sync: nothing is posted meanwhile
+        kind = event.type()
+        if obj is self._window:
+            if kind in (QEvent.Show, QEvent.WinIdChange):
+                self._watch_platform_window()
+            # not again inside a preparation: a synchronous repaint (QWidget.repaint, which the app
+            # does not use; the benchmarks do) sends a request of its own for what the preparation dirtied
+            elif kind == QEvent.UpdateRequest and not self._preparing:
+                if not _NOW[0] and self._wait.put_off():
+                    self._later.start()  # Qt waits for this request's sync: nothing is posted meanwhile
+                    return True
+                self._paint(obj, event)
                 return True
-            self._preparing = True
-            try:
-                prepare_shown_plots(self._window, self.plots)
-            finally:
-                self._preparing = False
-            with self.plots.painting():  # the window's paint on screen (its sync), with the plots watched
-                self._window.event(event)
+        elif kind == QEvent.Expose and obj is self._handle and not self._preparing:
+            self._paint(obj, event, platform=True)
             return True
         return False
+
+    def _paint(self, target, event, platform: bool = False) -> None:
+        """The window's plots prepared, then ``event`` handled by ``target`` (the window or, for a paint
+        the window system asked for, its platform window), which paints the window, the plots watched."""
+        self._preparing = True
+        try:
+            prepare_shown_plots(self._window, self.plots, platform)
+        finally:
+            self._preparing = False
+        with self.plots.painting(platform):  # the window's paint on screen (its sync), with the plots watched
+            target.event(event)
 
     def _paint_later(self) -> None:
         QCoreApplication.sendEvent(self._window, QEvent(QEvent.UpdateRequest))

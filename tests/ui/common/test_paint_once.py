@@ -9,6 +9,7 @@ import numpy as np
 import pyqtgraph as pg
 import pytest
 import shiboken6
+from PySide6.QtCore import QEvent, QObject
 from PySide6.QtWidgets import QApplication, QVBoxLayout, QWidget
 
 from explorer.ui.common.paint_once import PaintOnce, paint_now, prepare_shown_plots
@@ -19,10 +20,12 @@ class CountingPlot(pg.PlotWidget):
     def __init__(self):
         super().__init__()
         self.paints = 0
+        self.ranges = []  # the view's range at each paint
         self.plot(np.sin(np.linspace(0, 20, 500)) * np.linspace(1, 30, 500))  # auto-ranged
 
     def paintEvent(self, event):
         self.paints += 1
+        self.ranges.append(self.getViewBox().viewRange())
         super().paintEvent(event)
 
 
@@ -61,6 +64,52 @@ def test_a_resized_plot_paints_once_where_paint_once_watches(qtbot, monkeypatch,
         qtbot.waitUntil(lambda: plot.paints >= 1)
         _turns()
         assert plot.paints == paints  # without it, pyqtgraph's way: a second paint in the next turn
+
+
+class _PlatformPaints(QObject):
+    """Counts the paint and expose events the window system sends a platform window."""
+
+    def __init__(self):
+        super().__init__()
+        self.count = 0
+
+    def eventFilter(self, obj, event):  # noqa: N802 (Qt's name)
+        if event.type() in (QEvent.Paint, QEvent.Expose):
+            self.count += 1
+        return False
+
+
+@pytest.mark.parametrize("made_again", [False, True])
+def test_a_resize_the_window_system_paints_at_once_paints_the_plot_once_prepared(qtbot, monkeypatch, made_again):
+    """The window's own paint of a resize waits for the next pass when the pass is long; the window
+    system asks for its paint meanwhile (a paint of the platform window), and Qt paints every widget
+    there at once. The plot is prepared for that paint too: painted once, in its new range. Also after
+    the platform window is made again (as Qt does for the first OpenGL view of a window)."""
+    from explorer import pacing
+    from explorer.ui.common import paint_once
+
+    top, plot = _window(qtbot, True)
+    if made_again:
+        first = top.windowHandle()
+        top.destroy()
+        top.create()
+        top.show()
+        qtbot.waitExposed(top)
+        assert top.windowHandle() is not first
+        _turns()
+    monkeypatch.setattr(pacing.PACER, "pass_is_long", lambda: True)  # the window's paint waits
+    monkeypatch.setattr(paint_once._PLOT_PASSES, "pass_is_long", lambda: False)  # the plot does not
+    platform = _PlatformPaints()
+    top.windowHandle().installEventFilter(platform)
+    for size in ((700, 520), (420, 300), (900, 640)):
+        plot.paints, platform.count, plot.ranges = 0, 0, []
+        top.resize(*size)
+        qtbot.waitUntil(lambda: plot.paints >= 1)
+        _turns()
+        assert platform.count >= 1  # the window system's paint came, as it does on every platform here
+        assert plot.paints == 1  # unprepared, it was painted there and again in the next turn
+        assert plot.ranges[0] == plot.getViewBox().viewRange()  # painted in its final range
+    top.windowHandle().removeEventFilter(platform)
 
 
 def test_only_shown_plots_of_the_window_are_prepared_and_gone_scenes_are_dropped(qtbot):
@@ -261,7 +310,7 @@ def test_a_plot_waits_at_most_plot_waits_passes_in_a_row(qtbot, monkeypatch):
     top.resize(400, 900)
     top.show()
     qtbot.waitExposed(top)
-    qtbot.waitUntil(lambda: all(p.paints for p in plots))
+    qtbot.waitUntil(lambda: all(p.paints for p in plots) and not once.plots.waiting)  # the show's waits over
     _turns()
     painted_in = {}
     for plot in plots:
