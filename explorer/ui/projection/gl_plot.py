@@ -34,6 +34,7 @@ from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 from explorer.core.arrays import finite_bounds
 from explorer.core.geometry.vectors import vector_norm
+from explorer.ui.common.embedded_window import embed_window
 from explorer.ui.projection.scene3d import Cloud3D, nearest_on_screen, rgba_of
 from explorer.ui.style import ACCENT, blend, plot_colors
 
@@ -287,7 +288,7 @@ class GLProjection(QWidget):
     def __init__(self, parent=None):
         super().__init__(parent)
         self.scene = GLScene()
-        self.container = QWidget.createWindowContainer(self.scene, self)
+        self.container = embed_window(self.scene, self)
         self.container.setFocusPolicy(Qt.ClickFocus)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
