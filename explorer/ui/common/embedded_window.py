@@ -16,7 +16,8 @@ it, a 3D view scrolled up in a small window was drawn over the tab bar).
 
 from __future__ import annotations
 
-from PySide6.QtCore import QObject, Qt, QTimer
+import shiboken6
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer
 from PySide6.QtGui import QRegion, QWindow
 from PySide6.QtWidgets import QWidget
 
@@ -27,29 +28,51 @@ _NOTHING = QRegion(-1, -1, 1, 1)
 
 
 class _ClipToContainer(QObject):
-    """Masks ``window`` to the visible part of ``container``, whenever Qt moves or resizes it."""
+    """Masks ``window`` to the visible part of ``container``, whenever Qt moves or resizes the window, or
+    an ancestor of the container (a scroll area's viewport shrinking clips it where it stands)."""
 
     def __init__(self, window: QWindow, container: QWidget):
         super().__init__(container)
         self._window, self._container = window, container
-        self._later = QTimer(self)  # once Qt has placed everything the move came with
+        self._ancestors: list[QWidget] = []
+        self._later = QTimer(self)  # once Qt has placed everything the change came with
         self._later.setSingleShot(True)
         self._later.setInterval(0)
         self._later.timeout.connect(self.clip)
         for changed in (window.xChanged, window.yChanged, window.widthChanged, window.heightChanged,
                         window.visibleChanged):
             changed.connect(self._soon)
+        container.installEventFilter(self)
 
     def _soon(self, *_) -> None:  # (the signals' values are not a timer's interval)
         self._later.start()
+
+    def eventFilter(self, obj, event) -> bool:  # noqa: N802 (Qt's name)
+        kind = event.type()
+        if kind in (QEvent.Resize, QEvent.Move):
+            self._soon()
+        elif kind in (QEvent.Show, QEvent.ParentChange) and obj is self._container:
+            self._watch_ancestors()
+            self._soon()
+        return False
+
+    def _watch_ancestors(self) -> None:
+        for widget in self._ancestors:
+            if shiboken6.isValid(widget):
+                widget.removeEventFilter(self)
+        self._ancestors = []
+        widget = self._container.parentWidget()
+        while widget is not None:
+            widget.installEventFilter(self)
+            self._ancestors.append(widget)
+            widget = None if widget.isWindow() else widget.parentWidget()
 
     def clip(self) -> None:
         container, window = self._container, self._window
         if not container.isVisible():
             return
         shown = container.visibleRegion()
-        whole = QRegion(container.rect())
-        if shown == whole:
+        if shown == QRegion(container.rect()):
             if not window.mask().isEmpty():
                 window.setMask(QRegion())
         else:

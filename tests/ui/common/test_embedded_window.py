@@ -59,6 +59,9 @@ def test_an_embedded_window_is_clipped_to_what_its_scroll_area_shows(qtbot):
     shown = container.visibleRegion()
     assert shown != QRegion(container.rect()) and not shown.isEmpty()
     assert window.mask() == shown
+    top.resize(500, 250)  # the page at its smallest already: the viewport shrinks over the container
+    qtbot.waitUntil(lambda: window.mask() == container.visibleRegion())
+    assert window.mask() != shown
     bar = area.verticalScrollBar()
     bar.setValue(bar.maximum())  # scrolled down: the upper part is cut away now
     qtbot.waitUntil(lambda: window.mask() == container.visibleRegion())
