@@ -42,10 +42,19 @@ class _ClipToContainer(QObject):
         for changed in (window.xChanged, window.yChanged, window.widthChanged, window.heightChanged,
                         window.visibleChanged):
             changed.connect(self._soon)
+        for changed in (window.widthChanged, window.heightChanged):
+            changed.connect(self._repaint)
         container.installEventFilter(self)
 
     def _soon(self, *_) -> None:  # (the signals' values are not a timer's interval)
         self._later.start()
+
+    def _repaint(self, *_) -> None:
+        """A child window of the top-level that shrinks gets no paint asked by the window system (inside a
+        native container it did): it kept its last frame, drawn for the old size, off centre."""
+        update = getattr(self._window, "update", None)  # a paint device window's (an OpenGL window's)
+        if update is not None:
+            update()
 
     def eventFilter(self, obj, event) -> bool:  # noqa: N802 (Qt's name)
         kind = event.type()

@@ -4,7 +4,7 @@ its scroll area shows."""
 from __future__ import annotations
 
 import pytest
-from PySide6.QtGui import QRegion, QWindow
+from PySide6.QtGui import QRasterWindow, QRegion, QWindow
 from PySide6.QtWidgets import QApplication, QLabel, QScrollArea, QTabWidget, QVBoxLayout, QWidget
 
 from explorer.ui.common.embedded_window import embed_window
@@ -68,3 +68,31 @@ def test_an_embedded_window_is_clipped_to_what_its_scroll_area_shows(qtbot):
     assert window.mask().boundingRect().top() > 0
     top.resize(500, 800)  # room again: the whole window, unmasked
     qtbot.waitUntil(lambda: window.mask().isEmpty())
+
+
+class _CountingWindow(QRasterWindow):
+    def __init__(self):
+        super().__init__()
+        self.sizes = []  # the window's size at each of its paints
+
+    def paintEvent(self, event):  # noqa: N802 (Qt's name)
+        self.sizes.append((self.width(), self.height()))
+
+
+def test_an_embedded_window_is_painted_again_after_it_shrinks(qtbot):
+    """The window system asks no paint of a child window that shrinks: the embedded window kept its
+    last frame, drawn for its old size (a 3D view off centre after the main window was made smaller).
+    X11 (xcb) shows it; the offscreen platform paints every window it resizes anyway."""
+    top = QWidget()
+    qtbot.addWidget(top)
+    window = _CountingWindow()
+    QVBoxLayout(top).addWidget(embed_window(window, top))
+    top.resize(600, 500)
+    top.show()
+    qtbot.waitExposed(top)
+    qtbot.waitUntil(lambda: bool(window.sizes))
+    _turns()
+    for size in ((400, 300), (300, 200)):
+        top.resize(*size)
+        qtbot.waitUntil(lambda: window.sizes[-1] == (window.width(), window.height()))
+        assert window.width() < size[0]  # it shrank with its container, and was painted at its new size
