@@ -19,7 +19,7 @@ from __future__ import annotations
 import shiboken6
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer
 from PySide6.QtGui import QRegion, QWindow
-from PySide6.QtWidgets import QWidget
+from PySide6.QtWidgets import QAbstractScrollArea, QWidget
 
 __all__ = ["embed_window"]
 
@@ -29,7 +29,7 @@ _NOTHING = QRegion(-1, -1, 1, 1)
 
 class _ClipToContainer(QObject):
     """Masks ``window`` to the visible part of ``container``, whenever Qt moves or resizes the window, or
-    an ancestor of the container (a scroll area's viewport shrinking clips it where it stands)."""
+    the viewport of a scroll area it is in (one that shrinks clips it where it stands)."""
 
     def __init__(self, window: QWindow, container: QWidget):
         super().__init__(container)
@@ -66,15 +66,19 @@ class _ClipToContainer(QObject):
         return False
 
     def _watch_ancestors(self) -> None:
+        """Watch the viewports of the scroll areas the container is in: what can cut it where it stands
+        (layouts give every other ancestor room for the container's minimum size)."""
         for widget in self._ancestors:
             if shiboken6.isValid(widget):
                 widget.removeEventFilter(self)
         self._ancestors = []
         widget = self._container.parentWidget()
-        while widget is not None:
-            widget.installEventFilter(self)
-            self._ancestors.append(widget)
-            widget = None if widget.isWindow() else widget.parentWidget()
+        while widget is not None and not widget.isWindow():
+            parent = widget.parentWidget()
+            if isinstance(parent, QAbstractScrollArea) and parent.viewport() is widget:
+                widget.installEventFilter(self)
+                self._ancestors.append(widget)
+            widget = parent
 
     def clip(self) -> None:
         container, window = self._container, self._window
