@@ -115,6 +115,12 @@ def prepare_shown_plots(window, plots: _PlotsInTurn | None = None, platform: boo
     return prepared
 
 
+def _waits_on(wait: TurnWait) -> bool:
+    """In a paint the window system asked for: whether a plot that is waiting for the window's next
+    paint of its own waits on (its pass is still long)."""
+    return wait.waited > 0 and _PLOT_PASSES.pass_is_long()
+
+
 class _PlotsInTurn(QObject):
     """Watches the plots' viewports of a window: one reached by the window's paint late in a long
     pass waits for the next pass (a :class:`~explorer.pacing.TurnWait` of its own, on the plots'
@@ -163,7 +169,7 @@ class _PlotsInTurn(QObject):
 
     @staticmethod
     def _would_wait(wait: TurnWait, platform: bool) -> bool:
-        return wait.would_put_off() or (platform and wait.waited > 0 and _PLOT_PASSES.pass_is_long())
+        return wait.would_put_off() or (platform and _waits_on(wait))
 
     def eventFilter(self, port, event) -> bool:  # noqa: N802 (Qt's name)
         # every event of a plot's viewport comes here (a mouse's moves too): the cheapest test first
@@ -173,7 +179,7 @@ class _PlotsInTurn(QObject):
         if wait is None:
             return False
         had_waited = wait.waited
-        if self._platform and had_waited and _PLOT_PASSES.pass_is_long():
+        if self._platform and _waits_on(wait):
             port.update()  # waiting already (this paint of the window system's is not one of the window's)
             return True
         if not wait.put_off(again=self._painted_waiting):

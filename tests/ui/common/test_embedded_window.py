@@ -5,14 +5,10 @@ from __future__ import annotations
 
 import pytest
 from PySide6.QtGui import QRasterWindow, QRegion, QWindow
-from PySide6.QtWidgets import QApplication, QLabel, QScrollArea, QTabWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QLabel, QScrollArea, QTabWidget, QVBoxLayout, QWidget
 
 from explorer.ui.common.embedded_window import embed_window
-
-
-def _turns(n: int = 6) -> None:
-    for _ in range(n):
-        QApplication.processEvents()
+from tests.support.ui_helpers import settle_layout
 
 
 def _page(qtbot, embed=embed_window):
@@ -35,7 +31,7 @@ def _page(qtbot, embed=embed_window):
     top.resize(500, 800)
     top.show()
     qtbot.waitExposed(top)
-    _turns()
+    settle_layout()
     return top, area, container, window
 
 
@@ -91,7 +87,7 @@ def test_an_embedded_window_is_painted_again_after_it_shrinks(qtbot):
     top.show()
     qtbot.waitExposed(top)
     qtbot.waitUntil(lambda: bool(window.sizes))
-    _turns()
+    settle_layout()
     for size in ((400, 300), (300, 200)):
         top.resize(*size)
         qtbot.waitUntil(lambda: window.sizes[-1] == (window.width(), window.height()))
