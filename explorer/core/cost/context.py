@@ -163,9 +163,17 @@ def same_row(table, sentences: Sequence[str], word: str = DEFAULT_WORD) -> SameR
 # --------------------------------------------------------------------------
 
 
-def repeated_word(table, text: str) -> str | None:
-    """The first whole-word token that occurs at least twice in ``text`` (a
-    fallback word for tables without "bank")."""
+#: the characters of a text searched for a repeated word (:func:`choose_demonstration`). The page
+#: shows the text only up to the word's second occurrence: a pasted book, tokenized whole on the
+#: window's thread when the page met a table without a demonstration of its own (a random one) and
+#: again at each look at its sentences, was a stall of 60-70 ms in walks of the real window
+DEMO_CHARS = 1_000
+
+
+def _first_repeat(table, text: str) -> tuple[str, int] | None:
+    """(word, end of its second occurrence) of the first whole-word token that occurs at least twice
+    in the first :data:`DEMO_CHARS` characters of ``text``; None if there is none."""
+    text = text[:DEMO_CHARS]
     try:
         toks = table.tokenizer.encode(text)
     except Exception:
@@ -176,9 +184,16 @@ def repeated_word(table, text: str) -> str | None:
         if t.special or not w or clean_piece(t.piece) != w or not 0 <= t.id < table.vocab_size:
             continue
         if w in seen:
-            return w
+            return w, t.end
         seen.add(w)
     return None
+
+
+def repeated_word(table, text: str) -> str | None:
+    """The first whole-word token that occurs at least twice in the first :data:`DEMO_CHARS` characters of
+    ``text`` (a fallback word for tables without "bank")."""
+    found = _first_repeat(table, text)
+    return found[0] if found is not None else None
 
 
 def context_support(table) -> tuple[Path | None, str]:
@@ -246,9 +261,9 @@ def choose_demonstration(table, texts: Sequence[str] = ()) -> tuple[str, tuple[s
     """A word and two sentences that show the lookup is context-free on ``table``.
 
     The first of :data:`DEMONSTRATIONS` whose word is one token of this
-    vocabulary in both sentences (preferring one whose words are all known); else a word repeated in one of ``texts``
-    (that text and an empty second sentence); else the defaults (whose
-    message then says what to type).
+    vocabulary in both sentences (preferring one whose words are all known); else a word repeated
+    near the start of one of ``texts`` (that text up to the word's second occurrence, and an empty
+    second sentence); else the defaults (whose message then says what to type).
     """
     # first a demonstration whose every word the vocabulary knows, then any that shows the word
     for need_known in (True, False):
@@ -256,7 +271,8 @@ def choose_demonstration(table, texts: Sequence[str] = ()) -> tuple[str, tuple[s
             if same_row(table, sentences, word).ok and (not need_known or _all_known(table, sentences)):
                 return word, tuple(sentences)
     for text in texts:
-        word = repeated_word(table, text or "")
-        if word:
-            return word, (text, "")
+        found = _first_repeat(table, text or "")
+        if found is not None:
+            word, end = found
+            return word, (text[:end], "")
     return DEFAULT_WORD, DEFAULT_SENTENCES

@@ -40,6 +40,27 @@ def test_same_row_explains_a_missing_word(minilm):
     assert not r.ok and "pieces" in r.message
 
 
+def test_a_table_without_a_demonstration_takes_a_repeated_word_from_the_start_of_a_long_text():
+    """A random table reads none of the demonstrations: the word comes from the user's text, and the
+    page's sentence is that text up to the word's second occurrence, not a pasted book (which the
+    window tokenized whole, again at each look at the page's sentences)."""
+    table = open_table("random:5000x8")
+    book = " ".join(str(7 + (i * 7919) % 4993) for i in range(12_000))  # 5-digit-free ids, ~55 K characters
+    text = "12 40 12 " + book
+    word, (first, second) = context.choose_demonstration(table, (text,))
+    assert (word, first, second) == ("12", "12 40 12", "")
+    same = context.same_row(table, [first, second], word)
+    assert same.ok and same.same_id and [o.position for o in same.occurrences] == [0, 2]
+    # only the start of the text is searched: a word first repeated past it is not found
+    late = " ".join(str(100 + i) for i in range(context.DEMO_CHARS // 3)) + " 100"
+    assert len(late) > context.DEMO_CHARS and context.repeated_word(table, late) is None
+    assert context.choose_demonstration(table, (late,)) == (context.DEFAULT_WORD, context.DEFAULT_SENTENCES)
+    # within it, the sentence ends with the second occurrence, wherever that is
+    near = " ".join(str(100 + i) for i in range(100)) + " 150 " + book
+    word, (first, _) = context.choose_demonstration(table, (near,))
+    assert word == "150" and first.endswith("199 150") and len(first) < context.DEMO_CHARS
+
+
 def test_context_plan_says_what_to_run_or_why_not(minilm):
     same = context.same_row(minilm, list(context.DEFAULT_SENTENCES), "bank")
     plan = context.context_plan(minilm, same)
