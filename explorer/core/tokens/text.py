@@ -13,11 +13,60 @@ from explorer.core.tokens.pieces import DisplayPiece, PieceFamily, display_piece
 from explorer.core.tokens.problems import ProblemGroup, group_problems, problem_label, problem_message
 from explorer.core.tokens.tokenize import MAX_TEXT_CHARS, Token, TokenizeError, Tokenizer, mark_rows
 
-__all__ = ["TokenizedText", "tokenize_text", "tokenizer_family", "INLINE_CHARS"]
+__all__ = ["TokenizedText", "TokenRuns", "token_runs", "tokenize_text", "tokenizer_family", "INLINE_CHARS"]
 
 #: texts up to this many characters are tokenized on the spot (well under a
 #: millisecond); longer ones in a worker, so a pasted book never blocks
 INLINE_CHARS = 2_000
+
+
+@dataclass(frozen=True)
+class TokenRuns:
+    """What showing the tokens one by one needs beyond the tokens, made once with them (in the
+    worker for a long text): a book's 13,000 tokens looked at one at a time on the window's thread
+    were 30 ms of the pass that showed them.
+
+    Attributes
+    ----------
+    kinds : tuple of int
+        The index (in the tokens) of the first token of each kind: the same id and piece (and, for a token that
+        names no row, the same problem), in order of first appearance.
+    kind_of : tuple of int
+        Each token's kind (an index into ``kinds``).
+    word_starts, word_ends : tuple of bool
+        Whether each token starts (ends) a word: the first (last) piece of one, or a token of no word.
+    bad : tuple of bool
+        Whether each token names no row of the table.
+    rows : numpy.ndarray
+        Each token's row (int64), -1 for a token that names none.
+    """
+
+    kinds: tuple[int, ...] = ()
+    kind_of: tuple[int, ...] = ()
+    word_starts: tuple[bool, ...] = ()
+    word_ends: tuple[bool, ...] = ()
+    bad: tuple[bool, ...] = ()
+    rows: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
+
+
+def token_runs(tokens: tuple[Token, ...]) -> TokenRuns:
+    """The :class:`TokenRuns` of ``tokens``."""
+    first_of: dict[tuple, int] = {}
+    kinds, kind_of = [], []
+    for i, t in enumerate(tokens):
+        key = (t.id, t.piece) if t.problem is None else (t.id, t.piece, t.problem)
+        k = first_of.get(key)
+        if k is None:
+            k = first_of[key] = len(kinds)
+            kinds.append(i)
+        kind_of.append(k)
+    words = [t.word for t in tokens]
+    edge = object()  # before the first token and after the last: a word starts and ends there
+    starts = tuple(w is None or w != before for w, before in zip(words, [edge, *words[:-1]]))
+    ends = tuple(w is None or w != after for w, after in zip(words, [*words[1:], edge]))
+    bad = tuple(t.problem is not None for t in tokens)
+    rows = np.fromiter((t.id if t.problem is None else -1 for t in tokens), np.int64, len(tokens))
+    return TokenRuns(tuple(kinds), tuple(kind_of), starts, ends, bad, rows)
 
 
 @dataclass(frozen=True)
@@ -55,6 +104,9 @@ class TokenizedText:
         The notation of the tokenizer's pieces (for :meth:`shown_piece`).
     special_ids : frozenset of int
         Ids of the special tokens among the rows read.
+    runs : TokenRuns or None
+        Made with the tokens by :func:`tokenize_text`; None where a text was made without them
+        (:attr:`token_runs` makes them then).
     """
 
     text: str
@@ -68,6 +120,12 @@ class TokenizedText:
     problems: tuple[ProblemGroup, ...] = ()
     family: PieceFamily = PieceFamily.PLAIN
     special_ids: frozenset[int] = frozenset()
+    runs: TokenRuns | None = None
+
+    @property
+    def token_runs(self) -> TokenRuns:
+        """:attr:`runs`, made now if the text was made without them."""
+        return self.runs if self.runs is not None else token_runs(self.tokens)
 
     @property
     def truncated(self) -> bool:
@@ -199,7 +257,7 @@ def tokenize_text(tokenizer: Tokenizer, text: str, vocab_size: int, limit: int =
     family = getattr(tokenizer, "family", PieceFamily.PLAIN)
     special = frozenset(t.id for t in tokens if t.special and t.problem is None)
     return TokenizedText(text, tokens, int(vocab_size), int(limit), error, counts, n_words, len(counts),
-                         group_problems(tokens), family, special)
+                         group_problems(tokens), family, special, token_runs(tokens))
 
 
 def tokenizer_family(tokenizer: Tokenizer, spec: str = "") -> str:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import bisect
 import html
+from collections.abc import Sequence
 
 import numpy as np
 from PySide6.QtCore import QPoint, QRect, QRectF, QSize, Qt, Signal
@@ -78,9 +79,9 @@ class ChipView(QWidget):
         self._tokenized: TokenizedText | None = None
         self._labels: list[str] = []      # what each chip shows on its first line
         self._ids: list[str] = []         # ... and on its second (the reason, for a bad token)
-        self._starts: list[bool] = []     # the chip starts a word (a gap before it)
-        self._ends: list[bool] = []       # the chip ends a word
-        self._bad: list[bool] = []        # the token names no row of the table
+        self._starts: Sequence[bool] = ()  # the chip starts a word (a gap before it)
+        self._ends: Sequence[bool] = ()    # the chip ends a word
+        self._bad: Sequence[bool] = ()     # the token names no row of the table
         self._width_of: dict[str, int] = {}
         self._widths: list[int] = []      # each chip's width, measured once per text
         self._layouts: dict[int, ChipLayout] = {}  # by width: Qt asks heightForWidth many times
@@ -97,37 +98,27 @@ class ChipView(QWidget):
         self._tokenized = tokenized
         tokens = tokenized.tokens
         counts = tokenized.counts
-        # one pass, each distinct row's label, id line and width made once: a
-        # pasted book is 13,000 chips over about 1,400 rows. A token that names
-        # no row likewise, once per piece and reason: the book on a toy table of
-        # words is 11,000 chips, most of them the same few unknown words (made
-        # each anew, they took 13 ms of a model switch; now 4)
-        seen: dict[tuple, tuple[str, str, int]] = {}
-        made_of = []  # each chip's (label, id line, width)
-        for t in tokens:
-            ok = t.problem is None
-            key = (t.id, t.piece) if ok else (t.id, t.piece, t.problem)
-            made = seen.get(key)
-            if made is None:
-                label = tokenized.shown_piece(t).short(LABEL_CHARS)
-                if ok:
-                    c = counts.get(t.id, 0)
-                    ident = f"{t.id:,}" + (f" (×{c})" if c > 1 else "")
-                else:
-                    ident = tokenized.problem_label(t)
-                made = seen[key] = (label, ident, self._chip_width(label, ident))
-            made_of.append(made)
-        # the rest in whole-list passes: a book's 13,000 chips, each made in one loop with six lists
-        # appended to, took 64-76 ms of a paste's 140-160 ms pass in a real window
-        labels = [m[0] for m in made_of]
-        ids = [m[1] for m in made_of]
-        widths = [m[2] for m in made_of]
-        bad = [t.problem is not None for t in tokens]
-        words = [t.word for t in tokens]
-        edge = object()  # before the first chip and after the last: a word starts and ends there
-        starts = [w is None or w != before for w, before in zip(words, [edge, *words[:-1]])]
-        ends = [w is None or w != after for w, after in zip(words, [*words[1:], edge])]
-        self._rows = np.fromiter((t.id if t.problem is None else -1 for t in tokens), np.int64, len(tokens))
+        # each kind of token (a row's piece, or a piece and the reason it names no row) has its label,
+        # id line and width made once: a pasted book is 13,000 chips over about 1,400 rows, or on a
+        # toy table of words 11,000 chips, most of them the same few unknown words (made each anew,
+        # they took 13 ms of a model switch). Which chip is of which kind, and where words start and
+        # end, came with the tokens (a book's chips looked at one by one here: 30 ms of the pass)
+        runs = tokenized.token_runs
+        made = []
+        for first in runs.kinds:
+            t = tokens[first]
+            label = tokenized.shown_piece(t).short(LABEL_CHARS)
+            if t.problem is None:
+                c = counts.get(t.id, 0)
+                ident = f"{t.id:,}" + (f" (×{c})" if c > 1 else "")
+            else:
+                ident = tokenized.problem_label(t)
+            made.append((label, ident, self._chip_width(label, ident)))
+        labels = [made[k][0] for k in runs.kind_of]
+        ids = [made[k][1] for k in runs.kind_of]
+        widths = [made[k][2] for k in runs.kind_of]
+        bad, starts, ends = runs.bad, runs.word_starts, runs.word_ends
+        self._rows = runs.rows
         self._labels, self._ids, self._widths, self._bad = labels, ids, widths, bad
         self._starts, self._ends = starts, ends
         self._layouts.clear()

@@ -314,3 +314,41 @@ def test_words_are_counted_as_a_reader_counts_them(spec):
     assert tok.tokens and tok.n_words == (5 if not spec.startswith("random") else 4)
     tok = tokenize_text(table.tokenizer, "the cat sat on the mat", table.vocab_size, limit=11)
     assert tok.n_words == 3  # only the tokenized part ("the cat sat") is counted
+
+
+@pytest.mark.parametrize("spec, text", [
+    ("minilm", "Unhappiness is unbelievably tokenizable, said the bank. The bank! " * 20),
+    ("random:50x4", "3 7 3 x 99 -1 7 3"),  # ids past the table, words that are no ids
+    ("toy:cat-sat", "the cat sat on the dog and the cat"),  # words the table lacks
+])
+def test_token_runs_come_with_the_tokens_and_say_what_each_token_is(spec, text):
+    """The kinds, word edges, bad flags and rows that showing the tokens needs, made with the
+    tokens (in the worker for a long text) and equal to looking at each token on its own."""
+    from explorer.core.sources import open_table
+    from explorer.core.tokens.text import TokenizedText, token_runs, tokenize_text
+
+    table = open_table(spec)
+    tok = tokenize_text(table.tokenizer, text, table.vocab_size)
+    tokens = tok.tokens
+    runs = tok.runs
+    assert runs is not None and len(runs.kind_of) == len(tokens)
+    key = lambda t: (t.id, t.piece) if t.ok else (t.id, t.piece, t.problem)  # noqa: E731
+    for i, t in enumerate(tokens):
+        first = runs.kinds[runs.kind_of[i]]
+        assert first <= i and key(tokens[first]) == key(t)  # the first token of its kind ...
+        assert all(key(tokens[j]) != key(t) for j in range(first))  # ... and none of it before
+        word = t.word
+        assert runs.word_starts[i] == (word is None or i == 0 or tokens[i - 1].word != word)
+        assert runs.word_ends[i] == (word is None or i == len(tokens) - 1 or tokens[i + 1].word != word)
+        assert runs.bad[i] == (not t.ok) and runs.rows[i] == (t.id if t.ok else -1)
+    assert len(set(runs.kinds)) == len(runs.kinds) == len({key(t) for t in tokens})
+    assert any(runs.bad) == (spec != "minilm")
+    # a text made without them (the state's empty ones) makes them when asked
+    bare = TokenizedText(tok.text, tokens, tok.vocab_size)
+    assert bare.runs is None and _same_runs(bare.token_runs, runs) and _same_runs(token_runs(tokens), runs)
+
+
+def _same_runs(a, b) -> bool:
+    return (a.kinds, a.kind_of, a.word_starts, a.word_ends, a.bad) == (b.kinds, b.kind_of, b.word_starts,
+                                                                       b.word_ends, b.bad) \
+        and np.array_equal(a.rows, b.rows)
