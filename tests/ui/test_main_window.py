@@ -465,7 +465,9 @@ def test_the_warm_up_parks_what_exists_before_the_collector_is_on_again(tmp_path
     monkeypatch.delitem(sys.modules, "warm_freeze_probe", raising=False)
     before = gc.get_freeze_count()  # the suite parks what exists before each test (tests/conftest.py)
     assert run_to_end(warm_up_job()) is True
-    assert gc.get_freeze_count() == before  # not asked for: nothing parked
+    # not asked for: nothing parked (the objects this test made since would be). Not "equal": a parked
+    # object an earlier test left to another thread can be freed meanwhile, and leaves the count
+    assert gc.get_freeze_count() <= before
     assert run_to_end(warm_up_job(["warm_freeze_probe"], freeze=True)) is True
     assert gc.get_freeze_count() >= before + 1000  # the module's own lists among them
     assert gc.isenabled()
