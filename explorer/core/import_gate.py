@@ -106,7 +106,11 @@ class StepAsideOnImport:
 
 
 def step_aside_on_imports() -> bool:
-    """Put :class:`StepAsideOnImport` first on ``sys.meta_path`` (once); True when it is there."""
-    if not any(isinstance(f, StepAsideOnImport) for f in sys.meta_path):
-        sys.meta_path.insert(0, StepAsideOnImport())
+    """Put :class:`StepAsideOnImport` first on ``sys.meta_path`` (one of it), back in front when a finder
+    was put before it since (a finder before it that finds the module is asked alone); True when it is
+    first."""
+    mine = [f for f in sys.meta_path if isinstance(f, StepAsideOnImport)]
+    if not mine or sys.meta_path[0] is not mine[0]:
+        finder = mine[0] if mine else StepAsideOnImport()
+        sys.meta_path[:] = [finder, *(f for f in sys.meta_path if not isinstance(f, StepAsideOnImport))]
     return isinstance(sys.meta_path[0], StepAsideOnImport)

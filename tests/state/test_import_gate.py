@@ -168,3 +168,24 @@ def test_a_module_that_fails_to_import_leaves_the_collector_on(qtbot, tmp_path, 
     assert _run_job(qtbot, job) is True
     assert seen == {"error": "broken", "collecting after": True}
     assert name not in sys.modules
+
+
+def test_the_gate_goes_back_in_front_of_a_finder_put_before_it(monkeypatch):
+    """A finder a library puts first on sys.meta_path since is asked before the gate, and alone when
+    it finds the module: the gate goes back in front (one of it), as make_app asks for it."""
+    import sys
+
+    from explorer.core.import_gate import StepAsideOnImport, step_aside_on_imports
+
+    class Elsewhere:
+        @staticmethod
+        def find_spec(_name, _path=None, _target=None):
+            return None
+
+    monkeypatch.setattr(sys, "meta_path", list(sys.meta_path))
+    assert step_aside_on_imports()
+    other = Elsewhere()
+    sys.meta_path.insert(0, other)
+    assert step_aside_on_imports()
+    assert isinstance(sys.meta_path[0], StepAsideOnImport) and sys.meta_path[1] is other
+    assert sum(isinstance(f, StepAsideOnImport) for f in sys.meta_path) == 1
