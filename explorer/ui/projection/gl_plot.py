@@ -27,7 +27,7 @@ import numpy as np
 import pyqtgraph.opengl as gl
 from OpenGL import GL
 from pyqtgraph.opengl.GLViewWidget import GLViewMixin
-from PySide6.QtCore import QRect, Qt, Signal
+from PySide6.QtCore import QEvent, QRect, QSize, Qt, Signal
 from PySide6.QtGui import QColor, QFont, QGuiApplication, QImage
 from PySide6.QtOpenGL import QOpenGLWindow
 from PySide6.QtWidgets import QVBoxLayout, QWidget
@@ -76,6 +76,8 @@ class GLScene(GLViewMixin, QOpenGLWindow):
         self._broken = False
         self._kinds_drawn = 1  # how many of FIRST_FRAMES this scene draws yet (all, once each has been drawn)
         self._held = False  # an item of a kind not drawn yet waited for the next frame
+        self._stale = True  # something changed since the last frame (see event)
+        self._drawn_size = QSize()
         self._press = None
         self._ids = np.zeros(0, np.int64)
         self._pos = np.zeros((0, 3), np.float32)
@@ -219,6 +221,22 @@ class GLScene(GLViewMixin, QOpenGLWindow):
                 self.point_clicked.emit(tid)
         super().mouseReleaseEvent(ev)
 
+    # -- frames drawn once ----------------------------------------------------------------------
+    def update(self) -> None:
+        """Draw a new frame (pyqtgraph's items and camera ask for one here)."""
+        self._stale = True
+        super().update()
+
+    def event(self, ev) -> bool:
+        kind = ev.type()
+        if kind in (QEvent.Expose, QEvent.Resize):
+            self._stale = True
+        elif kind == QEvent.Paint and not self._stale and self._drawn_size == self.size():
+            # drawn already, nothing asked for since: the window system paints a window shown again
+            # twice (under X, software OpenGL: two frames of 20-30 ms each time the 3D view came back)
+            return True
+        return super().event(ev)
+
     # -- drawing that may fail ----------------------------------------------------------------
     def addItem(self, item):
         paint = item.paint
@@ -249,6 +267,7 @@ class GLScene(GLViewMixin, QOpenGLWindow):
             self._fail(exc)
 
     def paintGL(self):
+        self._stale, self._drawn_size = False, self.size()  # what asks for a frame from here on asks again
         if self._broken:
             return
         self._held = False

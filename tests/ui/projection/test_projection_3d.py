@@ -326,3 +326,49 @@ def test_3d_asked_for_before_the_warm_up_comes_after_its_opengl_code_is_imported
     assert sys.modules["gl_probe_module"].THREAD is not threading.main_thread()
     qtbot.waitUntil(lambda: pages.showing_3d or pages.notice.text().endswith("Showing 2D."), timeout=TIMEOUT)
     assert pages.showing_3d == gl_status().ok
+
+
+def test_a_scene_shown_again_draws_one_frame_and_a_change_draws_another(qtbot, monkeypatch):
+    """The window system paints an OpenGL window shown again twice (under X: a tab switch back to
+    the 3D view drew two frames, 20-30 ms each in software OpenGL); nothing changed between them,
+    so the second is not drawn. A change, or a new size, still draws a frame."""
+    if not gl_status().ok:
+        pytest.skip(f"needs an OpenGL context (e.g. xvfb-run with QT_QPA_PLATFORM=xcb): {gl_status().reason}")
+    from PySide6.QtWidgets import QTabWidget, QWidget
+
+    from explorer.ui.projection.gl_plot import GLProjection, GLScene
+
+    frames = []
+    paint_gl = GLScene.paintGL
+    monkeypatch.setattr(GLScene, "paintGL", lambda scene: (frames.append(scene.size()), paint_gl(scene)))
+    tabs = QTabWidget()  # as in the window: the view on a page that is left and come back to
+    qtbot.addWidget(tabs)
+    g = GLProjection()
+    tabs.addTab(g, "3D")
+    tabs.addTab(QWidget(), "other")
+    tabs.resize(400, 300)
+    tabs.show()
+    scene = g.scene
+    qtbot.waitUntil(lambda: scene.complete, timeout=TIMEOUT)
+
+    def settled() -> int:
+        """Frames drawn until none comes for a while."""
+        seen = -1
+        while seen != len(frames):
+            seen = len(frames)
+            qtbot.wait(300)
+        return seen
+
+    for _ in range(3):
+        tabs.setCurrentIndex(1)
+        before = settled()
+        tabs.setCurrentIndex(0)
+        qtbot.waitExposed(scene)
+        assert settled() - before == 1
+    before = settled()
+    scene.update()  # something changed (pyqtgraph's items and camera ask so)
+    assert settled() - before == 1
+    before = settled()
+    tabs.resize(500, 360)
+    assert settled() > before and frames[-1] == scene.size() and scene.size().width() > 380
+    assert not scene.broken
