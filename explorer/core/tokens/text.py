@@ -20,7 +20,7 @@ __all__ = ["TokenizedText", "TokenRuns", "token_runs", "tokenize_text", "tokeniz
 INLINE_CHARS = 2_000
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # an array among the fields: compared by identity
 class TokenRuns:
     """What showing the tokens one by one needs beyond the tokens, made once with them (in the
     worker for a long text): a book's 13,000 tokens looked at one at a time on the window's thread
@@ -120,7 +120,7 @@ class TokenizedText:
     problems: tuple[ProblemGroup, ...] = ()
     family: PieceFamily = PieceFamily.PLAIN
     special_ids: frozenset[int] = frozenset()
-    runs: TokenRuns | None = None
+    runs: TokenRuns | None = field(default=None, compare=False)  # follows from the tokens
 
     @property
     def token_runs(self) -> TokenRuns:
