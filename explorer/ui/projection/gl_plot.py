@@ -231,9 +231,10 @@ class GLScene(GLViewMixin, QOpenGLWindow):
         kind = ev.type()
         if kind in (QEvent.Expose, QEvent.Resize):
             self._stale = True
-        elif kind == QEvent.Paint and not self._stale and self._drawn_size == self.size():
+        elif kind in (QEvent.Paint, QEvent.UpdateRequest) and not self._stale and self._drawn_size == self.size():
             # drawn already, nothing asked for since: the window system paints a window shown again
-            # twice (under X, software OpenGL: two frames of 20-30 ms each time the 3D view came back)
+            # twice, and a resize both paints it and has it updated (under X, software OpenGL: two
+            # frames of 20-30 ms each time the 3D view came back, and at each resize)
             return True
         return super().event(ev)
 
