@@ -35,8 +35,6 @@ class TokenRuns:
         Each token's kind (an index into ``kinds``).
     word_starts, word_ends : tuple of bool
         Whether each token starts (ends) a word: the first (last) piece of one, or a token of no word.
-    bad : tuple of bool
-        Whether each token names no row of the table.
     rows : numpy.ndarray
         Each token's row (int64), -1 for a token that names none.
     """
@@ -45,7 +43,6 @@ class TokenRuns:
     kind_of: tuple[int, ...] = ()
     word_starts: tuple[bool, ...] = ()
     word_ends: tuple[bool, ...] = ()
-    bad: tuple[bool, ...] = ()
     rows: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
 
 
@@ -64,9 +61,8 @@ def token_runs(tokens: tuple[Token, ...]) -> TokenRuns:
     edge = object()  # before the first token and after the last: a word starts and ends there
     starts = tuple(w is None or w != before for w, before in zip(words, [edge, *words[:-1]]))
     ends = tuple(w is None or w != after for w, after in zip(words, [*words[1:], edge]))
-    bad = tuple(t.problem is not None for t in tokens)
     rows = np.fromiter((t.id if t.problem is None else -1 for t in tokens), np.int64, len(tokens))
-    return TokenRuns(tuple(kinds), tuple(kind_of), starts, ends, bad, rows)
+    return TokenRuns(tuple(kinds), tuple(kind_of), starts, ends, rows)
 
 
 @dataclass(frozen=True)

@@ -117,7 +117,7 @@ class ChipView(QWidget):
         labels = [made[k][0] for k in runs.kind_of]
         ids = [made[k][1] for k in runs.kind_of]
         widths = [made[k][2] for k in runs.kind_of]
-        bad, starts, ends = runs.bad, runs.word_starts, runs.word_ends
+        bad, starts, ends = (runs.rows < 0).tolist(), runs.word_starts, runs.word_ends
         self._rows = runs.rows
         self._labels, self._ids, self._widths, self._bad = labels, ids, widths, bad
         self._starts, self._ends = starts, ends
