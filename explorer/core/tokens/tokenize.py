@@ -345,7 +345,9 @@ class HFTokenizer:
             # no text, no tokens: a post-processor would otherwise add [CLS] [SEP]
             return []
         try:
-            enc = self._tok.encode(text)
+            # encode_batch, not encode: the library lets the GIL go only around a batch (a 50,000-character
+            # text held it 40-60 ms in encode, and the window stood still for it when a worker tokenized)
+            enc = self._tok.encode_batch([text])[0]
             rows = list(zip(enc.ids, enc.tokens, enc.offsets, enc.special_tokens_mask, enc.word_ids))
         except BaseException as exc:  # noqa: B036 - Rust panics are BaseExceptions
             if not isinstance(exc, Exception) and not is_rust_panic(exc):

@@ -216,6 +216,67 @@ def test_huge_text_is_cut(minilm_table, kind):
     assert [t.id for t in toks] == [t.id for t in tok.encode(prefix)]
 
 
+def _mixed_text(n: int) -> str:
+    """``n`` characters of words, punctuation, accents, CJK and emoji (a fixed sequence)."""
+    import random
+
+    rng = random.Random(7)
+    return "".join(rng.choice("abcdefghij klmnopqrstuvwxyz,.!éü中文😀\n") for _ in range(n))
+
+
+@pytest.mark.parametrize("fixture", ["minilm_table", "smollm2_table"])
+def test_a_long_text_is_tokenized_as_the_library_encodes_it(request, fixture):
+    """The app tokenizes through the library's batch call (which lets the GIL go): ids, pieces,
+    spans and words as the library's own ``encode`` of the same text gives them."""
+    tok = request.getfixturevalue(fixture).tokenizer
+    text = _mixed_text(20_000)
+    enc = tok.backend.encode(text)
+    toks = tok.encode(text)
+    assert len(toks) == len(enc.ids) > 2_000
+    assert [t.id for t in toks] == enc.ids
+    assert [t.piece for t in toks] == enc.tokens
+    assert [(t.start, t.end) for t in toks] == [tuple(o) for o in enc.offsets]
+    assert [t.word for t in toks if not t.special] == [enc.word_ids[t.position] for t in toks if not t.special]
+
+
+@pytest.mark.parametrize("fixture", ["minilm_table", "smollm2_table"])
+def test_a_long_text_is_tokenized_with_the_gil_let_go(request, fixture):
+    """A worker tokenizing a pasted text lets the window's thread run meanwhile: the library's
+    ``encode`` held the GIL through the whole call (40-60 ms for 50,000 characters), its batch
+    call lets it go. The switch interval is an hour here: the counting thread runs only while
+    the tokenizing thread lets the GIL go itself."""
+    import sys
+    import threading
+    import time
+
+    tok = request.getfixturevalue(fixture).tokenizer
+    text = _mixed_text(MAX_TEXT_CHARS)
+    tok.encode(text[:100])  # whatever the first call sets up, set up before counting
+    count, done = 0, False
+
+    def counter():
+        nonlocal count
+        while not done:
+            count += 1
+            time.sleep(0)
+
+    interval = sys.getswitchinterval()
+    thread = threading.Thread(target=counter)
+    sys.setswitchinterval(3600)
+    try:
+        thread.start()
+        time.sleep(0.01)
+        before = count
+        toks = tok.encode(text)
+        counted = count - before
+    finally:
+        done = True
+        sys.setswitchinterval(interval)
+        thread.join()
+    assert len(toks) > 5_000
+    assert counted > 0
+
+
 def test_words_of_skips_special_and_keeps_order():
     tok = NameTokenizer(["a", "b", "<s>"], special=["<s>"])
     toks = tok.encode("<s> a b a")
