@@ -206,6 +206,7 @@ class Monkey:
         for k in range(n):
             name, act = self.rng.choice(self.actions)
             names = self.ex.running_jobs()
+            scene = self._scene()
             self._landings.watch(self.ex)
             jobs = len(names)
             self._longest = 0.0
@@ -239,6 +240,7 @@ class Monkey:
                 self.report.stall_cpu_ms.append(round(self._gap_cpu * 1000))
                 self.report.stall_ready_ms.append(round(self._gap_ready * 1000))
                 self.report.stall_jobs.append(names)
+                self.report.stall_scenes.append(scene)
                 if self._sampler is not None:
                     self.report.stall_places.append(self._sampler.place(*self._gap))
                 kind[1] += 1
@@ -248,6 +250,15 @@ class Monkey:
             if stall > self.report.max_stall_ms:
                 self.report.max_stall_ms, self.report.max_stall_action = stall, f"#{k} {what}"
             self.report.actions = k + 1
+
+    def _scene(self) -> str:
+        """What the window shows: its tab (with the Projection's 3D), the model and the text's length."""
+        window, state = self.ex.window, self.ex.state
+        tab = window.tabs.tabText(window.tabs.currentIndex())
+        if tab == "Projection" and self.ex.view_built("projection") and self.ex.projection_view.plot_pages.showing_3d:
+            tab += " (3D)"
+        spec = state.table.spec if state.table is not None else "no model"
+        return f"tab {tab!r}, {spec}, {len(state.text):,} chars"
 
     def _wait_idle(self, timeout_s: float) -> None:
         """Close what the walk left open, stop training, and let the background work end."""

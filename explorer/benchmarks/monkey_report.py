@@ -68,6 +68,10 @@ class MonkeyReport:
     #: the time in each of ``stalls`` the window's thread was ready to run but waited for a core (Linux; 0
     #: elsewhere): what it neither worked nor spent in this it spent asleep (the GIL, a lock, the X server)
     stall_ready_ms: list[int] = field(default_factory=list)
+    #: what the window showed when each of ``stalls`` began: its tab, the model and the text's length
+    #: ("tab 'Projection' (3D), random:128256x4096, 50,000 chars"): a stall a walk cannot replay (its
+    #: actions follow what the window has loaded by then) is looked for again in that scene
+    stall_scenes: list[str] = field(default_factory=list)
     #: each RuntimeWarning by where it was raised from (its innermost frames and thread):
     #: [how many, the first action it came in]
     warning_places: dict[str, list] = field(default_factory=dict)
@@ -106,4 +110,6 @@ def format_monkey(r: MonkeyReport) -> str:
               in zip(r.stalls, r.stall_cpu_ms, r.stall_ready_ms, r.stall_jobs, strict=False)]
     lines += [f"  {ms} ms {what} while landing: {landed}" for (ms, what, _), landed
               in zip(r.stalls, r.stall_landings, strict=False) if landed]
+    lines += [f"  {ms} ms {what} begun in {scene}" for (ms, what, _), scene
+              in zip(r.stalls, r.stall_scenes, strict=False)]
     return "\n".join(lines)

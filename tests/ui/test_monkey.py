@@ -357,3 +357,28 @@ def test_the_walk_reports_its_gaps_percentiles_and_the_results_that_waited(qtbot
     assert got == [1, 2] * kinds["results"][0]  # each delivered, in order
     text = format_monkey(report)
     assert "longest gap of an action: p50 " in text and f"{report.landings_waited:,} results waited" in text
+
+
+def test_each_stall_says_what_the_window_showed_when_it_began(qtbot, explorer):
+    """A walk cannot be replayed to a stall (its actions follow what has loaded by then): each stall
+    says the tab, the model and the text's length it began in, to look for it again there."""
+    import time
+
+    ex = explorer
+    with qtbot.waitSignal(ex.load_finished, timeout=60_000):
+        ex.start(model="toy:robot")
+    monkey = Monkey(QApplication.instance(), ex, seed=0, settle_ms=1)
+    tabs = ex.window.tabs
+    names = [tabs.tabText(i) for i in range(tabs.count())]
+
+    def hold_then_switch():
+        time.sleep(0.15)
+        tabs.setCurrentIndex(names.index("Cost" if tabs.tabText(tabs.currentIndex()) == "Matrix" else "Matrix"))
+        return "held"
+
+    tabs.setCurrentIndex(names.index("Matrix"))
+    monkey.actions = [("hold", hold_then_switch)]
+    report = monkey.run(2)
+    chars = f"{len(ex.state.text):,} chars"
+    assert report.stall_scenes == [f"tab 'Matrix', toy:robot, {chars}", f"tab 'Cost', toy:robot, {chars}"]
+    assert f"held begun in tab 'Cost', toy:robot, {chars}" in format_monkey(report)
