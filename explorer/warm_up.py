@@ -24,8 +24,9 @@ VIEW_MODULES = ("explorer.ui.lookup", "explorer.ui.projection", "explorer.ui.sim
                 "explorer.ui.cost", "explorer.ui.health", "explorer.ui.positions")
 #: torch (1-2 s)
 TORCH_MODULES = ("torch",)
-#: imported by the warm-up where they can be: the 3D view's OpenGL (0.45 s the first time 3D is asked for)
-OPTIONAL_MODULES = ("explorer.ui.projection.gl_plot",)
+#: imported by the warm-up where they can be ("module:function": and that function called): the 3D view's
+#: OpenGL (0.45 s the first time 3D is asked for), then its driver (37-63 ms of the first 3D toggle)
+OPTIONAL_MODULES = ("explorer.ui.projection.gl_plot", "explorer.ui.projection.gl_driver:load_gl_driver")
 WARM_UP_MODULES = VIEW_MODULES + TORCH_MODULES  # in order: a tab opened in the first second needs its code
 #: torch._dynamo (and sympy), which torch's optimisers import when the first one is made: 1.3-1.5 s of
 #: Python holding the GIL. In the warm-up it doubled the warm-up's length and made most of the window's
@@ -43,7 +44,8 @@ IDLE_MODULES = ("torch._dynamo", "openTSNE", "scipy.optimize", "scipy.spatial")
 def warm_up_job(modules: Sequence[str] = (), optional: Sequence[str] = (),
                 freeze: bool = False) -> Iterator[tuple[float, str]]:
     """Import ``modules`` off the GUI thread once the window is up, in the order given, then the
-    ``optional`` ones, whose failure only means a feature will say so when asked for (3D's OpenGL).
+    ``optional`` ones, whose failure only means a feature will say so when asked for (3D's OpenGL); an
+    optional ``"module:function"`` is imported, then its function called with no arguments.
     The app gives the views' code first (15-85 ms each), then torch (1-2 s): behind torch, the
     views' code came 3.4 s after the window, and a tab opened meanwhile imported it on the GUI
     thread while torch's import took the GIL at every switch. Torch in, it leaves a core free.
@@ -69,8 +71,11 @@ def warm_up_job(modules: Sequence[str] = (), optional: Sequence[str] = (),
                 limit_torch_threads(import_torch=False)
             for k, name in enumerate(optional, start=len(modules)):
                 yield k / steps, _preparing(name)
+                module, _, call = name.partition(":")
                 try:
-                    importlib.import_module(name)
+                    imported = importlib.import_module(module)
+                    if call:
+                        getattr(imported, call)()
                 except Exception:  # noqa: BLE001 (the feature says what is missing when it is used)
                     pass
         finally:

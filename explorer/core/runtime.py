@@ -80,10 +80,10 @@ def preload_torch_library() -> bool:
     if "torch" in sys.modules:
         return False
     path = _torch_library_path() if _glibc() is not None else None
-    return path is not None and _map_library(path)
+    return path is not None and map_library(path)
 
 
-def _map_library(path: str) -> bool:
+def map_library(path: str) -> bool:
     """``dlopen(path, RTLD_NOW)`` with the GIL let go: True when mapped (kept mapped)."""
     import ctypes
 

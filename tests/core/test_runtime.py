@@ -100,31 +100,17 @@ def test_a_lowered_thread_runs_nicer_and_leaves_the_others_alone():
     assert os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) == mine  # the caller's thread untouched
 
 
-#: maps torch's library while another thread counts, then imports torch through the finder. The
-#: switch interval is an hour: the counter runs only while the main thread lets the GIL go
+#: maps torch's library while another thread counts (does the mapping let the GIL go?), then imports
+#: torch through the finder
 _PRELOAD_SCRIPT = """
-import sys, threading, time
+import sys
 from explorer.core import runtime
 path = runtime._torch_library_path()  # before the finder, which maps the library when torch is looked for
 finder = runtime.map_torch_without_the_gil()
 assert runtime.map_torch_without_the_gil() is finder and sys.meta_path[0] is finder
-count, done = 0, False
-def counter():
-    global count
-    while not done:
-        count += 1
-        time.sleep(0)
-sys.setswitchinterval(3600)
-thread = threading.Thread(target=counter)
-thread.start()
-time.sleep(0.01)
-before = count
-mapped = runtime._map_library(path)
-counted = count - before
-done = True
-thread.join()
-sys.setswitchinterval(0.005)
-print(mapped, counted > 0, runtime.TORCH_LIBRARY in open("/proc/self/maps").read(), "torch" in sys.modules)
+from tests.support.gil import lets_the_gil_go
+mapped, counted = lets_the_gil_go(lambda: runtime.map_library(path))
+print(mapped, counted, runtime.TORCH_LIBRARY in open("/proc/self/maps").read(), "torch" in sys.modules)
 import torch
 print(finder.preloaded, float(torch.arange(4.0) @ torch.arange(4.0)), runtime.map_torch_without_the_gil())
 """

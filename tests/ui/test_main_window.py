@@ -451,6 +451,29 @@ def test_the_warm_up_imports_with_the_collector_off_and_skips_optional_modules_t
     assert gc.isenabled()
 
 
+def test_the_warm_up_calls_an_optional_module_s_function_in_its_worker_and_goes_on_if_it_fails(tmp_path, monkeypatch):
+    """``module:function`` (the 3D view's OpenGL driver, loaded ahead): called in the warm-up's thread."""
+    import sys
+    import threading
+
+    from explorer.core.jobs import run_to_end
+    from explorer.warm_up import OPTIONAL_MODULES
+    from explorer.workers import warm_up_job
+
+    (tmp_path / "warm_call_probe.py").write_text(
+        "import threading\nCALLED = []\ndef call():\n    CALLED.append(threading.current_thread().name)\n"
+        "def fail():\n    raise OSError('no driver')\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "warm_call_probe", raising=False)
+    result = {}
+    job = warm_up_job([], ["warm_call_probe:fail", "warm_call_probe:call", "warm_call_probe:no_such_function"])
+    worker = threading.Thread(target=lambda: result.update(done=run_to_end(job)), name="warm-up-test")
+    worker.start()
+    worker.join(60)
+    assert result["done"] is True and sys.modules["warm_call_probe"].CALLED == ["warm-up-test"]
+    assert OPTIONAL_MODULES[-1] == "explorer.ui.projection.gl_driver:load_gl_driver"
+
+
 def test_the_warm_up_parks_what_exists_before_the_collector_is_on_again(tmp_path, monkeypatch):
     """The first collection after torch's import walked everything (190 ms holding the GIL, in
     whichever thread allocated next) before the window's freeze came: the job freezes first."""

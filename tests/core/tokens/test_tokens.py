@@ -245,36 +245,14 @@ def test_a_long_text_is_tokenized_with_the_gil_let_go(request, fixture):
     ``encode`` held the GIL through the whole call (40-60 ms for 50,000 characters), its batch
     call lets it go. The switch interval is an hour here: the counting thread runs only while
     the tokenizing thread lets the GIL go itself."""
-    import sys
-    import threading
-    import time
+    from tests.support.gil import lets_the_gil_go
 
     tok = request.getfixturevalue(fixture).tokenizer
     text = _mixed_text(MAX_TEXT_CHARS)
     tok.encode(text[:100])  # whatever the first call sets up, set up before counting
-    count, done = 0, False
-
-    def counter():
-        nonlocal count
-        while not done:
-            count += 1
-            time.sleep(0)
-
-    interval = sys.getswitchinterval()
-    thread = threading.Thread(target=counter)
-    sys.setswitchinterval(3600)
-    try:
-        thread.start()
-        time.sleep(0.01)
-        before = count
-        toks = tok.encode(text)
-        counted = count - before
-    finally:
-        done = True
-        sys.setswitchinterval(interval)
-        thread.join()
+    toks, counted = lets_the_gil_go(lambda: tok.encode(text))
     assert len(toks) > 5_000
-    assert counted > 0
+    assert counted
 
 
 def test_words_of_skips_special_and_keeps_order():
