@@ -26,7 +26,7 @@ VIEW_MODULES = ("explorer.ui.lookup", "explorer.ui.projection", "explorer.ui.sim
 TORCH_MODULES = ("torch",)
 #: imported by the warm-up where they can be ("module:function": and that function called): the 3D view's
 #: OpenGL (0.45 s the first time 3D is asked for), then its driver (37-63 ms of the first 3D toggle)
-OPTIONAL_MODULES = ("explorer.ui.projection.gl_plot", "explorer.ui.projection.gl_driver:load_gl_driver")
+OPTIONAL_MODULES = ("explorer.ui.projection.opengl.scene", "explorer.ui.projection.opengl.driver:load_gl_driver")
 WARM_UP_MODULES = VIEW_MODULES + TORCH_MODULES  # in order: a tab opened in the first second needs its code
 #: torch._dynamo (and sympy), which torch's optimisers import when the first one is made: 1.3-1.5 s of
 #: Python holding the GIL. In the warm-up it doubled the warm-up's length and made most of the window's

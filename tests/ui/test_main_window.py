@@ -471,7 +471,7 @@ def test_the_warm_up_calls_an_optional_module_s_function_in_its_worker_and_goes_
     worker.start()
     worker.join(60)
     assert result["done"] is True and sys.modules["warm_call_probe"].CALLED == ["warm-up-test"]
-    assert OPTIONAL_MODULES[-1] == "explorer.ui.projection.gl_driver:load_gl_driver"
+    assert OPTIONAL_MODULES[-1] == "explorer.ui.projection.opengl.driver:load_gl_driver"
 
 
 def test_the_warm_up_parks_what_exists_before_the_collector_is_on_again(tmp_path, monkeypatch):

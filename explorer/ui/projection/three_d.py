@@ -27,15 +27,15 @@ from PySide6.QtWidgets import QCheckBox, QStackedLayout, QVBoxLayout, QWidget
 
 from explorer.state.app_state import AppState
 from explorer.ui.common.wrapped_label import WrapLabel
-from explorer.ui.projection.gl_support import gl_status
 from explorer.ui.projection.hover import hover_text
+from explorer.ui.projection.opengl.support import gl_status
 from explorer.ui.projection.scene3d import Cloud3D, cloud_3d, why_not_3d
 from explorer.ui.style import ACCENT, EXTRA, SPACING, TEXT_TOKENS
 
 __all__ = ["PlotPages", "GL_MODULE"]
 
 #: the module of the 3D view (imported by the warm-up, or when 3D is first asked for)
-GL_MODULE = "explorer.ui.projection.gl_plot"
+GL_MODULE = "explorer.ui.projection.opengl.scene"
 
 
 class PlotPages(QWidget):
@@ -213,7 +213,7 @@ class PlotPages(QWidget):
 
     def _make_gl(self) -> None:
         try:
-            from explorer.ui.projection.gl_plot import GLProjection
+            from explorer.ui.projection.opengl.scene import GLProjection
 
             self.gl = GLProjection()
         except Exception as exc:  # PyOpenGL or pyqtgraph.opengl failing late

@@ -1,4 +1,4 @@
-"""The OpenGL driver loaded ahead of the first 3D view, off the window's thread (gl_driver)."""
+"""The OpenGL driver loaded ahead of the first 3D view, off the window's thread (opengl.driver)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from explorer.ui.projection.gl_driver import load_gl_driver
+from explorer.ui.projection.opengl.driver import load_gl_driver
 from tests.support.x_server import private_display
 
 #: in a fresh process on a private X display: the driver loads while another thread counts (does the
@@ -18,7 +18,7 @@ import sys
 from PySide6.QtGui import QGuiApplication, QOpenGLContext
 app = QGuiApplication(sys.argv)
 import OpenGL.GL  # the warm-up imports PyOpenGL (and libGL) before it loads the driver
-from explorer.ui.projection.gl_driver import load_gl_driver, mapped_libraries
+from explorer.ui.projection.opengl.driver import load_gl_driver, mapped_libraries
 from tests.support.gil import lets_the_gil_go
 load, counted = lets_the_gil_go(load_gl_driver)
 kept = set(load.libraries) <= mapped_libraries()

@@ -15,7 +15,7 @@ itself and leaves the rest of the window to Qt's raster painting.
 Drag to rotate, wheel to zoom, Ctrl+drag to pan; hovering a point names it
 and a click selects it (picked in screen space from the camera's matrices,
 no GL selection buffer). Import this module only after
-:func:`gl_support.gl_status` said OpenGL works: it imports PyOpenGL. A GL
+:func:`.support.gl_status` said OpenGL works: it imports PyOpenGL. A GL
 error while drawing (pyqtgraph would print it and go on, frame after
 frame) is caught item by item, reported once through ``failed`` and the
 widget draws nothing more.
@@ -35,6 +35,7 @@ from PySide6.QtWidgets import QVBoxLayout, QWidget
 from explorer.core.arrays import finite_bounds
 from explorer.core.geometry.vectors import vector_norm
 from explorer.ui.common.embedded_window import embed_window
+from explorer.ui.projection.opengl.texts import GLTexts, Text3D
 from explorer.ui.projection.scene3d import Cloud3D, nearest_on_screen, rgba_of
 from explorer.ui.style import ACCENT, blend, plot_colors
 
@@ -46,9 +47,10 @@ MAX_LABELS_3D = 24
 CLICK_SLOP = 4
 #: the kinds of item whose first drawing in a new context is slow, in the order a new scene takes them
 #: up, one more kind a frame: a shader compiled by a software OpenGL (llvmpipe) for the points and for
-#: the lines, Qt's GL paint engine and glyph cache for the texts (12, 17 and 23 ms on SmolLM2, all in
-#: the frame of the first 3D toggle: 70 ms, and 140-180 ms in walks while jobs ran)
-FIRST_FRAMES = (gl.GLScatterPlotItem, gl.GLLinePlotItem, gl.GLTextItem)
+#: the lines, Qt's GL paint engine for the texts' image (12, 17 and 23 ms on SmolLM2 when each text was
+#: drawn by the GL paint engine, all in the frame of the first 3D toggle: 70 ms, and 140-180 ms in walks
+#: while jobs ran)
+FIRST_FRAMES = (gl.GLScatterPlotItem, gl.GLLinePlotItem, GLTexts)
 
 
 class GLScene(GLViewMixin, QOpenGLWindow):
@@ -94,19 +96,19 @@ class GLScene(GLViewMixin, QOpenGLWindow):
                                               color=rgba_of([QColor(ACCENT)])[0], **on_top)
         self.neighbor_lines = gl.GLLinePlotItem(pos=np.zeros((0, 3)), mode="lines", width=1.5,
                                                 color=rgba_of([QColor(ACCENT)])[0], antialias=True, **on_top)
-        for depth, item in enumerate((self.neighbor_lines, self.marks, self.selection), start=1):
+        self.texts = GLTexts()  # the axes' titles and the tokens' labels, drawn last, over everything
+        for depth, item in enumerate((self.neighbor_lines, self.marks, self.selection, self.texts), start=1):
             item.setDepthValue(depth)
         axis_rgba = rgba_of([blend(fg, bg, 0.55)])[0]
         self.axes = gl.GLLinePlotItem(pos=np.zeros((0, 3)), mode="lines", width=1.5, color=axis_rgba, antialias=True,
                                       **opts)
-        font = QFont(QGuiApplication.font())
-        font.setPointSize(10)
-        self.axis_titles = [gl.GLTextItem(text="", color=QColor(fg), font=font) for _ in range(3)]
+        self._title_font = QFont(QGuiApplication.font())
+        self._title_font.setPointSize(10)
         self._label_font = QFont(QGuiApplication.font())
         self._label_font.setPointSize(9)
-        self.labels = [gl.GLTextItem(text="", font=self._label_font) for _ in range(MAX_LABELS_3D)]
-        for item in (self.axes, self.cloud, self.neighbor_lines, self.marks, self.selection,
-                     *self.axis_titles, *self.labels):
+        self._titles: list[Text3D] = []  # the axes'
+        self._labels: list[Text3D] = []  # the tokens'
+        for item in (self.axes, self.cloud, self.neighbor_lines, self.marks, self.selection, self.texts):
             self.addItem(item)
         # seen from the negative side of PC1 and PC2: the positive ends, where the titles are, lie away
         self.setCameraPosition(distance=10, elevation=20, azimuth=-125)
@@ -125,9 +127,8 @@ class GLScene(GLViewMixin, QOpenGLWindow):
             self._ids, self._pos = np.zeros(0, np.int64), np.zeros((0, 3), np.float32)
             self.cloud.setData(pos=self._pos)
             self.axes.setData(pos=np.zeros((0, 3)))
-            for item in self.axis_titles:
-                item.setData(text="")
-            self.update()
+            self._titles = []
+            self._show_texts()
             return
         self._ids, self._pos = cloud.ids, cloud.pos
         self.cloud.setData(pos=cloud.pos, color=cloud.rgba, size=cloud.size)
@@ -137,9 +138,11 @@ class GLScene(GLViewMixin, QOpenGLWindow):
         ends = np.zeros((6, 3), np.float32)
         for k in range(3):
             ends[2 * k, k], ends[2 * k + 1, k] = -reach[k], reach[k]
-            self.axis_titles[k].setData(pos=ends[2 * k + 1].astype(np.float64), text=cloud.titles[k])
+        fg = QColor(self._fg)
+        self._titles = [Text3D(tuple(map(float, ends[2 * k + 1])), cloud.titles[k], fg, self._title_font)
+                        for k in range(3)]
         self.axes.setData(pos=ends)
-        self.update()
+        self._show_texts()
 
     def frame(self) -> None:
         """Point the camera at the cloud, far enough to see all of it."""
@@ -173,16 +176,16 @@ class GLScene(GLViewMixin, QOpenGLWindow):
 
     def set_labels(self, labels: list[tuple[np.ndarray, str, str]]) -> None:
         """Up to :data:`MAX_LABELS_3D` texts: (position (3,), text, colour)."""
-        for item, label in zip(self.labels, labels[:MAX_LABELS_3D] + [None] * MAX_LABELS_3D):
-            if label is None:
-                item.setData(text="")
-            else:
-                pos, text, colour = label
-                item.setData(pos=np.asarray(pos, np.float64).reshape(3), text=" " + text, color=QColor(colour))
-        self.update()
+        self._labels = [Text3D(tuple(map(float, np.asarray(pos, np.float64).reshape(3))), " " + text, QColor(colour),
+                               self._label_font) for pos, text, colour in labels[:MAX_LABELS_3D]]
+        self._show_texts()
 
     def labels_shown(self) -> list[str]:
-        return [item.text.strip() for item in self.labels if item.text]
+        return [t.text.strip() for t in self._labels if t.text]
+
+    def _show_texts(self) -> None:
+        self.texts.set_texts(self._titles + self._labels)
+        self.update()
 
     # -- picking ---------------------------------------------------------------------------
     def mvp(self) -> np.ndarray:
