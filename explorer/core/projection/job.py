@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from explorer.core.arrays import unique_sorted
-from explorer.core.geometry.nearest import Neighbor
+from explorer.core.geometry.nearest import Neighbor, nearest_neighbors_many
 from explorer.core.geometry.vectors import pca_project, row_products
 
 __all__ = [
@@ -292,7 +292,7 @@ def tokens_of_interest(table, text_ids: Sequence[int], extra_ids: Sequence[int],
     """The text's tokens, their ``k`` nearest neighbours and the added tokens.
 
     Neighbours are searched only when the table's unit matrix is in memory
-    (one mat-mat product); otherwise there are none.
+    (a block of rows at a time, every text token at once); otherwise there are none.
 
     Returns
     -------
@@ -309,25 +309,16 @@ def tokens_of_interest(table, text_ids: Sequence[int], extra_ids: Sequence[int],
     unit = table.unit_matrix() if hasattr(table, "unit_matrix") else None
     trained_text = [i for i in text if i < table.trained_rows]
     if unit is not None and trained_text and k > 0:
-        q = unit[trained_text]
-        q = np.where(np.isfinite(q), q, 0.0)
-        with np.errstate(invalid="ignore"):
-            scores = q @ unit.T
-        scores[~np.isfinite(scores)] = -np.inf
-        scores[np.arange(len(trained_text)), trained_text] = -np.inf
-        kk = min(k, scores.shape[1] - 1)
-        if kk > 0:
-            top = np.argpartition(-scores, kk - 1, axis=1)[:, :kk]
-            order = np.take_along_axis(scores, top, 1).argsort(axis=1)[:, ::-1]
-            top = np.take_along_axis(top, order, 1)
-            taken = set(text) | set(extra)
-            for r, tid in enumerate(trained_text):
-                found = [Neighbor(int(i), float(scores[r, i])) for i in top[r] if np.isfinite(scores[r, i])]
-                nearest[tid] = tuple(found)
-                for nb in found:
-                    if nb.id not in taken:
-                        taken.add(nb.id)
-                        neighbors.append(nb.id)
+        # a block of rows at a time: one product with the whole table made a (text, V) matrix of scores and
+        # two more of its size (64 tokens of a 10,000,000-row table: 10 GB)
+        found_all = nearest_neighbors_many(table, unit[trained_text], k, [[tid] for tid in trained_text])
+        taken = set(text) | set(extra)
+        for tid, found in zip(trained_text, found_all):
+            nearest[tid] = tuple(found)
+            for nb in found:
+                if nb.id not in taken:
+                    taken.add(nb.id)
+                    neighbors.append(nb.id)
     return TokensOfInterest(tuple(text), tuple(neighbors), tuple(extra),
                             tuple(nearest.get(i, ()) for i in text))
 

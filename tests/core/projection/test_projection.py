@@ -139,6 +139,30 @@ def test_tokens_of_interest_neighbours_match_brute_force():
     assert got.all_ids() == sorted({22, 30, 100, *want})
 
 
+def test_the_tokens_of_interest_of_a_long_text_search_a_huge_table_in_bounded_memory():
+    """Every text token's neighbours from one product with the whole table made a (text, V) matrix of
+    scores and two more of its size: 64 tokens of a 10,000,000-row table asked for 10 GB. In blocks,
+    less than one such matrix; the neighbours are the brute force's."""
+    import tracemalloc
+
+    t = open_table("random:2000000x2:7")
+    text = list(range(0, 64 * 997, 997))
+    t.unit_matrix()  # the table's own cache, made before counting
+    tracemalloc.start()
+    try:
+        got = pj.tokens_of_interest(t, text, [], k=3)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < len(text) * t.vocab_size * 4 / 2
+    unit = t.unit_matrix().astype(np.float64)
+    for q in (text[0], text[37]):
+        cos = unit @ unit[q]
+        cos[q] = -np.inf
+        best = np.sort(cos)[::-1][:3]
+        np.testing.assert_allclose([nb.cosine for nb in got.nearest[text.index(q)]], best, atol=1e-5)
+
+
 def test_variance_shown_counts_each_component_once():
     ev = [0.144, 0.117, 0.101]
     assert pj.variance_shown(ev, 0, 1) == pytest.approx(0.261)

@@ -43,11 +43,8 @@ class GLTexts(GLGraphicsItem):
         self._texts = [t for t in texts if t.text]
         self.update()
 
-    def texts(self) -> list[Text3D]:
-        return list(self._texts)
-
     def screen_points(self) -> list[QPointF]:
-        """Where each text's baseline starts in the view (logical pixels), as the last frame put it."""
+        """Where each text's baseline starts in the view (logical pixels), as the camera sees it now."""
         project = self._projection()
         return [project.map(QVector3D(*t.pos)).toPointF() for t in self._texts]
 
