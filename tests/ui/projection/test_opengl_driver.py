@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import os
 import subprocess
 import sys
@@ -39,7 +40,7 @@ def test_the_driver_loads_with_the_gil_let_go_and_qt_s_first_context_finds_it_lo
         env.pop("WAYLAND_DISPLAY", None)
         done = subprocess.run([sys.executable, "-c", _SCRIPT], capture_output=True, text=True, timeout=120, env=env)
     assert done.returncode == 0, done.stderr
-    reason, loaded, counted, kept, made, qt_mapped = eval(done.stdout.strip().splitlines()[-1])
+    reason, loaded, counted, kept, made, qt_mapped = ast.literal_eval(done.stdout.strip().splitlines()[-1])
     if not made:
         pytest.skip("this X server makes no OpenGL context")
     assert reason == "" and loaded > 0
