@@ -10,9 +10,9 @@ which is then drawn over the frame once: 15-16 ms a frame with all of them.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
-import numpy as np
 from pyqtgraph.opengl.GLGraphicsItem import GLGraphicsItem
 from PySide6.QtCore import QPointF, QRectF
 from PySide6.QtGui import QColor, QFont, QImage, QMatrix4x4, QPainter, QVector3D
@@ -70,7 +70,8 @@ class GLTexts(GLGraphicsItem):
         raster.setRenderHints(QPainter.Antialiasing | QPainter.TextAntialiasing)
         near = QRectF(-view.width(), -view.height(), 3 * view.width(), 3 * view.height())  # what may show of a text
         for text, at in zip(self._texts, self.screen_points()):
-            if np.isfinite([at.x(), at.y()]).all() and near.contains(at):  # not one behind the camera, far off
+            # not one behind the camera (no finite place), nor far off
+            if math.isfinite(at.x()) and math.isfinite(at.y()) and near.contains(at):
                 raster.setFont(text.font)
                 raster.setPen(text.colour)
                 raster.drawText(at, text.text)
