@@ -374,27 +374,34 @@ def test_a_scene_shown_again_draws_one_frame_and_a_change_draws_another(qtbot, m
     assert not scene.broken
 
 
-def test_the_texts_are_drawn_in_one_image_where_the_camera_sees_their_points(qtbot):
-    """The axes' titles and the tokens' labels are drawn by the raster engine into one image over
-    the frame (each text through the GL paint engine cost about 0.7 ms in software OpenGL: 27 texts
-    doubled a frame); each starts where its point is seen."""
+def four_points_in_3d(qtbot, width: int, height: int, titles: tuple[str, str, str]):
+    """A shown 3D view of four points, framed and drawn whole; skips where OpenGL cannot run."""
     if not gl_status().ok:
         pytest.skip(f"needs an OpenGL context (e.g. xvfb-run with QT_QPA_PLATFORM=xcb): {gl_status().reason}")
-    from pyqtgraph.opengl import GLTextItem
-
     from explorer.ui.projection.opengl.scene import GLProjection
     from explorer.ui.projection.scene3d import Cloud3D
 
     g = GLProjection()
     qtbot.addWidget(g)
-    g.resize(500, 400)
+    g.resize(width, height)
     g.show()
     pos = np.array([[1, 0, 0], [0, 1, 0], [0, 0, 1], [-1, -1, -1]], np.float32)
-    g.set_cloud(Cloud3D(np.arange(4), pos, np.full((4, 4), 0.5, np.float32), 4.0, ("PC1", "PC2", "PC3")))
+    g.set_cloud(Cloud3D(np.arange(4), pos, np.full((4, 4), 0.5, np.float32), 4.0, titles))
     g.frame()
+    qtbot.waitUntil(lambda: g.scene.complete and not g.scene._stale, timeout=TIMEOUT)
+    return g, pos
+
+
+def test_the_texts_are_drawn_in_one_image_where_the_camera_sees_their_points(qtbot):
+    """The axes' titles and the tokens' labels are drawn by the raster engine into one image over
+    the frame (each text through the GL paint engine cost about 0.7 ms in software OpenGL: 27 texts
+    doubled a frame); each starts where its point is seen."""
+    from pyqtgraph.opengl import GLTextItem
+
+    g, pos = four_points_in_3d(qtbot, 500, 400, ("PC1", "PC2", "PC3"))
     g.set_labels([(pos[k], f"w{k}", "#ff00ff") for k in range(3)])
     scene = g.scene
-    qtbot.waitUntil(lambda: scene.complete and not scene._stale, timeout=TIMEOUT)
+    qtbot.waitUntil(lambda: not scene._stale, timeout=TIMEOUT)
     assert g.labels_shown() == ["w0", "w1", "w2"]
     assert not [item for item in scene.items if isinstance(item, GLTextItem)]
     frame = g.grab_frame()
@@ -411,3 +418,44 @@ def test_the_texts_are_drawn_in_one_image_where_the_camera_sees_their_points(qtb
     for at in points[3:]:
         assert magenta_near(at.x(), at.y()) > 5
     assert magenta_near(2, 20) == 0  # a corner with no label
+
+
+def test_a_text_whose_point_is_in_view_is_moved_in_whole_and_one_out_of_view_stays():
+    """An axis's title starts at its axis's end, which the camera keeps in view; in a narrow view the
+    title ran past the edge ("PC1 · 14.5%" cut to "PC1 ·")."""
+    from PySide6.QtCore import QPointF, QRectF
+
+    from explorer.ui.projection.opengl.texts import kept_in_view
+
+    view = QRectF(0, 0, 400, 300)
+    size = QRectF(0, -12, 90, 16)  # about the baseline's start: 12 px above it, 4 below, 90 wide
+    for at in (QPointF(380, 150), QPointF(5, 5), QPointF(200, 299), QPointF(0, 0)):
+        placed = kept_in_view(at, size, view)
+        assert view.contains(size.translated(placed))
+        assert abs(placed.x() - at.x()) <= size.width() and abs(placed.y() - at.y()) <= size.height()
+    assert kept_in_view(QPointF(380, 150), size, view) == QPointF(310, 150)  # its end at the edge, same line
+    assert kept_in_view(QPointF(100, 150), size, view) == QPointF(100, 150)  # wholly in view: not moved
+    assert kept_in_view(QPointF(420, 150), size, view) == QPointF(420, 150)  # its point out of view
+    assert kept_in_view(QPointF(380, 150), QRectF(0, -12, 500, 16), view) == QPointF(380, 150)  # wider than the view
+
+
+def test_a_title_at_the_views_edge_is_drawn_whole(qtbot):
+    """Drawn, not only placed: the pixels of a long title whose point is seen 12 px from the view's
+    right edge lie left of that point, where the text was moved to."""
+    g, _ = four_points_in_3d(qtbot, 420, 320, ("", "", ""))
+    scene = g.scene
+    # a point of the scene seen 12 px from the right edge, half way down
+    project = scene.texts._projection()
+    grid = [(x, y, z) for x in np.linspace(-4, 4, 81) for y in np.linspace(-4, 4, 81) for z in (0.0,)]
+    seen = [(p, project.map(QVector3D(*map(float, p))).toPointF()) for p in grid]
+    point, at = min(seen, key=lambda s: abs(s[1].x() - (g.width() - 12)) + abs(s[1].y() - g.height() / 2))
+    assert abs(at.x() - (g.width() - 12)) < 6
+    g.set_labels([(np.array(point), "a long title", "#ff00ff")])
+    qtbot.waitUntil(lambda: not scene._stale, timeout=TIMEOUT)
+    frame = g.grab_frame()
+    ratio = frame.devicePixelRatio()
+    columns = [i for i in range(frame.width()) for j in range(max(0, int((at.y() - 16) * ratio)),
+                                                                min(frame.height(), int((at.y() + 6) * ratio)))
+               if (c := frame.pixelColor(i, j)).red() > 150 and c.blue() > 150 and c.green() < 110]
+    assert columns and min(columns) / ratio < at.x() - 40  # the text starts well left of its point
+    assert max(columns) / ratio <= g.width()
