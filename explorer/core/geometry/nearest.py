@@ -20,7 +20,7 @@ from explorer.core.geometry.scan import cached_row_norms, iter_fast_products, it
 from explorer.core.geometry.vectors import normalize_rows, row_products, vector_norm
 from explorer.core.jobs import run_to_end
 
-__all__ = ["Neighbor", "nearest_neighbors", "nearest_neighbors_many", "iter_search", "analogy"]
+__all__ = ["Neighbor", "nearest_neighbors", "nearest_neighbors_many", "iter_neighbors_many", "iter_search", "analogy"]
 
 _EPS = 1e-12
 #: a streamed block of rows holds at most this many bytes of float32, and a
@@ -121,7 +121,20 @@ def nearest_neighbors_many(
     k: int = 5,
     exclude: Sequence[Sequence[int]] = (),
 ) -> list[list[Neighbor]]:
-    """:func:`nearest_neighbors` for many queries in one pass over the table.
+    """:func:`nearest_neighbors` for many queries in one pass over the table (:func:`iter_neighbors_many`
+    run to its end)."""
+    return run_to_end(iter_neighbors_many(table, queries, k, exclude))
+
+
+def iter_neighbors_many(
+    table,
+    queries: np.ndarray,
+    k: int = 5,
+    exclude: Sequence[Sequence[int]] = (),
+) -> Iterator[tuple[float, str]]:
+    """Generator for a worker: :func:`nearest_neighbors` for many queries in one pass over the table,
+    yielding progress after each block of rows (a job stops there when cancelled: 64 queries of a
+    10,000,000-row table take seconds).
 
     Each block of rows is read once for all queries and scored with one
     matrix product, so n queries cost one read of the table instead of n.
@@ -134,6 +147,10 @@ def nearest_neighbors_many(
     k : int
     exclude : sequence of n sequences of ids
         Ids never returned for each query (its own token, typically).
+
+    Yields
+    ------
+    (fraction, message)
 
     Returns
     -------
@@ -157,11 +174,12 @@ def nearest_neighbors_many(
         blocks = ((s, unit[s : s + _SCORE_VALUES // max(1, n)], True)
                   for s in range(0, unit.shape[0], max(1, _SCORE_VALUES // max(1, n))))
     elif not isinstance(table, np.ndarray):
-        return run_to_end(iter_search(table, queries, k, exclude))
+        return (yield from iter_search(table, queries, k, exclude))
     else:
         rows = max(1, min(_BLOCK_BYTES // (4 * max(1, d)), _SCORE_VALUES // max(1, n)))
         blocks = ((s, b, False) for s, b in _blocks(table, rows))
     live = np.nonzero(ok)[0]
+    rows_in_all = max(1, (unit if unit is not None else table).shape[0])
     for start, blk, is_unit in blocks:
         with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
             scores = q[live] @ blk.T  # (live queries, rows): each query's scores contiguous
@@ -179,6 +197,7 @@ def nearest_neighbors_many(
             top = _topk(s_j, k)
             best_ids[j].append(top + start)
             best_scores[j].append(s_j[top])
+        yield stop / rows_in_all, f"Searching neighbours… {stop:,} of {rows_in_all:,} rows"
     out: list[list[Neighbor]] = []
     for j in range(n):
         if not best_ids[j]:
