@@ -78,6 +78,7 @@ class Monkey:
         # takes the GIL 100 times a second)
         self._sampler = StackSampler() if stacks else None
         self._gap = (0.0, 0.0)  # the longest gap of the action, its start and end
+        self._began = 0.0  # when the walk began
         self._landings = Landings()  # what the jobs brought to the window's thread, and when
         self._last_began = 0.0  # when the action under way began
         self._gaps: list[float] = []  # each action's longest gap (ms)
@@ -170,7 +171,7 @@ class Monkey:
         old_handler = qInstallMessageHandler(collect_qt_message)
         WARNINGS_SEEN.clear()
         self.report.machine_ms = [round(reference_loop_ms(), 1)]
-        t0 = time.perf_counter()
+        self._began = t0 = time.perf_counter()
         rss0 = rss_mb()
         waited0 = PACER.deferred
         try:
@@ -237,6 +238,7 @@ class Monkey:
                 self.report.stalls_over_100ms += 1
                 self.report.stalls.append([round(stall), f"#{k} {what}", jobs])
                 self.report.stall_landings.append(self._landings.between(*self._gap))
+                self.report.stall_times_s.append([round(at - self._began, 3) for at in self._gap])
                 self.report.stall_cpu_ms.append(round(self._gap_cpu * 1000))
                 self.report.stall_ready_ms.append(round(self._gap_ready * 1000))
                 self.report.stall_jobs.append(names)

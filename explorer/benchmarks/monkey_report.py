@@ -62,6 +62,9 @@ class MonkeyReport:
     #: what background work brought to the window's thread during each of ``stalls`` ("model installed",
     #: "positions_job result", ...; "" for nothing): the stall's cost when the action was cheap
     stall_landings: list[str] = field(default_factory=list)
+    #: when each of ``stalls`` began and ended (its longest gap), in seconds after the walk began: to find it
+    #: in a profiler's trace of the whole process (py-spy's, say), which samples every thread
+    stall_times_s: list[list[float]] = field(default_factory=list)
     #: the window's thread's CPU time in each of ``stalls`` (its longest gap): near the stall, the thread
     #: worked through it (its own work, however slowed); far below, it waited (a lock, the GIL, the cores)
     stall_cpu_ms: list[int] = field(default_factory=list)

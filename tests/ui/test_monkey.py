@@ -213,8 +213,15 @@ def test_each_stall_says_how_much_of_it_the_window_thread_worked(qtbot, explorer
         return "worked"
 
     monkey.actions = [("wait", wait), ("work", work)]
+    began = time.perf_counter()
     report = monkey.run(6)
+    ended = time.perf_counter() - began
     assert len(report.stall_cpu_ms) == len(report.stalls) == 6
+    # when each began and ended, to place it in a profiler's trace: in walk order, as long as it says (to a ms)
+    times = report.stall_times_s
+    assert len(times) == 6 and all(0 <= a < b <= ended for a, b in times)
+    assert all(b0 <= a1 for (_, b0), (a1, _) in zip(times, times[1:]))
+    assert all(abs((b - a) * 1000 - ms) <= 2 for (a, b), (ms, _, _) in zip(times, report.stalls, strict=True))
     for (ms, what, _), cpu in zip(report.stalls, report.stall_cpu_ms, strict=True):
         assert ms >= 150
         if what.endswith("waited"):
