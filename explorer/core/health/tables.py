@@ -119,13 +119,30 @@ def unreachable_tokens(tokenizer, ids: Sequence[int]) -> list[UnreachableToken]:
     return out
 
 
+#: how much of the joined pieces one ``str.find`` searches (it holds the GIL while it searches)
+FIND_SPAN = 1 << 20
+
+
+def _find(joined: str, needle: str, start: int, span: int = FIND_SPAN) -> int:
+    """``joined.find(needle, start)``, a span of ``joined`` at a time: one search of the 79 MB of a
+    10,000,000-row table's pieces held the GIL for 100-130 ms, and a health check made hundreds (the
+    window's thread waited through each); a span takes about a millisecond."""
+    end = len(joined)
+    while start < end:
+        at = joined.find(needle, start, min(end, start + span + len(needle)))  # a match that begins in the span
+        if at != -1:
+            return at
+        start += span
+    return -1
+
+
 def contained_in(pieces: Sequence[str], ids: Sequence[int], limit: int = 5) -> dict[int, tuple[int, ...]]:
     """For each id, up to ``limit`` tokens of higher id whose stored piece
     contains its piece (a longer token built on it by later merges).
 
-    One joined string is searched with ``str.find``, so a thousand
-    candidates over a 128 K vocabulary take milliseconds, not a Python loop
-    over every pair.
+    One joined string is searched with ``str.find`` (:func:`_find`), so a
+    thousand candidates over a 128 K vocabulary take milliseconds, not a
+    Python loop over every pair.
     """
     sep = "\x00"
     joined = join_pieces(sep, pieces, ends=True)
@@ -135,11 +152,11 @@ def contained_in(pieces: Sequence[str], ids: Sequence[int], limit: int = 5) -> d
         needle = pieces[int(i)] if 0 <= int(i) < len(pieces) else ""
         found: list[int] = []
         if needle and sep not in needle:
-            at = joined.find(needle, int(starts[int(i) + 1]) + 1)  # past piece i itself
+            at = _find(joined, needle, int(starts[int(i) + 1]) + 1)  # past piece i itself
             while at != -1 and len(found) < limit:
                 k = int(np.searchsorted(starts, at, side="right")) - 1
                 if k > int(i) and (not found or found[-1] != k) and len(pieces[k]) > len(needle):
                     found.append(k)
-                at = joined.find(needle, at + 1)
+                at = _find(joined, needle, at + 1)
         out[int(i)] = tuple(found)
     return out
