@@ -86,7 +86,7 @@ def project_data(spec: str, method: str, sample: int | None, seed: int, dims: in
         from explorer.core.projection.job import DEFAULT_SAMPLE, projection_job
 
         steps = projection_job(table, "auto" if sample is None else "sample", sample or DEFAULT_SAMPLE,
-                               n_components=dims, seed=seed)
+                               n_components=dims, seed=seed, max_points=None)  # every fitted row is written
     else:
         from explorer.core.projection.manifold import DEFAULT_LAYOUT_SAMPLE, LayoutCache, manifold_job
 

@@ -19,7 +19,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from explorer.core.errors import ExplorerError
-from explorer.core.projection.job import DEFAULT_SAMPLE, ProjectionResult, choose_fit_set, read_fit_rows
+from explorer.core.projection.job import (
+    DEFAULT_SAMPLE,
+    MAX_DRAWN,
+    ProjectionResult,
+    at_most,
+    choose_fit_set,
+    read_fit_rows,
+)
 from explorer.core.tokens.words import resolve_word
 
 __all__ = ["AxisError", "Axis", "parse_axis", "custom_axes_job", "named_axes_job"]
@@ -75,7 +82,8 @@ def parse_axis(table, text: str) -> Axis:
 
 def custom_axes_job(table, axes: Sequence[Axis], mode: str = "auto", sample_size: int = DEFAULT_SAMPLE,
                     interest: Sequence[int] = (), seed: int = 0) -> Iterator[tuple[float, str]]:
-    """Coordinates of a fit set of rows on the given axes (a generator for a worker).
+    """Coordinates of a fit set of rows on the given axes (a generator for a worker), of at most
+    :data:`~explorer.core.projection.job.MAX_DRAWN` of them and the tokens of interest.
 
     Returns a ProjectionResult whose ``components`` are the unit directions,
     ``mean`` zero, ``explained`` the share of the fit set's total variance
@@ -91,10 +99,13 @@ def custom_axes_job(table, axes: Sequence[Axis], mode: str = "auto", sample_size
     # no rows (the chosen tokens, none yet): no variance to share, and no numpy warning about it
     total = float(rows.var(axis=0, dtype=np.float64).sum()) if len(rows) else 0.0
     explained = coords.var(axis=0, dtype=np.float64) / total if total > 0 else np.zeros(len(axes))
+    del rows
+    ids, coords, description = at_most(MAX_DRAWN, fit.ids, coords, fit.description, np.asarray(interest, np.int64),
+                                       seed)
     yield 1.0, "Done"
-    return ProjectionResult(spec=getattr(table, "spec", ""), mode=fit.mode, ids=fit.ids, coords=coords,
+    return ProjectionResult(spec=getattr(table, "spec", ""), mode=fit.mode, ids=ids, coords=coords,
                             explained=np.asarray(explained, np.float64), components=comps,
-                            mean=np.zeros(comps.shape[1], np.float32), description=fit.description,
+                            mean=np.zeros(comps.shape[1], np.float32), description=description,
                             seconds=time.perf_counter() - t0, axis_names=tuple(a.name for a in axes))
 
 

@@ -186,6 +186,36 @@ def test_the_interest_job_yields_after_each_block_of_rows_so_a_cancel_stops_it_m
     np.testing.assert_allclose([nb.cosine for nb in got.nearest[5]], np.sort(cos)[::-1][:3], atol=1e-5)
 
 
+def test_a_fit_of_more_rows_than_the_window_draws_gives_a_random_part_of_them_and_the_tokens_of_interest():
+    """The whole of a 10,000,000-row table, asked for, stood the window still 3 s while it drew,
+    coloured and filtered each point. The fit is on every row; the result holds MAX_DRAWN of them at
+    random and the tokens of interest, placed as the whole fit placed them; the command line keeps all."""
+    from explorer.core.jobs import run_to_end
+    from explorer.core.projection.custom_axes import named_axes_job
+
+    t = open_table("random:300000x4:1")
+    interest = [5, 123_457, 299_999, *range(1000, 301_000, 7_500)]  # a few of them not in the random part
+    whole = run_to_end(pj.projection_job(t, "all", 0, interest, max_points=None))
+    assert len(whole.ids) == 300_000
+    got = run_to_end(pj.projection_job(t, "all", 0, interest))
+    assert pj.MAX_DRAWN <= len(got.ids) <= pj.MAX_DRAWN + len(interest)
+    assert np.all(np.diff(got.ids) > 0) and set(interest) <= set(got.ids.tolist())
+    np.testing.assert_array_equal(got.coords, whole.coords[np.searchsorted(whole.ids, got.ids)])
+    np.testing.assert_array_equal(got.explained, whole.explained)
+    assert "whole vocabulary: 300,000 rows" in got.description
+    added = len(got.ids) - pj.MAX_DRAWN
+    assert f"; drawn: a random {pj.MAX_DRAWN:,} of them (seed 0)" in got.description
+    tail = f" and {added} more token{'s' if added > 1 else ''} of interest" if added else ""
+    assert got.description.endswith(f"(seed 0){tail}")
+    again = run_to_end(pj.projection_job(t, "all", 0, interest))
+    np.testing.assert_array_equal(again.ids, got.ids)  # seeded: the same points each time
+    axes = run_to_end(named_axes_job(t, ["1 → 2", "3"], "all", 0, interest))
+    assert pj.MAX_DRAWN <= len(axes.ids) <= pj.MAX_DRAWN + len(interest)
+    assert set(interest) <= set(axes.ids.tolist()) and len(axes.coords) == len(axes.ids)
+    small = open_table("toy:robot")
+    assert len(run_to_end(pj.projection_job(small, "all", 0)).ids) == small.trained_rows
+
+
 def test_variance_shown_counts_each_component_once():
     ev = [0.144, 0.117, 0.101]
     assert pj.variance_shown(ev, 0, 1) == pytest.approx(0.261)
