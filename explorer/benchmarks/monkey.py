@@ -93,9 +93,7 @@ class Monkey:
         corrupt.write_bytes(b"\x40\x00\x00\x00\x00\x00\x00\x00{\"bad\": " + b"\xff" * 200)
         self.models = LIGHT_MODELS + (HEAVY_MODELS if heavy else []) + [str(self._dir / "notamodel"),
                                                                         str(corrupt.parent), str(corrupt)]
-        self._last_tick = 0.0
-        self._last_cpu = 0.0
-        self._gap_cpu = 0.0
+        self._last_tick, self._last_cpu, self._gap_cpu = 0.0, 0.0, 0.0
         self._ready = ReadyClock()  # made here, in the window's thread: its own time waiting for a core
         self._last_ready = 0.0
         self._gap_ready = 0.0
