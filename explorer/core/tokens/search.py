@@ -2,7 +2,7 @@
 expression, all of them at once. No Qt here.
 
 The pieces are joined once into one string, one piece a line, so a search
-is a single pass of ``re`` in C over the whole vocabulary (each match
+is a pass of ``re`` in C over :data:`SEARCH_SPAN` pieces at a time (each match
 replaced by a mark, then the marks' lines found by numpy: 10-30 ms for
 50,000 pieces) instead of a Python loop over the tokens. A pattern that
 could see past the end of its line (lookarounds, ``\\A``/``\\Z``, a match
@@ -20,13 +20,17 @@ import numpy as np
 
 from explorer.core.arrays import join_pieces, object_array, piece_offsets, unique_sorted
 from explorer.core.errors import ExplorerError
+from explorer.core.jobs import run_to_end
 
-__all__ = ["PatternError", "PieceIndex", "SearchHits", "iter_search_pieces", "search_pieces"]
+__all__ = ["PatternError", "PieceIndex", "SearchHits", "SEARCH_SPAN", "iter_search_pieces", "search_pieces"]
 
 _SEP = "\n"
 _MARK = "\x1f"
 #: what lets a pattern see past its line: lookarounds, whole-string anchors, inline flags
 _SEES_PAST_LINE = re.compile(r"\(\?[^:P]|\\[AZ]")
+#: pieces searched in one pass of ``re``, which holds the GIL while it runs: one pass over the 10,000,000
+#: pieces of a random table held it 114-572 ms (a window typing a query stood still that long)
+SEARCH_SPAN = 262_144
 
 
 class PatternError(ExplorerError):
@@ -108,20 +112,7 @@ def search_pieces(index: PieceIndex, query: str, regex: bool = False, case: bool
     Case is ignored unless ``case``. An empty query matches nothing.
     Raises :class:`PatternError` for a regular expression that does not compile.
     """
-    if not query:
-        return SearchHits(query, regex, np.zeros(0, np.int64))
-    rx = _compile(query, regex, case)
-    if regex and _SEES_PAST_LINE.search(query) or rx.search(""):
-        return _piece_by_piece(index, query, regex, rx)  # may see the line breaks, or matches everything
-    if regex:
-        rx = re.compile(rx.pattern, rx.flags | re.MULTILINE)  # ^ and $ at each piece's ends
-    # every match becomes a mark, in C; then the marks' lines are found by numpy
-    codes = np.frombuffer(rx.sub(_MARK, index.text).encode("utf-32-le"), np.uint32)
-    breaks = np.flatnonzero(codes == ord(_SEP))
-    if len(breaks) != len(index) - 1:  # a match ran into the next piece and took its line break
-        return _piece_by_piece(index, query, regex, rx)
-    lines = np.searchsorted(breaks, np.flatnonzero(codes == ord(_MARK)))
-    return SearchHits(query, regex, unique_sorted(lines).astype(np.int64))
+    return run_to_end(iter_search_pieces(index, query, regex, case))
 
 
 def _piece_by_piece(index: PieceIndex, query: str, regex: bool, rx: re.Pattern) -> SearchHits:
@@ -129,7 +120,36 @@ def _piece_by_piece(index: PieceIndex, query: str, regex: bool, rx: re.Pattern) 
     return SearchHits(query, regex, np.flatnonzero(found).astype(np.int64))
 
 
-def iter_search_pieces(index: PieceIndex, query: str, regex: bool = False, case: bool = False):
-    """:func:`search_pieces` as a job for a worker (yields once, returns the SearchHits)."""
+def _marked_lines(rx: re.Pattern, text: str, lines: int) -> np.ndarray | None:
+    """The lines of ``text`` (``lines`` of them) where ``rx`` matches, ascending; None when a match ran
+    into the next line and took its line break. Every match becomes a mark, in C; then the marks' lines
+    are found by numpy."""
+    codes = np.frombuffer(rx.sub(_MARK, text).encode("utf-32-le"), np.uint32)
+    breaks = np.flatnonzero(codes == ord(_SEP))
+    if len(breaks) != lines - 1:
+        return None
+    return unique_sorted(np.searchsorted(breaks, np.flatnonzero(codes == ord(_MARK))))
+
+
+def iter_search_pieces(index: PieceIndex, query: str, regex: bool = False, case: bool = False,
+                       span: int = SEARCH_SPAN):
+    """:func:`search_pieces` as a job for a worker: ``span`` pieces a pass of ``re``, yielding after each
+    (returns the SearchHits)."""
     yield 0.0, "Searching the pieces…"
-    return search_pieces(index, query, regex, case)
+    if not query:
+        return SearchHits(query, regex, np.zeros(0, np.int64))
+    rx = _compile(query, regex, case)
+    if regex and _SEES_PAST_LINE.search(query) or rx.search(""):
+        return _piece_by_piece(index, query, regex, rx)  # may see the line breaks, or matches everything
+    if regex:
+        rx = re.compile(rx.pattern, rx.flags | re.MULTILINE)  # ^ and $ at each piece's ends
+    n, span, found = len(index), max(1, int(span)), []
+    for first in range(0, n, span):
+        stop = min(n, first + span)
+        end = int(index.starts[stop]) - 1 if stop < n else len(index.text)  # up to the line break before stop
+        lines = _marked_lines(rx, index.text[int(index.starts[first]) : end], stop - first)
+        if lines is None:
+            return _piece_by_piece(index, query, regex, rx)
+        found.append(lines + first)
+        yield stop / n, f"Searching the pieces… {stop:,} of {n:,}"
+    return SearchHits(query, regex, np.concatenate(found).astype(np.int64) if found else np.zeros(0, np.int64))
