@@ -321,9 +321,8 @@ def drawn_points(ids: np.ndarray, n: int, interest: np.ndarray, seed: int = 0) -
     """Positions in ``ids`` (sorted) of a seeded random ``n`` of them and of every id in ``interest``, in order."""
     rng = np.random.default_rng(seed)
     picked = rng.choice(len(ids), size=min(n, len(ids)), replace=False)
-    at = np.searchsorted(ids, interest)
-    found = at[(at < len(ids)) & (ids[np.minimum(at, len(ids) - 1)] == interest)]
-    return unique_sorted(np.concatenate([picked.astype(np.int64), found.astype(np.int64)]))
+    found = indices_in(ids, interest)
+    return unique_sorted(np.concatenate([picked.astype(np.int64), found[found >= 0]]))
 
 
 def tokens_of_interest(table, text_ids: Sequence[int], extra_ids: Sequence[int], k: int = 3,
