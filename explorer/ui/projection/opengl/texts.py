@@ -54,10 +54,13 @@ class GLTexts(GLGraphicsItem):
         super().__init__()
         self.setGLOptions("additive")
         self._texts: list[Text3D] = []
+        self._sizes: list[QRectF] = []
         self._image: QImage | None = None  # kept between frames while the view's size stays
 
     def set_texts(self, texts: list[Text3D]) -> None:
         self._texts = [t for t in texts if t.text]
+        # each text's rectangle about its baseline's start, measured once here, not in every frame
+        self._sizes = [QFontMetricsF(t.font).boundingRect(t.text) for t in self._texts]
         self.update()
 
     def screen_points(self) -> list[QPointF]:
@@ -88,12 +91,11 @@ class GLTexts(GLGraphicsItem):
         raster.setRenderHints(QPainter.Antialiasing | QPainter.TextAntialiasing)
         near = QRectF(-view.width(), -view.height(), 3 * view.width(), 3 * view.height())  # what may show of a text
         seen = QRectF(2, 2, view.width() - 4, view.height() - 4)  # a hair from the edges
-        for text, at in zip(self._texts, self.screen_points()):
+        for text, size, at in zip(self._texts, self._sizes, self.screen_points()):
             # not one behind the camera (no finite place), nor far off
             if math.isfinite(at.x()) and math.isfinite(at.y()) and near.contains(at):
                 raster.setFont(text.font)
                 raster.setPen(text.colour)
-                size = QFontMetricsF(text.font).boundingRect(text.text)
                 raster.drawText(kept_in_view(at, size, seen), text.text)
         raster.end()
         over = QPainter(view)
