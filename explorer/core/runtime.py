@@ -44,26 +44,38 @@ def _glibc():
         return None
 
 
-#: torch's C++ library, mapped by the import of its extension module (Linux wheels)
-TORCH_LIBRARY = "libtorch_cpu.so"
+#: the big libraries that a module's first import maps while holding the GIL, mapped first with it let go:
+#: the module, the package the library is in, and its place there (Linux wheels). Torch's C++ library
+#: (see :func:`preload_library`); numba's LLVM (178 MB), which llvmlite maps with ``ctypes.CDLL`` when a
+#: UMAP first imports numba: 11-38 ms on its own, and a walk's window stood still 107 ms for it (its
+#: thread waiting for the GIL the whole time, the trace of every thread showing the UMAP's worker in
+#: ``CDLL.__init__``)
+LIBRARIES = {"torch": ("torch", "lib/libtorch_cpu.so"), "llvmlite.binding": ("llvmlite", "binding/libllvmlite.so")}
+TORCH_LIBRARY = os.path.basename(LIBRARIES["torch"][1])
 
 
-def _torch_library_path() -> str | None:
-    """Where torch's C++ library is, found without importing torch (None: not there)."""
+def library_path(module: str) -> str | None:
+    """Where the library :data:`LIBRARIES` names for ``module`` is, found without importing the module
+    (None: not there)."""
     import importlib.util
 
+    package, place = LIBRARIES[module]
     try:
-        spec = importlib.util.find_spec("torch")
+        spec = importlib.util.find_spec(package)
     except (ImportError, ValueError):
         return None
     if spec is None or not spec.origin:
         return None
-    path = os.path.join(os.path.dirname(spec.origin), "lib", TORCH_LIBRARY)
+    path = os.path.join(os.path.dirname(spec.origin), *place.split("/"))
     return path if os.path.isfile(path) else None
 
 
-def preload_torch_library() -> bool:
-    """Map torch's C++ library with the GIL let go.
+def _torch_library_path() -> str | None:
+    return library_path("torch")
+
+
+def preload_library(module: str) -> bool:
+    """Map the library of ``module`` (:data:`LIBRARIES`) with the GIL let go.
 
     ``import torch`` maps libtorch_cpu (hundreds of MB: its relocations and
     static initialisers take 0.2-0.35 s here) from inside the import of its
@@ -74,12 +86,12 @@ def preload_torch_library() -> bool:
     ``import torch``: its longest wait 224-346 ms before, under 60 ms after.
 
     Returns whether the library was mapped here: False on other systems, once
-    torch is imported, or where torch's files are not laid out as expected
+    the module is imported, or where its files are not laid out as expected
     (the import then maps it, as before).
     """
-    if "torch" in sys.modules:
+    if module in sys.modules:
         return False
-    path = _torch_library_path() if _glibc() is not None else None
+    path = library_path(module) if _glibc() is not None else None
     return path is not None and map_library(path)
 
 
@@ -97,30 +109,27 @@ def map_library(path: str) -> bool:
     return bool(dlopen(os.fsencode(path), os.RTLD_NOW))
 
 
-class _PreloadTorch:
-    """A finder that maps torch's library (GIL let go) when torch is first imported, in
-    whichever thread and from whichever module, then lets the usual finders find torch."""
+class _PreloadLibraries:
+    """A finder that maps a module's library (GIL let go) when the module is first imported, in
+    whichever thread and from whichever module, then lets the usual finders find the module."""
 
     def __init__(self):
-        self.preloaded: bool | None = None  # None: torch not asked for yet
+        self.preloaded: dict[str, bool] = {}  # module -> mapped here (absent: not asked for yet)
 
     def find_spec(self, name, path=None, target=None):
-        if name == "torch" and self.preloaded is None:
-            self.preloaded = False  # finding torch's folder below asks the finders again
-            self.preloaded = preload_torch_library()
+        if name in LIBRARIES and name not in self.preloaded:
+            self.preloaded[name] = False  # finding the module's folder below asks the finders again
+            self.preloaded[name] = preload_library(name)
         return None  # the usual finders find it (the finder stays: removing it mid-search skips the next)
 
 
-def map_torch_without_the_gil() -> _PreloadTorch | None:
-    """Have the first ``import torch`` of the process map torch's library with
-    the GIL let go (see :func:`preload_torch_library`). Once per process; None
-    when torch is imported already."""
-    if "torch" in sys.modules:
-        return None
+def map_libraries_without_the_gil() -> _PreloadLibraries:
+    """Have the first import of each module of :data:`LIBRARIES` map its library with the GIL let go
+    (see :func:`preload_library`). One finder per process: the same one each call."""
     for finder in sys.meta_path:
-        if isinstance(finder, _PreloadTorch):
+        if isinstance(finder, _PreloadLibraries):
             return finder
-    finder = _PreloadTorch()
+    finder = _PreloadLibraries()
     sys.meta_path.insert(0, finder)
     return finder
 

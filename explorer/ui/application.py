@@ -19,7 +19,7 @@ from explorer.core.import_gate import step_aside_on_imports
 from explorer.core.runtime import (
     WINDOW_TURNS,
     favour_the_gui_thread,
-    map_torch_without_the_gil,
+    map_libraries_without_the_gil,
     return_big_blocks_at_once,
 )
 from explorer.core.sources import resources_dir
@@ -156,7 +156,7 @@ def make_app(argv=None) -> QApplication:
     favour_the_gui_thread()  # workers running Python hand the GIL back within 0.2 ms
     report_turns(app)  # ... and wait at their yields while the window's thread is in a turn
     step_aside_on_imports()  # ... and inside a step that imports a module
-    map_torch_without_the_gil()  # the first import of torch maps its library with the GIL let go
+    map_libraries_without_the_gil()  # the first imports of torch and numba map their libraries with the GIL let go
     if pieces.glyph_check() is None:
         # pieces with characters no installed font has show their code point, not a box
         prepare_glyph_check()
