@@ -70,10 +70,6 @@ def library_path(module: str) -> str | None:
     return path if os.path.isfile(path) else None
 
 
-def _torch_library_path() -> str | None:
-    return library_path("torch")
-
-
 def preload_library(module: str) -> bool:
     """Map the library of ``module`` (:data:`LIBRARIES`) with the GIL let go.
 
