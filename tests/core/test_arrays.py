@@ -1,5 +1,6 @@
-"""unique_sorted and unique_rows give numpy's np.unique results (its hash
-path holds the GIL for seconds on millions of values; these sort instead);
+"""unique_sorted gives numpy's np.unique result (its hash path holds the GIL
+for seconds on millions of values; it sorts instead), and the groups of
+equal rows are np.unique's (found by a hash of each row, a part at a time);
 finite_bounds gives what numpy's reductions over the finite rows give."""
 
 from __future__ import annotations
@@ -7,7 +8,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from explorer.core.arrays import finite_bounds, unique_rows, unique_sorted
+from explorer.core.arrays import RowGroups, finite_bounds, iter_row_groups, row_groups, unique_sorted
+from explorer.core.jobs import run_to_end
+from tests.support.jobs import drain
 
 
 @pytest.mark.parametrize("values", [
@@ -32,7 +35,24 @@ def test_unique_sorted_on_many_random_ints_is_numpys_unique():
     np.testing.assert_array_equal(unique_sorted(values), np.unique(values))
 
 
-def test_unique_rows_is_numpys_unique_along_rows():
+def _numpys_groups(rows: np.ndarray) -> list[tuple[int, ...]]:
+    """np.unique's partition of the row indices into groups of equal rows, each ascending, by first."""
+    _, inverse = np.unique(rows, axis=0, return_inverse=True)
+    inverse = inverse.reshape(-1)
+    groups = [tuple(np.nonzero(inverse == g)[0].tolist()) for g in range(inverse.max() + 1)]
+    return sorted(groups)
+
+
+def _groups_of(found: RowGroups, n: int) -> list[tuple[int, ...]]:
+    groups = [tuple(found.order[found.starts[g] : found.starts[g + 1]].tolist()) for g in range(len(found.starts) - 1)]
+    assert all(list(g) == sorted(g) for g in groups)  # ascending within a group
+    assert sorted(found.order.tolist()) == list(range(n))  # every row once
+    for g, members in enumerate(groups):  # the inverse names each row's group; first is its lowest row
+        assert (found.inverse[list(members)] == g).all() and found.first[g] == members[0]
+    return sorted(groups)
+
+
+def _planted_rows() -> np.ndarray:
     rng = np.random.default_rng(7)
     rows = rng.standard_normal((3000, 16))
     rows[[5, 100, 2999]] = rows[9]  # a group of four
@@ -41,24 +61,58 @@ def test_unique_rows_is_numpys_unique_along_rows():
     rows[12] = -0.0  # numbers, not bytes: the same row as 11
     rows[13] = rows[14]
     rows[13, 15] += 1e-12  # one bit apart: distinct
-    rows[20:30, 0] = rows[40, 0]  # equal in the first column only: ordered by the next ones
-    want = np.unique(rows, axis=0, return_index=True, return_inverse=True)
-    got = unique_rows(rows)
-    assert len(got[0]) == 3000 - 5
-    for w, g in zip(want, got):
-        np.testing.assert_array_equal(g, w.reshape(g.shape))
-    np.testing.assert_array_equal(got[0][got[2]], rows)  # every row is its distinct row
+    rows[20:30, 0] = rows[40, 0]  # equal in the first column only
+    return rows
+
+
+def test_row_groups_are_numpys_groups_of_equal_rows():
+    rows = _planted_rows()
+    found = row_groups(rows)
+    assert len(found.starts) - 1 == 3000 - 5
+    assert _groups_of(found, 3000) == _numpys_groups(rows)
+    assert tuple(found.order[found.starts[found.inverse[9]] : found.starts[found.inverse[9] + 1]]) == (5, 9, 100, 2999)
 
 
 @pytest.mark.parametrize("columns", [1, 2, 5])
-def test_unique_rows_of_rows_tied_at_every_column_is_numpys(columns):
-    """Values 0, -0.0, 1 and 2 only: most rows tie on their first value, many on all, in every order."""
+@pytest.mark.parametrize("collide", [False, True])
+def test_row_groups_of_rows_tied_at_every_column_are_numpys(columns, collide):
+    """Values 0, -0.0, 1 and 2 only: many rows equal, in every order. With every hash the same (a mix of
+    zeros), all rows collide and the groups come from putting them in lexicographic order."""
     rows = np.random.default_rng(columns).integers(0, 3, (2000, columns)).astype(np.float64)
     rows[::3][rows[::3] == 0] = -0.0
-    want = np.unique(rows, axis=0, return_index=True, return_inverse=True)
-    got = unique_rows(rows)
-    for w, g in zip(want, got):
-        np.testing.assert_array_equal(g, w.reshape(g.shape))
+    mix = np.zeros(columns, np.uint64) if collide else None
+    found = run_to_end(iter_row_groups(rows, mix=mix))
+    assert _groups_of(found, 2000) == _numpys_groups(rows)
+
+
+def test_row_groups_with_some_collisions_are_numpys(monkeypatch):
+    """A hash of the first column only: rows that share it collide, the others do not."""
+    from explorer.core import arrays
+
+    rows = _planted_rows()
+    mix = np.array([1] + [0] * 15, np.uint64)
+    found = run_to_end(arrays.iter_row_groups(rows, mix=mix))
+    assert _groups_of(found, 3000) == _numpys_groups(rows)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.int64])
+def test_row_groups_a_part_at_a_time_yield_and_are_numpys(monkeypatch, dtype):
+    from explorer.core import arrays
+
+    monkeypatch.setattr(arrays, "GROUP_ROWS", 64)  # many parts, a short last one
+    monkeypatch.setattr(arrays, "SCATTER_ROWS", 7)
+    rows = np.random.default_rng(11).integers(0, 4, (1000, 3)).astype(dtype)
+    steps, found = drain(arrays.iter_row_groups(rows))
+    assert _groups_of(found, 1000) == _numpys_groups(rows)
+    assert len(steps) >= 2 * 1000 // 64  # a step after each part hashed and each part compared
+    fractions = [f for f, _ in steps]
+    assert fractions == sorted(fractions) and 0 < fractions[0] and fractions[-1] <= 1
+
+
+def test_row_groups_of_no_rows_and_of_one():
+    assert len(row_groups(np.zeros((0, 3))).starts) == 1
+    one = row_groups(np.ones((1, 3)))
+    assert one.order.tolist() == [0] and one.starts.tolist() == [0, 1] and one.inverse.tolist() == [0]
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
@@ -76,17 +130,6 @@ def test_finite_bounds_are_the_columns_extremes_over_the_finite_rows(dtype):
     assert hi[2] == 40.0 and hi[1] < 9
     assert finite_bounds(np.full((5, 2), np.nan, dtype)) is None
     assert finite_bounds(np.zeros((0, 2), dtype)) is None
-
-
-def test_unique_rows_scattered_a_slice_at_a_time_is_numpys_unique(monkeypatch):
-    from explorer.core import arrays
-
-    monkeypatch.setattr(arrays, "SCATTER_ROWS", 7)  # many slices, a short last one
-    rows = np.random.default_rng(11).integers(0, 4, (1000, 3)).astype(np.float32)
-    want = np.unique(rows, axis=0, return_index=True, return_inverse=True)
-    got = arrays.unique_rows(rows)
-    for g, w in zip(got, want, strict=True):
-        np.testing.assert_array_equal(g, w.reshape(g.shape))
 
 
 @pytest.mark.parametrize("n", [0, 1, 3, 4, 7, 9])

@@ -35,6 +35,10 @@ STEP_VALUES = 4 * 1024 * 1024
 #: bytes per block of :meth:`EmbeddingTable.iter_native_blocks` (big blocks
 #: keep torch's bfloat16 products at memory speed)
 _NATIVE_BLOCK_BYTES = 128 * 1024 * 1024
+#: rows per block of :meth:`EmbeddingTable.iter_native_blocks` at most: a pass makes several numbers a row
+#: (a health check's norms, products and 16-number sketch), and the 128 MB of a one-column table's
+#: 10,000,000 rows in one block held its pass 3.1 s without a chance to stop
+_NATIVE_BLOCK_ROWS = 1 << 20
 
 
 @dataclass(frozen=True)
@@ -281,7 +285,7 @@ class EmbeddingTable:
         stop = self.vocab_size if stop is None else min(stop, self.vocab_size)
         whole = self._whole()
         per_row = self.dim * (4 if whole is not None else self._reader.native_itemsize)
-        step = max(1, min(int(block_bytes) // max(1, per_row), _BLOCK_VALUES // self.dim))
+        step = max(1, min(int(block_bytes) // max(1, per_row), _BLOCK_VALUES // self.dim, _NATIVE_BLOCK_ROWS))
         for start in range(0, stop, step):
             end = min(start + step, stop)
             if whole is not None:

@@ -225,6 +225,21 @@ def test_random_rows_are_drawn_in_small_blocks():
     assert float(np.std(whole)) == pytest.approx(0.02, rel=0.02)
 
 
+def test_a_narrow_table_s_whole_table_passes_come_a_million_rows_at_a_time():
+    """The 128 MB of a block held 10,000,000 rows of a one-column table: a health check's pass made its
+    norms and sketches in one step of 3.1 s. Blocks now hold at most 2 ** 20 rows, and cover the table."""
+    from explorer.core.sources import table as table_module
+
+    t = open_table("random:2500000x2")
+    spans = [(start, int(block.shape[0])) for start, block in t.iter_native_blocks()]
+    assert [n for _, n in spans] == [table_module._NATIVE_BLOCK_ROWS] * 2 + [2_500_000 - 2 * (1 << 20)]
+    assert [start for start, _ in spans] == [0, 1 << 20, 2 << 20]
+    last = next(block for start, block in t.iter_native_blocks() if start == 2 << 20)
+    np.testing.assert_array_equal(np.asarray(last[-1]), t.row(2_499_999))
+    wide = open_table("random:40000x4096")  # a wide table's blocks are still its 128 MB
+    assert [int(b.shape[0]) for _, b in wide.iter_native_blocks()] == [8192] * 4 + [40000 - 4 * 8192]
+
+
 def test_a_sampled_read_draws_each_block_only_up_to_its_last_wanted_row():
     """The matrix overview reads one row in every 63 of a 4,096-wide table
     (one per 64-row block): it drew every row of the table, now only the
