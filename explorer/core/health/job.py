@@ -46,7 +46,7 @@ from explorer.core.health.reference import (
 )
 from explorer.core.health.report import CATEGORIES, Flag, HealthReport, Reference, ScoreHistogram
 from explorer.core.health.roundtrip import iter_token_categories
-from explorer.core.health.tables import byte_tokens, contained_in, unreachable_tokens
+from explorer.core.health.tables import byte_tokens, iter_contained_in, unreachable_tokens
 from explorer.core.health.text import SIDE_NOTES
 from explorer.core.jobs import run_to_end, scaled
 from explorer.core.runtime import limit_torch_threads
@@ -168,7 +168,8 @@ def iter_health(table) -> Iterator[tuple[float, str]]:
         ranked = order[reachable]
         cut = ranked[: math.ceil(CANDIDATE_SHARE * len(ranked))] if len(ranked) else ranked
         unreachable = unreachable_tokens(table.tokenizer, unreachable_ids)
-        contained = contained_in(pieces, cut[:CONTAINED_FOR].tolist()) if len(pieces) else {}
+        contained = (yield from scaled(iter_contained_in(pieces, cut[:CONTAINED_FOR].tolist()), 0.9, 0.96)) \
+            if len(pieces) else {}
         notes = _notes(table, reference, valid_in, dups.truncated, side)
         yield 0.97, "Counting the corpus…"
         counts = training_counts(table)

@@ -110,13 +110,18 @@ def iter_token_metadata(table) -> Iterator[tuple[float, str]]:
     special = getattr(tok, "special_ids", frozenset())
     kind = np.zeros(v, np.int8)
     length = np.zeros(v, np.int32)
-    shown = np.empty(v, object)  # not a list: see explorer.core.arrays.object_array
+    # a block's array at a time, not one of every row: np.empty(10,000,000, object) fills fresh memory with
+    # None holding the GIL (174 ms beside a thread ticking every millisecond); not a list of the strings
+    # either (see explorer.core.arrays.object_array)
+    shown: list[np.ndarray] = []
     yield 0.0, "Reading the pieces…"
     for start in range(0, v, _PIECES_BLOCK):
-        for i in range(start, min(v, start + _PIECES_BLOCK)):
+        part = np.empty(min(_PIECES_BLOCK, v - start), object)
+        for i in range(start, start + len(part)):
             raw = table.piece(i)
             kind[i], length[i] = piece_kind(raw, family, i in special)
-            shown[i] = display_piece(raw, family).text
+            part[i - start] = display_piece(raw, family).text
+        shown.append(part)
         yield 0.5 * min(1.0, (start + _PIECES_BLOCK) / v), "Reading the pieces…"
     norm = np.empty(v, np.float32)
     for start, blk in table.iter_blocks(_BLOCK):
@@ -124,4 +129,5 @@ def iter_token_metadata(table) -> Iterator[tuple[float, str]]:
             norm[start : start + len(blk)] = np.linalg.norm(blk.astype(np.float32), axis=1)
         yield 0.5 + 0.5 * (start + len(blk)) / v, "Measuring the rows…"
     norm[~np.isfinite(norm)] = np.nan
-    return TokenMetadata(getattr(table, "spec", ""), kind, length, norm, PieceIndex.of(shown))
+    return TokenMetadata(getattr(table, "spec", ""), kind, length, norm,
+                         PieceIndex.of((piece for part in shown for piece in part), v))

@@ -13,7 +13,7 @@ answer equals ``re.search(pattern, piece)`` on each piece.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
@@ -57,8 +57,10 @@ class PieceIndex:
     starts: np.ndarray
 
     @classmethod
-    def of(cls, pieces: Sequence[str]) -> PieceIndex:
-        clean = object_array((str(p).replace(_SEP, "↵").replace(_MARK, "␟") for p in pieces), len(pieces))
+    def of(cls, pieces: Iterable[str], n: int | None = None) -> PieceIndex:
+        """The index of ``pieces`` (a sequence, or an iterable of ``n`` of them)."""
+        n = len(pieces) if n is None else n
+        clean = object_array((str(p).replace(_SEP, "↵").replace(_MARK, "␟") for p in pieces), n)
         return cls(clean, join_pieces(_SEP, clean), piece_offsets(clean)[:-1])
 
     def __len__(self) -> int:
