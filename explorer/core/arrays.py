@@ -90,7 +90,7 @@ def iter_row_groups(rows: np.ndarray, seed: int = 0, mix: np.ndarray | None = No
     in that order: rows of one hash that differ (a collision, ``mix`` of a test's choosing) are put in
     lexicographic order among themselves. ``np.unique(axis=0)`` sorts the rows themselves: 16 sorts
     of every row that ties on the first column, 23 s in one step on 10,000,000 rows of a one-column
-    table's sketches (all of one direction) against 6 s this way, none of its steps over 2 s."""
+    table's sketches (all of one direction), against 7 s this way, none of its steps over 1.4 s."""
     rows = np.asarray(rows)
     n, m = rows.shape
     if mix is None:

@@ -189,7 +189,10 @@ def _iter_close_pairs(points: np.ndarray, seed: int = 0) -> Generator[tuple[floa
                     key[at : at + GROUP_ROWS] = (cells * mix).sum(axis=1)  # wraps around: a hash of the cell
                     if n > GROUP_ROWS:
                         yield (k - 1 + g / _TABLES) / reach, "Looking for rows that nearly equal another…"
-                order = np.argsort(key, kind="stable")
+                # in a cell, by the first coordinate: neighbours in that order are near more often than
+                # points in the order of their groups (a hash's: random:20000x2's capped search found 789
+                # rows with a near copy instead of 3,511)
+                order = np.lexsort((points[:, 0], key))
                 grids.append((order, key[order]))
             order, key = grids[g]
             if key is None:

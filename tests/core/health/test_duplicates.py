@@ -150,3 +150,20 @@ def test_the_search_goes_a_part_of_the_rows_at_a_time_and_finds_the_same(monkeyp
     np.testing.assert_array_equal(many_parts[0], one_part[0])
     assert many_parts[1] == one_part[1] is True
     assert len(steps) >= 20_000 / 100  # a step for each part of a grid's candidates
+
+
+def test_a_capped_search_on_a_crowded_table_meets_near_neighbours_first(monkeypatch):
+    """Within a grid's cell the points go by their first coordinate, so the pairs met first are near
+    ones: with the cap, many of the rows that have a near copy are found. Met in the order of their
+    groups of equal rows (a hash order), the capped search found 49 rows of the 689 that the uncapped
+    one found; by the first coordinate, 369 of 810."""
+    table = open_table("random:6000x2")
+    e = table.rows(np.arange(6000))
+    monkeypatch.setattr(dup, "MAX_PAIRS", 20_000)
+    capped = dup.find_duplicates(*_inputs(e))
+    assert capped.truncated
+    monkeypatch.setattr(dup, "MAX_PAIRS", 10**9)
+    every = dup.find_duplicates(*_inputs(e))
+    assert not every.truncated
+    found, all_near = int((capped.duplicate_of >= 0).sum()), int((every.duplicate_of >= 0).sum())
+    assert found > 0.3 * all_near, (found, all_near)
