@@ -38,15 +38,15 @@ from explorer.core.health.indicators import CHANCE, MIN_DIMS, magikarp_scores, p
 from explorer.core.health.lesson import training_counts
 from explorer.core.health.reference import (
     first_principal_component,
+    iter_unused_reference,
     lowest_norm_reference,
     model_reference,
     pca_sample_ids,
     reference_mean,
-    unused_reference,
 )
 from explorer.core.health.report import CATEGORIES, Flag, HealthReport, Reference, ScoreHistogram
 from explorer.core.health.roundtrip import iter_token_categories
-from explorer.core.health.tables import byte_tokens, iter_contained_in, unreachable_tokens
+from explorer.core.health.tables import iter_byte_tokens, iter_contained_in, unreachable_tokens
 from explorer.core.health.text import SIDE_NOTES
 from explorer.core.jobs import run_to_end, scaled
 from explorer.core.runtime import limit_torch_threads
@@ -99,7 +99,7 @@ def iter_health(table) -> Iterator[tuple[float, str]]:
     n_pieces = min(v, int(table.tokenizer.vocab_size))
     pieces = object_array((table.piece(i) for i in range(n_pieces)), n_pieces)
     try:
-        bytes_ = byte_tokens(pieces, table.tokenizer.family)
+        bytes_ = yield from scaled(iter_byte_tokens(pieces, table.tokenizer.family), 0.2, 0.205)
 
         output = table.output_table()
         scored = output if output is not None else table
@@ -109,8 +109,8 @@ def iter_health(table) -> Iterator[tuple[float, str]]:
         # tokenizer shows no text reaches (bytes never in UTF-8, unreachable tokens); exact duplicates need the pass
         unreachable_ids = np.nonzero(categories[:v] == CATEGORIES.index("unreachable"))[0]
         never = np.asarray([b.id for b in bytes_ if b.kind == "never in UTF-8"], np.int64)
-        reference = unused_reference(table.tokenizer, v) or model_reference(never, np.empty(0, np.int64),
-                                                                           unreachable_ids, v)
+        reference = (yield from scaled(iter_unused_reference(pieces), 0.205, 0.21)) \
+            or model_reference(never, np.empty(0, np.int64), unreachable_ids, v)
         norms_in = None
         if two:
             norms_in = cached_row_norms(table)
