@@ -290,3 +290,30 @@ def test_a_converging_layout_s_status_never_widens_the_projection_page(qtbot, ex
     assert label.shown_text().endswith("…") and label.toolTip() == label.text()
     assert label.text().startswith(label.shown_text()[:-1])
     view.run_strip.cancel_button.click()
+
+
+@pytest.mark.parametrize("size", [(1024, 700), (1280, 800)])
+def test_every_fit_set_s_name_is_whole_in_its_box(qtbot, explorer, size):
+    """At 1280 x 800 "Sample + chosen" showed as "Sample + chose": the toolbar's one row seemed to fit (it
+    counted a button's or a check box's width as -1) and squeezed the box."""
+    from PySide6.QtWidgets import QStyle, QStyleOptionComboBox
+
+    from explorer.ui.projection.controls import FIT_MODES
+
+    win = explorer.window
+    win.resize(*size)
+    win.show()
+    qtbot.waitExposed(win)
+    load(qtbot, explorer, "default")
+    win.show_view("projection")
+    combo = explorer.projection_view.fit.combo
+    qtbot.waitUntil(combo.isVisible)
+    def field_width() -> int:
+        option = QStyleOptionComboBox()
+        combo.initStyleOption(option)
+        return combo.style().subControlRect(QStyle.CC_ComboBox, option, QStyle.SC_ComboBoxEditField, combo).width()
+
+    for k, (_, text, _) in enumerate(FIT_MODES):
+        combo.setCurrentIndex(k)  # "Sample + chosen" shows the sample's size too: the toolbar takes two rows
+        assert combo.currentText() == text
+        qtbot.waitUntil(lambda text=text: field_width() >= combo.fontMetrics().horizontalAdvance(text), timeout=3000)

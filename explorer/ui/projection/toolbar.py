@@ -4,7 +4,7 @@ fits a 1024 px window without a horizontal scroll bar."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import QSize
+from PySide6.QtCore import QEvent, QSize
 from PySide6.QtWidgets import QHBoxLayout, QLayout, QVBoxLayout, QWidget
 
 from explorer.ui.style import SPACING
@@ -57,16 +57,27 @@ class TwoRowBar(QWidget):
 
     def one_row_width(self) -> int:
         """The width one row of every widget wants."""
-        return self._row_width(self._fixed + [w for w, _s in self._wrapping], QWidget.sizeHint)
+        # each widget's own hint (QWidget.sizeHint(w) is the base class's: no width for a button or a check
+        # box, so one row seemed to fit at 1280 px where it did not, and squeezed the fit set's box)
+        return self._row_width(self._fixed + [w for w, _s in self._wrapping], lambda w: w.sizeHint())
 
     def minimumSizeHint(self) -> QSize:  # noqa: N802 (Qt's name)
-        hint = QWidget.minimumSizeHint
+        def hint(w):
+            return w.minimumSizeHint()
+
         width = max(self._row_width(self._fixed, hint), self._row_width([w for w, _s in self._wrapping], hint))
         return QSize(width, super().minimumSizeHint().height())
 
     def resizeEvent(self, event) -> None:  # noqa: N802 (Qt's name)
         super().resizeEvent(event)
         self._arrange(event.size().width() < self.one_row_width())
+
+    def event(self, event) -> bool:
+        # what one row needs changed (the fit's sample size shown with "Sample + chosen"): at 1280 px the one
+        # row squeezed the fit set's box to "Sample + chose" until the next resize
+        if event.type() == QEvent.LayoutRequest:
+            self._arrange(self.width() < self.one_row_width())
+        return super().event(event)
 
     def _arrange(self, two_rows: bool) -> None:
         if two_rows == self._two_rows:
