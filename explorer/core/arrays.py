@@ -22,9 +22,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from explorer.core.jobs import run_to_end
+
 __all__ = ["unique_sorted", "RowGroups", "iter_row_groups", "row_groups", "finite_bounds", "column_bounds",
-           "object_array", "join_pieces",
-           "piece_offsets", "release_objects", "SCATTER_ROWS", "JOIN_SLICE", "RELEASE_ROWS", "GROUP_ROWS"]
+           "object_array", "join_pieces", "piece_offsets", "release_objects", "SCATTER_ROWS", "JOIN_SLICE",
+           "RELEASE_ROWS", "GROUP_ROWS"]
 
 #: rows :func:`iter_row_groups` hashes or compares in one step of its job (16 columns: about 0.3 s)
 GROUP_ROWS = 1 << 20
@@ -126,8 +128,6 @@ def iter_row_groups(rows: np.ndarray, seed: int = 0, mix: np.ndarray | None = No
 
 def row_groups(rows: np.ndarray, seed: int = 0) -> RowGroups:
     """:func:`iter_row_groups` run to the end."""
-    from explorer.core.jobs import run_to_end
-
     return run_to_end(iter_row_groups(rows, seed))
 
 

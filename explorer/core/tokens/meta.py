@@ -111,7 +111,7 @@ def iter_token_metadata(table) -> Iterator[tuple[float, str]]:
     kind = np.zeros(v, np.int8)
     length = np.zeros(v, np.int32)
     # a block's array at a time, not one of every row: np.empty(10,000,000, object) fills fresh memory with
-    # None holding the GIL (174 ms beside a thread ticking every millisecond); not a list of the strings
+    # None holding the GIL (up to 174 ms beside a thread ticking every millisecond); not a list of the strings
     # either (see explorer.core.arrays.object_array)
     shown: list[np.ndarray] = []
     yield 0.0, "Reading the pieces…"
