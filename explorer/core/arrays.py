@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Generator, Iterable
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -64,13 +65,19 @@ class RowGroups:
         Row indices, group after group, ascending within each group.
     starts : ndarray (g + 1,) intp
         Group k is ``order[starts[k]:starts[k + 1]]``.
-    inverse : ndarray (n,) intp
-        Each row's group.
     """
 
     order: np.ndarray
     starts: np.ndarray
-    inverse: np.ndarray
+
+    @cached_property
+    def inverse(self) -> np.ndarray:
+        """(n,) intp each row's group, made when first asked for (the duplicate search never asks)."""
+        place = np.repeat(np.arange(len(self.starts) - 1, dtype=np.intp), self.sizes)
+        inverse = np.empty(len(self.order), dtype=np.intp)
+        for at in range(0, len(self.order), SCATTER_ROWS):  # a scatter holds the GIL: a slice at a time
+            inverse[self.order[at : at + SCATTER_ROWS]] = place[at : at + SCATTER_ROWS]
+        return inverse
 
     @property
     def first(self) -> np.ndarray:
@@ -115,15 +122,7 @@ def iter_row_groups(rows: np.ndarray, seed: int = 0, mix: np.ndarray | None = No
         yield 0.6 + 0.2 * min(n, at + GROUP_ROWS) / n, "Grouping equal rows…"
     if collided.any():
         _split_collisions(rows, order, new, collided)
-    starts = np.append(np.nonzero(new)[0], n)
-    # a cumsum that casts (bool to int) holds the GIL throughout: cast first; scatter a slice at a time
-    place = new.astype(np.intp)
-    np.cumsum(place, out=place)
-    place -= 1
-    inverse = np.empty(n, dtype=np.intp)
-    for at in range(0, n, SCATTER_ROWS):
-        inverse[order[at : at + SCATTER_ROWS]] = place[at : at + SCATTER_ROWS]
-    return RowGroups(order, starts, inverse)
+    return RowGroups(order, np.append(np.nonzero(new)[0], n))
 
 
 def row_groups(rows: np.ndarray, seed: int = 0) -> RowGroups:

@@ -51,7 +51,6 @@ def _glibc():
 #: thread waiting for the GIL the whole time, the trace of every thread showing the UMAP's worker in
 #: ``CDLL.__init__``)
 LIBRARIES = {"torch": ("torch", "lib/libtorch_cpu.so"), "llvmlite.binding": ("llvmlite", "binding/libllvmlite.so")}
-TORCH_LIBRARY = os.path.basename(LIBRARIES["torch"][1])
 
 
 def library_path(module: str) -> str | None:

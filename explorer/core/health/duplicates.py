@@ -109,15 +109,15 @@ def iter_duplicates(table, sketch: np.ndarray, norms: np.ndarray, valid: np.ndar
         yield 0.3, "Looking for rows that equal another…"
     del unit
     members, starts = ids[groups.order], groups.starts  # group g's members, ascending, at starts[g]:starts[g + 1]
+    reps = ids[first]  # each group's first (lowest) row
     grouped = groups.sizes > 1
     if grouped.any():
         others = np.ones(len(members), bool)
         others[starts[:-1]] = False
-        firsts = np.repeat(members[starts[:-1]], groups.sizes)
+        firsts = np.repeat(reps, groups.sizes)
         yield from scaled(found.iter_check(table, firsts[others], members[others], norms), 0.3, 0.35)
     pairs, truncated = yield from scaled(_iter_close_pairs(points), 0.35, 0.7)
     if len(pairs):
-        reps = members[starts[:-1]]
         close = yield from scaled(found.iter_check(table, reps[pairs[:, 0]], reps[pairs[:, 1]], norms), 0.7, 0.95)
         # every member of one group is as close to the other group as its first row
         close = pairs[close]

@@ -27,6 +27,9 @@ __all__ = ["NEVER_IN_UTF8", "ByteToken", "UnreachableToken", "unreachable_tokens
 #: bytes that valid UTF-8 never holds: C0 and C1 (over-long two-byte forms)
 #: and F5 to FF (past U+10FFFF); a token made of one of them never occurs in text
 NEVER_IN_UTF8 = frozenset([0xC0, 0xC1, *range(0xF5, 0x100)])
+#: pieces looked through between two chances to stop (the single-byte tokens here, the unused ones in
+#: explorer.core.health.reference): about 0.25 s
+STEP_PIECES = 1 << 20
 
 
 def byte_kind(value: int) -> str:
@@ -73,7 +76,6 @@ def iter_byte_tokens(pieces: Sequence[str], family: PieceFamily) -> Generator[tu
             if data is not None and len(data) == 1:
                 out.append(ByteToken(i, data[0], byte_kind(data[0])))
     return out
-
 
 
 @dataclass(frozen=True)
@@ -125,9 +127,6 @@ def unreachable_tokens(tokenizer, ids: Sequence[int]) -> list[UnreachableToken]:
     return out
 
 
-#: pieces looked through between two chances to stop (the single-byte tokens here, the unused ones in
-#: explorer.core.health.reference): about 0.25 s
-STEP_PIECES = 1 << 20
 #: how much of the joined pieces one ``str.find`` searches (it holds the GIL while it searches)
 FIND_SPAN = 1 << 20
 
