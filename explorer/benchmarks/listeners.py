@@ -10,15 +10,18 @@ from __future__ import annotations
 
 import gc
 import os
+import resource
 import sys
 import threading
 import time
 import traceback
 from collections import Counter, deque
 from pathlib import Path
+from typing import NamedTuple
 
 __all__ = ["QT_SEEN", "EXCEPTIONS_SEEN", "WARNINGS_SEEN", "collect_qt_message", "collect_exception",
-           "collect_warning", "rss_mb", "reference_loop_ms", "StackSampler", "Landings", "thread_places", "ReadyClock"]
+           "collect_warning", "rss_mb", "reference_loop_ms", "StackSampler", "Landings", "thread_places", "ReadyClock",
+           "ThreadClocks", "Reading"]
 
 #: what a platform says about itself, not about the app (pytest's qt_log_ignore has the same)
 QT_NOISE = ("This plugin does not support propagateSizeHints",)
@@ -91,6 +94,46 @@ class ReadyClock:
             self._fd = None
 
     __del__ = close
+
+
+class Reading(NamedTuple):
+    """What :class:`ThreadClocks` read at one moment (seconds, page faults, kilobytes)."""
+
+    wall: float
+    #: the thread's CPU time
+    cpu: float
+    #: the thread's time ready to run, waiting for a core (:class:`ReadyClock`)
+    ready: float
+    #: page faults that had to read from disk: the thread's, then the whole process's
+    faults: int
+    all_faults: int
+    #: kilobytes the thread, then the whole process, had to read from disk (reads the page cache
+    #: answered do not count)
+    disk_kb: int
+    all_disk_kb: int
+
+    def since(self, before: Reading) -> Reading:
+        return Reading(*(a - b for a, b in zip(self, before, strict=True)))
+
+
+class ThreadClocks:
+    """Reads the clocks of the thread that made it, with the process's disk reads: of a stall, the
+    wall time; the thread's work (CPU), its wait for a core (:class:`ReadyClock`); and what had to
+    come from disk, the thread's and the whole process's (``getrusage``: page faults that read, and
+    blocks read). A thread asleep through a stall while the process read from disk waited for the
+    disk, itself or through a lock (the GIL, an import's) held by the thread reading. A machine may
+    drop files it thinks cold from its page cache (a VM's DAMON reclaim: after a minute unread), so
+    what one walk reads from memory another reads from disk."""
+
+    _THREAD = getattr(resource, "RUSAGE_THREAD", resource.RUSAGE_SELF)
+
+    def __init__(self) -> None:
+        self._ready = ReadyClock()
+
+    def __call__(self) -> Reading:
+        mine, every = resource.getrusage(self._THREAD), resource.getrusage(resource.RUSAGE_SELF)
+        return Reading(time.perf_counter(), time.thread_time(), self._ready(), mine.ru_majflt,
+                       every.ru_majflt, mine.ru_inblock // 2, every.ru_inblock // 2)
 
 
 def collect_qt_message(mode, context, message) -> None:

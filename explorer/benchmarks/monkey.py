@@ -33,8 +33,9 @@ from explorer.benchmarks.listeners import (
     QT_SEEN,
     WARNINGS_SEEN,
     Landings,
-    ReadyClock,
+    Reading,
     StackSampler,
+    ThreadClocks,
     collect_exception,
     collect_qt_message,
     collect_warning,
@@ -77,7 +78,6 @@ class Monkey:
         # where the window's thread was during each stall (a sampler of its stack; off by default: it
         # takes the GIL 100 times a second)
         self._sampler = StackSampler() if stacks else None
-        self._gap = (0.0, 0.0)  # the longest gap of the action, its start and end
         self._began = 0.0  # when the walk began
         self._landings = Landings()  # what the jobs brought to the window's thread, and when
         self._last_began = 0.0  # when the action under way began
@@ -93,10 +93,9 @@ class Monkey:
         corrupt.write_bytes(b"\x40\x00\x00\x00\x00\x00\x00\x00{\"bad\": " + b"\xff" * 200)
         self.models = LIGHT_MODELS + (HEAVY_MODELS if heavy else []) + [str(self._dir / "notamodel"),
                                                                         str(corrupt.parent), str(corrupt)]
-        self._last_tick, self._last_cpu, self._gap_cpu = 0.0, 0.0, 0.0
-        self._ready = ReadyClock()  # made here, in the window's thread: its own time waiting for a core
-        self._last_ready = 0.0
-        self._gap_ready = 0.0
+        self._clocks = ThreadClocks()  # made here, in the window's thread: its own clocks
+        self._last: Reading = self._clocks()
+        self._gap = (self._last, self._last)  # the longest gap of the action: the clocks at its start and end
         self._longest = 0.0
         # the codec type_text splits texts with, looked up now: its first lookup imports a module, and
         # an import on this thread waits for the warm-up's (2.8 s once, charged to a keystroke the
@@ -113,15 +112,14 @@ class Monkey:
 
     # -- watching ------------------------------------------------------------------------------
     def _tick(self) -> None:
-        now, cpu, ready = time.perf_counter(), time.thread_time(), self._ready()
-        if now - self._last_tick > self._longest:
-            self._longest, self._gap = now - self._last_tick, (self._last_tick, now)
-            self._gap_cpu, self._gap_ready = cpu - self._last_cpu, ready - self._last_ready
-        self._last_tick, self._last_cpu, self._last_ready = now, cpu, ready
+        now = self._clocks()
+        if now.wall - self._last.wall > self._longest:
+            self._longest, self._gap = now.wall - self._last.wall, (self._last, now)
+        self._last = now
 
     def _restart_clock(self) -> None:
-        """The next gap is counted from now (wall clock, the window thread's CPU time and its time ready)."""
-        self._last_tick, self._last_cpu, self._last_ready = time.perf_counter(), time.thread_time(), self._ready()
+        """The next gap is counted from now (:class:`ThreadClocks`)."""
+        self._last = self._clocks()
 
     def _record_exception(self, text: str) -> None:
         self.report.exceptions += 1
@@ -210,7 +208,7 @@ class Monkey:
             jobs = len(names)
             self._longest = 0.0
             self._restart_clock()
-            self._last_began = self._last_tick
+            self._last_began = self._last.wall
             try:
                 what = act()
             except Exception as exc:  # a failure of the walk itself is a finding too
@@ -235,14 +233,17 @@ class Monkey:
             if stall > 100:
                 self.report.stalls_over_100ms += 1
                 self.report.stalls.append([round(stall), f"#{k} {what}", jobs])
-                self.report.stall_landings.append(self._landings.between(*self._gap))
-                self.report.stall_times_s.append([round(at - self._began, 3) for at in self._gap])
-                self.report.stall_cpu_ms.append(round(self._gap_cpu * 1000))
-                self.report.stall_ready_ms.append(round(self._gap_ready * 1000))
+                start, end = self._gap
+                spent = end.since(start)
+                self.report.stall_landings.append(self._landings.between(start.wall, end.wall))
+                self.report.stall_times_s.append([round(at.wall - self._began, 3) for at in self._gap])
+                self.report.stall_cpu_ms.append(round(spent.cpu * 1000))
+                self.report.stall_ready_ms.append(round(spent.ready * 1000))
+                self.report.stall_disk.append(list(spent[3:]))
                 self.report.stall_jobs.append(names)
                 self.report.stall_scenes.append(scene)
                 if self._sampler is not None:
-                    self.report.stall_places.append(self._sampler.place(*self._gap))
+                    self.report.stall_places.append(self._sampler.place(start.wall, end.wall))
                 kind[1] += 1
                 busy[1] += 1
                 for seen in running:

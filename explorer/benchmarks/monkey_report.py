@@ -71,6 +71,9 @@ class MonkeyReport:
     #: the time in each of ``stalls`` the window's thread was ready to run but waited for a core (Linux; 0
     #: elsewhere): what it neither worked nor spent in this it spent asleep (the GIL, a lock, the X server)
     stall_ready_ms: list[int] = field(default_factory=list)
+    #: what had to come from disk in each of ``stalls``: [the window thread's page faults that read, the
+    #: process's, the kilobytes the window's thread read, the process's] (what the page cache held, not)
+    stall_disk: list[list[int]] = field(default_factory=list)
     #: what the window showed when each of ``stalls`` began: its tab, the model and the text's length
     #: ("tab 'Projection' (3D), random:128256x4096, 50,000 chars"): a stall a walk cannot replay (its
     #: actions follow what the window has loaded by then) is looked for again in that scene
@@ -111,6 +114,9 @@ def format_monkey(r: MonkeyReport) -> str:
     lines += [f"  {ms} ms {what}: the window's thread worked {cpu} ms of it, waited {ready} ms for a core"
               + (f", begun while {', '.join(jobs)} ran" if jobs else "") for (ms, what, _), cpu, ready, jobs
               in zip(r.stalls, r.stall_cpu_ms, r.stall_ready_ms, r.stall_jobs, strict=False)]
+    lines += [f"  {ms} ms {what}: {kb:,} KB read from disk ({faults:,} page faults), {own_kb:,} KB of it by the "
+              f"window's thread" for (ms, what, _), (_, faults, own_kb, kb) in zip(r.stalls, r.stall_disk, strict=False)
+              if kb or faults]
     lines += [f"  {ms} ms {what} while landing: {landed}" for (ms, what, _), landed
               in zip(r.stalls, r.stall_landings, strict=False) if landed]
     lines += [f"  {ms} ms {what} begun in {scene}" for (ms, what, _), scene

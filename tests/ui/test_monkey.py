@@ -389,3 +389,69 @@ def test_each_stall_says_what_the_window_showed_when_it_began(qtbot, explorer):
     chars = f"{len(ex.state.text):,} chars"
     assert report.stall_scenes == [f"tab 'Matrix', toy:robot, {chars}", f"tab 'Cost', toy:robot, {chars}"]
     assert f"held begun in tab 'Cost', toy:robot, {chars}" in format_monkey(report)
+
+
+def _drop_from_page_cache(path) -> bool:
+    """Asks the kernel to forget ``path``'s pages (its page cache, as a machine that reclaims cold files
+    does); True when reading it then comes from disk (not so where the temp dir lives in memory)."""
+    import resource
+
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+        before = resource.getrusage(resource.RUSAGE_SELF).ru_inblock
+        os.pread(fd, 4096, 0)
+        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+        return resource.getrusage(resource.RUSAGE_SELF).ru_inblock > before
+    finally:
+        os.close(fd)
+
+
+@pytest.mark.skipif(not hasattr(os, "posix_fadvise"), reason="drops a file from the page cache (posix_fadvise)")
+def test_each_stall_says_what_had_to_come_from_disk_and_who_read_it(qtbot, explorer, tmp_path):
+    """A stall the window's thread slept through may be a wait for the disk: its own read of a file the
+    machine dropped from memory, or a lock held by a thread reading one. Each stall says the kilobytes
+    read from disk while it lasted, the window thread's and the whole process's."""
+    import threading
+    import time
+
+    cold = tmp_path / "cold.bin"
+    cold.write_bytes(os.urandom(4 << 20))
+    if not _drop_from_page_cache(cold):
+        pytest.skip("reading a file here never reaches a disk (the temp dir is in memory)")
+    ex = explorer
+    with qtbot.waitSignal(ex.load_finished, timeout=60_000):
+        ex.start(model="toy:robot")
+    monkey = Monkey(QApplication.instance(), ex, seed=0, settle_ms=1)
+
+    def read_here():
+        _drop_from_page_cache(cold)
+        cold.read_bytes()
+        time.sleep(0.15)
+        return "read here"
+
+    def read_there():
+        _drop_from_page_cache(cold)
+        reader = threading.Thread(target=cold.read_bytes)
+        reader.start()
+        reader.join()
+        time.sleep(0.15)
+        return "read there"
+
+    def asleep():
+        time.sleep(0.15)
+        return "asleep"
+
+    monkey.actions = [("here", read_here), ("there", read_there), ("asleep", asleep)]
+    report = monkey.run(9)
+    assert len(report.stall_disk) == len(report.stalls) == 9
+    for (_, what, _), (own_faults, faults, own_kb, kb) in zip(report.stalls, report.stall_disk, strict=True):
+        assert 0 <= own_faults <= faults and 0 <= own_kb <= kb
+        if what.endswith("read here"):
+            assert own_kb >= 2048, (what, own_kb, kb)
+        elif what.endswith("read there"):
+            assert own_kb < 1024 and kb >= 2048, (what, own_kb, kb)
+        else:  # the app's own threads may read (the warm-up's imports): only the window's thread is known
+            assert own_kb < 1024, (what, own_kb)
+    assert "KB of it by the window's thread" in format_monkey(report)
