@@ -293,13 +293,9 @@ class Explorer(QObject):
         self._start_load(load_model, spec, spec, text, keep)
 
     def open_table(self, table, text: str | None = None) -> None:
-        """Load a table already open (one made from Python objects by
-        ``explorer.show``) the way :meth:`open_spec` loads a spec: in the
-        background, the current model staying until it succeeds.
-
-        ``text`` becomes the text; None gives the text last typed for the
-        table's kind of tokenizer.
-        """
+        """Load a table already open (one made from Python objects by ``explorer.show``) the way
+        :meth:`open_spec` loads a spec: in the background, the current model staying until it succeeds.
+        ``text`` becomes the text; None gives the text last typed for the table's kind of tokenizer."""
         if self._closed:
             return
         if held_in_memory(table):
@@ -377,8 +373,12 @@ class Explorer(QObject):
         self.warmed_up.emit()
 
     def _import_when_idle(self) -> None:
-        """The imports left for the first idle moment (IDLE_MODULES), in a worker."""
+        """The imports left for the first idle moment (IDLE_MODULES), in a worker; in another, the 3D
+        view's first drawing rehearsed (:mod:`explorer.ui.projection.opengl.rehearsal`)."""
+        from explorer.ui.projection.opengl.rehearsal import rehearse_first_draw
+
         self._runner().start(idle_imports_job, IDLE_MODULES, freeze=self.freeze_when_warm)
+        rehearse_first_draw(self._runner())
 
     def _on_loader_failed(self, exc: BaseException) -> None:
         self.window.set_progress(None)

@@ -28,7 +28,8 @@ from PySide6.QtWidgets import QCheckBox, QStackedLayout, QVBoxLayout, QWidget
 from explorer.state.app_state import AppState
 from explorer.ui.common.wrapped_label import WrapLabel
 from explorer.ui.projection.hover import hover_text
-from explorer.ui.projection.opengl.support import gl_status
+from explorer.ui.projection.opengl.rehearsal import rehearsal_signals, rehearsing
+from explorer.ui.projection.opengl.support import gl_probed, gl_status
 from explorer.ui.projection.scene3d import Cloud3D, cloud_3d, why_not_3d
 from explorer.ui.style import ACCENT, EXTRA, SPACING, TEXT_TOKENS
 
@@ -88,6 +89,7 @@ class PlotPages(QWidget):
         lay.addWidget(pages, 1)
         self._pages = QStackedLayout(pages)
         self._pages.addWidget(plot)
+        rehearsal_signals().ended.connect(self._on_rehearsed)
 
     # -- public ----------------------------------------------------------------------------
     @property
@@ -145,6 +147,11 @@ class PlotPages(QWidget):
         self._gl_asked = "answered"  # imported, or failed: not asked again (gl_status says why)
         self._refresh(reframe=True)
 
+    def _on_rehearsed(self) -> None:
+        """The first drawing's rehearsal ended (:mod:`.opengl.rehearsal`): 3D comes, if it waited for it."""
+        if self.wanted and self.gl is None:
+            self._refresh(reframe=True)
+
     def clear(self) -> None:
         """A new model: nothing of the old one stays."""
         self._result, self._cloud, self._cloud_args = None, None, None
@@ -181,12 +188,12 @@ class PlotPages(QWidget):
         return True
 
     def _refresh(self, reframe: bool = False) -> None:
-        if self._gl_code_awaited():
+        if self._gl_code_awaited() or (self.wanted and self.gl is None and rehearsing()):
             self.notice.setText("Preparing 3D (loading its OpenGL code)… Showing 2D meanwhile.")
             self.notice.show()
             self._show_page(self.plot)
             return
-        probed = gl_status.cache_info().currsize > 0
+        probed = gl_probed()
         reason = self._why_not()
         self.notice.setText(f"{reason}. Showing 2D." if reason else "")
         self.notice.setVisible(bool(reason))

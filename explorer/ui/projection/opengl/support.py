@@ -12,11 +12,10 @@ answer is a sentence the view can show as it is.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
 
 from explorer.core.errors import user_message
 
-__all__ = ["GLStatus", "gl_status"]
+__all__ = ["GLStatus", "gl_status", "gl_probed", "remember_gl_status"]
 
 
 @dataclass(frozen=True)
@@ -37,10 +36,31 @@ class GLStatus:
     renderer: str = ""
 
 
-@lru_cache(maxsize=1)
+#: the answer, once known (a list: set once, read from any thread)
+_known: list[GLStatus] = []
+
+
 def gl_status() -> GLStatus:
     """Probe once: PyOpenGL and pyqtgraph.opengl import, and an OpenGL
-    context can be made current and answers ``glGetString``."""
+    context can be made current and answers ``glGetString``. (Known already
+    when the 3D view's first drawing was rehearsed: :mod:`.rehearsal`.)"""
+    if not _known:
+        _known.append(_probe())
+    return _known[0]
+
+
+def gl_probed() -> bool:
+    """:func:`gl_status` knows its answer (asking makes no context)."""
+    return bool(_known)
+
+
+def remember_gl_status(status: GLStatus) -> None:
+    """The answer of a context made elsewhere (:mod:`.rehearsal`), unless one is known already."""
+    if not _known:
+        _known.append(status)
+
+
+def _probe() -> GLStatus:
     from PySide6.QtGui import QGuiApplication
 
     app = QGuiApplication.instance()
