@@ -21,7 +21,7 @@ from typing import NamedTuple
 
 __all__ = ["QT_SEEN", "EXCEPTIONS_SEEN", "WARNINGS_SEEN", "collect_qt_message", "collect_exception",
            "collect_warning", "rss_mb", "reference_loop_ms", "StackSampler", "Landings", "thread_places", "ReadyClock",
-           "ThreadClocks", "Reading"]
+           "ThreadClocks", "Reading", "CollectionLog"]
 
 #: what a platform says about itself, not about the app (pytest's qt_log_ignore has the same)
 QT_NOISE = ("This plugin does not support propagateSizeHints",)
@@ -165,6 +165,41 @@ def collect_warning(message, category, filename, lineno, file=None, line=None) -
                               warning_place(traceback.extract_stack())))
 
 
+class CollectionLog:
+    """The garbage collections of the oldest generation, and any over :data:`GC_NOTED_S`, in any thread
+    (``gc.callbacks``), while started: a full collection holds the GIL throughout, and every other
+    thread, the window's too, waits for it asleep (no CPU, no core waited for, nothing read)."""
+
+    def __init__(self, keep: int = 20_000):
+        #: (start, end, generation, thread name) of the collections noted
+        self.collections: deque = deque(maxlen=keep)
+        self._started: dict[int, float] = {}
+
+    def start(self) -> None:
+        if self._on_gc not in gc.callbacks:
+            gc.callbacks.append(self._on_gc)
+
+    def stop(self) -> None:
+        if self._on_gc in gc.callbacks:
+            gc.callbacks.remove(self._on_gc)
+
+    def _on_gc(self, phase: str, info: dict) -> None:
+        # the module's own time: an import here fails while the interpreter shuts down (a sampler a script
+        # left running printed an error at each collection then)
+        now, me = time.perf_counter(), threading.get_ident()
+        if phase == "start":
+            self._started[me] = now
+            return
+        began = self._started.pop(me, None)
+        if began is not None and (info.get("generation") == 2 or now - began >= GC_NOTED_S):
+            self.collections.append((began, now, info.get("generation"), threading.current_thread().name))
+
+    def between(self, t0: float, t1: float) -> list[str]:
+        """The collections noted that overlap ``t0``..``t1`` (perf_counter seconds), in words."""
+        return [f"{'full ' if gen == 2 else ''}GC {1000 * (b - a):.0f} ms in {name}"
+                for a, b, gen, name in list(self.collections) if a < t1 and b > t0]
+
+
 class StackSampler:
     """The window thread's Python stack, sampled every ``interval_s`` by a daemon thread, so that
     a stall can say where the window's thread was while it lasted (:meth:`place`).
@@ -172,8 +207,7 @@ class StackSampler:
     A sample needs the GIL. When another thread held it through a stall, there are no samples
     of it, so the sampler also keeps what it can say of such a stall:
 
-    - the garbage collections of the oldest generation, and any over :data:`GC_NOTED_S`, in
-      any thread (``gc.callbacks``): a full collection holds the GIL throughout;
+    - the garbage collections (:class:`CollectionLog`);
     - each time a sample came over :data:`STARVED_S` late, where every other thread was when the
       sampler got the GIL back: the one that held it is there, just past what it did.
 
@@ -184,38 +218,24 @@ class StackSampler:
     def __init__(self, interval_s: float = 0.01, keep: int = 20_000):
         self.interval_s = interval_s
         self._samples: deque = deque(maxlen=keep)
-        #: (start, end, generation, thread name) of the collections noted
-        self.collections: deque = deque(maxlen=keep)
+        self.gc_log = CollectionLog(keep)
         #: (last sample, late sample, the other threads' places) of the late samples
         self.starved: deque = deque(maxlen=keep)
-        self._gc_started: dict[int, float] = {}
         self._target = threading.main_thread().ident
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
     def start(self) -> None:
         self._stop.clear()
-        gc.callbacks.append(self._on_gc)
+        self.gc_log.start()
         self._thread = threading.Thread(target=self._run, name="stack sampler", daemon=True)
         self._thread.start()
 
     def stop(self) -> None:
         self._stop.set()
-        if self._on_gc in gc.callbacks:
-            gc.callbacks.remove(self._on_gc)
+        self.gc_log.stop()
         if self._thread is not None:
             self._thread.join(timeout=1.0)
-
-    def _on_gc(self, phase: str, info: dict) -> None:
-        # the module's own time: an import here fails while the interpreter shuts down (a sampler a script
-        # left running printed an error at each collection then)
-        now, me = time.perf_counter(), threading.get_ident()
-        if phase == "start":
-            self._gc_started[me] = now
-            return
-        began = self._gc_started.pop(me, None)
-        if began is not None and (info.get("generation") == 2 or now - began >= GC_NOTED_S):
-            self.collections.append((began, now, info.get("generation"), threading.current_thread().name))
 
     def _run(self) -> None:
         last = time.perf_counter()
@@ -243,8 +263,7 @@ class StackSampler:
         return "; ".join([self._window_place(t0, t1)] + self._elsewhere(t0, t1))
 
     def _elsewhere(self, t0: float, t1: float) -> list[str]:
-        notes = [f"{'full ' if gen == 2 else ''}GC {1000 * (b - a):.0f} ms in {name}"
-                 for a, b, gen, name in list(self.collections) if a < t1 and b > t0]
+        notes = self.gc_log.between(t0, t1)
         for a, b, places in list(self.starved):
             if a < t1 and b > t0:
                 others = [p for p in places if not p.startswith(("MainThread", "stack sampler"))][:3]

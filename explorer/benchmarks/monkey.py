@@ -1,19 +1,16 @@
-"""The monkey: a seeded random walk of user actions through the real window's
-public widgets (``python -m explorer bench --monkey N``; issue 23).
+"""The monkey: a seeded random walk of user actions through the real window's public widgets
+(``python -m explorer bench --monkey N``; issue 23).
 
-Kept out of ``core`` because it drives the real window. Every action is
-something a user can do: click a chip, type or paste a strange text, switch
-tabs and pages, open models (a corrupt file and a folder that is not a model
-among them), press any visible button (training start, pause, stop, reset;
-t-SNE and its cancel; 3D, density, clusters; the tour's steps), set a combo
-box or a spin box to any of its values, resize the window between 1024x700
-and 1920x1080, press Escape or Enter wherever the focus is. The walk does
-not wait for background work, as a user does not.
+Kept out of ``core`` because it drives the real window. Every action is something a user can do:
+click a chip, type or paste a strange text, switch tabs and pages, open models (a corrupt file and a
+folder that is not a model among them), press any visible button (training start, pause, stop, reset;
+t-SNE and its cancel; 3D, density, clusters; the tour's steps), set a combo box or a spin box to any
+of its values, resize the window between 1024x700 and 1920x1080, press Escape or Enter wherever the
+focus is. The walk does not wait for background work, as a user does not.
 
-After every action it counts exceptions that reached ``sys.excepthook`` and
-Qt warnings, and measures the GUI stall (the longest gap between ticks of a
-5 ms timer) with the action that caused it. At the end, once the window is
-idle, every visible readout must agree with AppState (model, text, selected
+After every action it counts exceptions that reached ``sys.excepthook`` and Qt warnings, and measures
+the GUI stall (the longest gap between ticks of a 5 ms timer) with the action that caused it. At the
+end, once the window is idle, every visible readout must agree with AppState (model, text, selected
 token); the RSS growth over the walk is reported.
 """
 
@@ -32,8 +29,8 @@ from explorer.benchmarks.listeners import (
     EXCEPTIONS_SEEN,
     QT_SEEN,
     WARNINGS_SEEN,
+    CollectionLog,
     Landings,
-    Reading,
     StackSampler,
     ThreadClocks,
     collect_exception,
@@ -78,9 +75,9 @@ class Monkey:
         # where the window's thread was during each stall (a sampler of its stack; off by default: it
         # takes the GIL 100 times a second)
         self._sampler = StackSampler() if stacks else None
-        self._began = 0.0  # when the walk began
         self._landings = Landings()  # what the jobs brought to the window's thread, and when
-        self._last_began = 0.0  # when the action under way began
+        self._gc_log = CollectionLog()  # the collections, in any thread: every thread waits for a full one
+        self._began = self._last_began = 0.0  # when the walk began, and the action under way
         self._gaps: list[float] = []  # each action's longest gap (ms)
         ex.state.model_changed.connect(self._landings.model_installed)
         self.heavy, self.settle_ms = heavy, settle_ms
@@ -94,7 +91,7 @@ class Monkey:
         self.models = LIGHT_MODELS + (HEAVY_MODELS if heavy else []) + [str(self._dir / "notamodel"),
                                                                         str(corrupt.parent), str(corrupt)]
         self._clocks = ThreadClocks()  # made here, in the window's thread: its own clocks
-        self._last: Reading = self._clocks()
+        self._last = self._clocks()
         self._gap = (self._last, self._last)  # the longest gap of the action: the clocks at its start and end
         self._longest = 0.0
         # the codec type_text splits texts with, looked up now: its first lookup imports a module, and
@@ -175,6 +172,7 @@ class Monkey:
                 warnings.simplefilter("always", RuntimeWarning)  # every one, not the first per place
                 warnings.showwarning = collect_warning
                 timer.start()
+                self._gc_log.start()
                 if self._sampler is not None:
                     self._sampler.start()
                 self._walk(n)
@@ -185,6 +183,7 @@ class Monkey:
                 self._take_warnings("the end of the walk")
         finally:
             timer.stop()
+            self._gc_log.stop()
             if self._sampler is not None:
                 self._sampler.stop()
             qInstallMessageHandler(old_handler)
@@ -240,6 +239,7 @@ class Monkey:
                 self.report.stall_cpu_ms.append(round(spent.cpu * 1000))
                 self.report.stall_ready_ms.append(round(spent.ready * 1000))
                 self.report.stall_disk.append(list(spent[3:]))
+                self.report.stall_collections.append(self._gc_log.between(start.wall, end.wall))
                 self.report.stall_jobs.append(names)
                 self.report.stall_scenes.append(scene)
                 if self._sampler is not None:

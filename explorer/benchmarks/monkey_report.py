@@ -74,6 +74,9 @@ class MonkeyReport:
     #: what had to come from disk in each of ``stalls``: [the window thread's page faults that read, the
     #: process's, the kilobytes the window's thread read, the process's] (what the page cache held, not)
     stall_disk: list[list[int]] = field(default_factory=list)
+    #: the garbage collections that overlapped each of ``stalls`` (full ones, and any over 20 ms), in any
+    #: thread, in words ("full GC 310 ms in Dummy-3"): the GIL is held throughout
+    stall_collections: list[list[str]] = field(default_factory=list)
     #: what the window showed when each of ``stalls`` began: its tab, the model and the text's length
     #: ("tab 'Projection' (3D), random:128256x4096, 50,000 chars"): a stall a walk cannot replay (its
     #: actions follow what the window has loaded by then) is looked for again in that scene
@@ -117,6 +120,8 @@ def format_monkey(r: MonkeyReport) -> str:
     lines += [f"  {ms} ms {what}: {kb:,} KB read from disk ({faults:,} page faults), {own_kb:,} KB of it by the "
               f"window's thread" for (ms, what, _), (_, faults, own_kb, kb) in zip(r.stalls, r.stall_disk, strict=False)
               if kb or faults]
+    lines += [f"  {ms} ms {what}: {'; '.join(notes)}" for (ms, what, _), notes
+              in zip(r.stalls, r.stall_collections, strict=False) if notes]
     lines += [f"  {ms} ms {what} while landing: {landed}" for (ms, what, _), landed
               in zip(r.stalls, r.stall_landings, strict=False) if landed]
     lines += [f"  {ms} ms {what} begun in {scene}" for (ms, what, _), scene

@@ -78,10 +78,10 @@ def test_the_stack_sampler_notes_a_full_collection_and_the_thread_that_made_it()
         t1 = time.perf_counter()
     finally:
         sampler.stop()
-    assert any(gen == 2 and name == "the-collector" for _, _, gen, name in sampler.collections)
+    assert any(gen == 2 and name == "the-collector" for _, _, gen, name in sampler.gc_log.collections)
     assert "full GC" in sampler.place(t0, t1) and "in the-collector" in sampler.place(t0, t1)
     assert "the-collector" not in sampler.place(t1 + 1, t1 + 2)  # only what overlaps the stall
-    assert sampler._on_gc not in gc.callbacks  # stopped: the process's collections are its own again
+    assert sampler.gc_log._on_gc not in gc.callbacks  # stopped: the process's collections are its own again
 
 
 def test_the_stack_sampler_says_where_the_other_threads_were_when_it_was_kept_from_the_gil():

@@ -455,3 +455,31 @@ def test_each_stall_says_what_had_to_come_from_disk_and_who_read_it(qtbot, explo
         else:  # the app's own threads may read (the warm-up's imports): only the window's thread is known
             assert own_kb < 1024, (what, own_kb)
     assert "KB of it by the window's thread" in format_monkey(report)
+
+
+def test_each_stall_names_the_full_collections_made_in_it_in_any_thread(qtbot, explorer):
+    """A full collection holds the GIL throughout: the window's thread waits for it asleep, whichever
+    thread made it. Each stall names the collections that overlapped it, with the thread, without the
+    stack sampler (``--stacks``) that noted them before."""
+    import gc
+    import threading
+    import time
+
+    ex = explorer
+    with qtbot.waitSignal(ex.load_finished, timeout=60_000):
+        ex.start(model="toy:robot")
+    monkey = Monkey(QApplication.instance(), ex, seed=0, settle_ms=1)
+
+    def collected_there():
+        t = threading.Thread(target=gc.collect, name="the-collector")
+        t.start()
+        t.join()
+        time.sleep(0.15)
+        return "collected"
+
+    monkey.actions = [("collect", collected_there)]
+    report = monkey.run(3)
+    assert len(report.stall_collections) == len(report.stalls) == 3
+    for notes in report.stall_collections:
+        assert any(n.startswith("full GC ") and n.endswith(" in the-collector") for n in notes), notes
+    assert " in the-collector" in format_monkey(report)
