@@ -2,18 +2,15 @@
 
 Two pieces:
 
-* :class:`JobRunner` runs one generator job at a time in superqt's thread
-  pool. Starting a job asks the older one to stop and bumps a generation
-  counter, so a stale result never overwrites a fresh one.
-* :class:`Computation` is one derived result of the state (the neighbours
-  of the selection, a projection, ...): it keeps the latest value, drops it
-  the moment its inputs change, and recomputes in a worker, now or, for a
-  *lazy* one, once some view wants it.
+* :class:`JobRunner` runs one generator job at a time in superqt's thread pool. Starting a job asks
+  the older one to stop and bumps a generation counter, so a stale result never overwrites a fresh one.
+* :class:`Computation` is one derived result of the state (the neighbours of the selection, a
+  projection, ...): it keeps the latest value, drops it the moment its inputs change, and recomputes
+  in a worker, now or, for a *lazy* one, once some view wants it.
 
-Jobs are generator functions in ``core``: they ``yield (fraction, message)``
-for progress (anything else they yield is passed on as a partial result)
-and ``return`` their result. A worker can stop only at a yield. Nothing here
-touches widgets; only the GUI-thread slots connected to these signals do.
+Jobs are generator functions in ``core``: they ``yield (fraction, message)`` for progress (anything
+else they yield is passed on as a partial result) and ``return`` their result. A worker can stop only
+at a yield. Nothing here touches widgets; only the GUI-thread slots connected to these signals do.
 """
 
 from __future__ import annotations
@@ -50,8 +47,7 @@ class JobRunner(QObject):
     succeeded(object)
         The job's return value (only for the newest job).
     failed(object)
-        The exception the newest job raised (format it with
-        :func:`explorer.core.errors.user_message`).
+        The exception the newest job raised (format it with :func:`explorer.core.errors.user_message`).
     cancelled()
     running_changed(bool)
 
@@ -181,13 +177,12 @@ class JobRunner(QObject):
 class _Worker(GeneratorWorker):
     """superqt's generator worker, run without two habits of its ``run()``.
 
-    * It wrapped the job in ``warnings.catch_warnings`` and sent every warning of the
-      process, from any thread, to the worker's ``warned`` signal: warnings vanished
-      while any job ran, and two overlapping jobs left one handler in place for good.
-    * Its ``work()`` returns a ``RuntimeError`` the job raised instead of
-      raising it (superqt takes it for a deleted worker), and ``run()`` then
-      only warned: torch reports most failures as RuntimeError (a shape, an
-      allocation), and the job never said it had failed nor finished.
+    * It wrapped the job in ``warnings.catch_warnings`` and sent every warning of the process, from any
+      thread, to the worker's ``warned`` signal: warnings vanished while any job ran, and two
+      overlapping jobs left one handler in place for good.
+    * Its ``work()`` returns a ``RuntimeError`` the job raised instead of raising it (superqt takes it
+      for a deleted worker), and ``run()`` then only warned: torch reports most failures as
+      RuntimeError (a shape, an allocation), and the job never said it had failed nor finished.
     """
 
     steps = None  # the job's generator (set by JobRunner.start)
@@ -199,20 +194,27 @@ class _Worker(GeneratorWorker):
         try:
             result = self.work()
             if isinstance(result, RuntimeError):
-                if not shiboken6.isValid(self):
+                if not self._heard():
                     return  # the worker itself is gone: nobody to tell
                 raise result
             if not self.abort_requested:
                 self.returned.emit(result)
         except Exception as exc:  # noqa: BLE001 (the job's failure, handed to the GUI thread)
-            self.errored.emit(exc)
+            if self._heard():
+                self.errored.emit(exc)
         finally:
             sys.setprofile(None)  # the pool's thread goes back unprofiled (_run_steps gates the job's steps)
             _close_steps(self.steps)  # a stopped job's frame (a table, its strings) freed here, not in the window's
             self.steps = None
         self._running = False
-        self.finished.emit()
-        self._finished.emit(self)
+        if self._heard():
+            self.finished.emit()
+            self._finished.emit(self)
+
+    def _heard(self) -> bool:
+        """The worker and its signals' object still exist: a job running past the window's close found them
+        deleted as the interpreter ended, and its emit raised into Qt's runnable, which printed it."""
+        return shiboken6.isValid(self) and shiboken6.isValid(self.signals)
 
 
 def _run_steps(steps: Iterator, gives_way: bool = True, always_gated: bool = False):
@@ -261,12 +263,11 @@ def _close_steps(steps) -> None:
 class Computation(QObject):
     """One derived result, kept current off the GUI thread.
 
-    :meth:`request` says the inputs changed: the current value is dropped at
-    once (``reset``), an older run is cancelled so its result never lands,
-    and the job runs in a worker. A *lazy* computation runs only while some
-    consumer wants it (:meth:`want`, driven by the views' visibility); a
-    request nobody wants waits, and starts when first wanted. Cheap results
-    are set on the spot with :meth:`publish`, through the same signals.
+    :meth:`request` says the inputs changed: the current value is dropped at once (``reset``), an older
+    run is cancelled so its result never lands, and the job runs in a worker. A *lazy* computation runs
+    only while some consumer wants it (:meth:`want`, driven by the views' visibility); a request nobody
+    wants waits, and starts when first wanted. Cheap results are set on the spot with :meth:`publish`,
+    through the same signals.
 
     Signals
     -------
@@ -415,11 +416,10 @@ class Computation(QObject):
 class JobView:
     """What a view sees of one of the state's computations (``state.jobs.<name>``).
 
-    Its value and its signals (reset, started, progressed, produced,
-    finished, failed, cancelled, running_changed), whether the view wants it
-    (:meth:`want`, driven by the view being on screen) and the user's
-    Cancel. It cannot request, publish or clear a result: inputs are the
-    state's business, so a view asks the state for an intent instead.
+    Its value and its signals (reset, started, progressed, produced, finished, failed, cancelled,
+    running_changed), whether the view wants it (:meth:`want`, driven by the view being on screen) and
+    the user's Cancel. It cannot request, publish or clear a result: inputs are the state's business,
+    so a view asks the state for an intent instead.
     """
 
     __slots__ = ("_comp",)
@@ -492,9 +492,9 @@ def await_all_workers(msecs: int = 10000) -> bool:
 def settle_collector_between_jobs() -> int:
     """:func:`~explorer.core.runtime.settle_collector` when no worker thread runs (0 otherwise).
 
-    A cancelled job's thread runs on to its next yield after its runner has let it go (the
-    app is no longer busy): its frame and half-built objects must not be parked, where a
-    cycle they later join would never be collected."""
+    A cancelled job's thread runs on to its next yield after its runner has let it go (the app is no
+    longer busy): its frame and half-built objects must not be parked, where a cycle they later join
+    would never be collected."""
     if any(pool.activeThreadCount() for pool in _pools()):
         return 0
     return settle_collector()

@@ -191,6 +191,32 @@ def test_runner_ignores_reports_after_its_owner_is_deleted(qtbot):
     assert await_all_workers()  # no report reaches the deleted runner, nothing crashes
 
 
+@pytest.mark.parametrize("ending", ["returns", "raises"])
+def test_a_job_outliving_its_workers_signals_ends_quietly(qtbot, capfd, ending):
+    """A job still running when the interpreter ends (past the window's close wait) found its worker's
+    signals deleted: its next emit raised "Signal source has been deleted" into Qt's runnable, which
+    printed a traceback on the way out. Now the worker sees nobody is left to tell and ends."""
+    import shiboken6
+
+    runner, gate = JobRunner(), threading.Event()
+
+    def job():
+        while not gate.wait(0.005):
+            yield 0.5, "waiting"
+        if ending == "raises":
+            raise ValueError("late")
+        return 1
+
+    runner.start(job)
+    worker = runner._worker
+    qtbot.waitUntil(lambda: worker.is_running, timeout=5000)
+    shiboken6.delete(worker.signals)
+    gate.set()
+    assert await_all_workers()
+    err = capfd.readouterr().err
+    assert "Signal source has been deleted" not in err and "Traceback" not in err, err
+
+
 class _Arg:
     """Stands for a job's big argument (a table)."""
 

@@ -54,6 +54,7 @@ _signals: _Signals | None = None
 _running: list[QOffscreenSurface] = []  # the surface of the rehearsal under way (one at most)
 _started: list[bool] = []  # [True] once one was started: one per process
 _results: list[Rehearsal] = []  # what it did, once it ended
+_kept: list[QOffscreenSurface] = []  # the surface of a cancelled rehearsal: its worker may still draw on it
 
 
 def rehearsal_signals() -> _Signals:
@@ -99,18 +100,22 @@ def rehearse_first_draw(runner) -> bool:
         return False
     _running.append(surface)
 
-    def ended(result=None) -> None:
+    def ended(result=None, cancelled: bool = False) -> None:
         if isinstance(result, Rehearsal):
             _results.append(result)
             if result.status.ok:
                 remember_gl_status(result.status)
         if surface in _running:
             _running.remove(surface)
-            surface.destroy()
+            if cancelled:  # (closing the window): the job stops at its next step, perhaps after drawing
+                _kept.append(surface)
+            else:  # the job has returned or raised: its context is gone
+                surface.destroy()
             rehearsal_signals().ended.emit()
 
-    for signal in (runner.succeeded, runner.failed, runner.cancelled):
-        signal.connect(ended)
+    runner.succeeded.connect(ended)
+    runner.failed.connect(ended)
+    runner.cancelled.connect(lambda: ended(cancelled=True))
     runner.start(rehearsal_job, surface)
     return True
 
