@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QGuiApplication, QOffscreenSurface, QOpenGLContext, QSurfaceFormat
 
-from explorer.ui.projection.opengl.support import GLStatus, remember_gl_status
+from explorer.ui.projection.opengl.support import GLStatus, answered, remember_gl_status
 
 __all__ = ["Rehearsal", "rehearse_first_draw", "rehearsal_job", "rehearsing", "rehearsal_signals", "last_rehearsal",
            "why_not_rehearse", "SIZE"]
@@ -134,11 +134,9 @@ def rehearsal_job(surface: QOffscreenSurface) -> Iterator[tuple[float, str]]:
     try:
         from OpenGL import GL
 
-        version, renderer = GL.glGetString(GL.GL_VERSION), GL.glGetString(GL.GL_RENDERER)
-        if not version:
-            return Rehearsal(GLStatus(False, "the OpenGL driver did not answer"))
-        text = lambda b: b.decode("ascii", "replace") if isinstance(b, bytes) else str(b)  # noqa: E731
-        status = GLStatus(True, "", f"{text(renderer)} · OpenGL {text(version)}")
+        status = answered(GL.glGetString(GL.GL_VERSION), GL.glGetString(GL.GL_RENDERER))
+        if not status.ok:
+            return Rehearsal(status)
         yield 0.5, "Preparing 3D"
         return Rehearsal(status, _draw(ctx))
     except Exception as exc:  # PyOpenGL's errors, a driver's: the 3D view says so when it is asked for

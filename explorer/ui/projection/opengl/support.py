@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from explorer.core.errors import user_message
 
-__all__ = ["GLStatus", "gl_status", "gl_probed", "remember_gl_status"]
+__all__ = ["GLStatus", "gl_status", "gl_probed", "remember_gl_status", "answered"]
 
 
 @dataclass(frozen=True)
@@ -94,6 +94,11 @@ def _probe() -> GLStatus:
             ctx.doneCurrent()
     finally:
         surface.destroy()
+    return answered(version, renderer)
+
+
+def answered(version, renderer) -> GLStatus:
+    """The status of a driver that said ``glGetString``'s ``version`` and ``renderer`` (bytes, or None)."""
     if not version:
         return GLStatus(False, "3D needs OpenGL, and the OpenGL driver did not answer")
     text = lambda b: b.decode("ascii", "replace") if isinstance(b, bytes) else str(b)  # noqa: E731
