@@ -187,12 +187,14 @@ class Explorer(QObject):
 
     def _build_projection(self):
         from explorer.ui.projection import ProjectionView
+        from explorer.ui.projection.opengl.rehearsal import rehearse_first_draw
 
         view = yield from ProjectionView.built_in_steps(self.state)  # over turns, when a tab is opened
         view.token_selected.connect(self.state.set_selected_token)
         view.token_added.connect(self.state.add_extra_token)
-        gl = self._runner()  # 3D asked for before the warm-up imported its OpenGL code: imported in a worker
-        view.plot_pages.gl_needed.connect(lambda: gl.start(warm_up_job, (), OPTIONAL_MODULES))
+        gl, rehearsal = self._runner(), self._runner()  # 3D first asked for: its OpenGL code imported, its
+        view.plot_pages.gl_needed.connect(lambda: gl.start(warm_up_job, (), OPTIONAL_MODULES))  # first drawing
+        gl.succeeded.connect(lambda _imported: rehearse_first_draw(rehearsal))  # rehearsed, before 3D is tried again
         gl.succeeded.connect(view.plot_pages.gl_imported)
         gl.failed.connect(view.plot_pages.gl_imported)
         return view
@@ -373,12 +375,8 @@ class Explorer(QObject):
         self.warmed_up.emit()
 
     def _import_when_idle(self) -> None:
-        """The imports left for the first idle moment (IDLE_MODULES), in a worker; in another, the 3D
-        view's first drawing rehearsed (:mod:`explorer.ui.projection.opengl.rehearsal`)."""
-        from explorer.ui.projection.opengl.rehearsal import rehearse_first_draw
-
+        """The imports left for the first idle moment (IDLE_MODULES), in a worker."""
         self._runner().start(idle_imports_job, IDLE_MODULES, freeze=self.freeze_when_warm)
-        rehearse_first_draw(self._runner())
 
     def _on_loader_failed(self, exc: BaseException) -> None:
         self.window.set_progress(None)

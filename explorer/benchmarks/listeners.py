@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import gc
 import os
-import resource
 import sys
 import threading
 import time
@@ -18,6 +17,11 @@ import traceback
 from collections import Counter, deque
 from pathlib import Path
 from typing import NamedTuple
+
+try:
+    import resource
+except ImportError:  # not on Windows: no disk reads are told there
+    resource = None
 
 __all__ = ["QT_SEEN", "EXCEPTIONS_SEEN", "WARNINGS_SEEN", "collect_qt_message", "collect_exception",
            "collect_warning", "rss_mb", "reference_loop_ms", "StackSampler", "Landings", "thread_places", "ReadyClock",
@@ -125,13 +129,14 @@ class ThreadClocks:
     drop files it thinks cold from its page cache (a VM's DAMON reclaim: after a minute unread), so
     what one walk reads from memory another reads from disk."""
 
-    _THREAD = getattr(resource, "RUSAGE_THREAD", resource.RUSAGE_SELF)
-
     def __init__(self) -> None:
         self._ready = ReadyClock()
 
     def __call__(self) -> Reading:
-        mine, every = resource.getrusage(self._THREAD), resource.getrusage(resource.RUSAGE_SELF)
+        if resource is None:
+            return Reading(time.perf_counter(), time.thread_time(), self._ready(), 0, 0, 0, 0)
+        mine = resource.getrusage(getattr(resource, "RUSAGE_THREAD", resource.RUSAGE_SELF))
+        every = resource.getrusage(resource.RUSAGE_SELF)
         return Reading(time.perf_counter(), time.thread_time(), self._ready(), mine.ru_majflt,
                        every.ru_majflt, mine.ru_inblock // 2, every.ru_inblock // 2)
 

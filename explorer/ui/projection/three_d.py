@@ -10,9 +10,9 @@ and OpenGL works (:func:`gl_status`); otherwise, and when the first frame
 fails to draw, the 2D plot stays and a line above it says why.
 
 Its OpenGL code (PyOpenGL, pyqtgraph.opengl: 0.3 s of imports) comes with the
-app's warm-up. Asked for before then, the 2D plot stays under "Preparing 3D…"
-while the owner imports it in a worker (``gl_needed``, then
-:meth:`PlotPages.gl_imported`): imported in the click, it stalled the window
+app's warm-up. Asked for before then, or before the first drawing was rehearsed off the window's
+thread (:mod:`.opengl.rehearsal`), the 2D plot stays under "Preparing 3D…" while the owner does both
+in workers (``gl_needed``, then :meth:`PlotPages.gl_imported`): imported in the click, it stalled the window
 324-337 ms. With nobody connected to ``gl_needed``, the click imports it.
 """
 
@@ -28,7 +28,7 @@ from PySide6.QtWidgets import QCheckBox, QStackedLayout, QVBoxLayout, QWidget
 from explorer.state.app_state import AppState
 from explorer.ui.common.wrapped_label import WrapLabel
 from explorer.ui.projection.hover import hover_text
-from explorer.ui.projection.opengl.rehearsal import rehearsal_signals, rehearsing
+from explorer.ui.projection.opengl.rehearsal import rehearsal_signals, rehearsal_wanted, rehearsing
 from explorer.ui.projection.opengl.support import gl_probed, gl_status
 from explorer.ui.projection.scene3d import Cloud3D, cloud_3d, why_not_3d
 from explorer.ui.style import ACCENT, EXTRA, SPACING, TEXT_TOKENS
@@ -177,9 +177,10 @@ class PlotPages(QWidget):
         return why_not_3d(self._result)
 
     def _gl_code_awaited(self) -> bool:
-        """3D is wanted, its code is not imported yet and the owner imports it (asked once)."""
-        module = sys.modules.get(GL_MODULE)
-        if not self.wanted or self.gl is not None or hasattr(module, "GLProjection") \
+        """3D is wanted, its code is not imported yet or its first drawing not rehearsed, and the owner
+        does both (asked once)."""
+        imported = hasattr(sys.modules.get(GL_MODULE), "GLProjection")
+        if not self.wanted or self.gl is not None or (imported and not rehearsal_wanted()) \
                 or self._gl_asked == "answered" or not self.receivers(SIGNAL("gl_needed()")):
             return False
         if not self._gl_asked:

@@ -11,10 +11,10 @@ import pytest
 
 from tests.support.x_server import private_display
 
-#: the app on a private X display, as a user starts it (``auto``: the rehearsal comes by itself at the
-#: first idle moment; ``early``: started by hand, and 3D asked for in the same turn). Then every mapped
-#: library's pages are dropped from the page cache (what is mapped in the process stays), as a machine
-#: that reclaims files unread for a while does, and 3D is turned on: what did the window's thread read?
+#: the app on a private X display, as a user starts it; 3D turned on for the first time (``toggle``), or
+#: turned on and the window closed at once (``close``). When the rehearsal ends, every mapped library's
+#: pages are dropped from the page cache (what is mapped in the process stays), as a machine that
+#: reclaims files unread for a while does: what do the 3D view's first frames read on the window's thread?
 _SCRIPT = """
 import os, resource, sys, time
 from PySide6.QtCore import QEventLoop, QSettings, QTimer
@@ -29,50 +29,45 @@ def wait(cond, what, timeout=90):
             raise SystemExit("timed out waiting for " + what)
         loop = QEventLoop(); QTimer.singleShot(20, loop.quit); loop.exec()
 
+def on_ended():  # connected before the view's own slot: runs first, before the 3D view is made
+    ended.append(support.gl_probed())
+    for path in mapped_libraries():
+        try:
+            fd = os.open(path, os.O_RDONLY)
+        except OSError:
+            continue
+        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+        os.close(fd)
+    before.append(resource.getrusage(resource.RUSAGE_THREAD).ru_inblock)
+
 mode, ini = sys.argv[1], sys.argv[2]
 app = make_app()
 ex = Explorer(QSettings(ini, QSettings.IniFormat))
-ex.build_when_idle = mode == "auto"
 ex.window.resize(1024, 700); ex.window.show()
-ended = []
-rehearsal.rehearsal_signals().ended.connect(lambda: ended.append(support.gl_probed()))
+ended, before = [], []
+rehearsal.rehearsal_signals().ended.connect(on_ended)
 ex.start(model="toy:cat-sat", text="the cat sat")
 wait(lambda: ex.state.table is not None, "the model")
 ex.window.show_view("projection")
 wait(lambda: ex.view_built("projection") and ex.projection_view.plot_pages.cloud is not None, "the projection")
 pages = ex.projection_view.plot_pages
-seen = None
-if mode == "close":
-    wait(lambda: "GLProjection" in dir(sys.modules.get("explorer.ui.projection.opengl.scene")), "the 3D code")
-    started = rehearsal.rehearse_first_draw(ex._runner())
-    ex.window.close()  # as the user closes it: the rehearsal is cancelled, perhaps in the middle of drawing
-    app.processEvents()
-    print(repr((started, rehearsal.rehearsing())))
-    sys.exit(0)
-if mode == "auto":
-    wait(lambda: ended, "the rehearsal")
-else:
-    wait(lambda: "GLProjection" in dir(sys.modules.get("explorer.ui.projection.opengl.scene")), "the 3D code")
-    started = rehearsal.rehearse_first_draw(ex._runner())
-    pages.toggle.setChecked(True)  # in the same turn: 3D waits for the rehearsal
-    seen = (started, pages.showing_3d, pages.notice.isVisible() and "Preparing 3D" in pages.notice.text())
-    wait(lambda: ended, "the rehearsal")
-    pages.toggle.setChecked(False)
-done = rehearsal.last_rehearsal()
-probed_before_3d = support.gl_probed()
-for path in mapped_libraries():
-    try:
-        fd = os.open(path, os.O_RDONLY)
-    except OSError:
-        continue
-    os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
-    os.close(fd)
-before = resource.getrusage(resource.RUSAGE_THREAD).ru_inblock
 pages.toggle.setChecked(True)
+seen = (rehearsal.rehearsal_wanted(), pages.showing_3d,
+        pages.notice.isVisible() and "Preparing 3D" in pages.notice.text())
+if mode == "close":
+    ex.window.close()  # as the user closes it: the imports or the rehearsal cancelled, perhaps while it draws
+    app.processEvents()
+    print(repr(seen), flush=True)
+    if not ex.shutdown(wait_ms=500):  # as explorer.launch ends: a job that would not stop is not waited for
+        sys.stderr.flush()
+        os._exit(0)
+    sys.exit(0)
+wait(lambda: ended, "the rehearsal")
 wait(lambda: pages.gl is not None and pages.gl.scene.complete, "the first 3D frames")
-read_kb = (resource.getrusage(resource.RUSAGE_THREAD).ru_inblock - before) // 2
-print(repr((done.status.ok, done.status.renderer == support.gl_status().renderer, done.lit, ended, probed_before_3d,
-            seen, read_kb, pages.showing_3d)))
+read_kb = (resource.getrusage(resource.RUSAGE_THREAD).ru_inblock - before[0]) // 2
+done = rehearsal.last_rehearsal()
+print(repr((done.status.ok, done.status.renderer == support.gl_status().renderer, done.lit, ended, seen, read_kb,
+            pages.showing_3d)))
 ex.shutdown(wait_ms=3000)
 """
 
@@ -91,29 +86,35 @@ def _run(mode: str, tmp_path, stderr: list | None = None) -> tuple:
 
 
 @pytest.mark.skipif(not hasattr(os, "posix_fadvise"), reason="drops files from the page cache (posix_fadvise)")
-def test_the_app_rehearses_the_first_3d_drawing_and_the_window_then_reads_no_driver_code(tmp_path):
+def test_3d_first_asked_for_waits_for_a_rehearsal_and_the_window_then_reads_no_driver_code(tmp_path):
     """In a walk the first 3D toggle stalled the window 407 ms: its thread read 2.8 MB of the driver's
-    code from disk (42-68 MB with the page cache emptied). The app draws points and lines in a worker
-    once it is idle; that worker's context answers whether OpenGL works; and with every library's
-    unmapped pages then dropped from memory, the window's first 3D frames read next to nothing."""
-    ok, same_renderer, lit, ended, probed, _, read_kb, showing = _run("auto", tmp_path)
+    code from disk (42-68 MB with the page cache emptied). Asked for the first time, 3D says it is
+    preparing and shows 2D while a worker draws points and lines with the view's shaders; that worker's
+    context answers whether OpenGL works; and with every library's unmapped pages then dropped from
+    memory, the 3D view's first frames read next to nothing on the window's thread."""
+    ok, same_renderer, lit, ended, seen, read_kb, showing = _run("toggle", tmp_path)
+    wanted, showing_at_once, preparing = seen
+    if not wanted:
+        pytest.skip("no rehearsal here (no OpenGL from another thread)")
+    assert not showing_at_once and preparing
     if not ok:
         pytest.skip("this X server makes no OpenGL context in a worker")
     assert same_renderer and lit > 0, "the rehearsal drew nothing"
-    assert ended == [True] and probed, "the window's thread made a context of its own to ask about OpenGL"
+    assert ended == [True], "the window's thread made a context of its own to ask about OpenGL"
     assert showing
     assert read_kb < 8 * 1024, f"the window's thread read {read_kb:,} KB from disk in its first 3D frames"
 
 
-def test_3d_asked_for_during_the_rehearsal_waits_for_it_then_comes(tmp_path):
-    """Two threads loading the same driver code would each wait for the other: 3D asked for while the
-    rehearsal runs says it is preparing, shows 2D, and comes when the rehearsal ends."""
-    ok, _, _, ended, _, seen, _, showing = _run("early", tmp_path)
-    if not ok:
-        pytest.skip("this X server makes no OpenGL context in a worker")
-    started, showing_at_once, preparing = seen
-    assert started and not showing_at_once and preparing
-    assert ended == [True] and showing
+def test_closing_the_window_while_3d_is_prepared_ends_the_app_quietly(tmp_path):
+    """The window closed while a worker imports the 3D code or draws its rehearsal: the surface it draws
+    on is not destroyed under it (the close does not wait long for it), and the process ends without a
+    crash or a traceback."""
+    stderr = []
+    wanted, _, preparing = _run("close", tmp_path, stderr)
+    if not wanted:
+        pytest.skip("no rehearsal here")
+    assert preparing
+    assert "Traceback" not in stderr[0] and "Error" not in stderr[0], stderr[0][-3000:]
 
 
 def test_no_rehearsal_where_no_opengl_is_drawn(qtbot):
@@ -130,13 +131,3 @@ def test_no_rehearsal_where_no_opengl_is_drawn(qtbot):
     assert rehearsal.rehearse_first_draw(runner) is False
     assert not runner.running and not rehearsal.rehearsing()
 
-
-def test_closing_the_window_during_the_rehearsal_ends_the_app_quietly(tmp_path):
-    """The window closed while the worker draws: the surface it draws on is not destroyed under it (the
-    close does not wait for it), and the process ends without a crash or a traceback."""
-    stderr = []
-    started, still = _run("close", tmp_path, stderr)
-    if not started:
-        pytest.skip("no rehearsal here")
-    assert still  # left alone: the worker may still be drawing on its surface
-    assert "Traceback" not in stderr[0] and "Error" not in stderr[0], stderr[0][-3000:]

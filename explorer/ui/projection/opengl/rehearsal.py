@@ -1,4 +1,4 @@
-"""The 3D view's first drawing, rehearsed off the window's thread before anyone asks for 3D.
+"""The 3D view's first drawing, rehearsed off the window's thread when 3D is first asked for.
 
 The warm-up loads the OpenGL driver (:mod:`.driver`), but loading maps a library without
 reading it: the first frame of the first 3D view still runs code of the driver and of LLVM
@@ -9,12 +9,13 @@ them from disk: 42-68 MB and 67 major page faults in the first toggle of 3D, a s
 in a walk. :func:`rehearse_first_draw` makes an OpenGL context in a worker, on an offscreen
 surface made on the window's thread (as Qt Quick's render thread does), and draws points and
 lines with pyqtgraph's own shaders into a small framebuffer: the disk is read there, and the
-pages stay mapped in the process. Then the window's first toggle read 0.2 MB. The worker also
-answers :func:`.support.gl_status`, so the toggle does not make a context to ask.
+pages stay mapped in the process. Then the 3D view's first frames read 0.2-0.9 MB. The worker
+also answers :func:`.support.gl_status`, so the window makes no context to ask. Meanwhile the
+projection stays 2D under "Preparing 3D…" (0.2-0.5 s, once per process), as it does while the 3D
+view's code is imported (the view's ``gl_needed``, which the app answers with both).
 
 Only where Qt can use OpenGL from another thread (``supportsThreadedOpenGL``) and the platform
-draws OpenGL at all (not offscreen or minimal). The price, for a user who never turns 3D on:
-0.2 s of a worker once, and the pages of the driver's code resident (backed by their files).
+draws OpenGL at all (not offscreen or minimal); elsewhere the first frames draw as before.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from PySide6.QtGui import QGuiApplication, QOffscreenSurface, QOpenGLContext, QS
 from explorer.ui.projection.opengl.support import GLStatus, answered, remember_gl_status
 
 __all__ = ["Rehearsal", "rehearse_first_draw", "rehearsal_job", "rehearsing", "rehearsal_signals", "last_rehearsal",
-           "why_not_rehearse", "SIZE"]
+           "why_not_rehearse", "rehearsal_wanted", "SIZE"]
 
 #: the side of the framebuffer drawn into (pixels)
 SIZE = 32
@@ -73,6 +74,11 @@ def last_rehearsal() -> Rehearsal | None:
 def rehearsing() -> bool:
     """A rehearsal is under way: the first 3D view waits for it (they would load the same code)."""
     return bool(_running)
+
+
+def rehearsal_wanted() -> bool:
+    """None has started yet, and one can run here: the first 3D view waits for one."""
+    return not _started and not why_not_rehearse()
 
 
 def why_not_rehearse() -> str:
