@@ -176,12 +176,16 @@ class PlotPages(QWidget):
             return self._gl_error
         return why_not_3d(self._result)
 
-    def _gl_code_awaited(self) -> bool:
-        """3D is wanted, its code is not imported yet or its first drawing not rehearsed, and the owner
-        does both (asked once)."""
+    def _gl_awaited(self) -> bool:
+        """3D is wanted and waits: its first drawing is being rehearsed, or its code is not imported yet or
+        its first drawing not rehearsed, and the owner does both (asked once)."""
+        if not self.wanted or self.gl is not None:
+            return False
+        if rehearsing():
+            return True
         imported = hasattr(sys.modules.get(GL_MODULE), "GLProjection")
-        if not self.wanted or self.gl is not None or (imported and not rehearsal_wanted()) \
-                or self._gl_asked == "answered" or not self.receivers(SIGNAL("gl_needed()")):
+        if (imported and not rehearsal_wanted()) or self._gl_asked == "answered" \
+                or not self.receivers(SIGNAL("gl_needed()")):
             return False
         if not self._gl_asked:
             self._gl_asked = "asked"
@@ -189,7 +193,7 @@ class PlotPages(QWidget):
         return True
 
     def _refresh(self, reframe: bool = False) -> None:
-        if self._gl_code_awaited() or (self.wanted and self.gl is None and rehearsing()):
+        if self._gl_awaited():
             self.notice.setText("Preparing 3D (loading its OpenGL code)… Showing 2D meanwhile.")
             self.notice.show()
             self._show_page(self.plot)
