@@ -51,21 +51,20 @@ class TwoRowBar(QWidget):
         row.insertWidget(row.indexOf(anchor) + 1, widget)
         self._fixed.insert(self._fixed.index(anchor) + 1, widget)
 
-    def _row_width(self, widgets, hint) -> int:
+    def _row_width(self, widgets, hint: str) -> int:
+        """The width of ``widgets`` side by side, each by its own ``hint`` method ("sizeHint"): called as
+        QWidget.sizeHint(w), the base class's, a button or a check box had no width, so one row seemed to
+        fit at 1280 px where it did not, and squeezed the fit set's box."""
         shown = [w for w in widgets if not w.isHidden()]
-        return sum(hint(w).width() for w in shown) + SPACING * max(0, len(shown) - 1)
+        return sum(getattr(w, hint)().width() for w in shown) + SPACING * max(0, len(shown) - 1)
 
     def one_row_width(self) -> int:
         """The width one row of every widget wants."""
-        # each widget's own hint (QWidget.sizeHint(w) is the base class's: no width for a button or a check
-        # box, so one row seemed to fit at 1280 px where it did not, and squeezed the fit set's box)
-        return self._row_width(self._fixed + [w for w, _s in self._wrapping], lambda w: w.sizeHint())
+        return self._row_width(self._fixed + [w for w, _s in self._wrapping], "sizeHint")
 
     def minimumSizeHint(self) -> QSize:  # noqa: N802 (Qt's name)
-        def hint(w):
-            return w.minimumSizeHint()
-
-        width = max(self._row_width(self._fixed, hint), self._row_width([w for w, _s in self._wrapping], hint))
+        width = max(self._row_width(self._fixed, "minimumSizeHint"),
+                    self._row_width([w for w, _s in self._wrapping], "minimumSizeHint"))
         return QSize(width, super().minimumSizeHint().height())
 
     def resizeEvent(self, event) -> None:  # noqa: N802 (Qt's name)
