@@ -231,12 +231,8 @@ class TourController(QObject):
 
     # -- arriving at a step -----------------------------------------------------------------
     def _on_app_load_finished(self, ok: bool) -> None:
-        """A model load ended: the tour's, the user's first one, or the user's own coming back."""
-        if self._waiting_to_start is not None and not self._app.loading:
-            number, self._waiting_to_start = self._waiting_to_start, None
-            if self._state.table is not None:
-                self.start(number)
-            return
+        """A model load ended: the tour's, the user's first one, or the user's own coming back
+        (their token first, then a tour started meanwhile, which saves it)."""
         position = self._restore_position
         if not self.active and position is not None:
             self._restore_position, text, self._restore_text = None, self._restore_text, None
@@ -244,6 +240,12 @@ class TourController(QObject):
                 self._state.select_position(position)
             elif not ok and text is not None:
                 self._state.set_text(text)  # the tour's model stays, the user's text comes back
+        if self._waiting_to_start is not None and not self._app.loading:
+            number, self._waiting_to_start = self._waiting_to_start, None
+            if self._state.table is not None:
+                self.start(number)
+            return
+        if position is not None and not self.active:
             return
         if not self.active or self._pending_spec is None or self._app.loading:
             return

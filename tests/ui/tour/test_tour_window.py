@@ -325,3 +325,29 @@ def test_close_gives_things_back_over_turns_and_a_restart_meanwhile_saves_them_w
         tour.close()
     qtbot.waitUntil(lambda: ex.state.selected_position == 2 and not ex.busy(), timeout=TIMEOUT)
     assert _snapshot(ex) == before
+
+
+def test_a_restart_while_the_users_model_comes_back_saves_the_user_not_the_tour(qtbot, explorer):
+    """A tour started again while Close is still giving things back, with the user's own model on
+    its way back: the tour starts once that model is in and the user's token is back, and its
+    own Close then returns the user's model, text, token and tab (not the tour's model, nor no
+    token)."""
+    ex = explorer
+    _load(qtbot, ex, "default", "the cat sat on the mat")
+    ex.state.select_position(2)
+    ex.window.show_view("health")
+    before = _snapshot(ex)
+    tour = ex.tour
+    assert STEPS[0].spec != "default"
+    assert _wait_step(qtbot, ex, lambda: tour.start(1)) == 1
+    assert ex.state.table.spec == STEPS[0].spec
+
+    tour.close()  # the user's model starts loading in the turns after
+    tour.start(1)
+    assert not tour.active
+    assert _wait_step(qtbot, ex, lambda: None) == 1 and ex.state.table.spec == STEPS[0].spec
+    with qtbot.waitSignal(tour.restored, timeout=TIMEOUT):
+        tour.close()
+    qtbot.waitUntil(lambda: ex.state.table.spec == "default" and ex.state.selected_position == 2
+                    and not ex.busy(), timeout=TIMEOUT)
+    assert _snapshot(ex) == before
