@@ -245,8 +245,6 @@ class TourController(QObject):
             if self._state.table is not None:
                 self.start(number)
             return
-        if position is not None and not self.active:
-            return
         if not self.active or self._pending_spec is None or self._app.loading:
             return
         table = self._state.table
