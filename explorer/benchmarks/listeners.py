@@ -22,6 +22,8 @@ try:
     import resource
 except ImportError:  # not on Windows: no disk reads are told there
     resource = None
+#: getrusage's own thread where the system has one (Linux), else the process
+_RUSAGE_MINE = getattr(resource, "RUSAGE_THREAD", getattr(resource, "RUSAGE_SELF", None))
 
 __all__ = ["QT_SEEN", "EXCEPTIONS_SEEN", "WARNINGS_SEEN", "collect_qt_message", "collect_exception",
            "collect_warning", "rss_mb", "reference_loop_ms", "StackSampler", "Landings", "thread_places", "ReadyClock",
@@ -135,7 +137,7 @@ class ThreadClocks:
     def __call__(self) -> Reading:
         if resource is None:
             return Reading(time.perf_counter(), time.thread_time(), self._ready(), 0, 0, 0, 0)
-        mine = resource.getrusage(getattr(resource, "RUSAGE_THREAD", resource.RUSAGE_SELF))
+        mine = resource.getrusage(_RUSAGE_MINE)
         every = resource.getrusage(resource.RUSAGE_SELF)
         return Reading(time.perf_counter(), time.thread_time(), self._ready(), mine.ru_majflt,
                        every.ru_majflt, mine.ru_inblock // 2, every.ru_inblock // 2)

@@ -96,7 +96,7 @@ def why_not_rehearse() -> str:
 def rehearse_first_draw(runner) -> bool:
     """Start :func:`rehearsal_job` in ``runner`` (an :class:`explorer.workers.JobRunner`), once per
     process, where it can run (:func:`why_not_rehearse`). Returns whether it started."""
-    if _started or why_not_rehearse():
+    if not rehearsal_wanted():
         return False
     _started.append(True)
     surface = QOffscreenSurface()
