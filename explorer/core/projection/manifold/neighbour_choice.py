@@ -38,7 +38,7 @@ MARGIN = 2
 _ALL = -32768
 
 
-@numba.njit(fastmath=True, cache=True)
+@numba.njit(fastmath=True, cache=True, nogil=True)
 def _floor(p, k):
     """A threshold reached by at least ``k`` values of ``p``: the k-th largest chunk maximum."""
     n = p.shape[0]
@@ -51,7 +51,7 @@ def _floor(p, k):
     return np.int64(np.partition(tops, chunks - k)[chunks - k]), tops
 
 
-@numba.njit(fastmath=True, cache=True)
+@numba.njit(fastmath=True, cache=True, nogil=True)
 def _collect(p, tops, floor):
     """The columns of ``p`` at or above ``floor`` (every column for :data:`_ALL`), and their patterns."""
     n = p.shape[0]
@@ -69,7 +69,7 @@ def _collect(p, tops, floor):
     return cand[:count], pattern[:count]
 
 
-@numba.njit(fastmath=True, cache=True)
+@numba.njit(fastmath=True, cache=True, nogil=True)
 def _row(p, rows, me, k, margin, out_i, out_s):
     floor, tops = _floor(p, k)
     while True:
@@ -102,7 +102,7 @@ def _row(p, rows, me, k, margin, out_i, out_s):
         out_s[c] = sims[order[c]]
 
 
-@numba.njit(parallel=True, cache=True)
+@numba.njit(parallel=True, cache=True, nogil=True)
 def _choose(patterns, rows, first, k, margin, out_i, out_s):
     for r in numba.prange(patterns.shape[0]):
         _row(patterns[r], rows, first + r, k, margin, out_i[r], out_s[r])

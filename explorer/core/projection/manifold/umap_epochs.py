@@ -96,7 +96,7 @@ def _float(typingctx, x):
     return types.float32(types.int32), codegen
 
 
-@numba.njit(fastmath=True, cache=True, inline="always")
+@numba.njit(fastmath=True, cache=True, inline="always", nogil=True)
 def _pow(x, b):
     """x ** b for a float32 x > 0 (normal, not subnormal)."""
     i = _bits(x)
@@ -112,7 +112,7 @@ def _pow(x, b):
     return _float(np.int32((np.int32(whole) + 127) << 23)) * p
 
 
-@numba.njit(fastmath=True, cache=True)
+@numba.njit(fastmath=True, cache=True, nogil=True)
 def pow_many(x, b):
     """:func:`_pow` over an array (for the tests)."""
     out = np.empty_like(x)
@@ -121,7 +121,7 @@ def pow_many(x, b):
     return out
 
 
-@numba.njit(fastmath=True, cache=True, inline="always")
+@numba.njit(fastmath=True, cache=True, inline="always", nogil=True)
 def pull_step(y, y0, j, k, a, b1, pull, one, four, alpha, least):
     """Move point ``j`` towards ``k``'s place in ``y0`` (one sampled edge), at most
     onto it: the gradient's factor is no lower than ``least`` (−1 / alpha)."""
@@ -136,7 +136,7 @@ def pull_step(y, y0, j, k, a, b1, pull, one, four, alpha, least):
             y[j, d] += min(four, max(-four, g * (y[j, d] - y0[k, d]))) * alpha
 
 
-@numba.njit(fastmath=True, cache=True, inline="always")
+@numba.njit(fastmath=True, cache=True, inline="always", nogil=True)
 def push_step(y, y0, j, k, a, b, push, tiny, one, four, alpha):
     """Move point ``j`` away from ``k``'s place at the epoch's start (one negative sample)."""
     d2 = np.float32(0.0)
@@ -149,19 +149,19 @@ def push_step(y, y0, j, k, a, b, push, tiny, one, four, alpha):
             y[j, d] += min(four, max(-four, g * (y[j, d] - y0[k, d]))) * alpha
 
 
-@numba.njit(inline="always")
+@numba.njit(inline="always", nogil=True)
 def next_random(state):
     """The next state of a point's random stream (a 64-bit LCG); its high 32 bits are the draw."""
     return state * np.uint64(6364136223846793005) + np.uint64(1442695040888963407)
 
 
-@numba.njit(inline="always")
+@numba.njit(inline="always", nogil=True)
 def draw_point(state, n):
     """A point in 0 … n − 1 from a state's high 32 bits (multiply and shift, no division)."""
     return np.int64(((state >> np.uint64(32)) * np.uint64(n)) >> np.uint64(32))
 
 
-@numba.njit(parallel=True, fastmath=True, cache=True)
+@numba.njit(parallel=True, fastmath=True, cache=True, nogil=True)
 def _epoch(y, y0, class_ptr, indptr, tails, per_sample, next_pos, per_negative, next_neg, rng, a, b, gamma, alpha,
            epoch):
     """One epoch: the classes one after another, each class's points in :data:`LANES`
@@ -222,7 +222,7 @@ def _epoch(y, y0, class_ptr, indptr, tails, per_sample, next_pos, per_negative, 
                     rng[first + lane] = state[lane]
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def colour_classes(indptr, tails, n, most):
     """A colour for every point of the graph (CSR ``indptr``, ``tails``) such that no two
     neighbours share one, smallest first, in the points' order; the points left over when
