@@ -3,10 +3,13 @@ for bad files, bad arguments and failing tokenizers, in-process and in subproces
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import pytest
 
 from tests.support import model_factory as mf
-from tests.support.cli import assert_one_error_line, call, cli_environment, cli_models, run
+from tests.support.cli import REPO, assert_one_error_line, call, cli_environment, cli_models, run
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -69,6 +72,38 @@ def test_bad_arguments_exit_2(capsys, cli_env, argv, pattern):
 def test_subprocess_errors(cli_env, argv):
     p = run(cli_env, *argv)
     assert_one_error_line(p.returncode, p.stdout, p.stderr)
+
+
+_SPY_ON_NUMPY = """
+import os, sys
+seen = []
+class Spy:
+    def find_spec(self, name, path=None, target=None):
+        if name == "numpy" and not seen:
+            seen.append(os.environ.get("OPENBLAS_THREAD_TIMEOUT"))
+sys.meta_path.insert(0, Spy())
+import runpy
+sys.argv = ["explorer", "--help"]
+try:
+    runpy.run_module("explorer", run_name="__main__")
+except SystemExit:
+    pass
+print(seen, file=sys.stderr)
+"""
+
+
+@pytest.mark.parametrize("own, expected", [(None, "4"), ("12", "12")])
+def test_openblas_threads_stop_spinning_before_numpy_is_imported(cli_env, own, expected):
+    """After each product OpenBLAS's threads spin for its next task (about 0.1 s of a core the window
+    needs) unless told when to sleep before numpy loads it; a value the user set stays."""
+    env = {k: v for k, v in cli_env["env"].items() if k != "OPENBLAS_THREAD_TIMEOUT"}
+    if own is not None:
+        env["OPENBLAS_THREAD_TIMEOUT"] = own
+    p = subprocess.run([sys.executable, "-c", _SPY_ON_NUMPY], cwd=REPO, env=env, capture_output=True, text=True,
+                       timeout=120)
+    assert p.returncode == 0, p.stderr
+    assert "usage" in p.stdout  # the command line ran, and imported numpy on the way
+    assert p.stderr.strip() == repr([expected])
 
 
 # --------------------------------------------------------------------------
