@@ -87,13 +87,11 @@ class TourController(QObject):
     def start(self, number: int = 1) -> None:
         """Open the tour at step ``number`` (from 1); once the app's first model is in, if it is loading."""
         number = min(max(1, int(number)), len(self.steps))
-        if self._state.table is None or (self._app.loading and not self.active):
-            self._waiting_to_start = number  # the user's own model first: it is what the tour returns to
-            return
-        if not self.active and self._leaving.pending:
-            # a Close still giving things back: the tour starts once all is back (``restored``), so it
-            # saves the user's things, not half the tour's; all given back in this turn is Close's work
-            # in one turn again (116-271 ms in a real window, _restore_user)
+        if self._state.table is None or (not self.active and (self._app.loading or self._leaving.pending)):
+            # the user's own model first (it is what the tour returns to), and all of a Close's giving
+            # back (all of it in this turn is Close's work in one turn again: 116-271 ms in a real
+            # window, _restore_user): the tour starts at ``load_finished`` or ``restored``, whichever
+            # is last, and saves the user's things, not half the tour's
             self._waiting_to_start = number
             return
         if not self.active:
