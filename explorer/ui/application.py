@@ -16,12 +16,8 @@ from PySide6.QtWidgets import QApplication
 from superqt.utils import QMessageHandler
 
 from explorer.core.import_gate import step_aside_on_imports
-from explorer.core.runtime import (
-    WINDOW_TURNS,
-    favour_the_gui_thread,
-    map_libraries_without_the_gil,
-    return_big_blocks_at_once,
-)
+from explorer.core.libraries import map_libraries_without_the_gil
+from explorer.core.runtime import WINDOW_TURNS, favour_the_gui_thread, return_big_blocks_at_once
 from explorer.core.sources import resources_dir
 from explorer.core.tokens import pieces
 from explorer.ui.common.tooltips import install_tooltip_wrapping

@@ -5,17 +5,17 @@ from __future__ import annotations
 
 import pytest
 
-from explorer.core import runtime
+from explorer.core import libraries, runtime
 
 #: maps a module's library while another thread counts (does the mapping let the GIL go?), then imports
 #: the module through the finder, with ctypes.CDLL watched: was the library mapped before it was opened there?
 _PRELOAD_SCRIPT = """
 import ctypes, os, sys
-from explorer.core import runtime
+from explorer.core import libraries
 module, library = sys.argv[1], sys.argv[2]
-path = runtime.library_path(module)  # before the finder, which maps the library when the module is looked for
-finder = runtime.map_libraries_without_the_gil()
-assert runtime.map_libraries_without_the_gil() is finder and sys.meta_path[0] is finder
+path = libraries.library_path(module)  # before the finder, which maps the library when the module is looked for
+finder = libraries.map_libraries_without_the_gil()
+assert libraries.map_libraries_without_the_gil() is finder and sys.meta_path[0] is finder
 mapped_at_cdll = []
 cdll = ctypes.CDLL.__init__
 def watched(self, name, *args, **kw):
@@ -25,7 +25,7 @@ def watched(self, name, *args, **kw):
 ctypes.CDLL.__init__ = watched
 if len(sys.argv) > 3:  # map it here first, another thread counting
     from tests.support.gil import lets_the_gil_go
-    mapped, counted = lets_the_gil_go(lambda: runtime.map_library(path))
+    mapped, counted = lets_the_gil_go(lambda: libraries.map_library(path))
     print(mapped, counted, library in open("/proc/self/maps").read(), module in sys.modules)
 else:
     print(library in open("/proc/self/maps").read())
@@ -38,14 +38,14 @@ def _preload(module: str, first: bool) -> list[str]:
     import subprocess
     import sys
 
-    library = runtime.LIBRARIES[module][1].split("/")[-1]
+    library = libraries.LIBRARIES[module][1].split("/")[-1]
     args = [sys.executable, "-c", _PRELOAD_SCRIPT, module, library] + (["first"] if first else [])
     out = subprocess.run(args, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr[-2000:]
     return out.stdout.strip().split("\n")
 
 
-@pytest.mark.skipif(runtime._glibc() is None or runtime.library_path("torch") is None,
+@pytest.mark.skipif(runtime._glibc() is None or libraries.library_path("torch") is None,
                     reason="torch's library is mapped this way on Linux wheels")
 def test_torch_s_library_is_mapped_with_the_gil_let_go_before_torch_is_imported():
     """The first import of torch maps libtorch_cpu while holding the GIL (0.2-0.35 s here,
@@ -57,7 +57,7 @@ def test_torch_s_library_is_mapped_with_the_gil_let_go_before_torch_is_imported(
     assert imported == "{'torch': True} True []"
 
 
-@pytest.mark.skipif(runtime._glibc() is None or runtime.library_path("llvmlite.binding") is None,
+@pytest.mark.skipif(runtime._glibc() is None or libraries.library_path("llvmlite.binding") is None,
                     reason="llvmlite's library is mapped this way on Linux wheels")
 def test_numba_s_llvm_is_mapped_with_the_gil_let_go_before_llvmlite_opens_it():
     """llvmlite opens its 178 MB library with ctypes.CDLL, whose dlopen holds the GIL (a walk's window

@@ -21,7 +21,7 @@ import os
 import sys
 from dataclasses import dataclass
 
-from explorer.core.runtime import map_library
+from explorer.core.libraries import map_library
 
 __all__ = ["DriverLoad", "load_gl_driver", "mapped_libraries"]
 
