@@ -201,6 +201,34 @@ def test_a_worker_gives_way_while_the_window_is_in_a_turn_and_only_so_long():
 
 
 
+def test_the_switch_interval_is_the_turns_own_while_a_turn_is_under_way_and_the_processs_outside():
+    before = sys.getswitchinterval()
+    try:
+        sys.setswitchinterval(0.0002)
+        outside = sys.getswitchinterval()
+        turns = runtime.WindowTurns(turn_switch_interval_s=0.00002)
+        turns.turn_began()
+        assert sys.getswitchinterval() == pytest.approx(0.00002)
+        turns.turn_began()  # the next event of the same turn
+        turns.turn_ended()
+        assert sys.getswitchinterval() == outside
+        turns.turn_ended()  # a second end changes nothing
+        assert sys.getswitchinterval() == outside
+        turns.turn_began()
+        sys.setswitchinterval(0.001)  # someone else's (a notebook's cell, run in the window's turn)
+        turns.turn_ended()
+        assert sys.getswitchinterval() == pytest.approx(0.001)  # theirs stays
+        sys.setswitchinterval(0.0002)
+        plain = runtime.WindowTurns()  # without an interval of its own: left alone
+        plain.turn_began()
+        assert sys.getswitchinterval() == outside
+        plain.turn_ended()
+        assert runtime.WINDOW_TURNS.turn_switch_interval_s == runtime.TURN_SWITCH_INTERVAL_S
+        assert runtime.TURN_SWITCH_INTERVAL_S < runtime.GIL_SWITCH_INTERVAL_S
+    finally:
+        sys.setswitchinterval(before)
+
+
 @contextlib.contextmanager
 def _looping_worker(turns):
     """A thread looping in Python under ``turns.gate()``, recording the turn each pass sees; stopped

@@ -464,7 +464,7 @@ def test_the_window_is_watched_for_the_first_event_of_a_turn_only(qtbot):
     from PySide6.QtCore import QEvent
     from PySide6.QtWidgets import QApplication, QWidget
 
-    from explorer.core.runtime import WINDOW_TURNS
+    from explorer.core.runtime import TURN_SWITCH_INTERVAL_S, WINDOW_TURNS
     from explorer.ui.application import _TurnWatch
 
     app = QApplication.instance()
@@ -481,11 +481,13 @@ def test_the_window_is_watched_for_the_first_event_of_a_turn_only(qtbot):
     try:
         watch.rest()  # the loop is about to sleep: resting, watched
         assert not WINDOW_TURNS.in_turn
+        outside = sys.getswitchinterval()
         for _ in range(50):  # one turn, many events
             QApplication.sendEvent(target, QEvent(QEvent.User))
         assert len(seen) == 1 and WINDOW_TURNS.in_turn
+        assert sys.getswitchinterval() == pytest.approx(TURN_SWITCH_INTERVAL_S)  # workers hand the GIL back sooner
         watch.rest()
-        assert not WINDOW_TURNS.in_turn
+        assert not WINDOW_TURNS.in_turn and sys.getswitchinterval() == outside
         QApplication.sendEvent(target, QEvent(QEvent.User))  # the next turn is seen again
         assert len(seen) == 2 and WINDOW_TURNS.in_turn
     finally:
