@@ -4,7 +4,7 @@ until the step ends, and no garbage collection runs until the import returns.
 A job's first step often imports what it needs the first time it runs: torch._dynamo (with sympy) when
 the first optimiser is made, openTSNE (with scikit-learn and SciPy) for the first layout. That is one
 long step of Python, 0.7-1.5 s, which allocates hundreds of thousands of objects, run unprofiled when
-the job's previous step was short (:meth:`explorer.core.runtime.WindowTurns.before_step`): it took its
+the window rested as it began (:meth:`explorer.core.runtime.WindowTurns.before_step`): it took its
 share of the GIL through every turn of the window, and the collections it set off walked its objects.
 Measured in a real window (the bundled model, the app's parking on, the first training started while
 the views were switched every 80 ms): the window's longest gap 46, 47, 87 and 69 ms; with this module's

@@ -108,8 +108,6 @@ BUSY_TURN_S = 0.008
 REST_S = 0.001
 #: how long after such a turn the workers keep stepping aside inside their steps (:meth:`WindowTurns.gate`)
 LIVELY_FOR_S = 2.0
-#: a job's step at least this long runs its next one under the gate (shorter ones wait at their yields)
-LONG_STEP_S = 0.01
 
 
 class WindowTurns:
@@ -128,13 +126,19 @@ class WindowTurns:
 
     A step of a job can be long, and a turn that begins inside it still shares the GIL. While
     the window is :attr:`lively` (a turn of :data:`BUSY_TURN_S` or more has ended within
-    :data:`LIVELY_FOR_S`), each worker whose last step was long (:data:`LONG_STEP_S`) runs its
-    next one under :meth:`gate`, a profile function that stops the worker at its next call
-    while a turn is under way: once a turn, for at most :attr:`max_wait_s`, so a worker holding
-    a lock the window waits for still goes on. With two workers looping in Python in a real
-    window (SmolLM2), a resize's median stall went from 99-106 to 48-59 ms (41 with no worker),
-    a tab switch's from 46-53 to 23-29 (19). Profiling halves the speed of a worker's Python (numpy's and torch's
-    work, without the GIL, not at all), so the gate is on only while the window is at work.
+    :data:`LIVELY_FOR_S`), each step of a job runs under :meth:`gate`, a profile function that
+    stops the worker at its next call while a turn is under way: once a turn, for at most
+    :attr:`max_wait_s`, so a worker holding a lock the window waits for still goes on. With two
+    workers looping in Python in a real window (SmolLM2), a resize's median stall went from
+    99-106 to 48-59 ms (41 with no worker), a tab switch's from 46-53 to 23-29 (19). Profiling
+    halves the speed of a worker's Python (numpy's and torch's work, without the GIL, not at all),
+    so the gate is on only while the window is at work. Only steps after a long one (10 ms) were
+    gated once, but no job knows its next step: a long one after short ones ran its Python beside
+    every turn (in a walk, a load's 377 ms step under a 261 ms stall). A job cycling through 20
+    steps of 2 ms and one of 150 ms, tab switches with resizes beside it (72 each, alternated; turns at
+    :data:`TURN_SWITCH_INTERVAL_S`):
+    median 48 ms, p90 96, 7 over 100 ms with the old rule; 42, 71 and 2 with every step gated; 43,
+    59 and 1 with no job.
 
     A worker not stepping aside (a step begun before the turn, a job that does not give way, the gate's
     wait over) still takes the GIL at each of the window's calls into Qt. With ``turn_switch_interval_s``
@@ -237,7 +241,6 @@ class WindowTurns:
                 waited = turn
                 _pass(self._held, self.max_wait_s)
 
-        step_aside.began = -math.inf  # when its worker's last step began (:meth:`before_step`)
         self._threads.gate = step_aside  # for :meth:`between_steps` and :meth:`job_gate`
         return step_aside
 
@@ -249,20 +252,18 @@ class WindowTurns:
         """The gate of the job running in the calling worker (:meth:`gate`); None elsewhere."""
         return getattr(self._threads, "gate", None)
 
-    def before_step(self, gate: Callable | None, always: bool = False) -> None:
+    def before_step(self, gate: Callable | None, always: bool = False, short: bool = False) -> None:
         """In a worker, before a step of its job: wait for the turn under way to end, then run the step
-        under ``gate`` (:meth:`gate`, made in this thread) if the window is lively and the job's last
-        step was long (:data:`LONG_STEP_S`), else unprofiled: a short step meets a turn only at its
-        yields, where the worker waits anyway (a training step, 1-2 ms, lost a tenth of its speed).
-        With ``always``, every step runs under the gate (a job of long steps nobody waits for)."""
-        if gate is None:
+        under ``gate`` (:meth:`gate`, made in this thread) if the window is lively, else unprofiled.
+        With ``always``, every step runs under the gate (a job of long steps nobody waits for); with
+        ``short``, none does: a step known to be short meets a turn only at its start, where the worker
+        waits anyway (a training step, 1-2 ms, lost a tenth of its speed profiled)."""
+        if gate is None:  # the window's own thread (a job run there): its profiler, if any, is left alone
             self.give_way()
             return
         sys.setprofile(None)
-        stepped = self._clock() - gate.began
         self.give_way()
-        gate.began = self._clock()
-        if always or (stepped >= LONG_STEP_S and self.lively):
+        if always or (not short and self.lively):
             sys.setprofile(gate)
 
     def between_steps(self) -> None:
@@ -271,7 +272,7 @@ class WindowTurns:
         each step waits for the window's turn, and, being short, runs unprofiled. Nothing off a worker."""
         gate = self.job_gate()
         if gate is not None:
-            self.before_step(gate)
+            self.before_step(gate, short=True)
 
 
 def _pass(lock, max_wait_s: float) -> bool:

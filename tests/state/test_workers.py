@@ -357,36 +357,29 @@ def test_a_job_waits_at_its_yields_while_the_window_handles_a_turn(qtbot, monkey
 
 
 
-def test_a_jobs_long_steps_run_under_the_gate_while_the_window_is_lively_and_the_thread_ends_unprofiled(
-        monkeypatch):
+def test_a_jobs_steps_run_under_the_gate_while_the_window_is_lively_and_the_thread_ends_unprofiled(monkeypatch):
     """Inside a step a worker steps aside for the window's turns (a profile function), but only
-    while the window is at work and after a long step: profiling halves the speed of its Python,
-    and a short step meets a turn only at its yields. The pool's thread goes back unprofiled."""
-    from explorer.core import runtime
+    while the window is at work: profiling halves the speed of its Python. Every step then, short
+    or long: no job knows how long its next step is (a long one after short ones ran beside every
+    turn). The pool's thread goes back unprofiled."""
     from explorer.core.runtime import WINDOW_TURNS
     from explorer.workers import _run_steps, _Worker
 
     WINDOW_TURNS.turn_ended()  # the window rests (an earlier test's turn may still be under way)
-    clock = [1000.0]
-    monkeypatch.setattr(WINDOW_TURNS, "_clock", lambda: clock[0])
     lively = float("inf")  # a busy turn has just ended
     monkeypatch.setattr(WINDOW_TURNS, "_lively_until", lively)
-    long_step = runtime.LONG_STEP_S * 2
     profiles = []
 
     def probing_job():
         profiles.append(sys.getprofile())  # the first step: lively
-        clock[0] += long_step
-        yield 0.0, "a long step"
-        profiles.append(sys.getprofile())  # lively, after a long step
-        WINDOW_TURNS._lively_until = 0.0  # the window has rested since
-        clock[0] += long_step
-        yield 0.0, "a long step"
-        profiles.append(sys.getprofile())  # resting
-        WINDOW_TURNS._lively_until = lively
-        clock[0] += long_step / 10
         yield 0.0, "a short step"
         profiles.append(sys.getprofile())  # lively, after a short step
+        WINDOW_TURNS._lively_until = 0.0  # the window has rested since
+        yield 0.0, "a step"
+        profiles.append(sys.getprofile())  # resting
+        WINDOW_TURNS._lively_until = lively
+        yield 0.0, "a step"
+        profiles.append(sys.getprofile())  # lively again
 
     after = []
 
@@ -399,7 +392,7 @@ def test_a_jobs_long_steps_run_under_the_gate_while_the_window_is_lively_and_the
     thread.join(60.0)
     assert not thread.is_alive() and len(profiles) == 4
     gated = [p is not None for p in profiles]
-    assert gated == [True, True, False, False] and after == [None], (gated, after)
+    assert gated == [True, True, False, True] and after == [None], (gated, after)
     assert sys.getprofile() is None  # the window's thread is never gated
 
 
@@ -433,7 +426,7 @@ def test_the_imports_of_the_first_idle_moment_run_every_step_under_the_gate(qtbo
     from explorer.workers import JobRunner
 
     WINDOW_TURNS.turn_ended()  # the window rests
-    monkeypatch.setattr(WINDOW_TURNS, "_lively_until", 0.0)  # and has rested for long
+    monkeypatch.setattr(type(WINDOW_TURNS), "lively", property(lambda _self: False))  # and stays at rest
     profiles = {}
 
     def probe(name):
