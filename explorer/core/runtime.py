@@ -75,7 +75,8 @@ GIL_SWITCH_INTERVAL_S = 0.0002
 
 
 def favour_the_gui_thread() -> None:
-    """Hand the GIL over every 0.2 ms instead of every five.
+    """Hand the GIL over every 0.2 ms instead of every five (and every 0.02 ms while the window is
+    in a turn: :data:`TURN_SWITCH_INTERVAL_S`).
 
     A paint runs many short Python callbacks between calls into Qt; each
     time the GUI thread gives the GIL up inside Qt, a worker running Python
@@ -95,7 +96,8 @@ def favour_the_gui_thread() -> None:
 #: hundreds of times, each call lets the GIL go, and a worker running Python takes it each time, keeping it
 #: a whole interval once the window is back. Tab switches with resizes in a real window (the bundled model,
 #: a thread looping in Python beside it; four rounds of 24 for each, alternated): median 90 ms (p90 155) at
-#: 0.2 ms, 71 (126) at 0.05 ms in turns, 68 (117) at 0.02 ms, 69 (109) at 0.01 ms; 35 (46) with no such thread
+#: 0.2 ms, 71 (126) at 0.05 ms in turns, 68 (117) at 0.02 ms, 69 (109) at 0.01 ms; 35 (46) with no such
+#: thread (a run before). The price: a turn of pure Python beside that thread took 50 ms instead of 46
 TURN_SWITCH_INTERVAL_S = 0.00002
 
 #: the longest a worker waits at one of its yields for the window's thread to finish a turn
@@ -135,10 +137,9 @@ class WindowTurns:
     so the gate is on only while the window is at work. Only steps after a long one (10 ms) were
     gated once, but no job knows its next step: a long one after short ones ran its Python beside
     every turn (in a walk, a load's 377 ms step under a 261 ms stall). A job cycling through 20
-    steps of 2 ms and one of 150 ms, tab switches with resizes beside it (72 each, alternated; turns at
-    :data:`TURN_SWITCH_INTERVAL_S`):
-    median 48 ms, p90 96, 7 over 100 ms with the old rule; 42, 71 and 2 with every step gated; 43,
-    59 and 1 with no job.
+    steps of 2 ms and one of 150 ms, tab switches with resizes beside it (72 each, alternated, turns
+    at :data:`TURN_SWITCH_INTERVAL_S`): median 48 ms, p90 96, 7 over 100 ms with the old rule; 42,
+    71 and 2 with every step gated; 43, 59 and 1 with no job.
 
     A worker not stepping aside (a step begun before the turn, a job that does not give way, the gate's
     wait over) still takes the GIL at each of the window's calls into Qt. With ``turn_switch_interval_s``

@@ -149,7 +149,7 @@ def make_app(argv=None) -> QApplication:
     apply_theme(app)  # (no style sheet on the application: see style_as)
     configure_pyqtgraph()
     return_big_blocks_at_once()  # a dropped model's memory goes back to the system
-    favour_the_gui_thread()  # workers running Python hand the GIL back within 0.2 ms
+    favour_the_gui_thread()  # workers running Python hand the GIL back within 0.2 ms (0.02 in a turn)
     report_turns(app)  # ... and wait at their yields while the window's thread is in a turn
     step_aside_on_imports()  # ... and inside a step that imports a module
     map_libraries_without_the_gil()  # the first imports of torch and numba map their libraries with the GIL let go

@@ -349,7 +349,7 @@ def test_a_job_looping_over_short_steps_waits_between_them_and_runs_them_unprofi
     seen, stop = [], threading.Event()
 
     def job() -> None:
-        turns.before_step(turns.gate())  # a first step is taken as long: under the gate
+        turns.before_step(turns.gate())  # a job's step, the window lively: under the gate
         seen.append((turns.turn, sys.getprofile() is not None))
         while not stop.is_set():
             turns.between_steps()
