@@ -31,6 +31,18 @@ def limit_torch_threads(import_torch: bool = True) -> None:
         torch.set_num_threads(n - 1)
 
 
+def let_blas_threads_sleep() -> None:
+    """Have OpenBLAS's threads sleep between tasks (``OPENBLAS_THREAD_TIMEOUT=4``); only before numpy is
+    first imported, and a value the user set stays.
+
+    OpenBLAS's threads wait for their next task by spinning, for 2^28 cycles (about 0.1 s) after each
+    product of a worker, on a core the window's thread and the X server need. In a 5,000-action walk
+    that was 7.6 s of a core, 92 ms of it inside one stall of the window; a product of 800 x 800 was
+    followed by 104 ms of the process's CPU while it slept, and by none at 2^4 cycles, as fast.
+    """
+    os.environ.setdefault("OPENBLAS_THREAD_TIMEOUT", "4")
+
+
 def _glibc():
     """The C library when it is glibc (Linux), else None."""
     if not sys.platform.startswith("linux"):
