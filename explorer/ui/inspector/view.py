@@ -328,6 +328,16 @@ class RowInspector(QWidget):
             self.curve.setData(x, clean)
         self.plot.getPlotItem().enableAutoRange()
 
+    def _frame_empty_row(self) -> None:
+        """With no row drawn, the axes span the columns of the table loaded (none: one column), not
+        the range of the last row shown, which may belong to another model."""
+        table = self._state.table
+        columns = table.dim if table is not None else 1
+        pi = self.plot.getPlotItem()
+        pi.disableAutoRange()
+        pi.setXRange(-0.5, columns - 0.5, padding=0.02)
+        pi.setYRange(-1.0, 1.0, padding=0)
+
     def _update_pooled(self) -> None:
         table = self._state.table
         tokenized = self._state.tokenized
@@ -358,6 +368,7 @@ class RowInspector(QWidget):
         self.values_model.set_values(np.zeros(0, np.float32))
         self.bars.setOpts(x=[], height=[], width=0.8)
         self.curve.setData([], [])
+        self._frame_empty_row()
         self.neighbors.setRowCount(0)
         self._neighbors = []
         self.nb_title.setText("Nearest neighbours by cosine")
