@@ -90,8 +90,14 @@ def cmd_bench(args) -> int:
 
         results["record"] = bench_record()
     if args.monkey:
+        import faulthandler
+
         from explorer.benchmarks.monkey import bench_monkey
 
+        # a walk that crashes the process (a fault in a library) ends with every thread's stack on stderr,
+        # not with nothing: the walk is how such a crash is found
+        if not faulthandler.is_enabled():
+            faulthandler.enable(all_threads=True)
         results["monkey"] = bench_monkey(args.monkey, seed=args.seed, stacks=args.stacks)
     if not results:
         results = bench.bench_default()

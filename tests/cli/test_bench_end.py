@@ -158,3 +158,24 @@ def test_the_stack_sampler_goes_on_past_a_frame_it_cannot_read(monkeypatch):
         sampler.stop()
     assert len(calls) >= 6 and alive
     assert len(sampler._samples) >= len(calls) - 2  # all but the unreadable one (and one being taken)
+
+
+def test_a_walk_that_crashes_the_process_leaves_every_thread_s_stack():
+    """A walk once ended in a segmentation fault inside the interpreter with nothing on stderr and an
+    empty report. ``bench --monkey`` now has faulthandler on: a fatal fault in the walk prints where
+    each thread was. (Here the walk itself faults, reading address 0 through ctypes.)"""
+    code = textwrap.dedent("""
+        import ctypes
+        import explorer.benchmarks.monkey as monkey
+
+        def walk_that_faults(*_args, **_kwargs):
+            ctypes.string_at(0)
+
+        monkey.bench_monkey = walk_that_faults
+        from explorer.cli import main
+        main(["bench", "--monkey", "3", "--json"])
+    """)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode != 0
+    assert "Fatal Python error: Segmentation fault" in out.stderr, out.stderr[-2000:]
+    assert "in walk_that_faults" in out.stderr and "Current thread" in out.stderr
