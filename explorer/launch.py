@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import os
 import sys
+from pathlib import Path
 
-from PySide6.QtCore import QTimer
+from PySide6.QtCore import Qt, QTimer
 
 from explorer.app import CLOSE_WAIT_MS, Explorer, make_app
+from explorer.crash_log import CrashLog, crash_folder, first_line
 from explorer.screenshot import BACKSTOP_S, LIMIT_S, Screenshot, arm_backstop, show_page_or_say
 
 __all__ = ["run"]
@@ -65,13 +67,21 @@ def run(model=None, text=None, token=None, view=None, screenshot=None, size=None
     # objects that every full garbage collection would walk again (60-180 ms, a
     # stall in whatever handler it lands): once they exist, park them
     ex.freeze_when_warm = True
+    crashes = CrashLog(crash_folder())
+    # a screenshot shows no box: the reports wait for the next window a user sees
+    left = [] if screenshot else crashes.left_behind()
+    crashes.arm()
     win.show()
     QTimer.singleShot(0, lambda: ex.start(model=model, text=text, token=token))
+    if left:
+        QTimer.singleShot(0, lambda: say_it_crashed(win, left))
     if tour and not screenshot:
         QTimer.singleShot(0, lambda: ex.tour.start(tour))
     code = app.exec()
     code = result["code"] or code
-    if not ex.shutdown(wait_ms=CLOSE_WAIT_MS):
+    stopped = ex.shutdown(wait_ms=CLOSE_WAIT_MS)
+    crashes.disarm()
+    if not stopped:
         # a job inside one long library call (building a GGUF tokenizer takes
         # seconds) cannot be stopped; jobs only read, and the settings are
         # saved: end the process rather than make the user wait
@@ -79,6 +89,19 @@ def run(model=None, text=None, token=None, view=None, screenshot=None, size=None
         sys.stderr.flush()
         os._exit(code)
     return code
+
+
+def say_it_crashed(win, reports: list[Path]):
+    """Tell the user the window crashed last time, with what it was and where the report is."""
+    newest = reports[0]
+    what = first_line(newest) or "a fatal error"
+    more = f" ({len(reports) - 1} older report(s) beside it)" if len(reports) > 1 else ""
+    box = win.show_error(
+        "The explorer stopped unexpectedly",
+        f"The last time, the explorer ended in a crash: {what}. Where each of its threads was is saved "
+        f"in {newest}{more}. If it happens again, please attach that file to a bug report.")
+    box.setTextInteractionFlags(Qt.TextSelectableByMouse)  # the path can be copied
+    return box
 
 
 def _show_page_once_loaded(ex, view: str) -> None:

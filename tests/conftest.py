@@ -15,6 +15,7 @@ _tmp = tempfile.mkdtemp(prefix="explorer-tests-")
 atexit.register(shutil.rmtree, _tmp, ignore_errors=True)
 os.environ["XDG_CONFIG_HOME"] = os.path.join(_tmp, "config")
 os.environ["EXPLORER_CONFIG_DIR"] = os.path.join(_tmp, "config", "embedding-explorer")
+os.environ["EXPLORER_LOG_DIR"] = os.path.join(_tmp, "log")
 # The GGUF tokenizer cache survives between sessions of the same user so
 # the 5 s first build is paid once; tests may point it elsewhere.
 os.environ.setdefault("EXPLORER_CACHE_DIR", os.path.join(tempfile.gettempdir(), "explorer-test-cache"))
