@@ -360,14 +360,35 @@ STARVED_S = 0.05
 _WALK_FILES = {__file__, str(Path(__file__).with_name("monkey.py"))}
 
 
-def _stack_of(frame, limit: int = 60) -> tuple[tuple[str, int, str], ...]:
-    """(file, line, function) of ``frame`` and its callers, innermost first, at most ``limit``."""
-    frames = []
-    while frame is not None and len(frames) < limit:
-        code = frame.f_code
-        frames.append((code.co_filename, frame.f_lineno, code.co_name))
-        frame = frame.f_back
-    return tuple(frames)
+#: how many frames of a thread a sample reads at most
+STACK_LIMIT = 60
+
+
+def _unrolled_walk(limit: int):
+    """A function giving ``(file, line, function)`` of a frame and of up to ``limit - 1`` of its callers,
+    innermost first, with no call and no backward jump from the first frame to the last.
+
+    The interpreter hands the GIL to another thread only at those (and in a collection's callbacks),
+    so the thread whose frames they are stays where it is while they are read. Read in a loop (a
+    backward jump a frame), that thread ran between two frames, and its frames' links changed under
+    the reader: a frame's f_back once gave an int (Python 3.11), and a walk with the sampler on ended
+    in a segmentation fault in ``PyObject_GetAttr`` in a thread other than the window's, as following
+    such a link would."""
+    body = ["def walk(f):", "    if f is None:", "        return ()"]
+    for k in range(limit):
+        body += ["    c = f.f_code", f"    r{k} = (c.co_filename, f.f_lineno, c.co_name)"]
+        read = ", ".join(f"r{j}" for j in range(k + 1))
+        if k < limit - 1:
+            body += ["    f = f.f_back", "    if f is None:", f"        return ({read},)"]
+        else:
+            body += [f"    return ({read},)"]
+    space: dict = {}
+    exec(compile("\n".join(body), "<frames read in one go>", "exec"), space)  # noqa: S102 (our own text)
+    return space["walk"]
+
+
+#: (file, line, function) of a frame and its callers, innermost first (see :func:`_unrolled_walk`)
+_stack_of = _unrolled_walk(STACK_LIMIT)
 
 
 def _frame_text(frame: tuple[str, int, str]) -> str:
@@ -385,10 +406,9 @@ def thread_places() -> list[str]:
     for ident, frame in sys._current_frames().items():
         if ident == threading.get_ident():
             continue
-        where = frame
-        while where is not None and where.f_code.co_filename.startswith(stdlib):
-            where = where.f_back
-        where = where or frame
-        places.append(f"{names.get(ident, ident)} at {os.path.basename(where.f_code.co_filename)}:"
-                      f"{where.f_lineno} {where.f_code.co_name}")
+        stack = _stack_of(frame)  # read in one go, then looked through
+        if not stack:
+            continue
+        path, line, name = next((f for f in stack if not f[0].startswith(stdlib)), stack[0])
+        places.append(f"{names.get(ident, ident)} at {os.path.basename(path)}:{line} {name}")
     return sorted(places)

@@ -179,3 +179,34 @@ def test_a_walk_that_crashes_the_process_leaves_every_thread_s_stack():
     assert out.returncode != 0
     assert "Fatal Python error: Segmentation fault" in out.stderr, out.stderr[-2000:]
     assert "in walk_that_faults" in out.stderr and "Current thread" in out.stderr
+
+
+def test_the_sampler_reads_a_thread_s_frames_in_one_go():
+    """The sampler reads another thread's frames with no call and no backward jump between the first
+    and the last, so that thread cannot run (and change their links) while they are read: read in a
+    loop, a frame's f_back once gave an int, and a walk with the sampler on ended in a segmentation
+    fault. The frames read are those a loop over f_back gives, innermost first, up to the limit."""
+    import dis
+    import sys
+
+    from explorer.benchmarks.listeners import STACK_LIMIT, _stack_of
+
+    ops = {i.opname for i in dis.get_instructions(_stack_of)}
+    assert not {op for op in ops if op.startswith(("CALL", "PRECALL", "JUMP_BACKWARD", "FOR_ITER"))}, ops
+    assert "LOAD_ATTR" in ops
+
+    def deep(n):
+        return deep(n - 1) if n else sys._getframe()
+
+    def loop(f):
+        read = []
+        while f is not None and len(read) < STACK_LIMIT:
+            read.append((f.f_code.co_filename, f.f_lineno, f.f_code.co_name))
+            f = f.f_back
+        return tuple(read)
+
+    for depth in (0, 5, STACK_LIMIT + 20):
+        frame = deep(depth)
+        assert _stack_of(frame) == loop(frame)
+    assert len(_stack_of(deep(STACK_LIMIT + 20))) == STACK_LIMIT
+    assert _stack_of(None) == ()
