@@ -5,7 +5,7 @@ in the real window every tab's view ends up built without being shown."""
 from __future__ import annotations
 
 import pytest
-from PySide6.QtCore import QPoint
+from PySide6.QtCore import QEvent, QObject, QPoint
 from PySide6.QtGui import QCursor
 from PySide6.QtWidgets import QApplication, QDialog, QLabel
 
@@ -391,3 +391,35 @@ def test_a_key_press_or_a_click_in_the_window_is_activity_though_the_state_stays
     assert not b.poll() and not made
     clock.now += IDLE_S + 0.1
     assert b.poll() and made == [0]  # idle since the click
+
+
+class ResizeSeen(QObject):
+    """Notes the resize events a window receives."""
+
+    seen = 0
+
+    def eventFilter(self, _obj, event):  # noqa: N802 (Qt's name)
+        self.seen += event.type() == QEvent.Resize
+        return False
+
+
+def test_a_resize_of_the_window_is_activity(qtbot):
+    """The window manager resizes the window (its frame, its maximise button, its keys) with no press
+    the app sees and, often, no pointer movement after: a build came in the middle of a run of resizes."""
+    ps, made = pages(qtbot)
+    window = QLabel("the window")
+    qtbot.addWidget(window)
+    window.resize(400, 300)
+    window.show()
+    qtbot.waitExposed(window)
+    clock = Clock()
+    b = IdleBuilder(ps, clock=clock, window=window)
+    b.start()
+    clock.now += IDLE_S + 0.1
+    resized = ResizeSeen()
+    window.windowHandle().installEventFilter(resized)  # after the builder's: it has seen it too
+    window.resize(500, 350)
+    qtbot.waitUntil(lambda: resized.seen > 0)
+    assert not b.poll() and not made  # resized just now: not idle
+    clock.now += IDLE_S + 0.1
+    assert b.poll() and made == [0]  # idle since the resize
