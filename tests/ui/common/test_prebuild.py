@@ -367,6 +367,17 @@ def test_parts_are_made_one_per_look_while_the_user_stays_away_then_the_chores_r
     assert chores  # every part made: the chores run at the next idle moment
 
 
+def watching(qtbot, ps, window):
+    """``window`` shown, and a started builder of ``ps`` watching it on its own clock: (clock, builder)."""
+    qtbot.addWidget(window)
+    window.show()
+    qtbot.waitExposed(window)
+    clock = Clock()
+    b = IdleBuilder(ps, clock=clock, window=window)
+    b.start()
+    return clock, b
+
+
 def test_a_key_press_or_a_click_in_the_window_is_activity_though_the_state_stays(qtbot):
     """A user working the keyboard, or clicking through pages and settings, moves no pointer and
     may change nothing the state holds; a build (or the collector's chore) came between their keys."""
@@ -376,12 +387,7 @@ def test_a_key_press_or_a_click_in_the_window_is_activity_though_the_state_stays
 
     ps, made = pages(qtbot)
     window = QLineEdit()
-    qtbot.addWidget(window)
-    window.show()
-    qtbot.waitExposed(window)
-    clock = Clock()
-    b = IdleBuilder(ps, clock=clock, window=window)
-    b.start()
+    clock, b = watching(qtbot, ps, window)
     clock.now += IDLE_S + 0.1
     QTest.keyClick(window.windowHandle(), Qt.Key_A)  # through the window, as a keyboard's keys come
     assert window.text() == "a"  # the key reached the widget
@@ -408,13 +414,8 @@ def test_a_resize_of_the_window_is_activity(qtbot):
     the app sees and, often, no pointer movement after: a build came in the middle of a run of resizes."""
     ps, made = pages(qtbot)
     window = QLabel("the window")
-    qtbot.addWidget(window)
     window.resize(400, 300)
-    window.show()
-    qtbot.waitExposed(window)
-    clock = Clock()
-    b = IdleBuilder(ps, clock=clock, window=window)
-    b.start()
+    clock, b = watching(qtbot, ps, window)
     clock.now += IDLE_S + 0.1
     resized = ResizeSeen()
     window.windowHandle().installEventFilter(resized)  # after the builder's: it has seen it too
