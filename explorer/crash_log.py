@@ -36,8 +36,6 @@ def crash_folder() -> Path:
 
 def _alive(pid: int) -> bool:
     """Whether process ``pid`` runs (POSIX); elsewhere, assumed to (its empty file stays)."""
-    if pid == os.getpid():
-        return True
     if os.name != "posix":
         return True
     try:
@@ -45,7 +43,7 @@ def _alive(pid: int) -> bool:
     except ProcessLookupError:
         return False
     except OSError:  # another user's process, or not ours to ask: it exists
-        return True
+        pass
     return True
 
 
@@ -84,19 +82,20 @@ class CrashLog:
         that is gone (killed, or ended without :meth:`disarm`) is removed, a running one's is left."""
         found = []
         try:
-            armed = sorted(self.folder.glob(f"{ARMED_PREFIX}*.log"))
+            armed = list(self.folder.glob(f"{ARMED_PREFIX}*.log"))
         except OSError:
             return []
         for path in armed:
             try:
                 pid = int(path.stem[len(ARMED_PREFIX):])
-                size, written = path.stat().st_size, path.stat().st_mtime
+                stat = path.stat()
             except (ValueError, OSError):
                 continue
             if pid == os.getpid():
                 continue
+            written = stat.st_mtime
             try:
-                if size == 0:
+                if stat.st_size == 0:
                     if not _alive(pid):
                         path.unlink()
                     continue
